@@ -1,0 +1,77 @@
+"""pyterrier_boot: honest uncertainty for PyTerrier experiments.
+
+Corpus bootstrap (Cormack & Lynam 2006; Zobel & Rashidi 2020), topic bootstrap intervals and
+significance tests (Sakai 2007; Park 2010), and meta-evaluation tools, inside PyTerrier pipelines.
+
+Public names are loaded on first use, so ``import pyterrier`` (which loads this plugin as
+``pt.boot`` through its entry point) does not pay for numba, scipy or statsmodels.
+"""
+import importlib
+
+__version__ = "0.1.0"
+
+# public name -> module defining it
+_EXPORTS = {
+    # warnings
+    "BootWarning": "pyterrier_boot._warnings",
+    "InputWarning": "pyterrier_boot._warnings",
+    "FallbackWarning": "pyterrier_boot._warnings",
+    "DegenerateWarning": "pyterrier_boot._warnings",
+    # inputs
+    "read_run": "pyterrier_boot.inputs.runs",
+    "read_runs": "pyterrier_boot.inputs.runs",
+    "read_qrels": "pyterrier_boot.inputs.qrels",
+    "Qrels": "pyterrier_boot.inputs.qrels",
+    "read_topics": "pyterrier_boot.inputs.topics",
+    # measures
+    "evaluate": "pyterrier_boot.measures.evaluation",
+    "parse_measures": "pyterrier_boot.measures.parsing",
+    "Q": "pyterrier_boot.measures.sakai",
+    "nCG": "pyterrier_boot.measures.sakai",
+    # statistics core (topic bootstrap, tests, corrections)
+    "ResamplePlan": "pyterrier_boot.stats.resampling",
+    "SignFlipPlan": "pyterrier_boot.stats.resampling",
+    "resample_plan": "pyterrier_boot.stats.resampling",
+    "sign_flip_plan": "pyterrier_boot.stats.resampling",
+    "gmean": "pyterrier_boot.stats.aggregates",
+    "logit_mean": "pyterrier_boot.stats.aggregates",
+    "bootstrap_ci": "pyterrier_boot.stats.intervals",
+    "IntervalResult": "pyterrier_boot.stats.intervals",
+    "standardize": "pyterrier_boot.stats.standardization",
+    "portable_report": "pyterrier_boot.stats.standardization",
+    "paired_bootstrap_test": "pyterrier_boot.stats.significance",
+    "unpaired_bootstrap_test": "pyterrier_boot.stats.significance",
+    "randomization_test": "pyterrier_boot.stats.significance",
+    "t_test": "pyterrier_boot.stats.significance",
+    "wilcoxon_test": "pyterrier_boot.stats.significance",
+    "sign_test": "pyterrier_boot.stats.significance",
+    "PairedTestResult": "pyterrier_boot.stats.significance",
+    "UnpairedTestResult": "pyterrier_boot.stats.significance",
+    "correct_pvalues": "pyterrier_boot.stats.correction",
+    "CorrectionResult": "pyterrier_boot.stats.correction",
+    "tukey_hsd": "pyterrier_boot.stats.tukey",
+    "randomized_tukey_hsd": "pyterrier_boot.stats.tukey",
+    "TukeyHSDResult": "pyterrier_boot.stats.tukey",
+    "effect_size": "pyterrier_boot.stats.power",
+    "paired_power": "pyterrier_boot.stats.power",
+    "topics_needed": "pyterrier_boot.stats.power",
+    "power_analysis": "pyterrier_boot.stats.power",
+    "PowerAnalysis": "pyterrier_boot.stats.power",
+    "compare": "pyterrier_boot.stats.comparison",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name):
+    try:
+        module = _EXPORTS[name]
+    except KeyError:
+        raise AttributeError(f"module 'pyterrier_boot' has no attribute {name!r}") from None
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

@@ -1,0 +1,84 @@
+"""Checks and conversions shared by the run, qrels and topics frames."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+
+def pick_columns(frame: pd.DataFrame, wanted: dict[str, tuple[str, ...]], what: str, needs: str) -> dict[str, pd.Series]:
+    """Find each wanted column under its accepted names (first match wins).
+
+    ``wanted`` maps our name to the accepted spellings, e.g. ``{"qid": ("qid", "query_id")}``.
+    Raises a ValueError listing what is missing and what the frame has; ``needs`` describes the
+    expected columns for the message.
+    """
+    found, missing = {}, []
+    for ours, spellings in wanted.items():
+        name = next((s for s in spellings if s in frame.columns), None)
+        if name is None:
+            missing.append(spellings[0])
+            continue
+        column = frame[name]
+        if isinstance(column, pd.DataFrame):
+            raise ValueError(f"{what} has {column.shape[1]} columns named {name!r}; expected one")
+        found[ours] = column
+    if missing:
+        raise ValueError(
+            f"{what} is missing column(s) {', '.join(repr(m) for m in missing)}; it has columns "
+            f"{[str(c) for c in frame.columns]}. {needs}"
+        )
+    return found
+
+
+def as_ids(column: pd.Series, name: str, what: str) -> pd.Series:
+    """Identifiers as pandas strings: strings kept exactly as written, integers through ``str()``.
+
+    Floats, missing values and other objects are refused (``1.0`` is not a reliable id).
+    """
+    missing = column.isna().to_numpy()
+    if missing.any():
+        raise ValueError(
+            f"{what} has {int(missing.sum())} missing {name!r} value(s) (NaN or None), the first at row "
+            f"{int(missing.argmax())}; every row needs a {name}"
+        )
+    kind = pd.api.types.infer_dtype(column, skipna=False)
+    if kind in ("string", "empty"):
+        return column.astype(str)
+    if pd.api.types.is_integer_dtype(column.dtype) or kind == "integer":
+        return column.astype(str)
+    if kind == "mixed-integer":  # ints and strings together; anything else is refused below
+        bad = column.map(lambda v: not isinstance(v, (str, int, np.integer)) or isinstance(v, bool))
+        if not bad.any():
+            return column.map(str).astype(str)
+    else:
+        bad = column.map(lambda v: not isinstance(v, str))
+    example = first_value(column, bad)
+    raise ValueError(
+        f"{what} has {int(bad.sum())} {name!r} value(s) that are not strings or integers, "
+        f"e.g. {example!r} ({type(example).__name__}); {name} values must be strings (or integers)"
+    )
+
+
+def as_float_array(column: pd.Series) -> np.ndarray:
+    """float64 values of a numeric column; NaN where a value is missing or not a number."""
+    return pd.to_numeric(column, errors="coerce").to_numpy(dtype="float64", na_value=np.nan)
+
+
+def first_value(column: pd.Series, mask):
+    """The first value of ``column`` where ``mask`` holds, as a plain Python object (for messages)."""
+    return column.to_numpy()[np.asarray(mask)][:1].tolist()[0]
+
+
+def row_example(frame: pd.DataFrame, mask, columns=("qid", "docno")) -> str:
+    """``qid '1' docno 'd3'`` for the first row where ``mask`` holds."""
+    return " ".join(f"{c} {first_value(frame[c], mask)!r}" for c in columns)
+
+
+def check_unique_pairs(frame: pd.DataFrame, what: str, problem: str, advice: str) -> None:
+    """Refuse a frame with the same (qid, docno) twice, naming the first such pair and the count."""
+    repeated = frame.duplicated(["qid", "docno"])
+    if repeated.any():
+        raise ValueError(
+            f"{what} {problem}: {row_example(frame, repeated)} "
+            f"({int(repeated.sum())} repeated row(s) in total). {advice}"
+        )

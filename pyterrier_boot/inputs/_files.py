@@ -1,0 +1,105 @@
+"""Reading whitespace-separated TREC files (runs, qrels): a fast pandas path and an exact line parser.
+
+The fast path hands the whole file to pandas' C tokenizer. Whenever its result looks doubtful
+(a short line, a non-numeric or non-finite number, an extra field where none is allowed, bad
+UTF-8), the caller re-reads the file with :func:`iter_lines`, which reproduces trec_eval's
+rules line by line and names the first offending line. Both paths accept the same files.
+"""
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import math
+import os
+import re
+import zlib
+from pathlib import Path
+
+import pandas as pd
+
+GZIP_MAGIC = b"\x1f\x8b"
+# trec_eval 10 skips a line whose first non-blank character is '#'; '#' later in a line is data
+_COMMENT_LINE = re.compile(rb"^[ \t]*#[^\n]*(?:\n|\Z)", re.MULTILINE)
+_SHOWN_CHARS = 80
+
+
+def read_file_bytes(source, kind: str) -> tuple[str, bytes]:
+    """Return ``(path as shown in messages, uncompressed content)`` of a ``kind`` file.
+
+    Gzip is recognised by its magic bytes, whatever the file name.
+    """
+    path = Path(os.fspath(source))
+    shown = str(path)
+    if not path.exists():
+        raise FileNotFoundError(f"{kind} file not found: '{shown}'")
+    if path.is_dir():
+        raise ValueError(f"{kind} path '{shown}' is a folder, expected a {kind} file")
+    try:
+        data = path.read_bytes()
+    except OSError as ex:
+        raise ValueError(f"cannot read {kind} file '{shown}': {ex.strerror or ex}") from ex
+    if data[:2] == GZIP_MAGIC:
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError, zlib.error) as ex:
+            raise ValueError(f"{kind} file '{shown}' is gzip-compressed but cannot be decompressed: {ex}") from ex
+    return shown, data
+
+
+def fast_table(data: bytes, *, usecols=None, names=None, dtype=None) -> pd.DataFrame | None:
+    """Parse whitespace-separated ``data`` with pandas' C engine; ``None`` if pandas refuses it.
+
+    Comment lines are removed first; blank lines are skipped; missing trailing fields come back
+    as empty strings (callers check for them); quotes are ordinary characters.
+    """
+    if b"#" in data and _COMMENT_LINE.search(data):  # the cheap test first: most files have no '#'
+        data = _COMMENT_LINE.sub(b"", data)
+    try:
+        return pd.read_csv(
+            io.BytesIO(data), sep=r"\s+", header=None, names=names, usecols=usecols, dtype=dtype,
+            engine="c", na_filter=False, quoting=csv.QUOTE_NONE, encoding="utf-8",
+        )
+    except (ValueError, OverflowError):  # ParserError, EmptyDataError, UnicodeDecodeError, bad numbers
+        return None
+
+
+def iter_lines(data: bytes, shown: str, kind: str):
+    """Yield ``(line number, raw line, fields)`` for each line that is neither blank nor a comment.
+
+    Fields are split on ASCII whitespace (as trec_eval and pandas do) and decoded as UTF-8.
+    """
+    for lineno, raw in enumerate(data.split(b"\n"), start=1):
+        fields = raw.split()
+        if not fields or fields[0].startswith(b"#"):
+            continue
+        try:
+            yield lineno, raw, [field.decode("utf-8") for field in fields]
+        except UnicodeDecodeError:
+            raise line_error(shown, kind, lineno, raw, "not valid UTF-8 text") from None
+
+
+def line_error(shown: str, kind: str, lineno: int, raw: bytes, problem: str) -> ValueError:
+    """``ValueError`` naming the file, the 1-based line, the problem and the (truncated) line."""
+    text = raw.decode("utf-8", "replace").rstrip("\r")
+    if len(text) > _SHOWN_CHARS:
+        text = text[: _SHOWN_CHARS - 3] + "..."
+    return ValueError(f"malformed {kind} file '{shown}', line {lineno}: {problem}: {text!r}")
+
+
+def parse_number(text: str) -> float | None:
+    """``float(text)``, or ``None`` where pandas' parser would refuse it too (e.g. ``1_000``)."""
+    if "_" in text:
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def parse_integer(text: str) -> int | None:
+    """An integer label: ``"2"``, or an integral number such as ``"2.0"``; ``None`` otherwise."""
+    value = parse_number(text)
+    if value is None or not math.isfinite(value) or value != math.floor(value) or abs(value) > 2**53:
+        return None
+    return int(value)

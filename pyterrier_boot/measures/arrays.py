@@ -1,0 +1,175 @@
+"""Runs and qrels interned once into compact integer arrays, so kernels never touch strings.
+
+Every docno seen in a run or in the qrels gets an integer id: its position in the sorted list of
+distinct docnos (so comparing ids compares docnos, which trec_eval's tie-breaking needs). Topics
+are those of the qrels, in natural order. For topic ``q`` the judged documents are
+``qrels_docs[qrels_offsets[q]:qrels_offsets[q + 1]]`` with their grades; for system ``s`` and topic
+``q`` the ranking is ``run_docs[run_offsets[s * Q + q]:run_offsets[s * Q + q + 1]]`` in trec_eval's
+order (score descending, ties by docno descending) with the grade of each document, or
+:data:`UNJUDGED`.
+"""
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .._warnings import InputWarning
+
+#: Grade stored for a retrieved document that has no judgement.
+UNJUDGED = np.iinfo(np.int32).min
+
+
+def natural_order(qids):
+    """Sort topic ids numerically when they are numbers (``2`` before ``10``), else as text."""
+    return sorted(qids, key=lambda q: (0, int(q), q) if q.isdigit() else (1, 0, q))
+
+
+@dataclass(frozen=True, eq=False)
+class JudgedRuns:
+    """Runs and qrels as integer arrays (see the module docstring for the layout)."""
+
+    systems: tuple
+    qids: np.ndarray
+    docnos: np.ndarray
+    qrels_offsets: np.ndarray
+    qrels_docs: np.ndarray
+    qrels_grades: np.ndarray
+    run_offsets: np.ndarray
+    run_docs: np.ndarray
+    run_grades: np.ndarray
+    run_stops: np.ndarray
+
+    @property
+    def n_systems(self):
+        return len(self.systems)
+
+    @property
+    def n_topics(self):
+        return len(self.qids)
+
+    @property
+    def n_docs(self):
+        return len(self.docnos)
+
+    @property
+    def grade_range(self):
+        """Smallest and largest judged grade (0, 0 for empty qrels)."""
+        if len(self.qrels_grades) == 0:
+            return 0, 0
+        return int(self.qrels_grades.min()), int(self.qrels_grades.max())
+
+    def ranking(self, system, topic):
+        """Document ids and grades of one system's ranking for one topic (indices, not names)."""
+        i = system * self.n_topics + topic
+        sl = slice(self.run_offsets[i], self.run_offsets[i + 1])
+        return self.run_docs[sl], self.run_grades[sl]
+
+    def judged(self, topic):
+        """Judged document ids and grades of one topic, by grade descending."""
+        sl = slice(self.qrels_offsets[topic], self.qrels_offsets[topic + 1])
+        return self.qrels_docs[sl], self.qrels_grades[sl]
+
+    @classmethod
+    def build(cls, runs, qrels):
+        """Intern validated runs and qrels.
+
+        Args:
+            runs: dict name -> frame with ``qid``, ``docno``, ``score`` (as returned by
+                :func:`pyterrier_boot.read_runs`).
+            qrels: frame with ``qid``, ``docno``, ``label`` (``Qrels.frame``).
+
+        Topics of a run that are not in the qrels are ignored (as trec_eval and ir_measures
+        do), with an :class:`InputWarning` naming them; topics of the qrels a run did not
+        retrieve anything for get an empty ranking (every measure then scores 0).
+        """
+        qids = np.array(natural_order(pd.unique(qrels["qid"].to_numpy(object))), dtype=object)
+        topic_index = pd.Index(qids)
+        names = tuple(runs)
+        docno_columns = [qrels["docno"].to_numpy(object)] + [runs[n]["docno"].to_numpy(object) for n in names]
+        codes, docnos = pd.factorize(np.concatenate(docno_columns), sort=True)
+        codes = codes.astype(np.int32)
+        n_docs = len(docnos)
+        bounds = np.cumsum([0] + [len(c) for c in docno_columns])
+
+        # qrels: by topic, then grade descending, then doc id
+        q_topic = topic_index.get_indexer(qrels["qid"].to_numpy(object))
+        q_doc = codes[bounds[0]:bounds[1]]
+        q_grade = qrels["label"].to_numpy(np.int64).astype(np.int32)
+        order = np.lexsort((q_doc, -q_grade.astype(np.int64), q_topic))
+        q_topic, q_doc, q_grade = q_topic[order], q_doc[order], q_grade[order]
+        qrels_offsets = np.zeros(len(qids) + 1, np.int64)
+        np.cumsum(np.bincount(q_topic, minlength=len(qids)), out=qrels_offsets[1:])
+        judged_keys = q_topic.astype(np.int64) * n_docs + q_doc
+        key_order = np.argsort(judged_keys)
+        sorted_keys, sorted_grades = judged_keys[key_order], q_grade[key_order]
+
+        docs, grades, counts, stops = [], [], [], []
+        for j, name in enumerate(names):
+            run = runs[name]
+            topic = topic_index.get_indexer(run["qid"].to_numpy(object))
+            doc = codes[bounds[j + 1]:bounds[j + 2]]
+            score = run["score"].to_numpy(np.float64)
+            unknown = topic < 0
+            if unknown.any():
+                missing = natural_order(pd.unique(run["qid"].to_numpy(object)[unknown]))
+                warnings.warn(
+                    f"run {name!r}: {len(missing)} topic(s) not in the qrels are ignored "
+                    f"(as trec_eval does): {', '.join(missing[:5])}{', ...' if len(missing) > 5 else ''}",
+                    InputWarning,
+                    stacklevel=3,
+                )
+                topic, doc, score = topic[~unknown], doc[~unknown], score[~unknown]
+            order = np.lexsort((-doc.astype(np.int64), -score, topic))
+            topic, doc = topic[order], doc[order]
+            grade = _lookup(sorted_keys, sorted_grades, topic.astype(np.int64) * n_docs + doc)
+            count = np.bincount(topic, minlength=len(qids))
+            docs.append(doc)
+            grades.append(grade)
+            counts.append(count)
+            stops.append(_stops(topic, grade != UNJUDGED, count))
+
+        run_offsets = np.zeros(len(names) * len(qids) + 1, np.int64)
+        if names:
+            np.cumsum(np.concatenate(counts), out=run_offsets[1:])
+        offsets_per_run = run_offsets[:-1].reshape(len(names), len(qids)) if names else np.zeros((0, len(qids)), np.int64)
+        run_stops = (
+            np.concatenate([offsets_per_run[j] + stops[j] for j in range(len(names))])
+            if names
+            else np.zeros(0, np.int64)
+        )
+        return cls(
+            systems=names,
+            qids=qids,
+            docnos=np.asarray(docnos, dtype=object),
+            qrels_offsets=qrels_offsets,
+            qrels_docs=q_doc,
+            qrels_grades=q_grade,
+            run_offsets=run_offsets,
+            run_docs=np.concatenate(docs) if docs else np.zeros(0, np.int32),
+            run_grades=np.concatenate(grades) if grades else np.zeros(0, np.int32),
+            run_stops=run_stops,
+        )
+
+
+def _lookup(sorted_keys, sorted_grades, keys):
+    """Grade of each (topic, doc) key, or UNJUDGED."""
+    grade = np.full(len(keys), UNJUDGED, np.int32)
+    if len(sorted_keys):
+        pos = np.minimum(np.searchsorted(sorted_keys, keys), len(sorted_keys) - 1)
+        hit = sorted_keys[pos] == keys
+        grade[hit] = sorted_grades[pos[hit]]
+    return grade
+
+
+def _stops(topic, judged, count):
+    """Per topic: 1 + index (within the topic's ranking) of the last judged document, or 0.
+
+    Nothing below the last judged document can change a relevance-based measure, so kernels
+    may stop there (cutoff measures that count unjudged documents stop at their cutoff).
+    """
+    start = np.concatenate([[0], np.cumsum(count)[:-1]])
+    within = np.arange(len(topic)) - start[topic]
+    stop = np.zeros(len(count), np.int64)
+    np.maximum.at(stop, topic[judged], within[judged] + 1)
+    return stop

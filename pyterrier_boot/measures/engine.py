@@ -1,0 +1,140 @@
+"""The batched engine: values of every (image, system, topic, measure) through the kernels.
+
+Measures with a kernel (see :func:`~.lowering.lower`) are computed by
+:func:`~.kernels.evaluate_images`; any other ir_measures measure falls back to materialising each
+image (:mod:`.materialisation`) and calling ``ir_measures.iter_calc``, with a
+:class:`~pyterrier_boot._warnings.FallbackWarning` naming it.
+"""
+import warnings
+
+import ir_measures
+import numpy as np
+import pandas as pd
+
+from .._warnings import FallbackWarning
+from .kernels import evaluate_images
+from .lowering import ERR, ERR_MAX_GRADE, kernel_tables, lower
+from .materialisation import image_qrels, image_run
+
+
+class Evaluator:
+    """Evaluates fixed runs and measures on any batch of corpus images.
+
+    Args:
+        arrays: the interned runs and qrels (:class:`~.arrays.JudgedRuns`).
+        measures: labelled measures (:func:`~.parsing.parse_measures`).
+        runs, qrels: the original frames; when given, fallback measures on the unchanged
+            collection are computed by ir_measures on them exactly as a user would.
+
+    Example:
+        >>> ev = Evaluator(arrays, parse_measures(["AP", "nDCG@10"]))
+        >>> values = ev.evaluate(np.ones((1, arrays.n_docs), np.int32))  # [1, S, Q, 2]
+    """
+
+    def __init__(self, arrays, measures, *, runs=None, qrels=None):
+        self.arrays = arrays
+        self.measures = tuple(measures)
+        self._runs = runs
+        self._qrels = qrels
+        lowered = [lower(lm.measure) for lm in self.measures]
+        self.kernel_index = np.array([i for i, km in enumerate(lowered) if km is not None], dtype=np.int64)
+        self.fallback_index = np.array([i for i, km in enumerate(lowered) if km is None], dtype=np.int64)
+        kms = [km for km in lowered if km is not None]
+        self.kernel_measures = tuple(kms)
+        grade_min, grade_max = arrays.grade_range
+        self._grade_min = grade_min
+        if grade_max > ERR_MAX_GRADE and any(km.kind == ERR for km in kms):
+            raise ValueError(
+                f"ERR follows gdeval (TREC Web track), whose grades are 0..{ERR_MAX_GRADE}, but the qrels "
+                f"hold grade {grade_max}: map the grades into that range first"
+            )
+        self._gains, self._orders, self._weights = kernel_tables(kms, grade_min, grade_max)
+        self._kinds = np.array([km.kind for km in kms], dtype=np.int64)
+        self._cutoffs = np.array([km.cutoff for km in kms], dtype=np.int64)
+        self._rels = np.array([km.rel for km in kms], dtype=np.int64)
+        self._xs = np.array([km.x for km in kms], dtype=np.float64)
+        self._judged_only = np.array([km.judged_only for km in kms], dtype=np.bool_)
+
+    @property
+    def fallback_measures(self):
+        """Labels of the measures computed through ir_measures rather than a kernel."""
+        return [self.measures[i].label for i in self.fallback_index]
+
+    def evaluate(self, multiplicity, *, identity=False):
+        """Values ``[image, system, topic, measure]`` for ``multiplicity[image, doc]`` (int32).
+
+        ``identity=True`` states that the single image is the unchanged collection, so fallback
+        measures are computed by ir_measures on the original frames when they were given.
+        """
+        multiplicity = np.ascontiguousarray(multiplicity, dtype=np.int32)
+        a = self.arrays
+        out = np.zeros((multiplicity.shape[0], a.n_systems, a.n_topics, len(self.measures)))
+        if len(self.kernel_index):
+            values = np.zeros((multiplicity.shape[0], a.n_systems, a.n_topics, len(self.kernel_index)))
+            evaluate_images(multiplicity, self._grade_min, a.qrels_offsets, a.qrels_docs, a.qrels_grades,
+                            a.run_offsets, a.run_docs, a.run_grades, a.run_stops, self._kinds,
+                            self._cutoffs, self._rels, self._xs, self._judged_only, self._gains,
+                            self._orders, self._weights, values)
+            out[..., self.kernel_index] = values
+        if len(self.fallback_index):
+            if identity and self._runs is not None and self._qrels is not None:
+                out[0][..., self.fallback_index] = self._fallback(self._runs, self._qrels)
+            else:
+                warnings.warn(
+                    f"no fast kernel for {', '.join(map(repr, self.fallback_measures))}: computed by "
+                    "materialising every image and calling ir_measures (slow)",
+                    FallbackWarning,
+                    stacklevel=2,
+                )
+                frames = self._frames()
+                qrels = frames.pop(None)
+                for b, k in enumerate(multiplicity):
+                    mult = pd.Series(k, index=a.docnos)
+                    runs = {name: image_run(run, mult) for name, run in frames.items()}
+                    out[b][..., self.fallback_index] = self._fallback(runs, image_qrels(qrels, mult))
+        return out
+
+    def _frames(self):
+        """Runs (by system) and qrels (under key None) rebuilt from the arrays, in ranking order."""
+        a = self.arrays
+        topic_of = np.repeat(np.tile(np.arange(a.n_topics), a.n_systems), np.diff(a.run_offsets))
+        system_of = np.repeat(np.repeat(np.arange(a.n_systems), a.n_topics), np.diff(a.run_offsets))
+        position = np.arange(len(a.run_docs)) - np.repeat(a.run_offsets[:-1], np.diff(a.run_offsets))
+        frames = {}
+        for s, name in enumerate(a.systems):
+            mine = system_of == s
+            frames[name] = pd.DataFrame({
+                "qid": a.qids[topic_of[mine]],
+                "docno": a.docnos[a.run_docs[mine]],
+                "score": -position[mine].astype(np.float64),
+            })
+        q_topic = np.repeat(np.arange(a.n_topics), np.diff(a.qrels_offsets))
+        frames[None] = pd.DataFrame({
+            "qid": a.qids[q_topic], "docno": a.docnos[a.qrels_docs], "label": a.qrels_grades.astype(np.int64),
+        })
+        return frames
+
+    def _fallback(self, runs, qrels):
+        """ir_measures values [system, topic, fallback measure]; topics it skips score 0."""
+        a = self.arrays
+        measures = [self.measures[i] for i in self.fallback_index]
+        columns = {}
+        for j, lm in enumerate(measures):  # two labels may name one measure ("map", "AP")
+            columns.setdefault(lm.measure, []).append(j)
+        topic = {q: i for i, q in enumerate(a.qids)}
+        ir_qrels = pd.DataFrame({
+            "query_id": qrels["qid"].astype(str), "doc_id": qrels["docno"].astype(str),
+            "relevance": qrels["label"].astype(np.int64),
+        })
+        out = np.zeros((a.n_systems, a.n_topics, len(measures)))
+        for s, name in enumerate(a.systems):
+            run = runs[name]
+            ir_run = pd.DataFrame({
+                "query_id": run["qid"].astype(str), "doc_id": run["docno"].astype(str),
+                "score": run["score"].astype(np.float64),
+            })
+            for metric in ir_measures.iter_calc(list(columns), ir_qrels, ir_run):
+                q = topic.get(metric.query_id)
+                if q is not None:
+                    out[s, q, columns[metric.measure]] = metric.value
+        return out

@@ -1,0 +1,66 @@
+"""Materialised corpus images: the run and qrels an image stands for, as ordinary frames.
+
+This is the definition the kernels are tested against (METHODS.md §1): in the image, a document
+with multiplicity ``k`` appears ``k`` times at consecutive ranks where it stood in the run, and
+``k`` times in the qrels with its grade; ``k = 0`` removes it. Copies are told apart by their
+docno: the first copy keeps the original docno, copy ``j >= 2`` becomes ``"<docno>#<j>"``.
+Image runs get strictly decreasing scores (their image rank order) so that every tool, whatever
+its tie-breaking, sees the same ranking; ``source_docno`` keeps the original document.
+"""
+import numpy as np
+import pandas as pd
+
+from .arrays import natural_order
+
+
+def multiplicities_for(docnos, multiplicity):
+    """Multiplicity of each docno (int64 array) from a mapping / Series / callable; missing docs: 1."""
+    if isinstance(multiplicity, pd.Series):
+        k = pd.Series(docnos).map(multiplicity)
+    elif callable(multiplicity) and not isinstance(multiplicity, dict):
+        k = pd.Series([multiplicity(d) for d in docnos], dtype="float64")
+    else:
+        k = pd.Series(docnos).map(dict(multiplicity))
+    k = k.fillna(1).to_numpy(np.float64)
+    if not np.all(np.isfinite(k)) or np.any(k < 0) or np.any(k != np.round(k)):
+        raise ValueError("'multiplicity' must map docnos to non-negative whole numbers of copies")
+    return k.astype(np.int64)
+
+
+def _copies(frame, k):
+    """Repeat each row of ``frame`` k times, renaming copies 2..k."""
+    rows = np.repeat(np.arange(len(frame)), k)
+    out = frame.iloc[rows].reset_index(drop=True)
+    first = np.r_[0, np.cumsum(k)[:-1]]
+    copy = np.arange(len(rows)) - np.repeat(first, k) + 1
+    docno = out["docno"].astype(str).to_numpy(object)
+    suffixed = copy > 1
+    docno[suffixed] = [f"{d}#{c}" for d, c in zip(docno[suffixed], copy[suffixed])]
+    out.insert(out.columns.get_loc("docno") + 1, "source_docno", out["docno"])
+    out["docno"] = docno
+    return out
+
+
+def image_run(run, multiplicity):
+    """The image of a run frame (``qid``, ``docno``, ``score``) under ``multiplicity``.
+
+    Rows are put in trec_eval order first (score descending, ties by docno descending); the
+    result has ``qid``, ``docno``, ``source_docno``, ``rank`` (0-based, as PyTerrier) and
+    ``score`` (strictly decreasing within a topic), plus the run's other columns.
+    """
+    ordered = run.assign(_q=run["qid"].astype(str)).sort_values(
+        ["_q", "score", "docno"], ascending=[True, False, False], kind="stable"
+    ).drop(columns="_q")
+    k = multiplicities_for(ordered["docno"].to_numpy(object), multiplicity)
+    out = _copies(ordered.drop(columns=[c for c in ("rank", "source_docno") if c in ordered]), k)
+    out["rank"] = out.groupby("qid", sort=False).cumcount()
+    out["score"] = 0.0 - out["rank"].astype(np.float64)
+    order = {q: i for i, q in enumerate(natural_order(pd.unique(out["qid"].astype(str))))}
+    out = out.iloc[np.lexsort((out["rank"].to_numpy(), out["qid"].astype(str).map(order).to_numpy()))]
+    return out.reset_index(drop=True)
+
+
+def image_qrels(qrels, multiplicity):
+    """The image of a qrels frame (``qid``, ``docno``, ``label``): each judgement k times."""
+    k = multiplicities_for(qrels["docno"].to_numpy(object), multiplicity)
+    return _copies(qrels, k)

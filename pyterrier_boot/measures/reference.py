@@ -1,0 +1,140 @@
+"""Pure-Python reference implementations of every kernel measure, on materialised images.
+
+These are deliberately plain: the image run and qrels are expanded into lists (a document with
+multiplicity ``k`` becomes ``k`` entries; ``k = 0`` removes it) and each measure is computed from
+its textbook / trec_eval definition. The numba kernels in :mod:`.kernels` must agree with them
+(tests/test_measures_kernels.py), and both must agree with ir_measures on materialised frames.
+"""
+import math
+
+import numpy as np
+
+from .arrays import UNJUDGED
+from .lowering import (
+    AP,
+    BPREF,
+    CWL_DEPTH,
+    ERR,
+    ERR_MAX_GRADE,
+    INSQ,
+    INST,
+    JUDGED,
+    NCG,
+    NDCG,
+    RBP,
+    RPREC,
+    RR,
+    SUCCESS,
+    P,
+    Q,
+    R,
+)
+
+
+def materialise(docs, grades, multiplicity):
+    """Grades of a ranking (None for unjudged) with each document repeated by its multiplicity."""
+    out = []
+    for doc, grade in zip(docs, grades):
+        out.extend([None if grade == UNJUDGED else int(grade)] * int(multiplicity[doc]))
+    return out
+
+
+def measure_value(km, ranking, judged):
+    """Value of kernel measure ``km`` for a materialised ranking and the judged grades of the topic."""
+    if km.judged_only:  # trec_eval: negative grades count as unjudged
+        ranking = [g for g in ranking if g is not None and g >= 0]
+    top = ranking[: km.cutoff] if km.cutoff else ranking
+    relevant = [g is not None and g >= km.rel for g in top]
+    n_rel = sum(1 for g in judged if g >= km.rel)
+    if km.kind == AP:
+        if n_rel == 0:
+            return 0.0
+        hits, total = 0, 0.0
+        for i, is_rel in enumerate(relevant):
+            if is_rel:
+                hits += 1
+                total += hits / (i + 1)
+        return total / n_rel
+    if km.kind == P:
+        return sum(relevant) / km.cutoff
+    if km.kind == R:
+        return sum(relevant) / n_rel if n_rel else 0.0
+    if km.kind == RR:
+        return next((1.0 / (i + 1) for i, is_rel in enumerate(relevant) if is_rel), 0.0)
+    if km.kind == RPREC:
+        if n_rel == 0:
+            return 0.0
+        return sum(1 for g in ranking[:n_rel] if g is not None and g >= km.rel) / n_rel
+    if km.kind == SUCCESS:
+        return float(any(relevant))
+    if km.kind in (NDCG, NCG, Q):
+        gains = [km.gain(g) for g in top]
+        ideal = sorted((km.gain(g) for g in judged), reverse=True)
+        if km.kind == NDCG:
+            ideal = ideal[: km.cutoff] if km.cutoff else ideal
+            idcg = sum(g / math.log2(i + 2) for i, g in enumerate(ideal))
+            return sum(g / math.log2(i + 2) for i, g in enumerate(gains)) / idcg if idcg > 0 else 0.0
+        if km.kind == NCG:
+            icg = sum(ideal[: km.cutoff])
+            return sum(gains) / icg if icg > 0 else 0.0
+        if n_rel == 0:
+            return 0.0
+        cg, count, total = 0.0, 0, 0.0
+        for i, (gain, is_rel) in enumerate(zip(gains, relevant)):
+            cg += gain
+            count += is_rel
+            if is_rel:
+                total += (km.x * cg + count) / (km.x * sum(ideal[: i + 1]) + i + 1)
+        return total / n_rel
+    if km.kind == BPREF:
+        n_nonrel = sum(1 for g in judged if 0 <= g < km.rel)
+        if n_rel == 0:
+            return 0.0
+        nonrel_above, total = 0, 0.0
+        for g in ranking:
+            if g is None or g < 0:
+                continue
+            if g >= km.rel:
+                total += 1.0 - min(nonrel_above, n_rel) / min(n_rel, n_nonrel) if nonrel_above else 1.0
+            else:
+                nonrel_above += 1
+        return total / n_rel
+    if km.kind in (RBP, INSQ, INST):
+        gains = [km.gain(g) for g in ranking[:CWL_DEPTH]]
+        gains += [0.0] * (CWL_DEPTH - len(gains))
+        if km.kind == INST:  # continuation depends on the gain still wanted, T_i = T - sum g
+            continuation, so_far = [], 0.0
+            for i, gain in enumerate(gains, start=1):
+                so_far += gain
+                wanted = km.x - so_far
+                continuation.append(((i + km.x + wanted - 1) / (i + km.x + wanted)) ** 2)
+            reach = [1.0]
+            for c in continuation[:-1]:
+                reach.append(reach[-1] * c)
+            weights = [r / sum(reach) for r in reach]
+        else:
+            weights = list(km.position_weights())
+        return sum(w * g for w, g in zip(weights, gains))
+    if km.kind == JUDGED:
+        return sum(g is not None for g in top) / len(top) if top else 0.0
+    if km.kind == ERR:
+        total, reach = 0.0, 1.0
+        for i, g in enumerate(top, start=1):
+            stop = km.gain(g) / 2**ERR_MAX_GRADE
+            total += reach * stop / i
+            reach *= 1 - stop
+        return total
+    raise ValueError(f"no reference implementation for kind {km.kind}")
+
+
+def reference_values(arrays, multiplicity, kernel_measures):
+    """Values ``[system, topic, measure]`` of every measure on one image, the slow obvious way."""
+    out = np.zeros((arrays.n_systems, arrays.n_topics, len(kernel_measures)))
+    for q in range(arrays.n_topics):
+        q_docs, q_grades = arrays.judged(q)
+        judged = [g for g in materialise(q_docs, q_grades, multiplicity) if g is not None]
+        for s in range(arrays.n_systems):
+            ranking = materialise(*arrays.ranking(s, q), multiplicity)
+            for m, km in enumerate(kernel_measures):
+                out[s, q, m] = measure_value(km, ranking, judged)
+    return out

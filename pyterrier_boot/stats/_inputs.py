@@ -1,0 +1,223 @@
+"""Input checks shared by the statistics core (private).
+
+Every public function validates its own arguments in one ``_<name>_iv`` function built from these
+helpers, so user errors are ``ValueError``/``TypeError`` naming the argument, never a traceback from
+deep inside numpy or pandas.
+"""
+import numbers
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._warnings import InputWarning
+
+ALTERNATIVES = ("two-sided", "less", "greater")
+NAN_POLICIES = ("raise", "omit")
+
+
+def check_choice(value, name, choices):
+    """Return ``value`` if it is one of ``choices``, else raise a ValueError listing them."""
+    if not isinstance(value, str) or value not in choices:
+        listed = ", ".join(repr(c) for c in choices)
+        raise ValueError(f"{name!r} must be one of {listed}; got {value!r}")
+    return value
+
+
+def check_confidence_level(confidence_level, name="confidence_level"):
+    if isinstance(confidence_level, bool) or not isinstance(confidence_level, numbers.Real):
+        raise TypeError(f"{name!r} must be a number in (0, 1), got {type(confidence_level).__name__}")
+    level = float(confidence_level)
+    if not 0 < level < 1:
+        raise ValueError(f"{name!r} must be in (0, 1), got {confidence_level}")
+    return level
+
+
+def check_alpha(alpha, name="alpha"):
+    return check_confidence_level(alpha, name=name)
+
+
+def check_positive_int(value, name, minimum=1):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name!r} must be an integer >= {minimum}, got {type(value).__name__}")
+    if value < minimum:
+        raise ValueError(f"{name!r} must be an integer >= {minimum}, got {value}")
+    return int(value)
+
+
+def check_batch(batch):
+    if batch is None:
+        return None
+    return check_positive_int(batch, "batch")
+
+
+def _is_pandas(obj, kind):
+    try:
+        import pandas as pd
+    except ImportError:  # pragma: no cover - pandas is a dependency
+        return False
+    return isinstance(obj, getattr(pd, kind))
+
+
+def _as_float_array(values, name):
+    try:
+        arr = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name!r} must hold numeric scores, got {np.asarray(values).dtype} values") from None
+    return arr
+
+
+def _describe(labels, limit=8):
+    labels = [label.item() if isinstance(label, np.generic) else label for label in labels]
+    shown = ", ".join(repr(label) if isinstance(label, str) else str(label) for label in labels[:limit])
+    more = f", ... ({len(labels)} in all)" if len(labels) > limit else ""
+    return f"[{shown}{more}]"
+
+
+def as_sample(x, name="x", *, nan_policy="raise", min_size=2):
+    """One system's per-topic scores as a float 1-D array (pandas labels dropped after checks)."""
+    labels = list(x.index) if _is_pandas(x, "Series") else None
+    arr = _as_float_array(x, name)
+    if arr.ndim != 1:
+        raise ValueError(f"{name!r} must be one-dimensional (one score per topic), got shape {arr.shape}")
+    bad = np.isnan(arr)
+    if bad.any():
+        where = _describe(np.asarray(labels, dtype=object)[bad] if labels is not None else np.flatnonzero(bad))
+        if nan_policy == "raise":
+            raise ValueError(
+                f"{name!r} has NaN scores for {int(bad.sum())} topic(s) {where}; "
+                "pass nan_policy='omit' to drop them"
+            )
+        warnings.warn(f"dropped {int(bad.sum())} topic(s) with NaN scores from {name!r}: {where}",
+                      InputWarning, stacklevel=3)
+        arr = arr[~bad]
+    if np.isinf(arr).any():
+        raise ValueError(f"{name!r} has infinite scores")
+    if arr.size < min_size:
+        raise ValueError(f"{name!r} needs at least {min_size} topics, got {arr.size}")
+    return arr
+
+
+def as_paired(x, y, *, nan_policy="raise", names=("x", "y")):
+    """Two systems' scores paired by topic: two float 1-D arrays of equal length.
+
+    Plain arrays pair by position (as ``pt.Experiment`` passes them). Two pandas Series pair by
+    index; different topic sets are an error unless ``nan_policy='omit'``, which keeps the common
+    topics and warns naming the dropped ones. NaN scores follow the same policy.
+    """
+    xn, yn = names
+    if _is_pandas(x, "Series") and _is_pandas(y, "Series"):
+        for s, nm in ((x, xn), (y, yn)):
+            if s.index.has_duplicates:
+                raise ValueError(f"{nm!r} has duplicated topic labels: {_describe(s.index[s.index.duplicated()].unique())}")
+        only_x = x.index.difference(y.index)
+        only_y = y.index.difference(x.index)
+        if len(only_x) or len(only_y):
+            if nan_policy == "raise":
+                raise ValueError(
+                    f"{xn!r} and {yn!r} cover different topics: {len(only_x)} only in {xn!r} "
+                    f"{_describe(only_x)}, {len(only_y)} only in {yn!r} {_describe(only_y)}; "
+                    "pass nan_policy='omit' to keep the common topics"
+                )
+            dropped = only_x.append(only_y)
+            warnings.warn(f"dropped {len(dropped)} topic(s) not scored for both {xn!r} and {yn!r}: "
+                          f"{_describe(dropped)}", InputWarning, stacklevel=3)
+        common = x.index.intersection(y.index, sort=False)
+        labels = list(common)
+        xa = _as_float_array(x.loc[common].to_numpy(), xn)
+        ya = _as_float_array(y.loc[common].to_numpy(), yn)
+    else:
+        xa = _as_float_array(x, xn)
+        ya = _as_float_array(y, yn)
+        labels = list(x.index) if _is_pandas(x, "Series") else (list(y.index) if _is_pandas(y, "Series") else None)
+    for arr, nm in ((xa, xn), (ya, yn)):
+        if arr.ndim != 1:
+            raise ValueError(f"{nm!r} must be one-dimensional (one score per topic), got shape {arr.shape}")
+    if xa.shape != ya.shape:
+        raise ValueError(
+            f"{xn!r} and {yn!r} must have the same length (scores paired by topic position), "
+            f"got {xa.size} and {ya.size}"
+        )
+    bad = np.isnan(xa) | np.isnan(ya)
+    if bad.any():
+        where = _describe(np.asarray(labels, dtype=object)[bad] if labels is not None else np.flatnonzero(bad))
+        if nan_policy == "raise":
+            raise ValueError(
+                f"NaN scores for {int(bad.sum())} topic(s) {where} in {xn!r} or {yn!r}; "
+                "pass nan_policy='omit' to drop those topics from both"
+            )
+        warnings.warn(f"dropped {int(bad.sum())} topic(s) with NaN scores from both {xn!r} and {yn!r}: {where}",
+                      InputWarning, stacklevel=3)
+        xa, ya = xa[~bad], ya[~bad]
+    if np.isinf(xa).any() or np.isinf(ya).any():
+        raise ValueError(f"{xn!r} and {yn!r} must have finite scores")
+    if xa.size < 2:
+        raise ValueError(f"a paired test needs at least 2 topics, got {xa.size}")
+    return xa, ya
+
+
+@dataclass(frozen=True)
+class ScoreMatrix:
+    """A systems x topics matrix with its labels (``systems``/``topics`` are None for plain arrays)."""
+
+    values: np.ndarray
+    systems: list | None
+    topics: list | None
+
+    @property
+    def system_labels(self):
+        return self.systems if self.systems is not None else list(range(self.values.shape[0]))
+
+
+def as_score_matrix(scores, name="scores", *, nan_policy="raise", min_topics=2, allow_1d=True):
+    """Scores as a (systems, topics) float matrix.
+
+    Accepts a 1-D array/Series (one system), a 2-D array (systems as rows), or a DataFrame with
+    systems as rows and topics as columns. NaN cells (a topic a system was not scored on) are an
+    error unless ``nan_policy='omit'`` drops those topics for every system, warning with their names.
+    """
+    systems = topics = None
+    if _is_pandas(scores, "DataFrame"):
+        systems, topics = list(scores.index), list(scores.columns)
+        if scores.index.has_duplicates:
+            raise ValueError(f"{name!r} has duplicated system labels: {_describe(scores.index[scores.index.duplicated()].unique())}")
+        if scores.columns.has_duplicates:
+            raise ValueError(f"{name!r} has duplicated topic labels: {_describe(scores.columns[scores.columns.duplicated()].unique())}")
+        values = _as_float_array(scores.to_numpy(), name)
+    elif _is_pandas(scores, "Series"):
+        topics = list(scores.index)
+        systems = [scores.name] if scores.name is not None else None
+        values = _as_float_array(scores.to_numpy(), name)
+    else:
+        values = _as_float_array(scores, name)
+    if values.ndim == 1 and allow_1d:
+        values = values[None, :]
+    if values.ndim != 2:
+        expected = "a 1-D array (one system) or a 2-D" if allow_1d else "a 2-D"
+        raise ValueError(f"{name!r} must be {expected} array of systems x topics, got shape {values.shape}")
+    if values.shape[0] < 1:
+        raise ValueError(f"{name!r} has no systems")
+    bad = np.isnan(values).any(axis=0)
+    if bad.any():
+        dropped = np.asarray(topics, dtype=object)[bad] if topics is not None else np.flatnonzero(bad)
+        if nan_policy == "raise":
+            raise ValueError(
+                f"{name!r} has missing (NaN) scores for {int(bad.sum())} topic(s) {_describe(dropped)}: "
+                "every system must be scored on the same topics; pass nan_policy='omit' to drop "
+                "those topics for every system"
+            )
+        warnings.warn(f"dropped {int(bad.sum())} topic(s) not scored for every system in {name!r}: "
+                      f"{_describe(dropped)}", InputWarning, stacklevel=3)
+        values = values[:, ~bad]
+        if topics is not None:
+            topics = [t for t, b in zip(topics, bad, strict=True) if not b]
+    if np.isinf(values).any():
+        raise ValueError(f"{name!r} has infinite scores")
+    if values.shape[1] < min_topics:
+        raise ValueError(f"{name!r} needs at least {min_topics} topics, got {values.shape[1]}")
+    return ScoreMatrix(np.ascontiguousarray(values), systems, topics)
+
+
+def tolerance(observed):
+    """Relative tie tolerance for comparing resampled statistics with the observed one (scipy's)."""
+    return np.abs(observed) * (100 * np.finfo(float).eps)

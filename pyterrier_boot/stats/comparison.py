@@ -1,0 +1,284 @@
+"""Many systems, many measures: :func:`compare` returns one long table of pairwise tests.
+
+All pairs, or every system against one or several baselines (PyTerrier's open request #597),
+for every measure, with one shared topic-resample (or sign-flip) plan, so every pair and every
+measure is resampled on the same topics, and with multiple-testing correction per measure (or
+across measures).
+"""
+import numpy as np
+
+from ._inputs import (
+    ALTERNATIVES,
+    NAN_POLICIES,
+    _describe,
+    _is_pandas,
+    as_score_matrix,
+    check_alpha,
+    check_choice,
+    check_confidence_level,
+    check_positive_int,
+)
+from .correction import METHODS as CORRECTIONS
+from .correction import correct_pvalues
+from .resampling import as_resample_plan, as_sign_flip_plan
+from .significance import (
+    _describe_diffs,
+    paired_bootstrap_core,
+    randomization_core,
+    sign_core,
+    t_core,
+    warn_degenerate,
+    wilcoxon_core,
+)
+
+TESTS = ("paired_bootstrap", "randomization", "t", "wilcoxon", "sign")
+SCOPES = ("measure", "all")
+LONG_COLUMNS = ("name", "qid", "measure", "value")
+COLUMNS = [
+    "measure", "system_a", "system_b", "mean_a", "mean_b", "difference", "ci_low", "ci_high",
+    "statistic", "p-value", "p-value corrected", "reject", "effect_size", "wins", "ties", "losses",
+    "n_topics",
+]
+
+__all__ = ["compare", "TESTS", "COLUMNS"]
+
+
+def _first_seen(values):
+    seen = {}
+    for v in values:
+        seen.setdefault(v, None)
+    return list(seen)
+
+
+def _as_measure_matrices(scores, nan_policy):
+    """``(measures, systems, topics, values (M, S, n))`` from any accepted input."""
+    if _is_pandas(scores, "DataFrame") and set(LONG_COLUMNS) <= set(scores.columns):
+        dup = scores.duplicated(subset=["name", "qid", "measure"])
+        if dup.any():
+            first = scores.loc[dup, ["name", "qid", "measure"]].iloc[0].tolist()
+            raise ValueError(f"'scores' has {int(dup.sum())} duplicated (name, qid, measure) rows, e.g. {first}")
+        measures = _first_seen(scores["measure"])
+        systems = _first_seen(scores["name"])
+        topics = _first_seen(scores["qid"])
+        wide = scores.pivot(index=["measure", "name"], columns="qid", values="value")
+        rows = [(m, s) for m in measures for s in systems]
+        wide = wide.reindex(index=rows, columns=topics)
+        stacked = wide.to_numpy(dtype=float)
+    elif isinstance(scores, dict):
+        if not scores:
+            raise ValueError("'scores' is an empty dict; expected {measure: systems x topics matrix}")
+        measures = list(scores)
+        parts = []
+        for m in measures:
+            value = scores[m]
+            if _is_pandas(value, "DataFrame"):
+                parts.append(value)
+            else:
+                arr = np.asarray(value, dtype=float) if not _is_pandas(value, "Series") else None
+                if arr is None or arr.ndim != 2:
+                    raise ValueError(f"scores[{m!r}] must be a 2-D systems x topics matrix")
+                parts.append(arr)
+        if all(_is_pandas(p, "DataFrame") for p in parts):
+            systems = list(parts[0].index)
+            topics = _first_seen(t for p in parts for t in p.columns)
+            for m, p in zip(measures, parts, strict=True):
+                if set(p.index) != set(systems) or p.index.has_duplicates:
+                    raise ValueError(f"scores[{m!r}] has systems {_describe(p.index)}, expected {_describe(systems)}")
+            stacked = np.vstack([p.reindex(index=systems, columns=topics).to_numpy(dtype=float) for p in parts])
+        elif any(_is_pandas(p, "DataFrame") for p in parts):
+            raise TypeError("'scores' dict must hold either all DataFrames or all arrays")
+        else:
+            shapes = {p.shape for p in parts}
+            if len(shapes) != 1:
+                raise ValueError(f"'scores' matrices must all have the same shape (systems, topics), got {sorted(shapes)}")
+            systems, topics = None, None
+            stacked = np.vstack(parts)
+    else:
+        if np.ndim(scores) != 2:
+            raise ValueError("'scores' must be a systems x topics matrix (2-D array or DataFrame), "
+                             "a dict {measure: matrix}, or a long DataFrame with columns "
+                             f"{list(LONG_COLUMNS)}; got {np.ndim(scores)} dimension(s)")
+        matrix = as_score_matrix(scores, "scores", nan_policy=nan_policy, allow_1d=False)
+        return ["score"], matrix.system_labels, matrix.topics, matrix.values[None]
+    M = len(measures)
+    S = stacked.shape[0] // M
+    import pandas as pd
+
+    frame = pd.DataFrame(stacked, columns=topics) if topics is not None else stacked
+    matrix = as_score_matrix(frame, "scores", nan_policy=nan_policy, allow_1d=False)
+    values = matrix.values.reshape(M, S, -1)
+    systems = systems if systems is not None else list(range(S))
+    return measures, systems, matrix.topics, values
+
+
+def _pairs(systems, baseline):
+    S = len(systems)
+    if S < 2:
+        raise ValueError(f"'scores' needs at least 2 systems to compare, got {S}")
+    if baseline is None:
+        a, b = np.triu_indices(S, k=1)
+        return a, b
+    chosen = baseline if isinstance(baseline, (list, tuple)) else [baseline]
+    if not chosen:
+        raise ValueError("'baseline' is an empty list")
+    pairs_a, pairs_b = [], []
+    for base in chosen:
+        if base in systems:
+            pos = systems.index(base)
+        elif isinstance(base, (int, np.integer)) and not isinstance(base, bool) and -S <= base < S:
+            pos = int(base) % S
+        else:
+            raise ValueError(f"'baseline' {base!r} is neither a system name nor a row position; "
+                             f"systems are {_describe(systems)}")
+        others = [s for s in range(S) if s != pos]
+        pairs_a.extend(others)
+        pairs_b.extend([pos] * len(others))
+    return np.asarray(pairs_a), np.asarray(pairs_b)
+
+
+def _compare_iv(test, correction, correction_scope, alpha, alternative, confidence_level, n_resamples, nan_policy):
+    if not callable(test):
+        check_choice(test, "test", TESTS)
+    if correction is not None:
+        check_choice(correction, "correction", ("none",) + CORRECTIONS)
+    check_choice(correction_scope, "correction_scope", SCOPES)
+    check_choice(alternative, "alternative", ALTERNATIVES)
+    check_choice(nan_policy, "nan_policy", NAN_POLICIES)
+    return (check_alpha(alpha), check_confidence_level(confidence_level),
+            check_positive_int(n_resamples, "n_resamples"))
+
+
+def _callable_core(test, Xa, Xb):
+    D = Xa - Xb
+    info = _describe_diffs(D)
+    P = D.shape[0]
+    statistic, pvalue, low, high = (np.full(P, np.nan) for _ in range(4))
+    for i in range(P):
+        res = test(Xa[i], Xb[i])
+        statistic[i], pvalue[i] = float(res[0]), float(res[1])
+        ci = getattr(res, "confidence_interval", None)
+        if ci is not None and not callable(ci):
+            low[i], high[i] = ci[0], ci[1]
+    return dict(info, statistic=statistic, pvalue=pvalue, low=low, high=high, null=None,
+                degenerate=np.zeros(P, dtype=bool))
+
+
+def compare(scores, *, baseline=None, test="paired_bootstrap", correction="holm",
+            correction_scope="measure", alpha=0.05, alternative="two-sided", confidence_level=0.95,
+            n_resamples=10_000, rng=None, plan=None, nan_policy="raise"):
+    """Test every pair of systems (or every system against baselines) on every measure.
+
+    Args:
+        scores: per-topic scores, as one of
+            * a long DataFrame with columns ``name, qid, measure, value`` (``pt.Experiment(...,
+              perquery=True)`` output; systems and topics keep their order of appearance);
+            * a dict ``{measure: matrix}`` of systems x topics arrays or DataFrames;
+            * one systems x topics matrix (2-D array or DataFrame), reported as measure ``"score"``.
+        baseline: None (all pairs ``i < j``), a system name or row position, or a list of them
+            (each baseline against every other system; ``difference = system_a - baseline``).
+        test: ``"paired_bootstrap"`` (Sakai), ``"randomization"``, ``"t"``, ``"wilcoxon"``,
+            ``"sign"``, or any callable ``test(x, y)`` whose result has the p-value at ``[1]``
+            (e.g. ``scipy.stats.ttest_rel``).
+        correction: a :data:`~pyterrier_boot.stats.correction.METHODS` name (statsmodels'), or
+            None/``"none"``.
+        correction_scope: ``"measure"`` (one family per measure, default) or ``"all"`` (one family
+            across measures).
+        alpha: level for ``reject``.
+        alternative: ``"two-sided"``, ``"greater"`` (``system_a`` better) or ``"less"``.
+        confidence_level: level of the interval of each difference.
+        n_resamples, rng: resamples and seed for the resampling tests.
+        plan: a :class:`ResamplePlan` (paired bootstrap) or :class:`SignFlipPlan` (randomisation)
+            to replay; one plan serves every pair and measure.
+        nan_policy: ``"raise"``, or ``"omit"`` to drop topics missing for any system or measure
+            (warning with their ids).
+
+    Returns:
+        pandas.DataFrame, one row per (measure, pair), columns :data:`COLUMNS`:
+        ``measure, system_a, system_b, mean_a, mean_b, difference, ci_low, ci_high, statistic,
+        p-value, p-value corrected, reject, effect_size, wins, ties, losses, n_topics``.
+        Each row equals the single-pair function on the same plan (e.g.
+        ``paired_bootstrap_test(x_a, x_b, plan=plan)``).
+
+    Example:
+        >>> import numpy as np
+        >>> rng = np.random.default_rng(0)
+        >>> topic = rng.random(25)
+        >>> scores = {"AP": np.vstack([topic, topic + 0.05, topic + 0.06]) + rng.normal(0, 0.05, (3, 25))}
+        >>> table = compare(scores, baseline=0, rng=1)
+        >>> table[["system_a", "system_b", "reject"]].values.tolist()
+        [[1, 0, True], [2, 0, True]]
+    """
+    alpha, confidence_level, n_resamples = _compare_iv(
+        test, correction, correction_scope, alpha, alternative, confidence_level, n_resamples, nan_policy)
+    measures, systems, _, values = _as_measure_matrices(scores, nan_policy)
+    a, b = _pairs(systems, baseline)
+    n = values.shape[2]
+    if n < 2:
+        raise ValueError(f"'scores' needs at least 2 topics, got {n}")
+    if test == "paired_bootstrap":
+        used = as_resample_plan(plan, n, n_resamples, rng)
+    elif test == "randomization":
+        used = as_sign_flip_plan(plan, n, n_resamples, rng)
+    elif plan is not None:
+        raise ValueError(f"'plan' is only used by the resampling tests, not test={test!r}")
+    import pandas as pd
+
+    labels_a = [systems[i] for i in a]
+    labels_b = [systems[j] for j in b]
+    pair_names = [f"{sa} vs {sb}" for sa, sb in zip(labels_a, labels_b, strict=True)]
+    frames = []
+    for m, measure in enumerate(measures):
+        X = values[m]
+        D = X[a] - X[b]
+        if test == "paired_bootstrap":
+            core = paired_bootstrap_core(D, used, alternative=alternative, confidence_level=confidence_level)
+        elif test == "randomization":
+            core = randomization_core(D, used, alternative=alternative, confidence_level=confidence_level)
+        elif test == "t":
+            core = t_core(D, alternative=alternative, confidence_level=confidence_level)
+        elif test == "wilcoxon":
+            core = wilcoxon_core(D, alternative=alternative, confidence_level=confidence_level)
+        elif test == "sign":
+            core = sign_core(D, alternative=alternative, confidence_level=confidence_level)
+        else:
+            core = _callable_core(test, X[a], X[b])
+        if core["degenerate"].any():
+            names = [f"{measure}: {p}" for p in pair_names]
+            warn_degenerate("zero", core["degenerate"] & core["zero"], names, stacklevel=3)
+            warn_degenerate("constant", core["degenerate"] & ~core["zero"], names, stacklevel=3)
+        frames.append(pd.DataFrame({
+            "measure": measure,
+            "system_a": labels_a,
+            "system_b": labels_b,
+            "mean_a": X[a].mean(axis=1),
+            "mean_b": X[b].mean(axis=1),
+            "difference": core["mean"],
+            "ci_low": core["low"],
+            "ci_high": core["high"],
+            "statistic": core["statistic"],
+            "p-value": core["pvalue"],
+            "effect_size": core["effect_size"],
+            "wins": core["wins"],
+            "ties": core["ties"],
+            "losses": core["losses"],
+            "n_topics": n,
+        }))
+    table = pd.concat(frames, ignore_index=True)
+    if correction is None or correction == "none":
+        table["p-value corrected"] = table["p-value"]
+        table["reject"] = table["p-value"] < alpha
+    elif correction_scope == "all":
+        res = correct_pvalues(table["p-value"].to_numpy(), method=correction, alpha=alpha)
+        table["p-value corrected"], table["reject"] = res.pvalues, res.reject
+    else:
+        corrected = np.empty(len(table))
+        reject = np.zeros(len(table), dtype=bool)
+        for measure in measures:
+            rows = np.flatnonzero((table["measure"] == measure).to_numpy())
+            res = correct_pvalues(table["p-value"].to_numpy()[rows], method=correction, alpha=alpha)
+            corrected[rows], reject[rows] = res.pvalues, res.reject
+        table["p-value corrected"], table["reject"] = corrected, reject
+    table.attrs.update(test=test if isinstance(test, str) else getattr(test, "__name__", "callable"),
+                       correction=correction, correction_scope=correction_scope, alpha=alpha,
+                       alternative=alternative, confidence_level=confidence_level)
+    return table[COLUMNS]

@@ -1,0 +1,245 @@
+"""Resample plans: the topic bootstrap and the sign flips, drawn once and shared.
+
+Topics are an i.i.d. sample from a population of topics (Sakai 2007, §5; METHODS.md §2). A
+:class:`ResamplePlan` holds ``B`` bootstrap resamples of topic *positions*, drawn once from ``rng``;
+every system and every measure in one call is resampled with the same plan, so comparisons are
+paired, and a kept plan replays the experiment exactly. A :class:`SignFlipPlan` does the same for
+the randomisation (permutation) test: ``B`` vectors of per-topic sign flips, or all ``2^n`` of them
+when that is no more than ``B`` (exact enumeration).
+
+Means over resamples are matrix products of the plan's weights (how often each topic is drawn,
+or its sign) with the score matrix. The products run in blocks whose shape depends on the number
+of topics only (``row_block(n)`` resamples x ``COL_BLOCK`` series, zero-padded), so every resampled
+value is computed by the same floating-point operations whatever the number of systems or pairs,
+the ``batch`` size or the thread count: results are bitwise identical for the same plan. The
+blocks are kept small enough (``rows x 32 x n < 2**18`` multiply-adds) that OpenBLAS runs them on
+one thread, which on small products is many times faster than its thread pool.
+"""
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._random import as_generator
+from ._inputs import check_positive_int
+
+COL_BLOCK = 32
+
+
+def row_block(n_topics):
+    """Resamples per block product for ``n_topics`` topics (a function of ``n_topics`` only)."""
+    return int(max(8, min(256, (8191 // max(1, n_topics)) // 8 * 8)))
+
+
+__all__ = ["ResamplePlan", "SignFlipPlan", "resample_plan", "sign_flip_plan"]
+
+
+def _index_dtype(n):
+    for dtype in (np.int16, np.int32):
+        if n - 1 <= np.iinfo(dtype).max:
+            return dtype
+    return np.int64
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class ResamplePlan:
+    """``n_resamples`` topic-bootstrap resamples of ``n_topics`` topic positions.
+
+    Attributes:
+        indices: int array of shape ``(n_resamples, n_topics)``; row ``b`` lists the topic positions
+            drawn (with replacement) for resample ``b``. Read-only.
+
+    Build one with :func:`resample_plan`; pass it as ``plan=`` to :func:`bootstrap_ci`,
+    :func:`paired_bootstrap_test` or :func:`compare` to replay the same resamples.
+
+    Example:
+        >>> plan = resample_plan(5, n_resamples=3, rng=1)
+        >>> plan.indices.shape
+        (3, 5)
+        >>> plan.weights().sum(axis=1)
+        array([5., 5., 5.])
+    """
+
+    indices: np.ndarray
+
+    def __post_init__(self):
+        idx = np.asarray(self.indices)
+        if idx.ndim != 2 or idx.shape[0] < 1 or idx.shape[1] < 1:
+            raise ValueError(f"'plan' indices must be a 2-D array (n_resamples, n_topics), got shape {idx.shape}")
+        if not np.issubdtype(idx.dtype, np.integer):
+            raise TypeError(f"'plan' indices must be integers, got {idx.dtype}")
+        n = idx.shape[1]
+        if idx.min() < 0 or idx.max() >= n:
+            raise ValueError(f"'plan' indices must lie in [0, {n}) (topic positions)")
+        idx = np.array(idx, dtype=_index_dtype(n), copy=True)
+        idx.setflags(write=False)
+        object.__setattr__(self, "indices", idx)
+
+    @property
+    def n_resamples(self):
+        return self.indices.shape[0]
+
+    @property
+    def n_topics(self):
+        return self.indices.shape[1]
+
+    def weights(self, start=0, stop=None):
+        """How often each topic is drawn in resamples ``start:stop``: float array (rows, n_topics)."""
+        idx = self.indices[start:stop].astype(np.intp)
+        rows, n = idx.shape
+        flat = (idx + n * np.arange(rows)[:, None]).ravel()
+        return np.bincount(flat, minlength=rows * n).reshape(rows, n).astype(float)
+
+    def take(self, values, start=0, stop=None):
+        """``values[..., indices[start:stop]]``: resampled scores, shape ``(..., rows, n_topics)``."""
+        return np.asarray(values)[..., self.indices[start:stop]]
+
+    def __repr__(self):
+        return f"ResamplePlan(n_resamples={self.n_resamples}, n_topics={self.n_topics})"
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class SignFlipPlan:
+    """Sign flips for the paired randomisation test.
+
+    Attributes:
+        signs: int8 array ``(n_resamples, n_topics)`` of +1/-1; -1 swaps the two systems' scores on
+            that topic. Read-only.
+        exact: True when ``signs`` enumerates all ``2^n_topics`` flips (the first row keeps every
+            sign, i.e. the observed data), so p-values are exact.
+    """
+
+    signs: np.ndarray
+    exact: bool = False
+
+    def __post_init__(self):
+        signs = np.asarray(self.signs)
+        if signs.ndim != 2 or signs.shape[0] < 1 or signs.shape[1] < 1:
+            raise ValueError(f"'plan' signs must be a 2-D array (n_resamples, n_topics), got shape {signs.shape}")
+        if not np.isin(signs, (-1, 1)).all():
+            raise ValueError("'plan' signs must all be +1 or -1")
+        signs = np.array(signs, dtype=np.int8, copy=True)
+        signs.setflags(write=False)
+        object.__setattr__(self, "signs", signs)
+        object.__setattr__(self, "exact", bool(self.exact))
+
+    @property
+    def n_resamples(self):
+        return self.signs.shape[0]
+
+    @property
+    def n_topics(self):
+        return self.signs.shape[1]
+
+    def weights(self, start=0, stop=None):
+        """Signs of resamples ``start:stop`` as floats, shape (rows, n_topics)."""
+        return self.signs[start:stop].astype(float)
+
+    def __repr__(self):
+        return f"SignFlipPlan(n_resamples={self.n_resamples}, n_topics={self.n_topics}, exact={self.exact})"
+
+
+def resample_plan(n_topics, *, n_resamples=10_000, rng=None):
+    """Draw a topic-bootstrap plan: ``n_resamples`` resamples of ``n_topics`` positions.
+
+    The indices are drawn in one call, ``rng.integers(0, n_topics, (n_resamples, n_topics))``, which
+    is also how :func:`scipy.stats.bootstrap` draws them, so the same seed gives scipy the same
+    resamples.
+
+    Args:
+        n_topics: number of topics (columns of the score matrix).
+        n_resamples: number of bootstrap resamples ``B``.
+        rng: ``None``, an int seed, a ``SeedSequence`` or a ``Generator`` (SPEC 7).
+
+    Returns:
+        ResamplePlan
+
+    Example:
+        >>> plan = resample_plan(50, n_resamples=1000, rng=42)
+        >>> plan
+        ResamplePlan(n_resamples=1000, n_topics=50)
+    """
+    n_topics = check_positive_int(n_topics, "n_topics")
+    n_resamples = check_positive_int(n_resamples, "n_resamples")
+    gen = as_generator(rng)
+    return ResamplePlan(gen.integers(0, n_topics, (n_resamples, n_topics)))
+
+
+def sign_flip_plan(n_topics, *, n_resamples=10_000, rng=None):
+    """Draw the sign flips of a paired randomisation test.
+
+    When ``2 ** n_topics <= n_resamples`` every flip is enumerated (exact test, ``rng`` unused);
+    otherwise each topic's sign is flipped with probability 1/2, independently, ``n_resamples``
+    times (``rng.integers(0, 2, (n_resamples, n_topics))``).
+
+    Example:
+        >>> sign_flip_plan(3, n_resamples=100).signs.shape  # 2**3 = 8 <= 100: exact
+        (8, 3)
+    """
+    n_topics = check_positive_int(n_topics, "n_topics")
+    n_resamples = check_positive_int(n_resamples, "n_resamples")
+    if n_topics < 63 and 2 ** n_topics <= n_resamples:
+        codes = np.arange(2 ** n_topics, dtype=np.int64)[:, None]
+        bits = (codes >> np.arange(n_topics, dtype=np.int64)) & 1
+        return SignFlipPlan(1 - 2 * bits, exact=True)
+    gen = as_generator(rng)
+    bits = gen.integers(0, 2, (n_resamples, n_topics))
+    return SignFlipPlan(1 - 2 * bits, exact=False)
+
+
+def as_resample_plan(plan, n_topics, n_resamples, rng):
+    """The plan to use: the given one (checked against ``n_topics``) or a new one drawn from ``rng``."""
+    if plan is None:
+        return resample_plan(n_topics, n_resamples=n_resamples, rng=rng)
+    if not isinstance(plan, ResamplePlan):
+        if isinstance(plan, SignFlipPlan):
+            raise TypeError("'plan' must be a ResamplePlan (topic bootstrap), got a SignFlipPlan")
+        plan = ResamplePlan(np.asarray(plan))
+    if plan.n_topics != n_topics:
+        raise ValueError(f"'plan' resamples {plan.n_topics} topics but the scores have {n_topics} topics")
+    return plan
+
+
+def as_sign_flip_plan(plan, n_topics, n_resamples, rng):
+    if plan is None:
+        return sign_flip_plan(n_topics, n_resamples=n_resamples, rng=rng)
+    if not isinstance(plan, SignFlipPlan):
+        raise TypeError(f"'plan' must be a SignFlipPlan for the randomisation test, got {type(plan).__name__}")
+    if plan.n_topics != n_topics:
+        raise ValueError(f"'plan' flips {plan.n_topics} topics but the scores have {n_topics} topics")
+    return plan
+
+
+def weighted_sums(plan, values):
+    """``out[p, b] = sum_q values[p, q] * plan.weights()[b, q]`` in fixed-shape blocks.
+
+    Args:
+        plan: a :class:`ResamplePlan` or :class:`SignFlipPlan`.
+        values: float array ``(P, n_topics)`` (systems, pairs' differences, squares, ...).
+
+    Returns:
+        float array ``(P, n_resamples)`` (resamples on the last axis, as scipy). Each entry is
+        computed by the same operations whatever ``P`` is, so a pair gives the same numbers alone
+        or among 1,000 others.
+    """
+    values = np.asarray(values, dtype=float)
+    if values.ndim == 1:
+        values = values[None, :]
+    n_series, n = values.shape
+    n_blocks = -(-n_series // COL_BLOCK)
+    blocks = np.zeros((n_blocks, COL_BLOCK, n))
+    blocks.reshape(-1, n)[:n_series] = values
+    B = plan.n_resamples
+    out = np.empty((n_series, B))
+    step = row_block(n)
+    w = np.zeros((step, n))
+    for start in range(0, B, step):
+        stop = min(start + step, B)
+        rows = stop - start
+        w[:rows] = plan.weights(start, stop)
+        w[rows:] = 0.0
+        wt = w.T
+        for k in range(n_blocks):
+            lo = k * COL_BLOCK
+            hi = min(lo + COL_BLOCK, n_series)
+            out[lo:hi, start:stop] = (blocks[k] @ wt)[:hi - lo, :rows]
+    return out

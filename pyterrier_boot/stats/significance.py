@@ -1,0 +1,591 @@
+"""Significance tests for a pair of systems over the same topics.
+
+Paired tests (``x[i]`` and ``y[i]`` are the two systems' scores on topic ``i``):
+
+* :func:`paired_bootstrap_test`: Sakai's studentised shift method (Sakai 2007, §5.1, Fig. 2-3);
+* :func:`randomization_test`: per-topic sign flips of ``x - y`` (Fisher's randomisation test),
+  exact when ``2**n <= n_resamples``;
+* :func:`t_test`, :func:`wilcoxon_test`, :func:`sign_test`: the classical tests, computed by scipy
+  (``ttest_rel``, ``wilcoxon``, ``binomtest``).
+
+And :func:`unpaired_bootstrap_test` (Sakai 2007, §5.2, Fig. 6-7) for any aggregate, including
+the geometric mean, and for topic sets that differ.
+
+Every test takes ``x, y`` first, so it can be handed to ``pt.Experiment(test=...)`` unchanged
+(PyTerrier calls ``test(system_scores, baseline_scores)`` and reads ``result[1]``). Each returns the
+statistic, the p-value, the effect (mean difference ``x - y`` with a confidence interval) and a
+standardised effect size ``mean(x - y) / sd(x - y)`` (Kanoulas). p-values from random resampling
+are ``(count + 1) / (B + 1)``, never 0; exact enumerations give ``count / 2^n``.
+
+Degenerate data: when every paired difference is 0 (or, for the t-based tests, when all
+differences are equal, so their standard deviation is 0) the test statistic is undefined; the
+tests then return ``pvalue = 1.0`` and emit a :class:`~pyterrier_boot.DegenerateWarning` instead
+of failing.
+"""
+import warnings
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+from scipy import stats
+
+from .._random import as_generator
+from .._results import ConfidenceInterval, TupleLike
+from .._warnings import DegenerateWarning
+from ._inputs import (
+    ALTERNATIVES,
+    NAN_POLICIES,
+    as_paired,
+    as_sample,
+    check_choice,
+    check_confidence_level,
+    check_positive_int,
+    tolerance,
+)
+from ._quantiles import quantiles, sorted_quantiles
+from .aggregates import get_aggregate
+from .intervals import _tail_probabilities, t_interval
+from .resampling import as_resample_plan, as_sign_flip_plan, weighted_sums
+
+__all__ = [
+    "PairedTestResult",
+    "UnpairedTestResult",
+    "paired_bootstrap_test",
+    "unpaired_bootstrap_test",
+    "randomization_test",
+    "t_test",
+    "wilcoxon_test",
+    "sign_test",
+]
+
+# pairs evaluated at once by the vectorised cores: n_resamples * chunk floats per array
+_CELLS = 1 << 22
+
+
+@dataclass(frozen=True, slots=True)
+class PairedTestResult(TupleLike):
+    """Result of a paired test; unpacks as ``statistic, pvalue`` (``result[1]`` is the p-value).
+
+    Attributes:
+        statistic: the test statistic (t for the t-test and the paired bootstrap; the mean
+            difference for the randomisation test; scipy's W for Wilcoxon; the share of wins
+            among non-tied topics for the sign test).
+        pvalue: the p-value for ``alternative``.
+        difference: ``mean(x - y)``.
+        confidence_interval: ``ConfidenceInterval`` of the population mean difference (the
+            studentised bootstrap interval from the same resamples for the paired bootstrap test,
+            the t interval otherwise).
+        effect_size: ``mean(x - y) / sd(x - y)`` (standardised effect, Kanoulas; ddof=1).
+        n_topics, wins, ties, losses: topics used; topics where ``x > y``, ``x == y``, ``x < y``.
+        method, alternative, confidence_level: the options used.
+        null_distribution: the statistic under the null on each resample (resampling tests).
+        plan: the resample or sign-flip plan used (resampling tests); pass it as ``plan=`` to replay.
+    """
+
+    statistic: float
+    pvalue: float
+    difference: float
+    confidence_interval: ConfidenceInterval
+    effect_size: float
+    n_topics: int
+    wins: int
+    ties: int
+    losses: int
+    method: str
+    alternative: str
+    confidence_level: float
+    null_distribution: Any = None
+    plan: Any = None
+    _tuple_fields: ClassVar[tuple[str, ...]] = ("statistic", "pvalue")
+
+    def __repr__(self):
+        ci = self.confidence_interval
+        return (f"PairedTestResult(method={self.method!r}, statistic={self.statistic:.6g}, "
+                f"pvalue={self.pvalue:.6g}, difference={self.difference:.6g}, "
+                f"confidence_interval=({ci.low:.6g}, {ci.high:.6g}), effect_size={self.effect_size:.6g}, "
+                f"n_topics={self.n_topics}, wins/ties/losses={self.wins}/{self.ties}/{self.losses})")
+
+
+@dataclass(frozen=True, slots=True)
+class UnpairedTestResult(TupleLike):
+    """Result of :func:`unpaired_bootstrap_test`; unpacks as ``statistic, pvalue``.
+
+    Attributes:
+        statistic: ``M(x) - M(y)`` for the aggregate ``M`` (Sakai's d-hat).
+        pvalue: the achieved significance level, ``(count + 1) / (B + 1)``.
+        difference: same as ``statistic``.
+        confidence_interval: percentile bootstrap interval of ``M(x) - M(y)``, resampling ``x``
+            and ``y`` separately.
+        effect_size: Cohen's d, ``(mean(x) - mean(y)) / pooled sd``.
+        n_x, n_y: sample sizes.
+        statistic_name, method, alternative, confidence_level: the options used.
+        null_distribution: ``M(x*) - M(y*)`` on each resample of the pooled scores.
+    """
+
+    statistic: float
+    pvalue: float
+    difference: float
+    confidence_interval: ConfidenceInterval
+    effect_size: float
+    n_x: int
+    n_y: int
+    statistic_name: str
+    method: str
+    alternative: str
+    confidence_level: float
+    null_distribution: Any = None
+    _tuple_fields: ClassVar[tuple[str, ...]] = ("statistic", "pvalue")
+
+
+# --------------------------------------------------------------------------------------------
+# shared helpers
+
+
+def _common_iv(alternative, confidence_level, nan_policy):
+    check_choice(alternative, "alternative", ALTERNATIVES)
+    check_choice(nan_policy, "nan_policy", NAN_POLICIES)
+    return check_confidence_level(confidence_level)
+
+
+def _describe_pairs(labels, mask, limit=5):
+    chosen = [labels[i] for i in np.flatnonzero(mask)]
+    text = ", ".join(str(c) for c in chosen[:limit])
+    return text + (f", ... ({len(chosen)} in all)" if len(chosen) > limit else "")
+
+
+def warn_degenerate(kind, mask, labels=None, stacklevel=3):
+    """One DegenerateWarning for the pairs in ``mask`` (``kind``: 'zero' or 'constant')."""
+    if not np.any(mask):
+        return
+    where = "" if labels is None else f" for {_describe_pairs(labels, mask)}"
+    if kind == "zero":
+        msg = (f"all paired differences are 0{where}: the test statistic is undefined; "
+               "returning pvalue=1.0")
+    else:
+        msg = (f"all paired differences are equal (zero variance){where}: the t statistic is "
+               "undefined or infinite; returning pvalue=1.0 (randomization_test and sign_test are "
+               "defined for such data)")
+    warnings.warn(msg, DegenerateWarning, stacklevel=stacklevel)
+
+
+def _describe_diffs(D):
+    """mean, sd (ddof=1), effect size, wins/ties/losses, degenerate masks of each row of D."""
+    n = D.shape[1]
+    mean = D.mean(axis=1)
+    sd = D.std(axis=1, ddof=1)
+    constant = np.ptp(D, axis=1) == 0
+    zero = constant & (D[:, 0] == 0)
+    sd = np.where(constant, 0.0, sd)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        effect = mean / sd
+    return {
+        "n": n,
+        "mean": mean,
+        "sd": sd,
+        "effect_size": effect,
+        "wins": (D > 0).sum(axis=1),
+        "ties": (D == 0).sum(axis=1),
+        "losses": (D < 0).sum(axis=1),
+        "constant": constant,
+        "zero": zero,
+    }
+
+
+def _count_extreme(null, observed, alternative):
+    """How many resampled statistics (``null``: pairs x resamples) are at least as extreme as ``observed``."""
+    observed = np.asarray(observed, dtype=float)[:, None]
+    with np.errstate(invalid="ignore"):
+        tol = tolerance(observed)
+        if alternative == "two-sided":
+            return np.count_nonzero(np.abs(null) >= np.abs(observed) - tol, axis=1)
+        if alternative == "greater":
+            return np.count_nonzero(null >= observed - tol, axis=1)
+        return np.count_nonzero(null <= observed + tol, axis=1)
+
+
+def _chunks(n_series, n_resamples):
+    size = max(32, (_CELLS // max(1, n_resamples)) // 32 * 32)
+    for start in range(0, n_series, size):
+        yield slice(start, min(start + size, n_series))
+
+
+# --------------------------------------------------------------------------------------------
+# vectorised cores: D is (pairs, topics) of differences x - y; return dicts of per-pair arrays
+
+
+def studentized_null(W, plan):
+    """``t(w*b)`` for each row of the centred differences ``W`` and resample ``b``: (pairs, B).
+
+    ``t = mean / (sd / √n)`` with ``sd`` the resample's own standard deviation (ddof=1); a resample
+    with zero spread gives ``±inf``, or 0 when its mean is 0 too.
+    """
+    n = W.shape[1]
+    s1 = weighted_sums(plan, W)
+    s1 /= n
+    s2 = weighted_sums(plan, W * W)
+    s2 -= n * s1 * s1
+    np.maximum(s2, 0.0, out=s2)
+    s2 /= (n - 1) * n
+    np.sqrt(s2, out=s2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        s1 /= s2
+    s1[np.isnan(s1)] = 0.0
+    return s1
+
+
+def paired_bootstrap_core(D, plan, *, alternative="two-sided", confidence_level=0.95, keep_null=False):
+    """Sakai's studentised paired bootstrap test for every row of ``D`` with one shared plan."""
+    info = _describe_diffs(D)
+    n = info["n"]
+    se = info["sd"] / np.sqrt(n)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t_obs = info["mean"] / se
+    B = plan.n_resamples
+    P = D.shape[0]
+    pvalue = np.empty(P)
+    low = np.empty(P)
+    high = np.empty(P)
+    null_all = np.empty((P, B)) if keep_null else None
+    lo_p, hi_p = _tail_probabilities(confidence_level, alternative)
+    for sl in _chunks(P, B):
+        null = studentized_null(D[sl] - info["mean"][sl, None], plan)
+        count = _count_extreme(null, t_obs[sl], alternative)
+        pvalue[sl] = (count + 1) / (B + 1)
+        q = quantiles(null, [lo_p, hi_p])
+        low[sl] = info["mean"][sl] - q[:, 1] * se[sl]
+        high[sl] = info["mean"][sl] - q[:, 0] * se[sl]
+        if keep_null:
+            null_all[sl] = null
+    low, high = _one_sided(low, high, alternative)
+    degenerate = info["constant"]
+    pvalue[degenerate] = 1.0
+    low[degenerate & (alternative != "less")] = info["mean"][degenerate & (alternative != "less")]
+    high[degenerate & (alternative != "greater")] = info["mean"][degenerate & (alternative != "greater")]
+    t_obs = np.where(info["zero"], np.nan, t_obs)
+    return dict(info, statistic=t_obs, pvalue=pvalue, low=low, high=high, null=null_all,
+                degenerate=degenerate)
+
+
+def _one_sided(low, high, alternative):
+    if alternative == "less":
+        low = np.full_like(low, -np.inf)
+    elif alternative == "greater":
+        high = np.full_like(high, np.inf)
+    return low, high
+
+
+def _t_effect_interval(info, alternative, confidence_level):
+    low, high = t_interval(info["mean"], info["sd"], info["n"], confidence_level=confidence_level,
+                           alternative=alternative)
+    return np.asarray(low, dtype=float), np.asarray(high, dtype=float)
+
+
+def randomization_core(D, plan, *, alternative="two-sided", confidence_level=0.95, keep_null=False):
+    """Sign-flip randomisation test of the mean difference for every row of ``D``."""
+    info = _describe_diffs(D)
+    n = info["n"]
+    observed = info["mean"]
+    B = plan.n_resamples
+    P = D.shape[0]
+    pvalue = np.empty(P)
+    null_all = np.empty((P, B)) if keep_null else None
+    for sl in _chunks(P, B):
+        null = weighted_sums(plan, D[sl])
+        null /= n
+        count = _count_extreme(null, observed[sl], alternative)
+        pvalue[sl] = count / B if plan.exact else (count + 1) / (B + 1)
+        if keep_null:
+            null_all[sl] = null
+    pvalue = np.minimum(pvalue, 1.0)
+    pvalue[info["zero"]] = 1.0
+    low, high = _t_effect_interval(info, alternative, confidence_level)
+    return dict(info, statistic=observed.copy(), pvalue=pvalue, low=low, high=high, null=null_all,
+                degenerate=info["zero"])
+
+
+def t_core(D, *, alternative="two-sided", confidence_level=0.95):
+    """scipy's ``ttest_rel`` on every row of ``D`` (as a one-sample t-test of the differences)."""
+    info = _describe_diffs(D)
+    with np.errstate(divide="ignore", invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        res = stats.ttest_rel(D, np.zeros_like(D), axis=1, alternative=alternative)
+        ci = res.confidence_interval(confidence_level)
+    statistic = np.asarray(res.statistic, dtype=float).copy()
+    pvalue = np.asarray(res.pvalue, dtype=float).copy()
+    low = np.asarray(ci.low, dtype=float).copy()
+    high = np.asarray(ci.high, dtype=float).copy()
+    degenerate = info["constant"]
+    pvalue[degenerate] = 1.0
+    low[degenerate & (alternative != "less")] = info["mean"][degenerate & (alternative != "less")]
+    high[degenerate & (alternative != "greater")] = info["mean"][degenerate & (alternative != "greater")]
+    return dict(info, statistic=statistic, pvalue=pvalue, low=low, high=high, null=None,
+                degenerate=degenerate)
+
+
+def wilcoxon_core(D, *, alternative="two-sided", confidence_level=0.95, zero_method="wilcox",
+                  correction=False, method="auto"):
+    """scipy's ``wilcoxon`` on every row of ``D``."""
+    info = _describe_diffs(D)
+    P = D.shape[0]
+    statistic = np.full(P, np.nan)
+    pvalue = np.ones(P)
+    for i in range(P):
+        if info["zero"][i]:
+            continue
+        res = stats.wilcoxon(D[i], zero_method=zero_method, correction=correction,
+                             alternative=alternative, method=method)
+        statistic[i], pvalue[i] = res.statistic, res.pvalue
+    low, high = _t_effect_interval(info, alternative, confidence_level)
+    return dict(info, statistic=statistic, pvalue=pvalue, low=low, high=high, null=None,
+                degenerate=info["zero"])
+
+
+def sign_core(D, *, alternative="two-sided", confidence_level=0.95):
+    """Sign test (scipy's ``binomtest`` on wins among non-tied topics) on every row of ``D``."""
+    info = _describe_diffs(D)
+    P = D.shape[0]
+    statistic = np.full(P, np.nan)
+    pvalue = np.ones(P)
+    for i in range(P):
+        k, m = int(info["wins"][i]), int(info["wins"][i] + info["losses"][i])
+        if m == 0:
+            continue
+        res = stats.binomtest(k, m, 0.5, alternative=alternative)
+        statistic[i], pvalue[i] = res.statistic, res.pvalue
+    low, high = _t_effect_interval(info, alternative, confidence_level)
+    return dict(info, statistic=statistic, pvalue=pvalue, low=low, high=high, null=None,
+                degenerate=info["zero"])
+
+
+def _result(core, method, alternative, confidence_level, plan=None):
+    return PairedTestResult(
+        statistic=float(core["statistic"][0]),
+        pvalue=float(core["pvalue"][0]),
+        difference=float(core["mean"][0]),
+        confidence_interval=ConfidenceInterval(float(core["low"][0]), float(core["high"][0])),
+        effect_size=float(core["effect_size"][0]),
+        n_topics=int(core["n"]),
+        wins=int(core["wins"][0]),
+        ties=int(core["ties"][0]),
+        losses=int(core["losses"][0]),
+        method=method,
+        alternative=alternative,
+        confidence_level=confidence_level,
+        null_distribution=None if core["null"] is None else core["null"][0],
+        plan=plan,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# public tests
+
+
+def paired_bootstrap_test(x, y, *, alternative="two-sided", n_resamples=10_000, confidence_level=0.95,
+                          rng=None, plan=None, nan_policy="raise"):
+    """Sakai's paired bootstrap test (studentised shift method) of ``mean(x - y) = 0``.
+
+    With ``z = x - y``, the statistic is ``t(z) = mean(z) / (sd(z)/√n)``. The null is imposed by
+    shifting, ``w = z - mean(z)``; each topic resample ``b`` gives ``t(w*b)`` and the two-sided
+    achieved significance level is the share of ``|t(w*b)| >= |t(z)|`` (Sakai 2007, Fig. 2-3),
+    reported as ``(count + 1) / (B + 1)``. ``t(w*b)`` is also the bootstrap-t pivot, so the same
+    resamples give the studentised confidence interval of the mean difference.
+
+    Args:
+        x, y: per-topic scores of the two systems, paired by position (arrays) or by index
+            (two pandas Series).
+        alternative: ``"two-sided"``, ``"greater"`` (``x`` better) or ``"less"``.
+        n_resamples: bootstrap resamples ``B`` (Sakai used 1000).
+        confidence_level: level of the interval of the mean difference.
+        rng: seed or Generator (SPEC 7); pass ``functools.partial(paired_bootstrap_test, rng=1)``
+            to ``pt.Experiment`` for reproducible p-values.
+        plan: a :class:`ResamplePlan` to replay (overrides ``n_resamples`` and ``rng``).
+        nan_policy: ``"raise"`` or ``"omit"`` (drop topics with a NaN or missing score, warning).
+
+    Returns:
+        PairedTestResult; ``null_distribution`` holds the ``t(w*b)``.
+
+    A resample drawing topics with zero spread gets ``t(w*b) = ±inf`` (counted as extreme) or 0
+    when its mean is 0 too.
+
+    Example:
+        >>> a = [.25, .43, .39, .75, .43, .15, .20, .52, .49, .50]
+        >>> b = [.35, .84, .15, .75, .68, .85, .80, .50, .58, .75]
+        >>> statistic, pvalue = paired_bootstrap_test(b, a, rng=1)
+        >>> round(statistic, 2)
+        2.33
+
+    References:
+        Sakai, T. (2007). Evaluating information retrieval metrics based on bootstrap hypothesis
+        tests. IPSJ Digital Courier 3, §5.1.
+    """
+    confidence_level = _common_iv(alternative, confidence_level, nan_policy)
+    n_resamples = check_positive_int(n_resamples, "n_resamples")
+    x, y = as_paired(x, y, nan_policy=nan_policy)
+    used = as_resample_plan(plan, x.size, n_resamples, rng)
+    core = paired_bootstrap_core((x - y)[None, :], used, alternative=alternative,
+                                 confidence_level=confidence_level, keep_null=True)
+    warn_degenerate("constant" if not core["zero"][0] else "zero", core["degenerate"])
+    return _result(core, "paired_bootstrap", alternative, confidence_level, used)
+
+
+def randomization_test(x, y, *, alternative="two-sided", n_resamples=10_000, confidence_level=0.95,
+                       rng=None, plan=None, nan_policy="raise"):
+    """Paired randomisation (permutation) test of the mean difference by per-topic sign flips.
+
+    Under the null the two systems' labels are exchangeable on each topic, so each difference
+    ``x_i - y_i`` keeps or flips its sign with probability 1/2. The statistic is ``mean(x - y)``.
+    When ``2**n <= n_resamples`` all ``2**n`` flips are enumerated and ``p = count / 2**n``
+    (exact, equal to ``scipy.stats.permutation_test(..., permutation_type="samples")``);
+    otherwise ``B`` random flips give ``p = (count + 1) / (B + 1)``. Two-sided counts
+    ``|mean*| >= |mean|``.
+
+    Args:
+        x, y: paired per-topic scores.
+        alternative, confidence_level, rng, nan_policy: as :func:`paired_bootstrap_test`.
+        n_resamples: random sign flips ``B``; also the threshold for exact enumeration.
+        plan: a :class:`SignFlipPlan` to replay.
+
+    Returns:
+        PairedTestResult (its interval is the t interval of the mean difference).
+
+    Example:
+        >>> x = [0.42, 0.31, 0.55, 0.61, 0.27, 0.49, 0.38, 0.52]
+        >>> y = [0.40, 0.25, 0.50, 0.52, 0.30, 0.41, 0.33, 0.45]
+        >>> res = randomization_test(x, y)  # 2**8 = 256 <= 10,000: exact
+        >>> res.pvalue
+        0.0234375
+
+    References:
+        Smucker, Allan & Carterette (2007). A comparison of statistical significance tests for
+        information retrieval evaluation. CIKM. (METHODS.md §2.)
+    """
+    confidence_level = _common_iv(alternative, confidence_level, nan_policy)
+    n_resamples = check_positive_int(n_resamples, "n_resamples")
+    x, y = as_paired(x, y, nan_policy=nan_policy)
+    used = as_sign_flip_plan(plan, x.size, n_resamples, rng)
+    core = randomization_core((x - y)[None, :], used, alternative=alternative,
+                              confidence_level=confidence_level, keep_null=True)
+    warn_degenerate("zero", core["degenerate"])
+    method = "randomization_exact" if used.exact else "randomization"
+    return _result(core, method, alternative, confidence_level, used)
+
+
+def t_test(x, y, *, alternative="two-sided", confidence_level=0.95, nan_policy="raise"):
+    """Paired t-test (``scipy.stats.ttest_rel``), with the effect and its t interval.
+
+    Example (Kanoulas' slides: 10 topics, mean difference 0.214, sd 0.291, t = 2.33):
+        >>> a = [.25, .43, .39, .75, .43, .15, .20, .52, .49, .50]
+        >>> b = [.35, .84, .15, .75, .68, .85, .80, .50, .58, .75]
+        >>> res = t_test(b, a, alternative="greater")
+        >>> round(res.statistic, 2), round(res.pvalue, 2)
+        (2.33, 0.02)
+    """
+    confidence_level = _common_iv(alternative, confidence_level, nan_policy)
+    x, y = as_paired(x, y, nan_policy=nan_policy)
+    core = t_core((x - y)[None, :], alternative=alternative, confidence_level=confidence_level)
+    warn_degenerate("constant" if not core["zero"][0] else "zero", core["degenerate"])
+    return _result(core, "t", alternative, confidence_level)
+
+
+def wilcoxon_test(x, y, *, alternative="two-sided", confidence_level=0.95, zero_method="wilcox",
+                  correction=False, method="auto", nan_policy="raise"):
+    """Wilcoxon signed-rank test (``scipy.stats.wilcoxon`` with the same options).
+
+    ``statistic`` is scipy's (the smaller rank sum for two-sided, ``W+`` otherwise). The interval
+    reported with the effect is the t interval of the mean difference.
+
+    Example:
+        >>> res = wilcoxon_test([0.5, 0.6, 0.7, 0.8, 0.9], [0.4, 0.4, 0.5, 0.5, 0.5])
+        >>> res.pvalue
+        0.0625
+    """
+    confidence_level = _common_iv(alternative, confidence_level, nan_policy)
+    check_choice(zero_method, "zero_method", ("wilcox", "pratt", "zsplit"))
+    check_choice(method, "method", ("auto", "exact", "asymptotic"))
+    x, y = as_paired(x, y, nan_policy=nan_policy)
+    core = wilcoxon_core((x - y)[None, :], alternative=alternative, confidence_level=confidence_level,
+                         zero_method=zero_method, correction=bool(correction), method=method)
+    warn_degenerate("zero", core["degenerate"])
+    return _result(core, "wilcoxon", alternative, confidence_level)
+
+
+def sign_test(x, y, *, alternative="two-sided", confidence_level=0.95, nan_policy="raise"):
+    """Sign test: ``scipy.stats.binomtest(wins, wins + losses, 0.5)``, ties dropped.
+
+    ``statistic`` is the share of wins among non-tied topics (scipy's ``binomtest`` statistic).
+
+    Example:
+        >>> sign_test([0.5, 0.6, 0.7, 0.8, 0.9], [0.4, 0.4, 0.5, 0.5, 0.5]).pvalue
+        0.0625
+    """
+    confidence_level = _common_iv(alternative, confidence_level, nan_policy)
+    x, y = as_paired(x, y, nan_policy=nan_policy)
+    core = sign_core((x - y)[None, :], alternative=alternative, confidence_level=confidence_level)
+    warn_degenerate("zero", core["degenerate"])
+    return _result(core, "sign", alternative, confidence_level)
+
+
+def _cohens_d(x, y):
+    nx, ny = x.size, y.size
+    pooled = ((nx - 1) * x.var(ddof=1) + (ny - 1) * y.var(ddof=1)) / (nx + ny - 2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return float((x.mean() - y.mean()) / np.sqrt(pooled))
+
+
+def unpaired_bootstrap_test(x, y, *, statistic="mean", alternative="two-sided", n_resamples=10_000,
+                            confidence_level=0.95, rng=None, nan_policy="raise"):
+    """Sakai's unpaired bootstrap test of ``M(x) = M(y)`` for any aggregate ``M``.
+
+    ``x`` and ``y`` need not share topics or length. The null (both from one distribution) is
+    imposed by pooling: each resample draws ``n + m`` values with replacement from ``x ∪ y``, the
+    first ``n`` form ``x*`` and the rest ``y*``; ``d* = M(x*) - M(y*)``; the two-sided ASL is the
+    share of ``|d*| >= |d̂|`` (Sakai 2007, §5.2, Fig. 6-7), reported as ``(count + 1)/(B + 1)``.
+    The interval of ``d̂`` is the percentile interval from resampling ``x`` and ``y`` separately
+    (drawn after the pooled resamples from the same ``rng``). It has much less power than the
+    paired tests; use it for aggregates such as ``"gmean"`` that are not a mean of differences.
+
+    Args:
+        x, y: per-topic scores of the two systems.
+        statistic: ``"mean"``, ``"gmean"``, ``"logit_mean"``, ``"median"`` or a callable
+            ``f(sample, axis=-1)``.
+        alternative, n_resamples, confidence_level, rng, nan_policy: as the paired tests (NaNs
+            are dropped from each sample separately with ``"omit"``).
+
+    Returns:
+        UnpairedTestResult
+
+    Example:
+        >>> x = [0.42, 0.31, 0.55, 0.61, 0.27, 0.49, 0.38, 0.52]
+        >>> y = [0.10, 0.05, 0.30, 0.22, 0.01, 0.18, 0.09, 0.25]
+        >>> res = unpaired_bootstrap_test(x, y, statistic="gmean", rng=1)
+        >>> res.pvalue < 0.05
+        True
+    """
+    confidence_level = _common_iv(alternative, confidence_level, nan_policy)
+    n_resamples = check_positive_int(n_resamples, "n_resamples")
+    agg = get_aggregate(statistic)
+    x = as_sample(x, "x", nan_policy=nan_policy)
+    y = as_sample(y, "y", nan_policy=nan_policy)
+    agg.check_domain(x, "x")
+    agg.check_domain(y, "y")
+    gen = as_generator(rng)
+    nx, ny = x.size, y.size
+    observed = float(agg(x) - agg(y))
+    pooled = np.concatenate([x, y])
+    idx = gen.integers(0, nx + ny, (n_resamples, nx + ny))
+    null = agg(pooled[idx[:, :nx]], axis=-1) - agg(pooled[idx[:, nx:]], axis=-1)
+    count = int(_count_extreme(null[None, :], [observed], alternative)[0])
+    pvalue = (count + 1) / (n_resamples + 1)
+    ix = gen.integers(0, nx, (n_resamples, nx))
+    iy = gen.integers(0, ny, (n_resamples, ny))
+    boot = np.sort(agg(x[ix], axis=-1) - agg(y[iy], axis=-1))
+    lo_p, hi_p = _tail_probabilities(confidence_level, alternative)
+    low, high = sorted_quantiles(boot[None, :], [lo_p, hi_p])[0]
+    low, high = _one_sided(np.array([low]), np.array([high]), alternative)
+    return UnpairedTestResult(
+        statistic=observed, pvalue=pvalue, difference=observed,
+        confidence_interval=ConfidenceInterval(float(low[0]), float(high[0])),
+        effect_size=_cohens_d(x, y), n_x=nx, n_y=ny, statistic_name=agg.name,
+        method="unpaired_bootstrap", alternative=alternative, confidence_level=confidence_level,
+        null_distribution=null,
+    )

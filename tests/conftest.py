@@ -1,0 +1,64 @@
+"""Shared fixtures: where the real evaluation data lives, and skipping when it is absent."""
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+SHARED = Path(os.environ.get("PYTERRIER_BOOT_SHARED", Path(__file__).resolve().parents[2] / "shared"))
+DATA = SHARED / "data"
+IRDS_SOURCE = SHARED / "irds_home"
+
+# set by pytest_configure: the session's private ir_datasets home
+_irds = {"home": None, "imported_early": False}
+
+
+def shared_path(*parts):
+    """Path inside ../shared/data, or skip the test saying what is missing."""
+    path = DATA.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"real evaluation data not found at {path} (set PYTERRIER_BOOT_SHARED to the shared folder)")
+    return path
+
+
+@pytest.fixture
+def shared_data():
+    """The ``../shared/data`` folder (skips when absent)."""
+    return shared_path()
+
+
+def pytest_configure(config):
+    """Point ir_datasets at a private, writable copy of ``../shared/irds_home`` for the session.
+
+    ir_datasets fixes each dataset's paths when it is imported, so IR_DATASETS_HOME must be set
+    before any test imports it. Tests thus never read or write the user's ``~/.ir_datasets``.
+    """
+    _irds["imported_early"] = "ir_datasets" in sys.modules
+    home = Path(tempfile.mkdtemp(prefix="pyterrier_boot_irds_"))
+    if IRDS_SOURCE.is_dir():
+        for path in IRDS_SOURCE.rglob("*"):  # copy contents only: the shared copy is read-only
+            target = home / path.relative_to(IRDS_SOURCE)
+            if path.is_dir():
+                target.mkdir(parents=True, exist_ok=True)
+            else:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(path, target)
+    _irds["home"] = home
+    os.environ["IR_DATASETS_HOME"] = str(home)
+
+
+def pytest_unconfigure(config):
+    if _irds["home"] is not None:
+        shutil.rmtree(_irds["home"], ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def irds_home():
+    """The session's ir_datasets home, holding Vaswani offline (skips when the copy is absent)."""
+    if not (IRDS_SOURCE / "vaswani").is_dir():
+        pytest.skip(f"offline ir_datasets copy not found at {IRDS_SOURCE} (set PYTERRIER_BOOT_SHARED)")
+    if _irds["imported_early"]:
+        pytest.skip("ir_datasets was imported before the test session could set IR_DATASETS_HOME")
+    return _irds["home"]

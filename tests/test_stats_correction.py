@@ -1,0 +1,31 @@
+"""correct_pvalues equals statsmodels' multipletests."""
+import numpy as np
+import pytest
+from statsmodels.stats.multitest import multipletests
+
+from pyterrier_boot.stats.correction import METHODS, correct_pvalues
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_equals_statsmodels(method):
+    p = np.random.default_rng(3).uniform(0, 0.2, size=25)
+    reject, corrected = correct_pvalues(p, method=method, alpha=0.1)
+    ref_reject, ref_corrected, _, _ = multipletests(p, alpha=0.1, method=method)
+    np.testing.assert_array_equal(reject, ref_reject)
+    np.testing.assert_array_equal(corrected, ref_corrected)
+
+
+def test_nan_pvalues_stay_out_of_the_family():
+    p = np.array([0.01, np.nan, 0.04, 0.03])
+    res = correct_pvalues(p, method="bonferroni")
+    assert np.isnan(res.pvalues[1]) and not res.reject[1]
+    np.testing.assert_allclose(res.pvalues[[0, 2, 3]], [0.03, 0.12, 0.09])
+
+
+def test_bad_input_messages():
+    with pytest.raises(ValueError, match="'method' must be one of 'bonferroni', 'sidak', 'holm', .* got 'BH'"):
+        correct_pvalues([0.1], method="BH")
+    with pytest.raises(ValueError, match=r"'pvalues' must lie in \[0, 1\]"):
+        correct_pvalues([0.1, 1.5])
+    with pytest.raises(ValueError, match="'pvalues' must be one-dimensional"):
+        correct_pvalues([[0.1]])
