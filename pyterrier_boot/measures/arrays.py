@@ -5,7 +5,7 @@ distinct docnos (so comparing ids compares docnos, which trec_eval's tie-breakin
 are those of the qrels, in natural order. For topic ``q`` the judged documents are
 ``qrels_docs[qrels_offsets[q]:qrels_offsets[q + 1]]`` with their grades; for system ``s`` and topic
 ``q`` the ranking is ``run_docs[run_offsets[s * Q + q]:run_offsets[s * Q + q + 1]]`` in trec_eval's
-order (score descending, ties by docno descending) with the grade of each document, or
+order (score descending as single-precision floats, ties by docno descending) with the grade of each document, or
 :data:`UNJUDGED`.
 """
 import warnings
@@ -18,6 +18,12 @@ from .._warnings import InputWarning
 
 #: Grade stored for a retrieved document that has no judgement.
 UNJUDGED = np.iinfo(np.int32).min
+
+
+def trec_eval_scores(scores):
+    """Scores as trec_eval compares them: single precision (its ``float sim``), so scores equal in
+    single precision tie, and ties go by docno, descending."""
+    return np.asarray(scores, dtype=np.float64).astype(np.float32)
 
 
 def natural_order(qids):
@@ -109,7 +115,7 @@ class JudgedRuns:
             run = runs[name]
             topic = topic_index.get_indexer(run["qid"].to_numpy(object))
             doc = codes[bounds[j + 1]:bounds[j + 2]]
-            score = run["score"].to_numpy(np.float64)
+            score = trec_eval_scores(run["score"])
             unknown = topic < 0
             if unknown.any():
                 missing = natural_order(pd.unique(run["qid"].to_numpy(object)[unknown]))

@@ -39,6 +39,7 @@ class Evaluator:
         lowered = [lower(lm.measure) for lm in self.measures]
         self.kernel_index = np.array([i for i, km in enumerate(lowered) if km is not None], dtype=np.int64)
         self.fallback_index = np.array([i for i, km in enumerate(lowered) if km is None], dtype=np.int64)
+        _check_computable([lm for lm, km in zip(self.measures, lowered) if km is None])
         kms = [km for km in lowered if km is not None]
         self.kernel_measures = tuple(kms)
         grade_min, grade_max = arrays.grade_range
@@ -138,3 +139,15 @@ class Evaluator:
                 if q is not None:
                     out[s, q, columns[metric.measure]] = metric.value
         return out
+
+
+def _check_computable(measures):
+    """Refuse measures that neither a kernel nor any installed ir_measures provider computes."""
+    providers = [p for p in ir_measures.DefaultPipeline.providers if p.is_available()]
+    missing = [lm.label for lm in measures if not any(p.supports(lm.measure) for p in providers)]
+    if missing:
+        raise ValueError(
+            f"cannot compute {', '.join(map(repr, missing))}: pyterrier_boot has no kernel for "
+            f"{'it' if len(missing) == 1 else 'them'} with these parameters and no installed ir_measures "
+            "provider supports them (e.g. RBP and INST take no cutoff; ERR needs one)"
+        )

@@ -100,7 +100,8 @@ def _relevant_within(k, docs, grades, lo, stop, cutoff, rel, judged_only):
 
 
 @njit(cache=True)
-def _dcg(k, docs, grades, lo, stop, cutoff, judged_only, grade_min, gains):
+def _gain_within(k, docs, grades, lo, stop, cutoff, judged_only, grade_min, gains, discounted):
+    """(Discounted) cumulative gain of the image ranking to the cutoff."""
     pos = 0
     total = 0.0
     for i in range(lo, stop):
@@ -110,26 +111,12 @@ def _dcg(k, docs, grades, lo, stop, cutoff, judged_only, grade_min, gains):
             continue
         if g != _UNJ:
             gain = gains[g - grade_min]
-            if gain != 0.0:
-                for t in range(_copies(kk, pos, cutoff)):
+            n = _copies(kk, pos, cutoff)
+            if not discounted:
+                total += gain * n
+            elif gain != 0.0:
+                for t in range(n):
                     total += gain / math.log2(pos + t + 2)
-        pos += kk
-        if cutoff > 0 and pos >= cutoff:
-            break
-    return total
-
-
-@njit(cache=True)
-def _cg(k, docs, grades, lo, stop, cutoff, judged_only, grade_min, gains):
-    pos = 0
-    total = 0.0
-    for i in range(lo, stop):
-        kk = k[docs[i]]
-        g = grades[i]
-        if kk == 0 or (judged_only and g < 0):
-            continue
-        if g != _UNJ:
-            total += gains[g - grade_min] * _copies(kk, pos, cutoff)
         pos += kk
         if cutoff > 0 and pos >= cutoff:
             break
@@ -343,12 +330,12 @@ def _value(kind, cutoff, rel, x, judged_only, k, docs, grades, lo, stop, hi, his
         idcg = _ideal(hist, gains, order, cutoff, True)
         if idcg <= 0.0:
             return 0.0
-        return _dcg(k, docs, grades, lo, stop, cutoff, judged_only, grade_min, gains) / idcg
+        return _gain_within(k, docs, grades, lo, stop, cutoff, judged_only, grade_min, gains, True) / idcg
     if kind == NCG:
         icg = _ideal(hist, gains, order, cutoff, False)
         if icg <= 0.0:
             return 0.0
-        return _cg(k, docs, grades, lo, stop, cutoff, judged_only, grade_min, gains) / icg
+        return _gain_within(k, docs, grades, lo, stop, cutoff, judged_only, grade_min, gains, False) / icg
     if kind == Q:
         n_rel = _count_at_least(hist, grade_min, rel)
         return _q_measure(k, docs, grades, lo, stop, cutoff, rel, judged_only, x, n_rel, hist, grade_min, gains, order)

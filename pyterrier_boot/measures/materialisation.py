@@ -10,18 +10,22 @@ its tie-breaking, sees the same ranking; ``source_docno`` keeps the original doc
 import numpy as np
 import pandas as pd
 
-from .arrays import natural_order
+from .arrays import natural_order, trec_eval_scores
 
 
 def multiplicities_for(docnos, multiplicity):
     """Multiplicity of each docno (int64 array) from a mapping / Series / callable; missing docs: 1."""
-    if isinstance(multiplicity, pd.Series):
-        k = pd.Series(docnos).map(multiplicity)
-    elif callable(multiplicity) and not isinstance(multiplicity, dict):
-        k = pd.Series([multiplicity(d) for d in docnos], dtype="float64")
-    else:
-        k = pd.Series(docnos).map(dict(multiplicity))
-    k = k.fillna(1).to_numpy(np.float64)
+    docnos = pd.Series(np.asarray(docnos, dtype=object))
+    try:
+        if callable(multiplicity) and not isinstance(multiplicity, (dict, pd.Series)):
+            k = np.array([multiplicity(d) for d in docnos], dtype=np.float64)
+        else:
+            mapping = multiplicity if isinstance(multiplicity, pd.Series) else pd.Series(dict(multiplicity))
+            mapping = mapping.astype(np.float64)
+            k = np.array(mapping.reindex(docnos), dtype=np.float64)
+            k[~docnos.isin(mapping.index).to_numpy()] = 1.0
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"'multiplicity' must map docnos to numbers of copies: {error}") from None
     if not np.all(np.isfinite(k)) or np.any(k < 0) or np.any(k != np.round(k)):
         raise ValueError("'multiplicity' must map docnos to non-negative whole numbers of copies")
     return k.astype(np.int64)
@@ -44,13 +48,14 @@ def _copies(frame, k):
 def image_run(run, multiplicity):
     """The image of a run frame (``qid``, ``docno``, ``score``) under ``multiplicity``.
 
-    Rows are put in trec_eval order first (score descending, ties by docno descending); the
+    Rows are put in trec_eval order first (score descending in single precision, ties by docno
+    descending); the
     result has ``qid``, ``docno``, ``source_docno``, ``rank`` (0-based, as PyTerrier) and
     ``score`` (strictly decreasing within a topic), plus the run's other columns.
     """
-    ordered = run.assign(_q=run["qid"].astype(str)).sort_values(
-        ["_q", "score", "docno"], ascending=[True, False, False], kind="stable"
-    ).drop(columns="_q")
+    ordered = run.assign(_q=run["qid"].astype(str), _s=trec_eval_scores(run["score"])).sort_values(
+        ["_q", "_s", "docno"], ascending=[True, False, False], kind="stable"
+    ).drop(columns=["_q", "_s"])
     k = multiplicities_for(ordered["docno"].to_numpy(object), multiplicity)
     out = _copies(ordered.drop(columns=[c for c in ("rank", "source_docno") if c in ordered]), k)
     out["rank"] = out.groupby("qid", sort=False).cumcount()

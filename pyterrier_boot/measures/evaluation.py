@@ -1,0 +1,99 @@
+"""``evaluate``: per-topic measure values of a run, on the collection or on a corpus image."""
+import numpy as np
+import pandas as pd
+
+from ..inputs.qrels import read_qrels
+from ..inputs.runs import read_runs
+from .arrays import JudgedRuns
+from .engine import Evaluator
+from .materialisation import multiplicities_for
+from .parsing import parse_measures
+
+
+def prepare(runs, qrels, measures, *, topics=None, batch_size=None, verbose=False):
+    """Read runs, qrels and measures, and intern them: ``(Evaluator, Qrels)``.
+
+    The shared entry point of :func:`evaluate`, the corpus bootstrap and ``Experiment``.
+    """
+    qrels = read_qrels(qrels)
+    measures = parse_measures(measures)
+    runs = read_runs(runs, topics=topics, batch_size=batch_size, verbose=verbose)
+    arrays = JudgedRuns.build(runs, qrels.frame)
+    return Evaluator(arrays, measures, runs=runs, qrels=qrels.frame), qrels
+
+
+def evaluate(run, qrels, measures, *, multiplicity=None, topics=None):
+    """Per-topic values of IR measures, on the collection or on one corpus image.
+
+    Args:
+        run: a run (PyTerrier result frame, TREC run file, PyTerrier transformer) or a dict
+            ``name -> run`` / list of runs (anything :func:`read_runs` accepts).
+        qrels: a qrels frame, TREC qrels file, ir_datasets or PyTerrier dataset, or an id such as
+            ``"irds:vaswani"`` (anything :func:`read_qrels` accepts).
+        measures: ir_measures objects or strings in ir_measures syntax (``"nDCG@10"``,
+            ``"AP(rel=2)"``, ``"RBP(p=0.8)"``) or trec_eval names (``"map"``, ``"ndcg_cut_10"``).
+            Output keeps the label as written.
+        multiplicity: ``None`` for the collection itself, or a mapping / Series / callable giving
+            each docno's number of copies in a corpus image (missing documents: 1; 0 removes a
+            document). See :mod:`pyterrier_boot.measures.materialisation` for the image it stands for.
+        topics: topics to run transformers on.
+
+    Returns:
+        A long frame ``qid, measure, value`` (with a leading ``name`` column when several runs
+        were given), topics in natural order, measures in the order given.
+
+    Conventions (those of trec_eval, ir_measures and ``pt.Experiment``):
+        * Topics are those of the qrels. A topic the run has no result for scores 0; topics of the
+          run that are not in the qrels are ignored, with an :class:`InputWarning`.
+        * A run is ranked by score, descending, ties broken by docno descending (trec_eval's
+          order), for every measure. ir_measures' providers for ``RR@k`` and ``Judged`` break ties
+          by docno ascending and cwl_eval's (RBP, INSQ, INST) by input order, so on runs with
+          tied scores those measures can differ from ir_measures; on runs without ties they are equal.
+        * A document judged with a negative grade counts as unjudged (trec_eval's "pooled but
+          unjudged"), except for ``Judged`` (any judgement counts, as in ir_measures).
+        * ``RBP(p=...)`` without ``rel`` means binary relevance at grade >= 1; RBP, INSQ and INST
+          follow cwl_eval (expected rate of gain over the first 1000 positions, unjudged documents
+          gaining 0); ERR@k and ``nDCG(dcg='exp-log2')@k`` follow gdeval (grades 0..4; gdeval prints
+          5 decimals, we do not round).
+        * On an image, a topic whose relevant documents all vanished scores 0 on every measure of
+          relevance (Zobel & Rashidi 2020, §3).
+
+    Measures without a kernel are computed by ir_measures (on the materialised image when
+    ``multiplicity`` is given, with a :class:`FallbackWarning`).
+
+    Example:
+        >>> import pandas as pd
+        >>> from pyterrier_boot import evaluate
+        >>> qrels = pd.DataFrame({"qid": ["1", "1"], "docno": ["a", "b"], "label": [1, 0]})
+        >>> run = pd.DataFrame({"qid": ["1", "1"], "docno": ["b", "a"], "score": [2.0, 1.0]})
+        >>> evaluate(run, qrels, ["AP", "P@1"])
+          qid measure  value
+        0   1      AP    0.5
+        1   1     P@1    0.0
+        >>> evaluate(run, qrels, ["AP"], multiplicity={"b": 0})["value"].tolist()
+        [1.0]
+    """
+    several = isinstance(run, (dict, list, tuple))
+    evaluator, _ = prepare(run if several else {"run": run}, qrels, measures, topics=topics)
+    arrays = evaluator.arrays
+    if multiplicity is None:
+        k = np.ones((1, arrays.n_docs), np.int32)
+    else:
+        counts = multiplicities_for(arrays.docnos, multiplicity)
+        if counts.max(initial=0) > np.iinfo(np.int32).max:
+            raise ValueError("'multiplicity' holds more copies of a document than the kernels can count")
+        k = counts.astype(np.int32)[None, :]
+    values = evaluator.evaluate(k, identity=multiplicity is None)[0]
+    return to_long_frame(values, arrays, evaluator.measures, with_name=several)
+
+
+def to_long_frame(values, arrays, measures, *, with_name=True):
+    """``values[system, topic, measure]`` as a long frame ``[name,] qid, measure, value``."""
+    n_s, n_q, n_m = values.shape
+    frame = pd.DataFrame({
+        "name": np.repeat(np.array(arrays.systems, dtype=object), n_q * n_m),
+        "qid": np.tile(np.repeat(arrays.qids, n_m), n_s),
+        "measure": np.tile(np.array([m.label for m in measures], dtype=object), n_s * n_q),
+        "value": values.reshape(-1),
+    })
+    return frame if with_name else frame.drop(columns="name")
