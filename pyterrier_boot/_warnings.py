@@ -15,3 +15,7 @@ class FallbackWarning(BootWarning):
 
 class DegenerateWarning(BootWarning):
     """A statistic is degenerate (e.g. all paired differences equal); the result says what was returned."""
+
+
+class FitWarning(BootWarning):
+    """A statistical model did not converge, or its estimates are unreliable; the result is flagged."""

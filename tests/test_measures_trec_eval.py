@@ -3,11 +3,10 @@ import ir_measures
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import shared_path
 
 from pyterrier_boot import evaluate, read_qrels, read_run
 from pyterrier_boot.measures.lowering import lower
-
-from conftest import shared_path
 
 pytestmark = pytest.mark.integration
 

@@ -186,14 +186,19 @@ def _jackknife(agg, values):
     return out
 
 
+def _acceleration(jack):
+    """BCa acceleration from jackknife values (rows, n) (Efron & Tibshirani eq. 14.15); 0 without spread."""
+    d = jack.mean(axis=1, keepdims=True) - jack
+    with np.errstate(invalid="ignore", divide="ignore"):
+        accel = (d ** 3).sum(axis=1) / (6 * ((d ** 2).sum(axis=1)) ** 1.5)
+    return np.where(np.isfinite(accel), accel, 0.0)
+
+
 def _bca_probabilities(dist, theta, jack, confidence_level, alternative):
     B = dist.shape[1]
     below = np.count_nonzero(dist < theta[:, None], axis=1) + np.count_nonzero(dist <= theta[:, None], axis=1)
     z0 = special.ndtri(below / (2 * B))
-    d = jack.mean(axis=1, keepdims=True) - jack
-    with np.errstate(invalid="ignore", divide="ignore"):
-        accel = (d ** 3).sum(axis=1) / (6 * ((d ** 2).sum(axis=1)) ** 1.5)
-    accel = np.where(np.isfinite(accel), accel, 0.0)
+    accel = _acceleration(jack)
     lo_p, hi_p = _tail_probabilities(confidence_level, alternative)
     probs = []
     for p in (lo_p, hi_p):
