@@ -24,6 +24,11 @@ def check_choice(value, name, choices):
     return value
 
 
+def test_name(test):
+    """A test given by name may be spelt with hyphens (``"paired-bootstrap"``): the underscore form."""
+    return test.replace("-", "_") if isinstance(test, str) else test
+
+
 def check_confidence_level(confidence_level, name="confidence_level"):
     if isinstance(confidence_level, bool) or not isinstance(confidence_level, numbers.Real):
         raise TypeError(f"{name!r} must be a number in (0, 1), got {type(confidence_level).__name__}")

@@ -17,6 +17,7 @@ from ._inputs import (
     check_choice,
     check_confidence_level,
     check_positive_int,
+    test_name,
 )
 from .correction import METHODS as CORRECTIONS
 from .correction import correct_pvalues
@@ -176,7 +177,7 @@ def compare(scores, *, baseline=None, test="paired_bootstrap", correction="holm"
             * one systems x topics matrix (2-D array or DataFrame), reported as measure ``"score"``.
         baseline: None (all pairs ``i < j``), a system name or row position, or a list of them
             (each baseline against every other system; ``difference = system_a - baseline``).
-        test: ``"paired_bootstrap"`` (Sakai), ``"randomization"``, ``"t"``, ``"wilcoxon"``,
+        test: ``"paired_bootstrap"`` (Sakai; also spelt ``"paired-bootstrap"``), ``"randomization"``, ``"t"``, ``"wilcoxon"``,
             ``"sign"``, or any callable ``test(x, y)`` whose result has the p-value at ``[1]``
             (e.g. ``scipy.stats.ttest_rel``).
         correction: a :data:`~pyterrier_boot.stats.correction.METHODS` name (statsmodels'), or
@@ -208,6 +209,7 @@ def compare(scores, *, baseline=None, test="paired_bootstrap", correction="holm"
         >>> table[["system_a", "system_b", "reject"]].values.tolist()
         [[1, 0, True], [2, 0, True]]
     """
+    test = test_name(test)
     alpha, confidence_level, n_resamples = _compare_iv(
         test, correction, correction_scope, alpha, alternative, confidence_level, n_resamples, nan_policy)
     measures, systems, _, values = _as_measure_matrices(scores, nan_policy)

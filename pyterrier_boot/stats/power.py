@@ -56,17 +56,25 @@ def _power_iv(alpha, alternative):
     return check_alpha(alpha)
 
 
+def two_tailed_power(crit, df, nc):
+    """``P(|T| > crit)`` for ``T`` noncentral t with ``df`` degrees of freedom and noncentrality ``nc``.
+
+    The lower tail is computed as ``nct.sf(crit, df, -nc)``: scipy's ``nct.cdf`` returns NaN far
+    in the lower tail for large ``df``.
+    """
+    return stats.nct.sf(crit, df, nc) + stats.nct.sf(crit, df, -nc)
+
+
 def _power(n, d, alpha, alternative):
     n = np.asarray(n, dtype=float)
     d = np.asarray(d, dtype=float)
     df = n - 1
     nc = d * np.sqrt(n)
     if alternative == "two-sided":
-        crit = stats.t.ppf(1 - alpha / 2, df)
-        return stats.nct.sf(crit, df, nc) + stats.nct.cdf(-crit, df, nc)
+        return two_tailed_power(stats.t.ppf(1 - alpha / 2, df), df, nc)
     if alternative == "greater":
         return stats.nct.sf(stats.t.ppf(1 - alpha, df), df, nc)
-    return stats.nct.cdf(stats.t.ppf(alpha, df), df, nc)
+    return stats.nct.sf(stats.t.ppf(1 - alpha, df), df, -nc)  # lower tail, mirrored (see above)
 
 
 def paired_power(n_topics, effect_size, *, alpha=0.05, alternative="two-sided"):

@@ -1,0 +1,136 @@
+"""Plots of meta-evaluation results (matplotlib, imported only when a plot is drawn).
+
+Every function takes a result object, draws on ``ax`` (a new figure when None) and returns the
+``Axes``, so plots can be combined and saved with ``ax.figure.savefig(...)``. Install matplotlib
+with ``pip install pyterrier-boot[plots]``.
+"""
+import numpy as np
+
+__all__ = ["plot_asl_curves", "plot_swap_rates", "plot_mr_pt", "plot_forest", "plot_user_variance"]
+
+
+def _axes(ax, figsize=(6.4, 4.2)):
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError:  # pragma: no cover - matplotlib is an optional dependency
+        raise ImportError("plotting needs matplotlib: pip install 'pyterrier-boot[plots]' "
+                          "(or pip install matplotlib)") from None
+    if ax is None:
+        _, ax = plt.subplots(figsize=figsize, constrained_layout=True)
+    return ax
+
+
+def plot_asl_curves(result, ax=None, *, log=False, title=None):
+    """Sakai's ASL curves (Fig. 10-13): each measure's ASLs sorted, one line per measure.
+
+    Args:
+        result: a :class:`~pyterrier_boot.meta.discriminative_power.DiscriminativePowerResult`.
+        ax: matplotlib Axes to draw on (default: a new figure).
+        log: logarithmic ASL axis (spreads out the small ASLs).
+        title: plot title (default: the test and alpha).
+
+    The dashed line is ``alpha``: where a curve crosses it is the measure's sensitivity; curves
+    further right/lower discriminate more pairs.
+    """
+    ax = _axes(ax)
+    curves = result.asl_curves()
+    x = curves.index.to_numpy()
+    for measure in curves.columns:
+        ax.plot(x, curves[measure].to_numpy(), label=str(measure), linewidth=1.5)
+    ax.axhline(result.alpha, color="grey", linestyle="--", linewidth=1, label=f"alpha = {result.alpha:g}")
+    if log:
+        ax.set_yscale("log")
+    ax.set_xlabel("system pairs sorted by ASL")
+    ax.set_ylabel("achieved significance level (ASL)")
+    ax.set_xlim(1, max(2, len(x)))
+    ax.set_title(title or f"ASL curves ({result.test}, {result.n_pairs} pairs, {result.n_topics} topics)")
+    ax.legend(fontsize="small")
+    return ax
+
+
+def plot_swap_rates(result, ax=None, *, title=None):
+    """Swap rate per difference bin (Sakai Fig. 19 output), one line per measure, with the threshold."""
+    ax = _axes(ax)
+    lows = result.bin_edges[:-1]
+    for m, measure in enumerate(result.measures):
+        ax.plot(lows, result.swap_rate[m], marker="o", markersize=3, label=str(measure))
+    ax.axhline(result.threshold, color="grey", linestyle="--", linewidth=1,
+               label=f"threshold = {result.threshold:g}")
+    ax.set_xlabel(f"difference bin (lower edge; last bin >= {lows[-1]:g})")
+    ax.set_ylabel("swap rate")
+    ax.set_title(title or f"Swap rates ({result.n_resamples} trials x {result.n_pairs} pairs)")
+    ax.legend(fontsize="small")
+    return ax
+
+
+def plot_mr_pt(result, ax=None, *, title=None):
+    """MR-PT curves (Sakai Fig. 17-18): minority rate against proportion of ties over fuzziness."""
+    ax = _axes(ax)
+    for m, measure in enumerate(result.measures):
+        ax.plot(result.proportion_ties[m], result.minority_rate[m], marker="o", markersize=3, label=str(measure))
+    ax.set_xlabel("proportion of ties (PT)")
+    ax.set_ylabel("minority rate (MR)")
+    f = result.fuzziness
+    ax.set_title(title or f"MR-PT curves (f = {f.min():g} .. {f.max():g})")
+    ax.legend(fontsize="small")
+    return ax
+
+
+def plot_forest(result, ax=None, *, max_rows=60, title=None):
+    """Forest plot of a meta-analysis: per-topic effects with intervals, then the pooled effects.
+
+    Args:
+        result: a :class:`~pyterrier_boot.meta.meta_analysis.MetaAnalysisResult`.
+        ax: Axes (default: a new figure sized to the number of rows).
+        max_rows: show at most this many topics (the most precise ones, i.e. with the largest
+            fixed-effect weight), to keep the plot readable; the pooled rows use every topic.
+        title: plot title.
+    """
+    table = result.to_frame()
+    topics = table.iloc[:-2]
+    pooled = table.iloc[-2:]
+    if len(topics) > max_rows:
+        topics = topics.sort_values("weight_fixed", ascending=False).head(max_rows).sort_index()
+    rows = len(topics) + 2
+    ax = _axes(ax, figsize=(6.4, max(3.0, 0.22 * rows + 1.2)))
+    y = np.arange(rows)[::-1]
+    yt = y[:len(topics)]
+    sizes = 10 + 90 * topics["weight_random"].to_numpy() / max(topics["weight_random"].max(), 1e-12)
+    ax.errorbar(topics["effect"], yt, xerr=[topics["effect"] - topics["ci_low"], topics["ci_high"] - topics["effect"]],
+                fmt="none", ecolor="black", elinewidth=1)
+    ax.scatter(topics["effect"], yt, s=sizes, marker="s", color="black", zorder=3)
+    for (_, row), yy, color in zip(pooled.iterrows(), y[len(topics):], ("tab:blue", "tab:red"), strict=True):
+        lo, mid, hi = row["ci_low"], row["effect"], row["ci_high"]
+        ax.fill([lo, mid, hi, mid], [yy, yy + 0.35, yy, yy - 0.35], color=color, zorder=3)
+    ax.axvline(0, color="grey", linestyle="--", linewidth=1)
+    ax.set_yticks(y)
+    ax.set_yticklabels([str(v) for v in topics["label"]] + list(pooled["label"]), fontsize="small")
+    ax.set_ylim(-1, rows)
+    level = round(100 * result.confidence_level)
+    ax.set_xlabel(f"effect ({level}% interval)")
+    ax.set_title(title or f"Meta-analysis over {result.n_topics} topics: tau² = {result.tau2:.3g}, "
+                          f"I² = {100 * result.i2:.0f}%")
+    return ax
+
+
+def plot_user_variance(result, ax=None, *, title=None):
+    """Each system's mean score over users (box plot per system), with the score at the mean
+    parameter as a red dot; systems sorted by their mean over users."""
+    ax = _axes(ax)
+    order = np.argsort(-result.statistic)
+    data = [result.distribution[i] for i in order]
+    import matplotlib
+
+    whis = (100 * (1 - result.confidence_level) / 2, 100 * (1 + result.confidence_level) / 2)
+    major, minor = (int(v) for v in matplotlib.__version__.split(".")[:2])
+    horizontal = {"orientation": "horizontal"} if (major, minor) >= (3, 10) else {"vert": False}
+    ax.boxplot(data, whis=whis, showfliers=False, **horizontal)
+    ax.scatter(result.at_mean[order], np.arange(1, len(order) + 1), color="tab:red", zorder=3, s=12,
+               label="at the mean parameter")
+    ax.set_yticks(np.arange(1, len(order) + 1))
+    ax.set_yticklabels([str(result.systems[i]) for i in order], fontsize="small")
+    ax.invert_yaxis()
+    ax.set_xlabel(f"{result.measure}: mean over topics, per user")
+    ax.set_title(title or f"User variance ({result.distribution.shape[1]} users)")
+    ax.legend(fontsize="small")
+    return ax

@@ -1,0 +1,348 @@
+"""Where the variance comes from: a linear mixed model of scores over topics and replicates.
+
+Kanoulas ("Experimental design for collection-based comparative evaluation", slides "Mixed-effects
+homoscedastic/heteroscedastic model"; METHODS.md §4): the score of system ``s`` on topic ``q`` in
+replicate ``k`` (a corpus image, an assessor, a user, ...) is
+
+    y[s,q,k] = β_s + b_q + c_sq + ε[s,q,k],   b_q ~ N(0, σ_q²),  c_sq ~ N(0, σ_sq²),  ε ~ N(0, σ²)
+
+R: ``lme(score ~ system, random = ~1 | topic/system)``. The topic variance ``σ_q²`` is what the
+paired t-test removes by pairing; ``σ_sq²`` (system-by-topic) and the residual ``σ²`` (within-cell,
+e.g. collection variance) are what remains; the system effects ``β_s - β_ref`` get standard errors
+that account for all three.
+
+How it is fitted with statsmodels (``statsmodels.regression.mixed_linear_model.MixedLM``, REML):
+groups are topics with a random intercept (``b_q``) and one variance component whose design is the
+system indicator within each topic (``c_sq``, a common variance ``σ_sq²``), i.e.
+``mixedlm("score ~ C(system)", groups="topic", vc_formula={"system:topic": "0 + C(system)"})``.
+Scores are centred and scaled to unit variance before fitting (estimates are transformed back), so
+the optimiser and statsmodels' absolute boundary heuristic do not depend on the score scale.
+
+Heteroscedastic model (``heteroscedastic=True``): the residual variance differs per cell,
+``Var ε[s,q,k] = σ² w_sq``. statsmodels' ``MixedLM`` has no ``varIdent``/weights argument, so the
+weights are plugged in: ``w_sq`` is the sample variance of the cell's replicates divided by the mean
+of those variances, and every row of the response and of all design matrices (fixed, topic,
+system-by-topic) is divided by ``√w_sq``. That is exactly generalised least squares with known
+relative residual variances (nlme's ``varFixed``); nlme's ``varIdent`` would instead estimate the
+``S x Q`` ratios jointly by likelihood. Cells whose replicates are all equal get the smallest
+positive cell variance (a zero weight would be infinite precision). The plug-in needs at least 2
+replicates per cell and is noisy with few (a sample variance on ``K - 1`` degrees of freedom).
+
+With one replicate per cell ``σ_sq²`` and ``σ²`` cannot be told apart: the model fitted is then
+``score ~ system + (1 | topic)`` and the residual holds both (``components["system:topic"]`` is NaN).
+
+The plain paired t-test on the cell means (mean over replicates) against the reference system is
+reported next to the model's effects (:meth:`VarianceDecompositionResult.to_frame`). For balanced
+data its standard error estimates ``sqrt(2 (σ_sq² + σ²/K) / Q)``, the same quantity the model
+estimates from all systems at once.
+"""
+import warnings
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+from scipy import stats
+
+from .._results import TupleLike
+from .._warnings import FitWarning
+from ..stats._inputs import _describe, _is_pandas
+
+__all__ = ["variance_decomposition", "VarianceDecompositionResult", "COMPONENTS"]
+
+COMPONENTS = ("topic", "system:topic", "residual")
+_BOUNDARY_MESSAGE = "The MLE may be on the boundary of the parameter space."
+
+
+@dataclass(frozen=True, slots=True)
+class VarianceDecompositionResult(TupleLike):
+    """A fitted mixed model; unpacks as ``components, effects``.
+
+    Attributes:
+        components: dict ``{"topic": σ_q², "system:topic": σ_sq², "residual": σ²}`` (score units
+            squared; in the heteroscedastic model ``residual`` is the mean cell residual variance).
+        share: dict of each component's share of their sum.
+        effects: pandas DataFrame, one row per non-reference system: ``system, effect,
+            standard_error, z, p-value, ci_low, ci_high`` (Wald z, as statsmodels reports).
+        reference: the reference system (``effect`` = its difference to it); reference_mean: its
+            estimated mean score (the intercept).
+        t_test: pandas DataFrame, the paired t-test of cell means of each system against the
+            reference: ``system, difference, standard_error, t, p-value``.
+        converged: False when the optimiser failed or the Hessian at the estimate is not positive
+            definite (estimates and standard errors are then unreliable; a :class:`FitWarning` was
+            emitted).
+        fit_warnings: statsmodels' warning messages during the fit.
+        boundary: names of components estimated at 0 (a legitimate estimate, but its standard
+            error is not meaningful).
+        residual_variances: ``(S, Q)`` residual variance per cell (heteroscedastic model), or None.
+        heteroscedastic, n_systems, n_topics, n_replicates, log_likelihood: as fitted.
+        model: the statsmodels results object (estimates on the standardised scale).
+    """
+
+    components: dict
+    effects: Any
+    share: dict
+    reference: Any
+    reference_mean: float
+    t_test: Any
+    converged: bool
+    fit_warnings: tuple
+    boundary: tuple
+    heteroscedastic: bool
+    n_systems: int
+    n_topics: int
+    n_replicates: int
+    log_likelihood: float
+    residual_variances: Any = None
+    model: Any = None
+    _tuple_fields: ClassVar[tuple[str, ...]] = ("components", "effects")
+
+    def components_frame(self):
+        """Variance components as a table: ``component, variance, sd, share``."""
+        import pandas as pd
+
+        return pd.DataFrame({
+            "component": list(COMPONENTS),
+            "variance": [self.components[c] for c in COMPONENTS],
+            "sd": [np.sqrt(self.components[c]) for c in COMPONENTS],
+            "share": [self.share[c] for c in COMPONENTS],
+        })
+
+    def to_frame(self):
+        """System effects from the model beside the paired t-test on cell means."""
+        t = self.t_test.rename(columns={"difference": "t_difference", "standard_error": "t_standard_error",
+                                        "p-value": "t p-value"})
+        return self.effects.merge(t, on="system", how="left")
+
+    def difference_variance(self, n_replicates=1):
+        """Variance of per-topic differences between two systems whose scores average
+        ``n_replicates`` replicates: ``2 (σ_sq² + σ² / n_replicates)`` (for :func:`topic_set_size`).
+
+        With one replicate per cell in the fit (``system:topic`` not identifiable) it is
+        ``2 σ²`` whatever ``n_replicates``.
+        """
+        if not np.isfinite(self.components["system:topic"]):
+            return 2 * self.components["residual"]
+        return 2 * (self.components["system:topic"] + self.components["residual"] / n_replicates)
+
+    def _repr_html_(self):
+        return self.components_frame()._repr_html_() + self.to_frame()._repr_html_()
+
+
+def _vd_iv(data, score, system, topic, replicate, heteroscedastic, reference):
+    if not _is_pandas(data, "DataFrame"):
+        raise TypeError(f"'data' must be a long DataFrame with columns {score!r}, {system!r}, {topic!r} "
+                        f"(and {replicate!r}); got {type(data).__name__}")
+    missing = [c for c in (score, system, topic) if c not in data.columns]
+    if missing:
+        raise ValueError(f"'data' lacks column(s) {missing}; it has {list(data.columns)} (name them with "
+                         "score=, system=, topic=, replicate=)")
+    try:
+        y = data[score].to_numpy(dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"column {score!r} must hold numeric scores") from None
+    if not np.all(np.isfinite(y)):
+        raise ValueError(f"column {score!r} has NaN or infinite scores")
+    import pandas as pd
+
+    systems = list(dict.fromkeys(data[system].tolist()))
+    topics = list(dict.fromkeys(data[topic].tolist()))
+    if len(systems) < 2:
+        raise ValueError(f"'data' needs at least 2 systems, got {len(systems)}")
+    if len(topics) < 3:
+        raise ValueError(f"'data' needs at least 3 topics, got {len(topics)}")
+    if reference is None:
+        reference = systems[0]
+    elif reference not in systems:
+        raise ValueError(f"'reference' {reference!r} is not a system of 'data'; systems are {_describe(systems)}")
+    s_code = pd.Index(systems).get_indexer(data[system])
+    q_code = pd.Index(topics).get_indexer(data[topic])
+    counts = np.zeros((len(systems), len(topics)), int)
+    np.add.at(counts, (s_code, q_code), 1)
+    if (counts == 0).any():
+        s, q = np.argwhere(counts == 0)[0]
+        raise ValueError(f"'data' has no score for {int((counts == 0).sum())} (system, topic) cell(s), e.g. "
+                         f"({systems[s]!r}, {topics[q]!r}): every system must be scored on every topic")
+    if replicate in data.columns:
+        if data.duplicated(subset=[system, topic, replicate]).any():
+            raise ValueError(f"'data' has duplicated ({system}, {topic}, {replicate}) rows")
+    elif (counts > 1).any():
+        raise ValueError(f"'data' has several rows per (system, topic) cell but no {replicate!r} column "
+                         "to tell the replicates apart")
+    if heteroscedastic and counts.min() < 2:
+        raise ValueError("heteroscedastic=True needs at least 2 replicates in every (system, topic) cell "
+                         f"to estimate its residual variance; the smallest cell has {counts.min()}")
+    return y, systems, topics, reference, s_code, q_code, counts
+
+
+def _design(y, s_code, q_code, n_systems, ref, weights):
+    """Rows sorted by topic; fixed effects, topic intercepts and system-by-topic indicators."""
+    order = np.lexsort((s_code, q_code))
+    y, s_code, q_code = y[order], s_code[order], q_code[order]
+    scale = 1 / np.sqrt(weights[s_code, q_code]) if weights is not None else np.ones(len(y))
+    others = [s for s in range(n_systems) if s != ref]
+    exog = np.column_stack([np.ones(len(y))] + [(s_code == s).astype(float) for s in others])
+    indicators = np.zeros((len(y), n_systems))
+    indicators[np.arange(len(y)), s_code] = 1.0
+    return y * scale, exog * scale[:, None], q_code, scale[:, None], indicators * scale[:, None], others
+
+
+def _fit(endog, exog, groups, exog_re, vc_design, n_topics, reml, maxiter, method):
+    from statsmodels.regression.mixed_linear_model import MixedLM, VCSpec
+
+    vc = None
+    if vc_design is not None:
+        mats, names = [], []
+        for g in range(n_topics):
+            rows = groups == g
+            mats.append(vc_design[rows])
+            names.append([f"s{i}" for i in range(vc_design.shape[1])])
+        vc = VCSpec(["system:topic"], [names], [mats])
+    model = MixedLM(endog, exog, groups, exog_re=exog_re, exog_vc=vc)
+    kwargs = {"reml": reml}
+    if maxiter is not None:
+        kwargs["maxiter"] = maxiter
+    if method is not None:
+        kwargs["method"] = method
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = model.fit(**kwargs)
+    messages = tuple(dict.fromkeys(str(w.message) for w in caught))
+    return result, messages
+
+
+def variance_decomposition(data, *, heteroscedastic=False, reference=None, score="score", system="system",
+                           topic="topic", replicate="replicate", reml=True, maxiter=None, method=None):
+    """Fit ``score ~ system + (1 | topic) + (1 | topic:system)`` and split the variance.
+
+    Args:
+        data: long DataFrame, one row per (system, topic, replicate) with the columns named by
+            ``score``, ``system``, ``topic`` and ``replicate`` (the replicate column may be absent
+            when there is one row per cell). Every system must be scored on every topic.
+        heteroscedastic: False (one residual variance) or True (a residual variance per
+            (system, topic) cell, from its replicates; see the module docstring for how).
+        reference: the system the effects are relative to (default: the first system seen).
+        score, system, topic, replicate: column names.
+        reml: REML (default, as R's ``lme``) or ML.
+        maxiter, method: passed to statsmodels' ``MixedLM.fit`` (optimiser iterations and
+            methods, e.g. ``["lbfgs"]``).
+
+    Returns:
+        VarianceDecompositionResult: ``components``, ``share``, ``effects`` (with standard errors
+        and p-values), ``t_test`` (paired t on cell means), ``converged`` and ``fit_warnings``.
+
+    A fit that does not converge is not silent: a :class:`~pyterrier_boot.FitWarning` names the
+    problem and ``converged`` is False (the estimates are kept, flagged).
+
+    Example:
+        >>> import numpy as np, pandas as pd
+        >>> rng = np.random.default_rng(0)
+        >>> S, Q, K = 3, 30, 5
+        >>> y = (np.array([0.3, 0.35, 0.4])[:, None, None] + rng.normal(0, 0.15, (1, Q, 1))
+        ...      + rng.normal(0, 0.07, (S, Q, 1)) + rng.normal(0, 0.05, (S, Q, K)))
+        >>> s, q, k = np.meshgrid(range(S), range(Q), range(K), indexing="ij")
+        >>> data = pd.DataFrame({"score": y.ravel(), "system": s.ravel(), "topic": q.ravel(),
+        ...                      "replicate": k.ravel()})
+        >>> res = variance_decomposition(data)
+        >>> {c: round(v, 4) for c, v in res.components.items()}
+        {'topic': 0.0147, 'system:topic': 0.0049, 'residual': 0.0027}
+        >>> res.effects[["system", "effect", "standard_error"]].round(3)
+           system  effect  standard_error
+        0       1   0.043           0.019
+        1       2   0.088           0.019
+
+    References:
+        Kanoulas, E., experimental-design slides (mixed-effects homoscedastic and heteroscedastic
+        models); Pinheiro & Bates (2000). Mixed-Effects Models in S and S-PLUS, §5.2 (variance
+        functions).
+    """
+    y, systems, topics, reference, s_code, q_code, counts = _vd_iv(
+        data, score, system, topic, replicate, bool(heteroscedastic), reference)
+    S, Q = len(systems), len(topics)
+    K = int(counts.max()) if counts.min() == counts.max() else float(counts.mean())
+    ref = systems.index(reference)
+    replicated = counts.min() >= 2
+    # cell means and variances
+    sums = np.zeros((S, Q))
+    np.add.at(sums, (s_code, q_code), y)
+    cell_means = sums / counts
+    weights = None
+    residual_variances = None
+    if heteroscedastic:
+        sq = np.zeros((S, Q))
+        np.add.at(sq, (s_code, q_code), (y - cell_means[s_code, q_code]) ** 2)
+        cell_var = sq / (counts - 1)
+        positive = cell_var[cell_var > 0]
+        if positive.size == 0:
+            raise ValueError("heteroscedastic=True: every (system, topic) cell has identical replicates "
+                             "(zero variance), so no residual variance can be estimated")
+        cell_var = np.where(cell_var > 0, cell_var, positive.min())
+        weights = cell_var / cell_var.mean()
+    # standardise the scores for the fit
+    centre, spread = float(y.mean()), float(y.std())
+    if spread == 0:
+        raise ValueError(f"column {score!r} is constant: there is no variance to decompose")
+    z = (y - centre) / spread
+    endog, exog, groups, exog_re, indicators, others = _design(z, s_code, q_code, S, ref, weights)
+    result, messages = _fit(endog, exog, groups, exog_re, indicators if replicated else None, Q, reml,
+                            maxiter, method)
+    hessian_bad = any("Hessian" in m and "positive definite" in m for m in messages)
+    optimiser_failed = not bool(result.converged)
+    converged = not (optimiser_failed or hessian_bad)
+    fit_warnings = tuple(m for m in messages if m != _BOUNDARY_MESSAGE)
+    var_scale = spread ** 2
+    topic_var = float(np.asarray(result.cov_re)[0, 0]) * var_scale
+    st_var = float(result.vcomp[0]) * var_scale if replicated else np.nan
+    resid = float(result.scale) * var_scale
+    if heteroscedastic:
+        residual_variances = resid * weights
+    components = {"topic": topic_var, "system:topic": st_var, "residual": resid}
+    total = np.nansum(list(components.values()))
+    share = {c: (v / total if np.isfinite(v) and total > 0 else np.nan) for c, v in components.items()}
+    boundary = tuple(c for c, v in components.items() if np.isfinite(v) and v <= 1e-8 * max(total, 1e-300))
+    if not converged:
+        reason = "the optimiser did not converge" if optimiser_failed else \
+            "the Hessian at the estimate is not positive definite"
+        detail = "; ".join(fit_warnings) or "no message"
+        warnings.warn(
+            f"the mixed model did not converge: {reason} (statsmodels: {detail}); its variance "
+            "components, effects and standard errors are unreliable (result.converged is False). "
+            "Try more replicates or topics, maxiter=..., or method=['lbfgs'] / ['cg']",
+            FitWarning, stacklevel=2)
+    k_fe = exog.shape[1]
+    fe = np.asarray(result.fe_params, dtype=float)
+    cov = np.asarray(result.cov_params(), dtype=float)[:k_fe, :k_fe]
+    with np.errstate(invalid="ignore"):
+        se = np.sqrt(np.diag(cov)) * spread
+    effect = fe[1:] * spread
+    se_eff = se[1:]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        zstat = effect / se_eff
+    import pandas as pd
+
+    crit = stats.norm.ppf(0.975)
+    effects = pd.DataFrame({
+        "system": [systems[s] for s in others],
+        "effect": effect,
+        "standard_error": se_eff,
+        "z": zstat,
+        "p-value": 2 * stats.norm.sf(np.abs(zstat)),
+        "ci_low": effect - crit * se_eff,
+        "ci_high": effect + crit * se_eff,
+    })
+    t_rows = []
+    for s in others:
+        d = cell_means[s] - cell_means[ref]
+        sd = d.std(ddof=1)
+        se_t = sd / np.sqrt(Q)
+        t_value = d.mean() / se_t if se_t > 0 else np.nan
+        t_rows.append({"system": systems[s], "difference": d.mean(), "standard_error": se_t, "t": t_value,
+                       "p-value": 2 * stats.t.sf(abs(t_value), Q - 1) if se_t > 0 else 1.0})
+    t_table = pd.DataFrame(t_rows, columns=["system", "difference", "standard_error", "t", "p-value"])
+    reference_mean = float(fe[0] * spread + centre)
+    return VarianceDecompositionResult(
+        components=components, effects=effects, share=share, reference=reference,
+        reference_mean=reference_mean, t_test=t_table, converged=converged, fit_warnings=fit_warnings,
+        boundary=boundary, heteroscedastic=bool(heteroscedastic), n_systems=S, n_topics=Q,
+        n_replicates=K, log_likelihood=float(result.llf), residual_variances=residual_variances,
+        model=result,
+    )
