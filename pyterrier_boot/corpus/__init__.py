@@ -1,0 +1,16 @@
+"""Corpus bootstrap (Cormack & Lynam 2006; Zobel & Rashidi 2020; METHODS.md §1).
+
+Modules, one concept each:
+
+* ``multiplicity``: drawing corpus images (counter-based Poisson(1), exact multinomial) and the
+  delete-a-group jackknife's document groups.
+* ``bootstrap``: :class:`CorpusBootstrap`, the engine evaluating runs on every image in batches.
+* ``result``: :class:`CorpusBootstrapResult` and its tables, :class:`CorpusDifference`,
+  :class:`CorpusRanks`.
+* ``intervals``: percentile / normal / logit / BCa intervals and p-values on image distributions.
+* ``small_r``: silver bullets and lead balloons (the small-R correction of AP intervals).
+* ``split``: the MD5 split of a corpus into halves A and B.
+* ``transformers``: :class:`CorpusImage` and :class:`CorpusSplit` (PyTerrier) and their twins.
+
+Import the public names from ``pyterrier_boot`` (loaded lazily) or from these modules.
+"""

@@ -1,0 +1,246 @@
+"""The corpus bootstrap engine: every run and measure on many corpus images, in bounded memory.
+
+Cormack & Lynam (2006) and Zobel & Rashidi (2020); METHODS.md §1. One image is one corpus: a
+document's multiplicity is the same for every topic and system of that image (the pairing that
+makes differences and ranks on an image meaningful). Runs are not re-executed: each image run is
+the full-corpus ranking with every document repeated ``k`` times (``k = 0`` removes it), the qrels
+count each judgement ``k`` times, and measures are computed exactly as trec_eval / ir_measures would
+on the materialised image (:mod:`pyterrier_boot.measures.materialisation`), without materialising
+it. Images are not stratified: a topic whose relevant documents all vanish scores 0 on that image.
+"""
+import numbers
+
+import numpy as np
+
+from ..inputs.qrels import read_qrels
+from ..measures.evaluation import prepare
+from ..measures.lowering import AP, lower
+from ..measures.parsing import parse_measures, require_mean_aggregated
+from ..stats._inputs import check_choice, check_positive_int
+from .multiplicity import (
+    MODELS,
+    docno_hashes,
+    image_keys,
+    jackknife_groups,
+    multinomial_multiplicities,
+    poisson_multiplicities,
+)
+from .result import CorpusBootstrapResult, unit_measure
+
+__all__ = ["CorpusBootstrap"]
+
+#: Most images evaluated in one batch (memory permitting): keeps the progress bar moving.
+MAX_BATCH = 50
+_GiB = 2**30
+
+
+def _check_bool(value, name):
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name!r} must be True or False, got {type(value).__name__}")
+    return bool(value)
+
+
+def _corpus_bootstrap_iv(qrels, n_images, model, corpus_size, verbose, max_memory, n_groups):
+    n_images = check_positive_int(n_images, "n_images", minimum=2)
+    model = check_choice(model, "model", MODELS)
+    verbose = _check_bool(verbose, "verbose")
+    max_memory = check_positive_int(max_memory, "max_memory", minimum=1)
+    n_groups = check_positive_int(n_groups, "n_groups", minimum=2)
+    if corpus_size is not None and (isinstance(corpus_size, bool) or not isinstance(corpus_size, numbers.Integral)):
+        raise TypeError(f"'corpus_size' must be a positive integer or None, got {type(corpus_size).__name__}")
+    if corpus_size is not None and corpus_size < 1:
+        raise ValueError(f"'corpus_size' must be a positive integer or None, got {corpus_size}")
+    qrels = read_qrels(qrels)
+    size = corpus_size if corpus_size is not None else qrels.corpus_size
+    if model == "multinomial" and size is None:
+        raise ValueError(
+            "model='multinomial' needs the number of documents in the collection: pass corpus_size=..., "
+            "or qrels from ir_datasets (whose docs_count() gives it); model='poisson' needs no corpus size"
+        )
+    return qrels, n_images, model, verbose, max_memory, n_groups, size
+
+
+class CorpusBootstrap:
+    """Corpus bootstrap of IR evaluation (Cormack & Lynam 2006; Zobel & Rashidi 2020).
+
+    Args:
+        qrels: the judgements (anything :func:`pyterrier_boot.read_qrels` accepts: frame, TREC file,
+            ``"irds:<id>"``, dataset).
+        n_images: number of corpus images ``B`` (at least 2).
+        model: ``"poisson"`` (each document's multiplicity ``~ Poisson(1)``, independently; the
+            large-corpus model of Cormack & Lynam) or ``"multinomial"`` (``N`` draws with
+            replacement from a corpus of ``N`` documents; Zobel & Rashidi). See
+            :mod:`pyterrier_boot.corpus.multiplicity` for how images are drawn.
+        corpus_size: ``N``, the number of documents in the collection; needed by
+            ``"multinomial"`` unless the qrels come from ir_datasets (``docs_count()``). When
+            given, it must be at least the number of distinct documents retrieved or judged.
+        rng: seed or Generator (SPEC 7). One 64-bit key per image is drawn here, once: every
+            :meth:`evaluate` call of this object uses the same images, whatever runs and measures.
+        verbose: show a progress bar (``pt.tqdm``) while images are evaluated.
+        max_memory: bytes the evaluation may hold (default 1 GiB): the image distribution
+            (``B·S·Q·M·8`` bytes, float64, kept whole) plus the delete-a-group jackknife
+            (``G·S·Q·M·8``) plus one batch of images, each costing ``4·D`` bytes of multiplicities
+            and ``16·S·Q·M`` bytes of engine output (``D`` documents seen, ``S`` systems, ``Q``
+            topics, ``M`` measures). Batches hold at most 50 images. A ValueError says so when
+            the distribution does not fit.
+        n_groups: ``G``, the groups of the delete-a-group jackknife over documents used for the
+            BCa acceleration (see :mod:`pyterrier_boot.corpus.intervals`).
+
+    Deterministic for a given ``rng`` whatever the batch size, thread count or order of systems;
+    with the Poisson model an image does not even depend on which other runs are evaluated.
+    Only documents that are retrieved or judged matter; no images x corpus matrix is ever built.
+
+    Example:
+        >>> import pyterrier_boot as ptb
+        >>> boot = ptb.CorpusBootstrap("irds:vaswani", n_images=1000, rng=42)      # doctest: +SKIP
+        >>> res = boot.evaluate({"BM25": bm25, "DPH": dph}, ["AP", "nDCG@10"],
+        ...                     topics="irds:vaswani")                              # doctest: +SKIP
+        >>> res.per_system(method="percentile")              # MAP with its interval  # doctest: +SKIP
+        >>> res.difference("BM25", "DPH").pvalue                                    # doctest: +SKIP
+
+    References:
+        Cormack, G. V. & Lynam, T. R. (2006). Statistical precision of information retrieval
+        evaluation. SIGIR. Zobel, J. & Rashidi, L. (2020). Corpus bootstrapping for assessment of
+        the properties of effectiveness measures. CIKM.
+    """
+
+    def __init__(self, qrels, *, n_images=1000, model="poisson", corpus_size=None, rng=None, verbose=True,
+                 max_memory=_GiB, n_groups=20):
+        read, n_images, model, verbose, max_memory, n_groups, size = _corpus_bootstrap_iv(
+            qrels, n_images, model, corpus_size, verbose, max_memory, n_groups)
+        self.qrels = read
+        self.n_images = n_images
+        self.model = model
+        self.corpus_size = corpus_size
+        self.rng = rng
+        self.verbose = verbose
+        self.max_memory = max_memory
+        self.n_groups = n_groups
+        self._size = size
+        self.keys = image_keys(rng, n_images)
+
+    def __repr__(self):
+        return (f"CorpusBootstrap({self.qrels!r}, n_images={self.n_images}, model={self.model!r}, "
+                f"corpus_size={self.corpus_size}, rng={self.rng!r})")
+
+    def multiplicities(self, docnos, start=0, stop=None):
+        """Multiplicities ``int32[image, doc]`` of ``docnos`` (sorted, distinct) in images ``start:stop``."""
+        keys = self.keys[start:stop]
+        if self.model == "poisson":
+            return poisson_multiplicities(keys, docno_hashes(docnos))
+        return multinomial_multiplicities(keys, len(docnos), self._corpus_size_for(len(docnos)))
+
+    def _corpus_size_for(self, n_docs):
+        if self._size is not None and self._size < n_docs:
+            where = "corpus_size" if self.corpus_size is not None else f"the corpus size of {self.qrels.source}"
+            raise ValueError(
+                f"{where} ({self._size}) is smaller than the number of distinct documents retrieved or "
+                f"judged ({n_docs}): the corpus must contain every document seen"
+            )
+        return self._size
+
+    def _plan(self, n_docs, cells):
+        """Images per batch within ``max_memory`` (see the class docstring)."""
+        distribution = (self.n_images + self.n_groups) * cells * 8
+        per_image = 4 * n_docs + 16 * cells
+        transient = 16 * (n_docs + 1) if self.model == "multinomial" else 0
+        free = self.max_memory - distribution - transient
+        if free < per_image:
+            raise ValueError(
+                f"the image distribution [{self.n_images} images x {cells} (system, topic, measure) cells] needs "
+                f"{distribution / 2**20:.1f} MiB (float64) plus {per_image / 2**20:.1f} MiB per image evaluated, "
+                f"more than max_memory={self.max_memory} bytes: use fewer images, systems, topics or measures, "
+                "or raise max_memory"
+            )
+        return int(min(self.n_images, MAX_BATCH, free // per_image))
+
+    def evaluate(self, runs, measures, *, topics=None):
+        """Evaluate runs on the full corpus and on every image.
+
+        Args:
+            runs: a dict ``name -> run``, a list of runs, a folder of TREC run files, a frame, a
+                file or PyTerrier transformers (anything :func:`pyterrier_boot.read_runs` accepts).
+            measures: ir_measures measures or strings (``"AP"``, ``"nDCG@10"``, ``"RBP(p=0.95)"``);
+                labels are kept as written. Measures summed over topics (``NumRet``, ...) are
+                refused. Measures without a kernel are computed by materialising every image
+                (slow; :class:`~pyterrier_boot.FallbackWarning`).
+            topics: topics to run transformers on.
+
+        Returns:
+            :class:`~pyterrier_boot.corpus.result.CorpusBootstrapResult`.
+        """
+        require_mean_aggregated(parse_measures(measures), context="a corpus-bootstrap interval")
+        evaluator, _ = prepare(runs, self.qrels, measures, topics=topics, verbose=self.verbose)
+        arrays = evaluator.arrays
+        S, Q, M, D = arrays.n_systems, arrays.n_topics, len(evaluator.measures), arrays.n_docs
+        size = self._corpus_size_for(D) if (self.model == "multinomial" or self.corpus_size is not None) else None
+        batch = self._plan(D, S * Q * M)
+        statistic = evaluator.evaluate(np.ones((1, D), np.int32), identity=True)[0]
+
+        hashes = docno_hashes(arrays.docnos)
+        groups = jackknife_groups(hashes, self.n_groups)
+        jackknife = np.empty((self.n_groups, S, Q, M))
+        for start in range(0, self.n_groups, batch):  # collection g lacks the documents of group g
+            stop = min(start + batch, self.n_groups)
+            deleted = (groups[None, :] != np.arange(start, stop)[:, None]).astype(np.int32)
+            jackknife[start:stop] = evaluator.evaluate(deleted)
+            del deleted
+
+        distribution = np.empty((self.n_images, S, Q, M))
+        import pyterrier as pt
+
+        with pt.tqdm(total=self.n_images, desc="corpus bootstrap", unit="image", disable=not self.verbose) as bar:
+            for start in range(0, self.n_images, batch):
+                stop = min(start + batch, self.n_images)
+                keys = self.keys[start:stop]
+                if self.model == "poisson":
+                    k = poisson_multiplicities(keys, hashes)
+                else:
+                    k = multinomial_multiplicities(keys, D, size)
+                distribution[start:stop] = evaluator.evaluate(k)
+                del k
+                bar.update(stop - start)
+
+        n_relevant, depth = _small_r_inputs(arrays, evaluator.measures)
+        return CorpusBootstrapResult(
+            statistic=statistic,
+            bootstrap_distribution=distribution,
+            jackknife_distribution=jackknife,
+            systems=tuple(arrays.systems),
+            qids=tuple(arrays.qids.tolist()),
+            measures=tuple(lm.label for lm in evaluator.measures),
+            model=self.model,
+            corpus_size=size,
+            keys=self.keys.copy(),
+            documents=arrays.docnos,
+            n_relevant=n_relevant,
+            depth=depth,
+            unit=tuple(unit_measure(lm.measure) for lm in evaluator.measures),
+        )
+
+
+def _small_r_inputs(arrays, measures):
+    """For AP measures: R per (topic, measure) and the run depth (capped at the cutoff) per cell.
+
+    ``n_relevant`` is -1 for other measures (no small-R correction).
+    """
+    S, Q, M = arrays.n_systems, arrays.n_topics, len(measures)
+    n_relevant = np.full((Q, M), -1, dtype=np.int64)
+    depth = np.zeros((S, Q, M), dtype=np.int64)
+    lengths = np.diff(arrays.run_offsets).reshape(S, Q)
+    topic_of = np.repeat(np.arange(Q), np.diff(arrays.qrels_offsets))
+    for m, lm in enumerate(measures):
+        km = lower(lm.measure)
+        if km is not None:
+            if km.kind != AP:
+                continue
+            rel, cutoff = km.rel, km.cutoff
+        elif lm.measure.NAME == "AP":
+            params = dict(lm.measure.params)
+            rel = max(int(params.get("rel", 1)), 0)
+            cutoff = int(params.get("cutoff", 0) or 0)
+        else:
+            continue
+        n_relevant[:, m] = np.bincount(topic_of[arrays.qrels_grades >= rel], minlength=Q)
+        depth[:, :, m] = np.minimum(lengths, cutoff) if cutoff > 0 else lengths
+    return n_relevant, depth

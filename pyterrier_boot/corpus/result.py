@@ -1,0 +1,578 @@
+"""Results of a corpus bootstrap: the image distribution and the tables built from it.
+
+:class:`CorpusBootstrapResult` keeps every value ``[image, system, topic, measure]`` (float64,
+``B·S·Q·M·8`` bytes: 68 MB for 1000 images of 17 systems x 100 topics x 5 measures) together with
+the full-corpus values and the delete-a-group jackknife, and derives from them:
+
+* :meth:`~CorpusBootstrapResult.per_topic`: each (system, topic, measure) value with its standard
+  deviation over images and an interval (small-R correction for AP, Cormack & Lynam §7);
+* :meth:`~CorpusBootstrapResult.per_system`: the mean over topics (MAP, ...), L-MAP
+  (``statistic="logit_mean"``) or geometric mean (``"gmean"``) with its interval, including
+  Cormack & Lynam's parametric MAP / L-MAP intervals (§8);
+* :meth:`~CorpusBootstrapResult.difference`: paired differences within each image, per topic and
+  for the aggregate, with interval and p-value, and the per-image paired t-tests of Zobel & Rashidi
+  (Fig. 6) -> :class:`CorpusDifference`;
+* :meth:`~CorpusBootstrapResult.ranks`: each system's rank on every image (Zobel & Rashidi Fig. 5)
+  -> :class:`CorpusRanks`;
+* :meth:`~CorpusBootstrapResult.to_frame`: long form.
+"""
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+from scipy import special, stats
+
+from .._results import ConfidenceInterval, TupleLike
+from ..stats._inputs import check_choice, check_confidence_level
+from ..stats.aggregates import get_aggregate
+from .intervals import (
+    EPSILON,
+    METHODS,
+    PVALUE_METHODS,
+    image_interval,
+    image_pvalue,
+    standard_error,
+)
+from .small_r import small_r_correction
+
+__all__ = ["CorpusBootstrapResult", "CorpusDifference", "CorpusRanks", "UNIT_MEASURES", "unit_measure"]
+
+#: ir_measures measures whose values lie in [0, 1] by definition (the logit interval needs it).
+UNIT_MEASURES = frozenset({
+    "AP", "AP_IA", "Accuracy", "BPref", "Bpref", "Compat", "ERR", "INSQ", "INST", "IPrec", "Judged", "MAP",
+    "MRR", "nDCG", "NDCG", "NERR8", "NERR9", "NERR10", "NERR11", "P", "P_IA", "Precision", "R", "Recall",
+    "RBP", "Rprec", "RPrec", "RR", "SetAP", "SetF", "SetP", "SetR", "SetRelP", "StRecall", "Success",
+    "alpha_nDCG", "α_nDCG", "infAP", "nERR_IA", "nNRBP", "Q", "nCG",
+})
+STATISTICS = ("mean", "gmean", "logit_mean")
+SYSTEM_METHODS = METHODS + ("parametric",)
+
+
+def unit_measure(measure):
+    """True when an ir_measures measure's values lie in [0, 1] by definition."""
+    return getattr(measure, "NAME", None) in UNIT_MEASURES
+
+
+def _describe(names, limit=8):
+    shown = ", ".join(repr(n) for n in list(names)[:limit])
+    return f"[{shown}{', ...' if len(names) > limit else ''}]"
+
+
+def _long(columns):
+    return pd.DataFrame(columns)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class CorpusBootstrapResult(TupleLike):
+    """Values of every run and measure on the full corpus and on each corpus image.
+
+    Unpacks as ``statistic, bootstrap_distribution``.
+
+    Attributes:
+        statistic: values on the full corpus, ``[system, topic, measure]``.
+        bootstrap_distribution: values on each image, ``[image, system, topic, measure]``.
+        jackknife_distribution: values on the ``G`` delete-a-group jackknife collections
+            ``[group, system, topic, measure]`` (BCa acceleration).
+        systems, qids, measures: labels of the axes (measures as the user wrote them).
+        model: ``"poisson"`` or ``"multinomial"``; corpus_size: ``N`` used (None for Poisson
+            images unless given).
+        keys: the 64-bit key of each image (``CorpusImage(i, rng=...)`` reproduces image ``i``).
+        documents: the docnos seen (retrieved or judged), sorted: the documents images are drawn for.
+        n_relevant: ``R`` per ``[topic, measure]`` for AP measures (grade >= the measure's
+            ``rel``), -1 for other measures.
+        depth: run depth per ``[system, topic, measure]``, capped at the measure's cutoff (small-R).
+        unit: per measure, whether its values lie in [0, 1] by definition.
+    """
+
+    statistic: np.ndarray
+    bootstrap_distribution: np.ndarray
+    jackknife_distribution: np.ndarray
+    systems: tuple
+    qids: tuple
+    measures: tuple
+    model: str
+    corpus_size: int | None
+    keys: np.ndarray
+    documents: np.ndarray
+    n_relevant: np.ndarray
+    depth: np.ndarray
+    unit: tuple = ()
+    _tuple_fields: ClassVar[tuple[str, ...]] = ("statistic", "bootstrap_distribution")
+
+    # ------------------------------------------------------------ basics
+
+    @property
+    def n_images(self):
+        return self.bootstrap_distribution.shape[0]
+
+    @property
+    def standard_error(self):
+        """Standard deviation over images of each value ``[system, topic, measure]`` (ddof=1)."""
+        return standard_error(self.bootstrap_distribution)
+
+    def __repr__(self):
+        S, Q, M = self.statistic.shape
+        return (f"CorpusBootstrapResult({self.n_images} {self.model} images, {S} systems x {Q} topics x "
+                f"measures {list(self.measures)})")
+
+    def _measure_index(self, measures):
+        if measures is None:
+            return list(range(len(self.measures)))
+        if isinstance(measures, str):
+            measures = [measures]
+        index = []
+        for m in measures:
+            if m not in self.measures:
+                raise ValueError(f"unknown measure {m!r} in 'measures': expected one of {_describe(self.measures)}")
+            index.append(self.measures.index(m))
+        if not index:
+            raise ValueError("'measures' is empty")
+        return index
+
+    def _system_index(self, name, argument):
+        if name not in self.systems:
+            raise ValueError(f"unknown system {name!r} for {argument!r}: expected one of {_describe(self.systems)}")
+        return self.systems.index(name)
+
+    def _check_unit(self, method, index, what):
+        if method not in ("logit", "parametric"):
+            return
+        unit = self.unit or (True,) * len(self.measures)
+        bad = [self.measures[m] for m in index if not unit[m]]
+        if bad:
+            raise ValueError(
+                f"method={method!r} needs {what} in [0, 1], and {_describe(bad)} "
+                f"{'is' if len(bad) == 1 else 'are'} not known to lie in [0, 1]; use 'percentile', "
+                "'normal' or 'bca', or pick measures=[...]"
+            )
+
+    # ------------------------------------------------------------ per topic
+
+    def per_topic(self, *, method="percentile", confidence_level=0.95, small_r=True, measures=None,
+                  epsilon=EPSILON):
+        """Each (system, topic, measure) value with its SD over images and an interval.
+
+        Args:
+            method: ``"percentile"``, ``"normal"``, ``"logit"`` (Cormack & Lynam's logit-normal) or
+                ``"bca"`` (see :mod:`pyterrier_boot.corpus.intervals`).
+            confidence_level: e.g. 0.95.
+            small_r: apply the small-R correction to AP measures (silver bullets / lead balloons,
+                :mod:`pyterrier_boot.corpus.small_r`); other measures are never corrected.
+            measures: labels to include (default all).
+            epsilon: the logit interval's ε.
+
+        Returns:
+            A long frame ``name, qid, measure, value, standard_error, ci_low, ci_high, small_r``
+            (``small_r``: the correction applied to that cell).
+        """
+        method = check_choice(method, "method", METHODS)
+        confidence_level = check_confidence_level(confidence_level)
+        index = self._measure_index(measures)
+        self._check_unit(method, index, "scores")
+        theta = self.statistic[..., index]
+        dist = self.bootstrap_distribution[..., index]
+        low, high = image_interval(theta, dist, method=method, confidence_level=confidence_level,
+                                   jackknife=self.jackknife_distribution[..., index], epsilon=epsilon,
+                                   what="scores")
+        low, high = np.array(low), np.array(high)
+        corrected = np.zeros(theta.shape, dtype=bool)
+        if small_r:
+            R = np.broadcast_to(self.n_relevant[None, :, index], theta.shape)
+            ap = R >= 0
+            if ap.any():
+                new_low, new_high, applied = small_r_correction(
+                    theta[ap], low[ap], high[ap], R[ap], self.depth[..., index][ap],
+                    confidence_level=confidence_level)
+                low[ap], high[ap], corrected[ap] = new_low, new_high, applied
+        S, Q, M = theta.shape
+        labels = np.array([self.measures[m] for m in index], dtype=object)
+        return _long({
+            "name": np.repeat(np.array(self.systems, dtype=object), Q * M),
+            "qid": np.tile(np.repeat(np.array(self.qids, dtype=object), M), S),
+            "measure": np.tile(labels, S * Q),
+            "value": theta.reshape(-1),
+            "standard_error": standard_error(dist).reshape(-1),
+            "ci_low": low.reshape(-1),
+            "ci_high": high.reshape(-1),
+            "small_r": corrected.reshape(-1),
+        })
+
+    # ------------------------------------------------------------ per system
+
+    def _aggregate(self, statistic):
+        statistic = check_choice(statistic, "statistic", STATISTICS)
+        return get_aggregate(statistic)
+
+    def system_distribution(self, *, statistic="mean"):
+        """The aggregate over topics: full corpus ``[system, measure]`` and per image ``[image, system, measure]``."""
+        agg = self._aggregate(statistic)
+        if agg.domain is not None:
+            agg.check_domain(self.statistic, name="scores")
+        return agg(self.statistic, axis=1), agg(self.bootstrap_distribution, axis=2)
+
+    def per_system(self, *, statistic="mean", method="percentile", confidence_level=0.95, measures=None,
+                   epsilon=EPSILON):
+        """Each system's aggregate over topics (MAP, mean nDCG@10, ...) with its corpus-bootstrap interval.
+
+        Args:
+            statistic: ``"mean"``; ``"logit_mean"`` (L-MAP, Cormack & Lynam §8:
+                ``expit(mean(logit(x)))``, scores clipped to ``[1e-5, 1 - 1e-5]``); or ``"gmean"``
+                (Sakai's ``exp(mean(log(x + 1e-5))) - 1e-5``). Computed within each image.
+            method: ``"percentile"``, ``"normal"``, ``"logit"``, ``"bca"`` on the image values of
+                the aggregate, or ``"parametric"`` (Cormack & Lynam §8, ``mean`` and ``logit_mean``
+                only): per-topic variances of ``logit(x)`` over images, weighted by
+                ``(x - x²)²`` (the squared derivative of x w.r.t. logit x, the delta method) for the
+                mean, unweighted for L-MAP, combined as the variance of a mean of independent
+                topics, ``Σ_q w_q σ_q² / Q²``, and ``θ ± z σ`` on the mean's scale (the logit scale
+                for L-MAP). ``normal`` works on the scale where the statistic is a mean (log for
+                ``gmean``, logit for ``logit_mean``) and maps back.
+            confidence_level: e.g. 0.95.
+            measures: labels to include (default all).
+            epsilon: ε of the ``logit`` and ``parametric`` methods.
+
+        Returns:
+            A frame with one row per system, as ``pt.Experiment``: ``name``, then for each measure
+            ``<m>``, ``<m> ci_low``, ``<m> ci_high``, ``<m> se`` (the SD of the aggregate over
+            images, or the parametric standard error).
+        """
+        agg = self._aggregate(statistic)
+        method = check_choice(method, "method", SYSTEM_METHODS)
+        confidence_level = check_confidence_level(confidence_level)
+        index = self._measure_index(measures)
+        self._check_unit(method, index, "scores")
+        if method == "parametric" and agg.name == "gmean":
+            raise ValueError("method='parametric' is Cormack & Lynam's interval for statistic='mean' (MAP) or "
+                             "'logit_mean' (L-MAP); use another method for 'gmean'")
+        scores = self.statistic[..., index]
+        images = self.bootstrap_distribution[..., index]
+        if agg.domain is not None:
+            agg.check_domain(scores, name="scores")
+        theta = agg(scores, axis=1)  # [S, M]
+        dist = agg(images, axis=2)  # [B, S, M]
+        z = special.ndtri(1 - (1 - confidence_level) / 2)
+        if method == "parametric":
+            logit_images = special.logit(np.clip(images, epsilon, 1 - epsilon))
+            var = logit_images.var(axis=0, ddof=1)  # [S, Q, M]
+            Q = scores.shape[1]
+            if agg.name == "mean":
+                weight = (scores - scores**2) ** 2
+                se = np.sqrt((weight * var).sum(axis=1)) / Q
+                low, high = theta - z * se, theta + z * se
+            else:
+                se = np.sqrt(var.sum(axis=1)) / Q
+                centre = special.logit(np.clip(scores, epsilon, 1 - epsilon)).mean(axis=1)
+                low, high = special.expit(centre - z * se), special.expit(centre + z * se)
+        elif method == "normal":
+            centre = agg.forward(scores).mean(axis=1)
+            spread = agg.forward(images).mean(axis=2).std(axis=0, ddof=1)
+            low, high = agg.inverse(centre - z * spread), agg.inverse(centre + z * spread)
+            se = standard_error(dist)
+        else:
+            jack = agg(self.jackknife_distribution[..., index], axis=2)
+            low, high = image_interval(theta, dist, method=method, confidence_level=confidence_level,
+                                       jackknife=jack, epsilon=epsilon, what=f"{agg.name} values")
+            se = standard_error(dist)
+        frame = pd.DataFrame({"name": list(self.systems)})
+        for j, m in enumerate(index):
+            label = self.measures[m]
+            frame[label] = theta[:, j]
+            frame[f"{label} ci_low"] = low[:, j]
+            frame[f"{label} ci_high"] = high[:, j]
+            frame[f"{label} se"] = se[:, j]
+        return frame
+
+    # ------------------------------------------------------------ differences
+
+    def difference(self, a, b, *, statistic="mean", method="percentile", confidence_level=0.95, measures=None):
+        """Paired difference ``a - b`` computed within each image, per topic and for the aggregate.
+
+        Args:
+            a, b: system names.
+            statistic: aggregate over topics (``"mean"``, ``"logit_mean"``, ``"gmean"``); the
+                difference is ``agg(x_a) - agg(x_b)`` on each image.
+            method: ``"percentile"``, ``"normal"`` or ``"bca"``; the p-value inverts the same
+                interval (:func:`~pyterrier_boot.corpus.intervals.image_pvalue`), so ``p < α``
+                when 0 lies outside the ``1 - α`` interval (Cormack & Lynam §9).
+            confidence_level: e.g. 0.95.
+            measures: labels to include (default all).
+
+        Returns:
+            :class:`CorpusDifference`, with also the paired t-test over topics on the full corpus
+            and on every image (the p-values Zobel & Rashidi plot in Fig. 6).
+        """
+        if method == "logit":
+            raise ValueError("method='logit' is not available for differences, which lie in [-1, 1]: "
+                             "use 'percentile', 'normal' or 'bca'")
+        method = check_choice(method, "method", PVALUE_METHODS)
+        confidence_level = check_confidence_level(confidence_level)
+        agg = self._aggregate(statistic)
+        ia, ib = self._system_index(a, "a"), self._system_index(b, "b")
+        if ia == ib:
+            raise ValueError(f"'a' and 'b' are the same system ({a!r}): a difference needs two systems")
+        index = self._measure_index(measures)
+        full = self.statistic[..., index]
+        if agg.domain is not None:
+            agg.check_domain(full[[ia, ib]], name="scores")
+        x = self.bootstrap_distribution[:, [ia, ib]][..., index]  # [B, 2, Q, M]
+        jx = self.jackknife_distribution[:, [ia, ib]][..., index]
+        topic_theta = full[ia] - full[ib]
+        topic_dist = x[:, 0] - x[:, 1]
+        topic_jack = jx[:, 0] - jx[:, 1]
+        theta = agg(full[ia], axis=0) - agg(full[ib], axis=0)
+        dist = agg(x[:, 0], axis=1) - agg(x[:, 1], axis=1)
+        jack = agg(jx[:, 0], axis=1) - agg(jx[:, 1], axis=1)
+        options = {"method": method, "confidence_level": confidence_level}
+        low, high = image_interval(theta, dist, jackknife=jack, **options)
+        t_low, t_high = image_interval(topic_theta, topic_dist, jackknife=topic_jack, **options)
+        t_stat, t_p = _paired_t(topic_theta[None])
+        _, image_p = _paired_t(topic_dist)
+        return CorpusDifference(
+            statistic=theta,
+            pvalue=image_pvalue(theta, dist, method=method, jackknife=jack),
+            confidence_interval=ConfidenceInterval(low, high),
+            standard_error=standard_error(dist),
+            bootstrap_distribution=dist,
+            topic_statistic=topic_theta,
+            topic_pvalue=image_pvalue(topic_theta, topic_dist, method=method, jackknife=topic_jack),
+            topic_confidence_interval=ConfidenceInterval(t_low, t_high),
+            topic_standard_error=standard_error(topic_dist),
+            topic_bootstrap_distribution=topic_dist,
+            ttest_statistic=t_stat[0],
+            ttest_pvalue=t_p[0],
+            image_ttest_pvalues=image_p,
+            systems=(a, b),
+            qids=self.qids,
+            measures=tuple(self.measures[m] for m in index),
+            statistic_name=agg.name,
+            method=method,
+            confidence_level=confidence_level,
+        )
+
+    # ------------------------------------------------------------ ranks
+
+    def ranks(self, *, statistic="mean", confidence_level=0.95, measures=None):
+        """Each system's rank (1 = best aggregate) on the full corpus and on every image (Zobel & Rashidi Fig. 5).
+
+        Ties share the average rank (``scipy.stats.rankdata(method="average")``). The rank interval
+        is the ``α/2`` quantile (rounded down to an observed rank) to the ``1 - α/2`` quantile
+        (rounded up) of the image ranks, so it holds at least ``1 - α`` of the images.
+
+        Returns:
+            :class:`CorpusRanks`.
+        """
+        confidence_level = check_confidence_level(confidence_level)
+        index = self._measure_index(measures)
+        theta, dist = self.system_distribution(statistic=statistic)
+        theta, dist = theta[:, index], dist[..., index]
+        full = stats.rankdata(-theta, axis=0, method="average")
+        images = stats.rankdata(-dist, axis=1, method="average")
+        alpha = 1 - confidence_level
+        low = np.quantile(images, alpha / 2, axis=0, method="lower")
+        high = np.quantile(images, 1 - alpha / 2, axis=0, method="higher")
+        return CorpusRanks(
+            statistic=full,
+            bootstrap_distribution=images,
+            confidence_interval=ConfidenceInterval(low, high),
+            systems=self.systems,
+            measures=tuple(self.measures[m] for m in index),
+            statistic_name=statistic,
+            confidence_level=confidence_level,
+        )
+
+    # ------------------------------------------------------------ tables
+
+    def to_frame(self, *, images=False):
+        """Long form.
+
+        ``images=False``: ``name, qid, measure, value, image_mean, standard_error`` (value on the
+        full corpus; mean and SD over images). ``images=True``: every image value, ``name, image,
+        qid, measure, value`` (``B·S·Q·M`` rows).
+        """
+        S, Q, M = self.statistic.shape
+        systems = np.array(self.systems, dtype=object)
+        qids = np.array(self.qids, dtype=object)
+        labels = np.array(self.measures, dtype=object)
+        if not images:
+            return _long({
+                "name": np.repeat(systems, Q * M),
+                "qid": np.tile(np.repeat(qids, M), S),
+                "measure": np.tile(labels, S * Q),
+                "value": self.statistic.reshape(-1),
+                "image_mean": self.bootstrap_distribution.mean(axis=0).reshape(-1),
+                "standard_error": self.standard_error.reshape(-1),
+            })
+        B = self.n_images
+        values = np.moveaxis(self.bootstrap_distribution, 0, 1)  # [S, B, Q, M]
+        return _long({
+            "name": np.repeat(systems, B * Q * M),
+            "image": np.tile(np.repeat(np.arange(B), Q * M), S),
+            "qid": np.tile(np.repeat(qids, M), S * B),
+            "measure": np.tile(labels, S * B * Q),
+            "value": values.reshape(-1),
+        })
+
+    def _repr_html_(self):
+        head = (f"<p>Corpus bootstrap: {self.n_images} {self.model} images, {len(self.systems)} systems, "
+                f"{len(self.qids)} topics; mean over topics with 95% percentile intervals</p>")
+        return head + self.per_system()._repr_html_()
+
+
+def _paired_t(differences):
+    """Paired t-test over topics (axis -2) of ``differences[..., topic, measure]``: (t, two-sided p).
+
+    Equal to ``scipy.stats.ttest_rel``; NaN where every difference is equal (zero variance).
+    """
+    d = np.asarray(differences, dtype=float)
+    n = d.shape[-2]
+    mean = d.mean(axis=-2)
+    sd = d.std(axis=-2, ddof=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = mean / (sd / np.sqrt(n))
+    t = np.where(sd > 0, t, np.nan)
+    return t, 2 * stats.t.sf(np.abs(t), n - 1)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class CorpusDifference(TupleLike):
+    """Paired difference ``a - b`` of two systems, computed within each corpus image.
+
+    Unpacks as ``statistic, pvalue`` (arrays over measures).
+
+    Attributes:
+        statistic: ``agg(x_a) - agg(x_b)`` on the full corpus, per measure.
+        pvalue: two-sided p-value of ``H0: difference = 0`` (inverting the ``method`` interval).
+        confidence_interval: ``ConfidenceInterval(low, high)`` per measure.
+        standard_error: SD of the difference over images.
+        bootstrap_distribution: the difference on each image ``[image, measure]``.
+        topic_statistic, topic_pvalue, topic_confidence_interval, topic_standard_error,
+        topic_bootstrap_distribution: the same per topic (``[topic, measure]``, images first).
+        ttest_statistic, ttest_pvalue: paired t-test over topics on the full corpus (as
+            ``scipy.stats.ttest_rel``), per measure.
+        image_ttest_pvalues: that t-test's p-value on each image ``[image, measure]`` (Zobel &
+            Rashidi Fig. 6 plots them against ``bootstrap_distribution``); NaN where all topic
+            differences are equal.
+        systems: ``(a, b)``; qids, measures, statistic_name, method, confidence_level.
+    """
+
+    statistic: Any
+    pvalue: Any
+    confidence_interval: ConfidenceInterval
+    standard_error: Any
+    bootstrap_distribution: Any
+    topic_statistic: Any
+    topic_pvalue: Any
+    topic_confidence_interval: ConfidenceInterval
+    topic_standard_error: Any
+    topic_bootstrap_distribution: Any
+    ttest_statistic: Any
+    ttest_pvalue: Any
+    image_ttest_pvalues: Any
+    systems: tuple
+    qids: tuple
+    measures: tuple
+    statistic_name: str
+    method: str
+    confidence_level: float
+    _tuple_fields: ClassVar[tuple[str, ...]] = ("statistic", "pvalue")
+
+    def to_frame(self, *, per_topic=False):
+        """One row per measure (``measure, difference, ci_low, ci_high, standard_error, pvalue,
+        ttest_pvalue``), or with ``per_topic=True`` one row per (topic, measure)."""
+        a, b = self.systems
+        if per_topic:
+            Q, M = self.topic_statistic.shape
+            frame = _long({
+                "qid": np.repeat(np.array(self.qids, dtype=object), M),
+                "measure": np.tile(np.array(self.measures, dtype=object), Q),
+                "difference": self.topic_statistic.reshape(-1),
+                "ci_low": self.topic_confidence_interval.low.reshape(-1),
+                "ci_high": self.topic_confidence_interval.high.reshape(-1),
+                "standard_error": self.topic_standard_error.reshape(-1),
+                "pvalue": self.topic_pvalue.reshape(-1),
+            })
+        else:
+            frame = _long({
+                "measure": list(self.measures),
+                "difference": self.statistic,
+                "ci_low": self.confidence_interval.low,
+                "ci_high": self.confidence_interval.high,
+                "standard_error": self.standard_error,
+                "pvalue": self.pvalue,
+                "ttest_pvalue": self.ttest_pvalue,
+            })
+        frame.insert(0, "b", b)
+        frame.insert(0, "a", a)
+        return frame
+
+    def _repr_html_(self):
+        return self.to_frame()._repr_html_()
+
+    def __repr__(self):
+        a, b = self.systems
+        return (f"CorpusDifference({a!r} - {b!r}, statistic={self.statistic!r}, pvalue={self.pvalue!r}, "
+                f"method={self.method!r})")
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class CorpusRanks(TupleLike):
+    """Each system's rank (1 = best) on the full corpus and on every image.
+
+    Unpacks as ``statistic, confidence_interval``.
+
+    Attributes:
+        statistic: ranks on the full corpus ``[system, measure]``.
+        bootstrap_distribution: ranks on each image ``[image, system, measure]``.
+        confidence_interval: rank interval per ``[system, measure]``.
+        systems, measures, statistic_name, confidence_level.
+    """
+
+    statistic: Any
+    bootstrap_distribution: Any
+    confidence_interval: ConfidenceInterval
+    systems: tuple
+    measures: tuple
+    statistic_name: str
+    confidence_level: float
+    _tuple_fields: ClassVar[tuple[str, ...]] = ("statistic", "confidence_interval")
+
+    def to_frame(self):
+        """One row per (measure, system), by measure then full-corpus rank: ``name, measure, rank,
+        mean_rank, min, q1, median, q3, max, ci_low, ci_high, p_first`` (Fig. 5's boxes are
+        q1..q3; ``p_first``: share of images where the system ranks first)."""
+        d = self.bootstrap_distribution
+        S, M = self.statistic.shape
+        q1, median, q3 = np.quantile(d, [0.25, 0.5, 0.75], axis=0)
+        frame = _long({
+            "name": np.repeat(np.array(self.systems, dtype=object)[None, :], M, axis=0).reshape(-1),
+            "measure": np.repeat(np.array(self.measures, dtype=object), S),
+            "rank": self.statistic.T.reshape(-1),
+            "mean_rank": d.mean(axis=0).T.reshape(-1),
+            "min": d.min(axis=0).T.reshape(-1),
+            "q1": q1.T.reshape(-1),
+            "median": median.T.reshape(-1),
+            "q3": q3.T.reshape(-1),
+            "max": d.max(axis=0).T.reshape(-1),
+            "ci_low": np.asarray(self.confidence_interval.low).T.reshape(-1),
+            "ci_high": np.asarray(self.confidence_interval.high).T.reshape(-1),
+            "p_first": (d == 1).mean(axis=0).T.reshape(-1),
+        })
+        order = {m: i for i, m in enumerate(self.measures)}
+        frame = frame.sort_values(["measure", "rank"], key=lambda c: c.map(order) if c.name == "measure" else c,
+                                  kind="stable")
+        return frame.reset_index(drop=True)
+
+    def frequencies(self):
+        """Share of images giving each rank: ``name, measure, rank, share`` (ranks observed only)."""
+        rows = []
+        for m, label in enumerate(self.measures):
+            for s, name in enumerate(self.systems):
+                values, counts = np.unique(self.bootstrap_distribution[:, s, m], return_counts=True)
+                rows += [(name, label, v, c / self.bootstrap_distribution.shape[0]) for v, c in zip(values, counts)]
+        return pd.DataFrame(rows, columns=["name", "measure", "rank", "share"])
+
+    def _repr_html_(self):
+        return self.to_frame()._repr_html_()
+
+    def __repr__(self):
+        return f"CorpusRanks({len(self.systems)} systems, measures {list(self.measures)}, statistic={self.statistic_name!r})"

@@ -1,0 +1,219 @@
+"""Tables of a corpus-bootstrap result against numpy / scipy computations on the stored distribution."""
+import dataclasses
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import special, stats
+
+from pyterrier_boot import CorpusBootstrap
+from pyterrier_boot.corpus.small_r import silver_bullet_limit
+
+MEASURES = ["AP", "nDCG@10", "P@5", "RR"]
+
+
+def collection(seed=1, n_topics=8, n_docs=80, systems=("a", "b", "c", "d")):
+    rng = np.random.default_rng(seed)
+    qids = [str(q) for q in range(1, n_topics + 1)]
+    docs = [f"d{i:03d}" for i in range(n_docs)]
+    rows = []
+    for q in qids:
+        judged = rng.choice(n_docs, size=40, replace=False)
+        rows += [(q, docs[d], int(g)) for d, g in zip(judged, rng.choice([0, 0, 1, 2], size=40))]
+    qrels = pd.DataFrame(rows, columns=["qid", "docno", "label"])
+    runs = {}
+    for s, name in enumerate(systems):
+        out = []
+        for q in qids:
+            grade = qrels[qrels.qid == q].set_index("docno")["label"].reindex(docs).fillna(0).to_numpy()
+            score = grade * (0.3 + s) + rng.normal(0, 1.5, n_docs)
+            if name == "d" and q == "1":  # retrieves only non-relevant documents: AP = 0 (small R)
+                score = np.where(grade > 0, -np.inf, score)
+            out += [(q, docs[d], float(60 - r)) for r, d in enumerate(np.argsort(-score)[:30])]
+        runs[name] = pd.DataFrame(out, columns=["qid", "docno", "score"])
+    return runs, qrels
+
+
+@pytest.fixture(scope="module")
+def res():
+    runs, qrels = collection()
+    return CorpusBootstrap(qrels, n_images=300, rng=5, verbose=False).evaluate(runs, MEASURES)
+
+
+def test_unpacks_and_shapes(res):
+    statistic, distribution = res
+    assert statistic.shape == (4, 8, 4) and distribution.shape == (300, 4, 8, 4)
+    assert res.jackknife_distribution.shape == (20, 4, 8, 4)
+    assert res.systems == ("a", "b", "c", "d") and res.measures == tuple(MEASURES)
+    assert "300 poisson images" in repr(res)
+    np.testing.assert_allclose(res.standard_error, distribution.std(axis=0, ddof=1))
+
+
+def test_per_topic_percentile_is_numpy_quantile(res):
+    table = res.per_topic(method="percentile", confidence_level=0.9, small_r=False)
+    assert list(table.columns) == ["name", "qid", "measure", "value", "standard_error", "ci_low", "ci_high", "small_r"]
+    assert len(table) == 4 * 8 * 4
+    low, high = np.quantile(res.bootstrap_distribution, [0.05, 0.95], axis=0)
+    np.testing.assert_allclose(table["ci_low"], low.reshape(-1))
+    np.testing.assert_allclose(table["ci_high"], high.reshape(-1))
+    np.testing.assert_allclose(table["value"], res.statistic.reshape(-1))
+    row = table[(table.name == "c") & (table.qid == "3") & (table.measure == "RR")].iloc[0]
+    assert row.value == res.statistic[2, 2, 3]
+    assert row.standard_error == pytest.approx(res.bootstrap_distribution[:, 2, 2, 3].std(ddof=1))
+
+
+def test_per_topic_small_r_on_by_default_for_ap_only(res):
+    table = res.per_topic(method="logit")
+    cell = table[(table.name == "d") & (table.qid == "1")].set_index("measure")
+    assert cell.loc["AP", "value"] == 0.0
+    _, qrels = collection()
+    R = int(((qrels.qid == "1") & (qrels.label >= 1)).sum())  # topic 1's relevant documents
+    assert R > 0
+    assert cell.loc["AP", "ci_low"] == 0.0
+    assert cell.loc["AP", "ci_high"] == pytest.approx(float(silver_bullet_limit(R, 30)))
+    assert bool(cell.loc["AP", "small_r"]) and not cell["small_r"].drop("AP").any()
+    off = res.per_topic(method="logit", small_r=False)
+    cell_off = off[(off.name == "d") & (off.qid == "1")].set_index("measure")
+    assert cell_off.loc["AP", "ci_high"] == 0.0
+
+
+def test_n_relevant_counts_the_qrels():
+    runs, qrels = collection()
+    res = CorpusBootstrap(qrels, n_images=2, rng=5, verbose=False).evaluate(runs, ["AP(rel=2)", "AP@10", "P@5"])
+    relevant = qrels[qrels.label >= 1].groupby("qid").size()
+    very = qrels[qrels.label >= 2].groupby("qid").size()
+    np.testing.assert_array_equal(res.n_relevant[:, 1], relevant.reindex(res.qids).to_numpy())
+    np.testing.assert_array_equal(res.n_relevant[:, 0], very.reindex(res.qids).fillna(0).to_numpy())
+    assert (res.n_relevant[:, 2] == -1).all()
+    assert (res.depth[..., 0] == 30).all() and (res.depth[..., 1] == 10).all()
+
+
+def test_per_system_mean_gmean_and_lmap(res):
+    for statistic, agg in [
+        ("mean", lambda x, axis: x.mean(axis=axis)),
+        ("gmean", lambda x, axis: np.exp(np.log(x + 1e-5).mean(axis=axis)) - 1e-5),  # Sakai's GM
+        ("logit_mean", lambda x, axis: special.expit(special.logit(np.clip(x, 1e-5, 1 - 1e-5)).mean(axis=axis))),
+    ]:
+        table = res.per_system(statistic=statistic, method="percentile")
+        per_image = agg(res.bootstrap_distribution, 2)
+        low, high = np.quantile(per_image, [0.025, 0.975], axis=0)
+        np.testing.assert_allclose(table[MEASURES].to_numpy(), agg(res.statistic, 1), rtol=1e-12)
+        np.testing.assert_allclose(table[[f"{m} ci_low" for m in MEASURES]].to_numpy(), low, rtol=1e-12)
+        np.testing.assert_allclose(table[[f"{m} ci_high" for m in MEASURES]].to_numpy(), high, rtol=1e-12)
+        np.testing.assert_allclose(table[[f"{m} se" for m in MEASURES]].to_numpy(), per_image.std(axis=0, ddof=1))
+    assert list(table.columns[:5]) == ["name", "AP", "AP ci_low", "AP ci_high", "AP se"]
+
+
+def test_per_system_normal_logit_bca(res):
+    mean = res.bootstrap_distribution.mean(axis=2)
+    theta = res.statistic.mean(axis=1)
+    normal = res.per_system(method="normal", measures=["AP"])
+    z = stats.norm.ppf(0.975)
+    np.testing.assert_allclose(normal["AP ci_low"], theta[:, 0] - z * mean[:, :, 0].std(axis=0, ddof=1))
+    logit = res.per_system(method="logit", measures=["AP"])
+    sd = special.logit(mean[:, :, 0]).std(axis=0, ddof=1)
+    np.testing.assert_allclose(logit["AP ci_high"], special.expit(special.logit(theta[:, 0]) + z * sd))
+    bca = res.per_system(method="bca")
+    assert np.all(bca[[f"{m} ci_low" for m in MEASURES]].to_numpy() <= theta + 1e-12)
+    assert np.all(bca[[f"{m} ci_high" for m in MEASURES]].to_numpy() >= theta - 1e-12)
+
+
+def test_per_system_parametric_is_cormack_lynam_section_8(res):
+    x = res.statistic[..., 0]  # AP [S, Q]
+    var = special.logit(np.clip(res.bootstrap_distribution[..., 0], 1e-5, 1 - 1e-5)).var(axis=0, ddof=1)
+    Q = x.shape[1]
+    z = stats.norm.ppf(0.975)
+    se_map = np.sqrt(((x - x**2) ** 2 * var).sum(axis=1)) / Q
+    table = res.per_system(method="parametric", measures=["AP"])
+    np.testing.assert_allclose(table["AP ci_low"], x.mean(axis=1) - z * se_map)
+    np.testing.assert_allclose(table["AP se"], se_map)
+    lmap = res.per_system(statistic="logit_mean", method="parametric", measures=["AP"])
+    centre = special.logit(np.clip(x, 1e-5, 1 - 1e-5)).mean(axis=1)
+    np.testing.assert_allclose(lmap["AP ci_high"], special.expit(centre + z * np.sqrt(var.sum(axis=1)) / Q))
+    with pytest.raises(ValueError, match=r"method='parametric' is Cormack & Lynam's interval for statistic='mean'"):
+        res.per_system(statistic="gmean", method="parametric")
+
+
+def test_difference_is_paired_within_images(res):
+    d = res.difference("c", "a", method="percentile")
+    statistic, pvalue = d
+    x = res.bootstrap_distribution
+    per_image = x[:, 2].mean(axis=1) - x[:, 0].mean(axis=1)
+    np.testing.assert_allclose(d.bootstrap_distribution, per_image)
+    np.testing.assert_allclose(statistic, res.statistic[2].mean(axis=0) - res.statistic[0].mean(axis=0))
+    low, high = np.quantile(per_image, [0.025, 0.975], axis=0)
+    np.testing.assert_allclose(d.confidence_interval.low, low)
+    np.testing.assert_allclose(d.confidence_interval.high, high)
+    np.testing.assert_allclose(pvalue, np.minimum(1, 2 * np.minimum((per_image <= 0).sum(0) + 1,
+                                                                     (per_image >= 0).sum(0) + 1) / 301))
+    np.testing.assert_allclose(d.topic_bootstrap_distribution, x[:, 2] - x[:, 0])
+    np.testing.assert_allclose(d.topic_statistic, res.statistic[2] - res.statistic[0])
+    assert d.topic_pvalue.shape == (8, 4)
+    # the paired t-tests over topics (Zobel & Rashidi Fig. 6), as scipy.stats.ttest_rel
+    reference = stats.ttest_rel(res.statistic[2], res.statistic[0], axis=0)
+    np.testing.assert_allclose(d.ttest_statistic, reference.statistic)
+    np.testing.assert_allclose(d.ttest_pvalue, reference.pvalue)
+    for b in (0, 17, 299):
+        np.testing.assert_allclose(d.image_ttest_pvalues[b], stats.ttest_rel(x[b, 2], x[b, 0], axis=0).pvalue)
+    frame = d.to_frame()
+    assert list(frame.columns) == ["a", "b", "measure", "difference", "ci_low", "ci_high", "standard_error",
+                                   "pvalue", "ttest_pvalue"]
+    assert len(d.to_frame(per_topic=True)) == 8 * 4
+
+
+def test_difference_normal_and_bca(res):
+    normal = res.difference("b", "a", method="normal")
+    sd = normal.bootstrap_distribution.std(axis=0, ddof=1)
+    np.testing.assert_allclose(normal.pvalue, 2 * stats.norm.sf(np.abs(normal.statistic) / sd))
+    bca = res.difference("b", "a", method="bca", statistic="logit_mean")
+    assert bca.statistic_name == "logit_mean" and np.all((bca.pvalue > 0) & (bca.pvalue <= 1))
+
+
+def test_ranks_are_scipy_rankdata_per_image(res):
+    ranks = res.ranks()
+    means = res.bootstrap_distribution.mean(axis=2)
+    np.testing.assert_array_equal(ranks.bootstrap_distribution, stats.rankdata(-means, axis=1))
+    np.testing.assert_array_equal(ranks.statistic, stats.rankdata(-res.statistic.mean(axis=1), axis=0))
+    low, high = ranks.confidence_interval
+    inside = (ranks.bootstrap_distribution >= low) & (ranks.bootstrap_distribution <= high)
+    assert np.all(inside.mean(axis=0) >= 0.95)
+    table = ranks.to_frame()
+    assert list(table.columns) == ["name", "measure", "rank", "mean_rank", "min", "q1", "median", "q3", "max",
+                                   "ci_low", "ci_high", "p_first"]
+    first = table[table.measure == "AP"].iloc[0]
+    assert first["rank"] == 1 and first["p_first"] == pytest.approx((ranks.bootstrap_distribution[:, :, 0] == 1)
+                                                                    [:, res.systems.index(first["name"])].mean())
+    freq = ranks.frequencies()
+    assert np.allclose(freq.groupby(["name", "measure"])["share"].sum(), 1.0)
+
+
+def test_to_frame_long_forms(res):
+    frame = res.to_frame()
+    assert list(frame.columns) == ["name", "qid", "measure", "value", "image_mean", "standard_error"]
+    np.testing.assert_allclose(frame["image_mean"], res.bootstrap_distribution.mean(axis=0).reshape(-1))
+    images = res.to_frame(images=True)
+    assert len(images) == 300 * 4 * 8 * 4
+    pick = images[(images.name == "b") & (images.image == 7) & (images.qid == "5") & (images.measure == "P@5")]
+    assert pick["value"].item() == res.bootstrap_distribution[7, 1, 4, 2]
+    html = res._repr_html_()
+    assert "Corpus bootstrap: 300 poisson images" in html and "<table" in html
+
+
+def test_bad_arguments(res):
+    with pytest.raises(ValueError, match=r"unknown system 'x' for 'a': expected one of \['a', 'b', 'c', 'd'\]"):
+        res.difference("x", "a")
+    with pytest.raises(ValueError, match=r"'a' and 'b' are the same system \('a'\)"):
+        res.difference("a", "a")
+    with pytest.raises(ValueError, match=r"method='logit' is not available for differences, which lie in \[-1, 1\]"):
+        res.difference("a", "b", method="logit")
+    with pytest.raises(ValueError, match=r"'method' must be one of 'percentile', 'normal', 'logit', 'bca'; got 't'"):
+        res.per_topic(method="t")
+    with pytest.raises(ValueError, match=r"'statistic' must be one of 'mean', 'gmean', 'logit_mean'; got 'median'"):
+        res.per_system(statistic="median")
+    with pytest.raises(ValueError, match=r"unknown measure 'MAP' in 'measures': expected one of \['AP', "):
+        res.per_topic(measures=["MAP"])
+    unbounded = dataclasses.replace(res, unit=(False, True, True, True))
+    with pytest.raises(ValueError, match=r"method='logit' needs scores in \[0, 1\], and \['AP'\] is not known to lie "
+                                         r"in \[0, 1\]; use 'percentile', 'normal' or 'bca', or pick measures"):
+        unbounded.per_topic(method="logit")
+    assert len(unbounded.per_topic(method="logit", measures=["RR"])) == 32
