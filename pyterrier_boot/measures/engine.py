@@ -55,6 +55,16 @@ class Evaluator:
         self._rels = np.array([km.rel for km in kms], dtype=np.int64)
         self._xs = np.array([km.x for km in kms], dtype=np.float64)
         self._judged_only = np.array([km.judged_only for km in kms], dtype=np.bool_)
+        self._discounts = None
+
+    def _discount(self, multiplicity):
+        """``1 / log2(p + 2)`` for every image position a ranking or an ideal ranking can reach."""
+        a = self.arrays
+        longest = max(np.diff(a.run_offsets).max(initial=0), np.diff(a.qrels_offsets).max(initial=0))
+        length = int(longest) * max(int(multiplicity.max(initial=1)), 1) + 1
+        if self._discounts is None or len(self._discounts) < length:
+            self._discounts = 1.0 / np.log2(np.arange(length, dtype=np.float64) + 2.0)
+        return self._discounts
 
     @property
     def fallback_measures(self):
@@ -75,7 +85,7 @@ class Evaluator:
             evaluate_images(multiplicity, self._grade_min, a.qrels_offsets, a.qrels_docs, a.qrels_grades,
                             a.run_offsets, a.run_docs, a.run_grades, a.run_stops, self._kinds,
                             self._cutoffs, self._rels, self._xs, self._judged_only, self._gains,
-                            self._orders, self._weights, values)
+                            self._orders, self._weights, self._discount(multiplicity), values)
             out[..., self.kernel_index] = values
         if len(self.fallback_index):
             if identity and self._runs is not None and self._qrels is not None:

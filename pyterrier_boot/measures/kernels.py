@@ -1,17 +1,18 @@
 """numba kernels: every kernel measure on many corpus images at once, without materialising them.
 
 A document with multiplicity ``k`` occupies ``k`` consecutive positions of the image run and
-counts ``k`` times in the image qrels (METHODS.md §1). The kernels walk each original ranking
-once, advancing the image position by ``k``, and take the number of relevant documents and the
-ideal ranking from a histogram of judged grades weighted by ``k``. Each function here has a twin
-in :mod:`.reference` that materialises the image; tests assert that they agree.
+counts ``k`` times in the image qrels (METHODS.md §1). For each (image, system, topic) the driver
+gathers the ranking once into two short buffers, the copies ``k`` and the grade of each document
+still present (down to the last judged document, below which no measure of relevance changes),
+and each measure then walks that buffer, advancing the image position by ``k``. The number of
+relevant documents and the ideal ranking come from a histogram of judged grades weighted by
+``k``. Each measure function has a twin in :mod:`.reference` that materialises the image; tests
+assert that they agree.
 
 Randomness never enters: multiplicities arrive as an array. One parallel task is one
 (image, topic) pair, and no task writes what another reads, so results do not depend on the
 number of threads.
 """
-import math
-
 import numpy as np
 from numba import njit, prange
 
@@ -28,11 +29,11 @@ from .lowering import (
     NDCG,
     RBP,
     RPREC,
-    RR,
     SUCCESS,
     P,
     Q,
     R,
+    RR,
 )
 
 _UNJ = np.int32(UNJUDGED)
@@ -56,76 +57,74 @@ def _copies(k, pos, cutoff):
 
 
 @njit(cache=True)
-def _ap(k, docs, grades, lo, stop, cutoff, rel, judged_only, n_rel):
+def _ap(ks, gs, n, cutoff, rel, judged_only, n_rel):
     if n_rel == 0:
         return 0.0
     pos = 0
     hits = 0
     total = 0.0
-    for i in range(lo, stop):
-        kk = k[docs[i]]
-        g = grades[i]
-        if kk == 0 or (judged_only and g < 0):
+    for i in range(n):
+        g = gs[i]
+        if judged_only and g < 0:
             continue
         if g >= rel:
-            for t in range(_copies(kk, pos, cutoff)):
+            for t in range(_copies(ks[i], pos, cutoff)):
                 hits += 1
                 total += hits / (pos + t + 1)
-        pos += kk
+        pos += ks[i]
         if cutoff > 0 and pos >= cutoff:
             break
     return total / n_rel
 
 
 @njit(cache=True)
-def _relevant_within(k, docs, grades, lo, stop, cutoff, rel, judged_only):
+def _relevant_within(ks, gs, n, cutoff, rel, judged_only, first_only):
     """Relevant copies within the cutoff, and the position of the first one (0 if none)."""
     pos = 0
     hits = 0
     first = 0
-    for i in range(lo, stop):
-        kk = k[docs[i]]
-        g = grades[i]
-        if kk == 0 or (judged_only and g < 0):
+    for i in range(n):
+        g = gs[i]
+        if judged_only and g < 0:
             continue
         if g >= rel:
-            n = _copies(kk, pos, cutoff)
-            if n > 0 and first == 0:
+            c = _copies(ks[i], pos, cutoff)
+            if c > 0 and first == 0:
                 first = pos + 1
-            hits += n
-        pos += kk
+                if first_only:
+                    break
+            hits += c
+        pos += ks[i]
         if cutoff > 0 and pos >= cutoff:
             break
     return hits, first
 
 
 @njit(cache=True)
-def _gain_within(k, docs, grades, lo, stop, cutoff, judged_only, grade_min, gains, discounted):
-    """(Discounted) cumulative gain of the image ranking to the cutoff."""
+def _gain_within(ks, gs, n, cutoff, judged_only, grade_min, gains, discount):
+    """Cumulative gain of the image ranking to the cutoff, each position ``p`` weighted by
+    ``discount[p]``: ``1 / log2(p + 2)`` for DCG, ones for CG, cwl_eval's weights for RBP/INSQ."""
     pos = 0
     total = 0.0
-    for i in range(lo, stop):
-        kk = k[docs[i]]
-        g = grades[i]
-        if kk == 0 or (judged_only and g < 0):
+    for i in range(n):
+        g = gs[i]
+        if judged_only and g < 0:
             continue
         if g != _UNJ:
             gain = gains[g - grade_min]
-            n = _copies(kk, pos, cutoff)
-            if not discounted:
-                total += gain * n
-            elif gain != 0.0:
-                for t in range(n):
-                    total += gain / math.log2(pos + t + 2)
-        pos += kk
+            if gain != 0.0:
+                for t in range(_copies(ks[i], pos, cutoff)):
+                    total += gain * discount[pos + t]
+        pos += ks[i]
         if cutoff > 0 and pos >= cutoff:
             break
     return total
 
 
 @njit(cache=True)
-def _ideal(hist, gains, order, cutoff, discounted):
-    """(Discounted) cumulative gain of the ideal ranking of the judged copies, to the cutoff."""
+def _ideal(hist, gains, order, cutoff, discount):
+    """Cumulative gain of the ideal ranking of the judged copies to the cutoff, weighted by
+    ``discount[position]``."""
     pos = 0
     total = 0.0
     for j in range(order.shape[0]):
@@ -133,20 +132,17 @@ def _ideal(hist, gains, order, cutoff, discounted):
         gain = gains[o]
         if gain <= 0.0:
             break
-        n = _copies(hist[o], pos, cutoff)
-        if discounted:
-            for t in range(n):
-                total += gain / math.log2(pos + t + 2)
-        else:
-            total += gain * n
-        pos += n
+        c = _copies(hist[o], pos, cutoff)
+        for t in range(c):
+            total += gain * discount[pos + t]
+        pos += c
         if cutoff > 0 and pos >= cutoff:
             break
     return total
 
 
 @njit(cache=True)
-def _q_measure(k, docs, grades, lo, stop, cutoff, rel, judged_only, beta, n_rel, hist, grade_min, gains, order):
+def _q_measure(ks, gs, n, cutoff, rel, judged_only, beta, n_rel, hist, grade_min, gains, order):
     if n_rel == 0:
         return 0.0
     pos = 0
@@ -158,14 +154,13 @@ def _q_measure(k, docs, grades, lo, stop, cutoff, rel, judged_only, beta, n_rel,
     used = 0
     ideal_pos = 0
     ideal_cg = 0.0
-    for i in range(lo, stop):
-        kk = k[docs[i]]
-        g = grades[i]
-        if kk == 0 or (judged_only and g < 0):
+    for i in range(n):
+        g = gs[i]
+        if judged_only and g < 0:
             continue
         gain = gains[g - grade_min] if g != _UNJ else 0.0
         is_rel = g >= rel
-        for t in range(_copies(kk, pos, cutoff)):
+        for t in range(_copies(ks[i], pos, cutoff)):
             cg += gain
             if is_rel:
                 count += 1
@@ -182,70 +177,44 @@ def _q_measure(k, docs, grades, lo, stop, cutoff, rel, judged_only, beta, n_rel,
                     ideal_cg += gains[o] * step
                     used += step
                     ideal_pos += step
-                total += (beta * cg + count) / (beta * ideal_cg + pos + t + 1)
-        pos += kk
+                total += (beta * cg + count) / (beta * ideal_cg + p)
+        pos += ks[i]
         if cutoff > 0 and pos >= cutoff:
             break
     return total / n_rel
 
 
 @njit(cache=True)
-def _bpref(k, docs, grades, lo, stop, rel, n_rel, n_nonrel):
+def _bpref(ks, gs, n, rel, n_rel, n_nonrel):
     if n_rel == 0:
         return 0.0
     nonrel_above = 0
     total = 0.0
-    for i in range(lo, stop):
-        kk = k[docs[i]]
-        g = grades[i]
-        if kk == 0 or g < 0:  # trec_eval: negative grades are not judged
+    for i in range(n):
+        g = gs[i]
+        if g < 0:  # trec_eval: unjudged, or judged with a negative grade
             continue
         if g >= rel:
             if nonrel_above > 0:
-                total += kk * (1.0 - min(nonrel_above, n_rel) / min(n_rel, n_nonrel))
+                total += ks[i] * (1.0 - min(nonrel_above, n_rel) / min(n_rel, n_nonrel))
             else:
-                total += kk
+                total += ks[i]
         else:
-            nonrel_above += kk
+            nonrel_above += ks[i]
     return total / n_rel
 
 
 @njit(cache=True)
-def _weighted(k, docs, grades, lo, stop, grade_min, gains, weights):
-    """cwl_eval's expected utility with fixed position weights (RBP, INSQ)."""
-    depth = weights.shape[0]
-    pos = 0
-    total = 0.0
-    for i in range(lo, stop):
-        kk = k[docs[i]]
-        g = grades[i]
-        if kk == 0:
-            continue
-        if g != _UNJ:
-            gain = gains[g - grade_min]
-            if gain != 0.0:
-                for t in range(_copies(kk, pos, depth)):
-                    total += weights[pos + t] * gain
-        pos += kk
-        if pos >= depth:
-            break
-    return total
-
-
-@njit(cache=True)
-def _inst(k, docs, grades, lo, stop, grade_min, gains, target, depth):
+def _inst(ks, gs, n, grade_min, gains, target, depth):
     """cwl_eval's INST: continuation ((i+T+T_i-1)/(i+T+T_i))^2 with T_i = T - gain so far."""
     gain_at = np.zeros(depth)
     pos = 0
-    for i in range(lo, stop):
-        kk = k[docs[i]]
-        g = grades[i]
-        if kk == 0:
-            continue
+    for i in range(n):
+        g = gs[i]
         if g != _UNJ:
-            for t in range(_copies(kk, pos, depth)):
+            for t in range(_copies(ks[i], pos, depth)):
                 gain_at[pos + t] = gains[g - grade_min]
-        pos += kk
+        pos += ks[i]
         if pos >= depth:
             break
     reach = 1.0
@@ -263,107 +232,109 @@ def _inst(k, docs, grades, lo, stop, grade_min, gains, target, depth):
 
 
 @njit(cache=True)
-def _judged(k, docs, grades, lo, hi, cutoff):
+def _judged(ks, gs, n, cutoff):
     """Share of the top min(cutoff, n) image positions holding a judged document."""
     pos = 0
     judged = 0
-    for i in range(lo, hi):
-        kk = k[docs[i]]
-        if kk == 0:
-            continue
-        n = _copies(kk, pos, cutoff)
-        if grades[i] != _UNJ:
-            judged += n
-        pos += n
+    for i in range(n):
+        c = _copies(ks[i], pos, cutoff)
+        if gs[i] != _UNJ:
+            judged += c
+        pos += c
         if cutoff > 0 and pos >= cutoff:
             break
     return judged / pos if pos > 0 else 0.0
 
 
 @njit(cache=True)
-def _err(k, docs, grades, lo, stop, cutoff, grade_min, gains):
+def _err(ks, gs, n, cutoff, grade_min, gains):
     """gdeval's ERR@k: stopping probability (2^g - 1) / 2^4 at each position."""
     scale = 2.0**ERR_MAX_GRADE
     pos = 0
     reach = 1.0
     total = 0.0
-    for i in range(lo, stop):
-        kk = k[docs[i]]
-        g = grades[i]
-        if kk == 0:
-            continue
+    for i in range(n):
+        g = gs[i]
         if g != _UNJ:
             stop_here = gains[g - grade_min] / scale
             if stop_here > 0.0:
-                for t in range(_copies(kk, pos, cutoff)):
+                for t in range(_copies(ks[i], pos, cutoff)):
                     total += reach * stop_here / (pos + t + 1)
                     reach *= 1.0 - stop_here
-        pos += kk
+        pos += ks[i]
         if pos >= cutoff:
             break
     return total
 
 
 @njit(cache=True)
-def _value(kind, cutoff, rel, x, judged_only, k, docs, grades, lo, stop, hi, hist, grade_min, gains, order,
-           weights):
-    if kind == AP:
-        return _ap(k, docs, grades, lo, stop, cutoff, rel, judged_only, _count_at_least(hist, grade_min, rel))
-    if kind == P:
-        return _relevant_within(k, docs, grades, lo, stop, cutoff, rel, judged_only)[0] / cutoff
-    if kind == R:
-        n_rel = _count_at_least(hist, grade_min, rel)
-        if n_rel == 0:
-            return 0.0
-        return _relevant_within(k, docs, grades, lo, stop, cutoff, rel, judged_only)[0] / n_rel
-    if kind == RR:
-        first = _relevant_within(k, docs, grades, lo, stop, cutoff, rel, judged_only)[1]
-        return 1.0 / first if first > 0 else 0.0
-    if kind == RPREC:
-        n_rel = _count_at_least(hist, grade_min, rel)
-        if n_rel == 0:
-            return 0.0
-        return _relevant_within(k, docs, grades, lo, stop, n_rel, rel, judged_only)[0] / n_rel
-    if kind == SUCCESS:
-        return 1.0 if _relevant_within(k, docs, grades, lo, stop, cutoff, rel, judged_only)[1] > 0 else 0.0
+def _normaliser(kind, cutoff, n_rel, hist, grade_min, gains, order, discount, ones):
+    """What a measure divides by on one image and topic: the ideal (discounted) cumulative gain for
+    nDCG and nCG, the judged non-relevant copies for Bpref, else nothing (0)."""
     if kind == NDCG:
-        idcg = _ideal(hist, gains, order, cutoff, True)
-        if idcg <= 0.0:
-            return 0.0
-        return _gain_within(k, docs, grades, lo, stop, cutoff, judged_only, grade_min, gains, True) / idcg
+        return _ideal(hist, gains, order, cutoff, discount)
     if kind == NCG:
-        icg = _ideal(hist, gains, order, cutoff, False)
-        if icg <= 0.0:
-            return 0.0
-        return _gain_within(k, docs, grades, lo, stop, cutoff, judged_only, grade_min, gains, False) / icg
-    if kind == Q:
-        n_rel = _count_at_least(hist, grade_min, rel)
-        return _q_measure(k, docs, grades, lo, stop, cutoff, rel, judged_only, x, n_rel, hist, grade_min, gains, order)
+        return _ideal(hist, gains, order, cutoff, ones)
     if kind == BPREF:
-        n_rel = _count_at_least(hist, grade_min, rel)
-        return _bpref(k, docs, grades, lo, stop, rel, n_rel, _count_at_least(hist, grade_min, 0) - n_rel)
+        return _count_at_least(hist, grade_min, 0) - n_rel
+    return 0.0
+
+
+@njit(cache=True)
+def _value(kind, cutoff, rel, x, judged_only, ks, gs, n, n_rel, norm, hist, grade_min, gains, order, weights,
+           discount, ones):
+    if kind == AP:
+        return _ap(ks, gs, n, cutoff, rel, judged_only, n_rel)
+    if kind == P:
+        return _relevant_within(ks, gs, n, cutoff, rel, judged_only, False)[0] / cutoff
+    if kind == R or kind == RPREC:
+        if n_rel == 0:
+            return 0.0
+        return _relevant_within(ks, gs, n, n_rel if kind == RPREC else cutoff, rel, judged_only, False)[0] / n_rel
+    if kind == RR or kind == SUCCESS:
+        first = _relevant_within(ks, gs, n, cutoff, rel, judged_only, True)[1]
+        if kind == SUCCESS:
+            return 1.0 if first > 0 else 0.0
+        return 1.0 / first if first > 0 else 0.0
+    if kind == NDCG or kind == NCG:
+        if norm <= 0.0:
+            return 0.0
+        return _gain_within(ks, gs, n, cutoff, judged_only, grade_min, gains, discount if kind == NDCG else ones) / norm
+    if kind == Q:
+        return _q_measure(ks, gs, n, cutoff, rel, judged_only, x, n_rel, hist, grade_min, gains, order)
+    if kind == BPREF:
+        return _bpref(ks, gs, n, rel, n_rel, norm)
     if kind == RBP or kind == INSQ:
-        return _weighted(k, docs, grades, lo, stop, grade_min, gains, weights)
+        return _gain_within(ks, gs, n, weights.shape[0], False, grade_min, gains, weights)
     if kind == INST:
-        return _inst(k, docs, grades, lo, stop, grade_min, gains, x, weights.shape[0])
+        return _inst(ks, gs, n, grade_min, gains, x, weights.shape[0])
     if kind == JUDGED:
-        return _judged(k, docs, grades, lo, hi, cutoff)
+        return _judged(ks, gs, n, cutoff)
     if kind == ERR:
-        return _err(k, docs, grades, lo, stop, cutoff, grade_min, gains)
+        return _err(ks, gs, n, cutoff, grade_min, gains)
     return np.nan
 
 
 @njit(parallel=True, cache=True)
 def evaluate_images(multiplicity, grade_min, q_off, q_doc, q_grade, r_off, r_doc, r_grade, r_stop,
-                    kinds, cutoffs, rels, xs, judged_only, gains, orders, weights, out):
+                    kinds, cutoffs, rels, xs, judged_only, gains, orders, weights, discount, out):
     """Fill ``out[image, system, topic, measure]`` for a batch of images.
 
     ``multiplicity[image, doc]`` gives each interned document's copies in each image; the other
     arrays are those of :class:`~pyterrier_boot.measures.arrays.JudgedRuns` and of
-    :func:`~pyterrier_boot.measures.lowering.kernel_tables`.
+    :func:`~pyterrier_boot.measures.lowering.kernel_tables`; ``discount[p] = 1 / log2(p + 2)``
+    must cover every image position a ranking or an ideal ranking reaches.
     """
     n_images, n_systems, n_topics, n_measures = out.shape
     n_grades = gains.shape[1]
+    ones = np.ones(discount.shape[0])
+    # Judged counts unjudged documents too: rankings are then gathered to their end
+    whole = False
+    for m in range(n_measures):
+        whole = whole or kinds[m] == JUDGED
+    longest = 0
+    for j in range(r_off.shape[0] - 1):
+        longest = max(longest, r_off[j + 1] - r_off[j])
     for task in prange(n_images * n_topics):
         b = task // n_topics
         q = task - b * n_topics
@@ -371,12 +342,22 @@ def evaluate_images(multiplicity, grade_min, q_off, q_doc, q_grade, r_off, r_doc
         hist = np.zeros(n_grades, np.int64)
         for i in range(q_off[q], q_off[q + 1]):
             hist[q_grade[i] - grade_min] += k[q_doc[i]]
+        n_rel = np.empty(n_measures, np.int64)
+        norm = np.empty(n_measures)
+        for m in range(n_measures):
+            n_rel[m] = _count_at_least(hist, grade_min, rels[m])
+            norm[m] = _normaliser(kinds[m], cutoffs[m], n_rel[m], hist, grade_min, gains[m], orders[m], discount, ones)
+        ks = np.empty(longest, np.int64)
+        gs = np.empty(longest, np.int32)
         for s in range(n_systems):
             j = s * n_topics + q
-            lo = r_off[j]
-            hi = r_off[j + 1]
-            stop = r_stop[j]
+            n = 0
+            for i in range(r_off[j], r_off[j + 1] if whole else r_stop[j]):
+                kk = k[r_doc[i]]
+                if kk > 0:
+                    ks[n] = kk
+                    gs[n] = r_grade[i]
+                    n += 1
             for m in range(n_measures):
-                out[b, s, q, m] = _value(kinds[m], cutoffs[m], rels[m], xs[m], judged_only[m], k, r_doc,
-                                         r_grade, lo, stop, hi, hist, grade_min, gains[m], orders[m],
-                                         weights[m])
+                out[b, s, q, m] = _value(kinds[m], cutoffs[m], rels[m], xs[m], judged_only[m], ks, gs, n, n_rel[m],
+                                         norm[m], hist, grade_min, gains[m], orders[m], weights[m], discount, ones)
