@@ -29,11 +29,11 @@ from .lowering import (
     NDCG,
     RBP,
     RPREC,
+    RR,
     SUCCESS,
     P,
     Q,
     R,
-    RR,
 )
 
 _UNJ = np.int32(UNJUDGED)
