@@ -28,6 +28,9 @@ _EXPORTS = {
     "parse_measures": "pyterrier_boot.measures.parsing",
     "Q": "pyterrier_boot.measures.sakai",
     "nCG": "pyterrier_boot.measures.sakai",
+    # Experiment
+    "Experiment": "pyterrier_boot.experiment.experiment",
+    "ExperimentResult": "pyterrier_boot.experiment.result",
     # statistics core (topic bootstrap, tests, corrections)
     "ResamplePlan": "pyterrier_boot.stats.resampling",
     "SignFlipPlan": "pyterrier_boot.stats.resampling",
@@ -58,6 +61,8 @@ _EXPORTS = {
     "power_analysis": "pyterrier_boot.stats.power",
     "PowerAnalysis": "pyterrier_boot.stats.power",
     "compare": "pyterrier_boot.stats.comparison",
+    "rank_intervals": "pyterrier_boot.stats.ranking",
+    "RankIntervals": "pyterrier_boot.stats.ranking",
     # simulation
     "simulate_collection": "pyterrier_boot.simulation.collection",
     "SimulatedCollection": "pyterrier_boot.simulation.collection",
@@ -69,7 +74,6 @@ _EXPORTS = {
     "CorpusBootstrap": "pyterrier_boot.corpus.bootstrap",
     "CorpusBootstrapResult": "pyterrier_boot.corpus.result",
     "CorpusDifference": "pyterrier_boot.corpus.result",
-    "CorpusRanks": "pyterrier_boot.corpus.result",
     "CorpusImage": "pyterrier_boot.corpus.transformers",
     "CorpusSplit": "pyterrier_boot.corpus.transformers",
     "corpus_image": "pyterrier_boot.corpus.transformers",
@@ -107,6 +111,17 @@ _EXPORTS = {
     "plot_mr_pt": "pyterrier_boot.meta.plots",
     "plot_forest": "pyterrier_boot.meta.plots",
     "plot_user_variance": "pyterrier_boot.meta.plots",
+    "plot_pool_pvalues": "pyterrier_boot.meta.plots",
+    "plot_pool_differences": "pyterrier_boot.meta.plots",
+    "corpus_stability": "pyterrier_boot.meta.corpus_stability",
+    "CorpusStabilityResult": "pyterrier_boot.meta.corpus_stability",
+    "shallow_pool_comparison": "pyterrier_boot.meta.shallow_pools",
+    "ShallowPoolResult": "pyterrier_boot.meta.shallow_pools",
+    "corpus_variance_decomposition": "pyterrier_boot.meta.corpus_variance",
+    "CorpusVarianceResult": "pyterrier_boot.meta.corpus_variance",
+    "corpus_replicates": "pyterrier_boot.meta.corpus_variance",
+    "corpus_meta_analysis": "pyterrier_boot.meta.corpus_meta_analysis",
+    "corpus_topic_effects": "pyterrier_boot.meta.corpus_meta_analysis",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -6,7 +6,7 @@ Modules, one concept each:
   delete-a-group jackknife's document groups.
 * ``bootstrap``: :class:`CorpusBootstrap`, the engine evaluating runs on every image in batches.
 * ``result``: :class:`CorpusBootstrapResult` and its tables, :class:`CorpusDifference`,
-  :class:`CorpusRanks`.
+  :class:`~pyterrier_boot.stats.ranking.RankIntervals`.
 * ``intervals``: percentile / normal / logit / BCa intervals and p-values on image distributions.
 * ``small_r``: silver bullets and lead balloons (the small-R correction of AP intervals).
 * ``split``: the MD5 split of a corpus into halves A and B.

@@ -171,11 +171,19 @@ class CorpusBootstrap:
         """
         require_mean_aggregated(parse_measures(measures), context="a corpus-bootstrap interval")
         evaluator, _ = prepare(runs, self.qrels, measures, topics=topics, verbose=self.verbose)
+        return self.evaluate_prepared(evaluator)
+
+    def evaluate_prepared(self, evaluator, *, statistic=None):
+        """:meth:`evaluate` for runs already read and interned (an
+        :class:`~pyterrier_boot.measures.engine.Evaluator`, as ``Experiment`` has one), with their
+        values on the full corpus when already computed (``[system, topic, measure]``)."""
+        require_mean_aggregated(evaluator.measures, context="a corpus-bootstrap interval")
         arrays = evaluator.arrays
         S, Q, M, D = arrays.n_systems, arrays.n_topics, len(evaluator.measures), arrays.n_docs
         size = self._corpus_size_for(D) if (self.model == "multinomial" or self.corpus_size is not None) else None
         batch = self._plan(D, S * Q * M)
-        statistic = evaluator.evaluate(np.ones((1, D), np.int32), identity=True)[0]
+        if statistic is None:
+            statistic = evaluator.evaluate(np.ones((1, D), np.int32), identity=True)[0]
 
         hashes = docno_hashes(arrays.docnos)
         groups = jackknife_groups(hashes, self.n_groups)

@@ -13,7 +13,7 @@ the full-corpus values and the delete-a-group jackknife, and derives from them:
   for the aggregate, with interval and p-value, and the per-image paired t-tests of Zobel & Rashidi
   (Fig. 6) -> :class:`CorpusDifference`;
 * :meth:`~CorpusBootstrapResult.ranks`: each system's rank on every image (Zobel & Rashidi Fig. 5)
-  -> :class:`CorpusRanks`;
+  -> :class:`~pyterrier_boot.stats.ranking.RankIntervals`;
 * :meth:`~CorpusBootstrapResult.to_frame`: long form.
 """
 from dataclasses import dataclass
@@ -26,6 +26,7 @@ from scipy import special, stats
 from .._results import ConfidenceInterval, TupleLike
 from ..stats._inputs import check_choice, check_confidence_level
 from ..stats.aggregates import get_aggregate
+from ..stats.ranking import rank_intervals
 from .intervals import (
     EPSILON,
     METHODS,
@@ -36,7 +37,7 @@ from .intervals import (
 )
 from .small_r import small_r_correction
 
-__all__ = ["CorpusBootstrapResult", "CorpusDifference", "CorpusRanks", "UNIT_MEASURES", "unit_measure"]
+__all__ = ["CorpusBootstrapResult", "CorpusDifference", "UNIT_MEASURES", "unit_measure"]
 
 #: ir_measures measures whose values lie in [0, 1] by definition (the logit interval needs it).
 UNIT_MEASURES = frozenset({
@@ -359,26 +360,13 @@ class CorpusBootstrapResult(TupleLike):
         (rounded up) of the image ranks, so it holds at least ``1 - α`` of the images.
 
         Returns:
-            :class:`CorpusRanks`.
+            :class:`~pyterrier_boot.stats.ranking.RankIntervals`.
         """
-        confidence_level = check_confidence_level(confidence_level)
         index = self._measure_index(measures)
         theta, dist = self.system_distribution(statistic=statistic)
-        theta, dist = theta[:, index], dist[..., index]
-        full = stats.rankdata(-theta, axis=0, method="average")
-        images = stats.rankdata(-dist, axis=1, method="average")
-        alpha = 1 - confidence_level
-        low = np.quantile(images, alpha / 2, axis=0, method="lower")
-        high = np.quantile(images, 1 - alpha / 2, axis=0, method="higher")
-        return CorpusRanks(
-            statistic=full,
-            bootstrap_distribution=images,
-            confidence_interval=ConfidenceInterval(low, high),
-            systems=self.systems,
-            measures=tuple(self.measures[m] for m in index),
-            statistic_name=statistic,
-            confidence_level=confidence_level,
-        )
+        return rank_intervals(theta[:, index], dist[..., index], systems=self.systems,
+                              measures=tuple(self.measures[m] for m in index), statistic_name=statistic,
+                              confidence_level=confidence_level)
 
     # ------------------------------------------------------------ tables
 
@@ -512,67 +500,3 @@ class CorpusDifference(TupleLike):
         a, b = self.systems
         return (f"CorpusDifference({a!r} - {b!r}, statistic={self.statistic!r}, pvalue={self.pvalue!r}, "
                 f"method={self.method!r})")
-
-
-@dataclass(frozen=True, slots=True, eq=False)
-class CorpusRanks(TupleLike):
-    """Each system's rank (1 = best) on the full corpus and on every image.
-
-    Unpacks as ``statistic, confidence_interval``.
-
-    Attributes:
-        statistic: ranks on the full corpus ``[system, measure]``.
-        bootstrap_distribution: ranks on each image ``[image, system, measure]``.
-        confidence_interval: rank interval per ``[system, measure]``.
-        systems, measures, statistic_name, confidence_level.
-    """
-
-    statistic: Any
-    bootstrap_distribution: Any
-    confidence_interval: ConfidenceInterval
-    systems: tuple
-    measures: tuple
-    statistic_name: str
-    confidence_level: float
-    _tuple_fields: ClassVar[tuple[str, ...]] = ("statistic", "confidence_interval")
-
-    def to_frame(self):
-        """One row per (measure, system), by measure then full-corpus rank: ``name, measure, rank,
-        mean_rank, min, q1, median, q3, max, ci_low, ci_high, p_first`` (Fig. 5's boxes are
-        q1..q3; ``p_first``: share of images where the system ranks first)."""
-        d = self.bootstrap_distribution
-        S, M = self.statistic.shape
-        q1, median, q3 = np.quantile(d, [0.25, 0.5, 0.75], axis=0)
-        frame = _long({
-            "name": np.repeat(np.array(self.systems, dtype=object)[None, :], M, axis=0).reshape(-1),
-            "measure": np.repeat(np.array(self.measures, dtype=object), S),
-            "rank": self.statistic.T.reshape(-1),
-            "mean_rank": d.mean(axis=0).T.reshape(-1),
-            "min": d.min(axis=0).T.reshape(-1),
-            "q1": q1.T.reshape(-1),
-            "median": median.T.reshape(-1),
-            "q3": q3.T.reshape(-1),
-            "max": d.max(axis=0).T.reshape(-1),
-            "ci_low": np.asarray(self.confidence_interval.low).T.reshape(-1),
-            "ci_high": np.asarray(self.confidence_interval.high).T.reshape(-1),
-            "p_first": (d == 1).mean(axis=0).T.reshape(-1),
-        })
-        order = {m: i for i, m in enumerate(self.measures)}
-        frame = frame.sort_values(["measure", "rank"], key=lambda c: c.map(order) if c.name == "measure" else c,
-                                  kind="stable")
-        return frame.reset_index(drop=True)
-
-    def frequencies(self):
-        """Share of images giving each rank: ``name, measure, rank, share`` (ranks observed only)."""
-        rows = []
-        for m, label in enumerate(self.measures):
-            for s, name in enumerate(self.systems):
-                values, counts = np.unique(self.bootstrap_distribution[:, s, m], return_counts=True)
-                rows += [(name, label, v, c / self.bootstrap_distribution.shape[0]) for v, c in zip(values, counts)]
-        return pd.DataFrame(rows, columns=["name", "measure", "rank", "share"])
-
-    def _repr_html_(self):
-        return self.to_frame()._repr_html_()
-
-    def __repr__(self):
-        return f"CorpusRanks({len(self.systems)} systems, measures {list(self.measures)}, statistic={self.statistic_name!r})"

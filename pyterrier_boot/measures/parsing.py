@@ -100,6 +100,8 @@ def parse_measure(measure):
     ``"RBP(p=0.8)"``, ``"Q@1000"``) or a trec_eval name (``"map"``, ``"ndcg_cut_10"``, ``"P.10"``,
     ``"P_5,10"``). Strings keep their spelling as the label.
     """
+    if isinstance(measure, LabelledMeasure):
+        return [measure]
     if isinstance(measure, ir_measures.Measure):
         return [LabelledMeasure(str(measure), _validated(measure, str(measure)))]
     if not isinstance(measure, str):
@@ -131,7 +133,7 @@ def parse_measures(measures):
         >>> [(m.label, str(m.measure)) for m in parse_measures(["map", "nDCG@10"])]
         [('map', 'AP'), ('nDCG@10', 'nDCG@10')]
     """
-    if isinstance(measures, (str, ir_measures.Measure)):
+    if isinstance(measures, (str, ir_measures.Measure, LabelledMeasure)):
         measures = [measures]
     try:
         items = list(measures)

@@ -1,0 +1,334 @@
+"""What ``Experiment(..., dataframe=False)`` returns, and the tables built from it."""
+import builtins
+import os
+import warnings
+from dataclasses import dataclass, replace
+
+import numpy as np
+import pandas as pd
+
+from .._warnings import InputWarning
+from ..stats.comparison import compare
+
+
+@dataclass(frozen=True, eq=False)
+class Comparisons:
+    """Each system against each baseline, per measure, with pt.Experiment's test semantics.
+
+    Attributes:
+        names: system names; measures: measure labels.
+        system_index, baseline_index: the compared pair ``(system, baseline)`` of each row.
+        frame: long table ``measure, name, baseline, +, -, diff, effect size, p-value``
+            (+ ``p-value corrected``, ``reject`` when correcting), one row per (pair, measure).
+        intervals: ``[pair, measure, 2]`` bootstrap interval of each mean difference, or None.
+        distribution: ``[replicate, pair, measure]`` bootstrap differences, or None.
+    """
+
+    names: tuple
+    measures: tuple
+    system_index: np.ndarray
+    baseline_index: np.ndarray
+    frame: pd.DataFrame
+    correction: str | None
+    intervals: np.ndarray | None = None
+    distribution: np.ndarray | None = None
+
+    @classmethod
+    def build(cls, values, names, baselines, measures, *, test, plan, rng, correction, correction_alpha):
+        scores = {m: pd.DataFrame(values[:, :, j], index=list(names)) for j, m in enumerate(measures)}
+        table = compare(scores, baseline=[names[b] for b in baselines], test=test, correction=None,
+                        plan=plan if test == "paired_bootstrap" else None, rng=rng)
+        index = {n: i for i, n in enumerate(names)}
+        system_index = np.array([index[n] for n in table["system_a"][table["measure"] == measures[0]]])
+        baseline_index = np.array([index[n] for n in table["system_b"][table["measure"] == measures[0]]])
+        frame = pd.DataFrame({
+            "measure": table["measure"], "name": table["system_a"], "baseline": table["system_b"],
+            "+": table["wins"].astype(int), "-": table["losses"].astype(int), "diff": table["difference"],
+            "effect size": table["effect_size"], "p-value": table["p-value"],
+        })
+        if correction is not None:
+            import statsmodels.stats.multitest as multitest
+
+            corrected = np.full(len(frame), np.nan)
+            reject = np.zeros(len(frame), dtype=bool)
+            for m in measures:
+                rows = np.flatnonzero((frame["measure"] == m).to_numpy())
+                try:
+                    reject[rows], corrected[rows], _, _ = multitest.multipletests(
+                        frame["p-value"].to_numpy()[rows], alpha=correction_alpha, method=correction)
+                except ValueError as error:
+                    raise ValueError(f"correction={correction!r}: {error}") from None
+            frame["reject"] = reject
+            frame["p-value corrected"] = corrected
+        return cls(tuple(names), tuple(measures), system_index, baseline_index, frame.reset_index(drop=True),
+                   correction)
+
+    def with_intervals(self, intervals, distribution):
+        return replace(self, intervals=intervals, distribution=distribution)
+
+
+@dataclass(frozen=True, eq=False)
+class ExperimentResult:
+    """Everything an experiment measured: per-topic values, intervals, comparisons.
+
+    Attributes:
+        names, qids, measures: labels of the systems, (judged) topics and measures.
+        summed: per measure, whether it is summed over topics (NumRet, ...) rather than averaged.
+        values: per-topic values ``[system, topic, measure]``.
+        bootstrap, interval, confidence_level: how intervals were made (bootstrap None: none).
+        intervals: ``[system, measure, 2]`` interval of each mean.
+        distribution_: ``[replicate, system, measure]`` bootstrap distribution of the means.
+        corpus: the :class:`~pyterrier_boot.corpus.result.CorpusBootstrapResult` when the corpus
+            bootstrap ran.
+        comparisons: :class:`Comparisons` against the baseline(s), or None.
+        mrt: mean response time per system (milliseconds per topic), when asked for.
+        round: ``round`` as given to ``Experiment``.
+        topics: qids of the topics given, when given (per-query output backfills the unjudged).
+    """
+
+    names: tuple
+    qids: tuple
+    measures: tuple
+    summed: tuple
+    values: np.ndarray
+    bootstrap: str | None
+    interval: str | None
+    confidence_level: float
+    intervals: np.ndarray | None
+    distribution_: np.ndarray | None
+    corpus: object
+    comparisons: Comparisons | None
+    mrt: dict | None
+    round: object = None
+    topics: tuple | None = None
+
+    # ------------------------------------------------------------ summaries
+
+    @property
+    def means(self):
+        """Aggregate of each system over topics ``[system, measure]`` (sum for summed measures)."""
+        out = self.values.mean(axis=1)
+        summed = np.array(self.summed, dtype=bool)
+        if summed.any():
+            out[:, summed] = self.values[:, :, summed].sum(axis=1)
+        return out
+
+    def _round(self, label, value, round):
+        if round is None:
+            return value
+        digits = round if isinstance(round, int) else round.get(label)
+        if digits is None:
+            return value
+        return np.round(value, digits) if isinstance(value, np.ndarray) else builtins.round(value, digits)
+
+    def table(self, *, highlight=None, round=None):
+        """The ``pt.Experiment``-style table (a Styler when ``highlight`` is ``"bold"``/``"color"``)."""
+        round = self.round if round is None else round
+        columns = {"name": list(self.names)}
+        direction = {}
+        means = self.means
+        for j, m in enumerate(self.measures):
+            columns[m] = self._round(m, means[:, j], round)
+            direction[m] = "+"
+            if self.intervals is not None:
+                columns[f"{m} ci_low"] = self._round(m, self.intervals[:, j, 0], round)
+                columns[f"{m} ci_high"] = self._round(m, self.intervals[:, j, 1], round)
+        if self.mrt is not None:
+            columns["mrt"] = [self.mrt[n] for n in self.names]
+            direction["mrt"] = "-"
+        frame = pd.DataFrame(columns)
+        if self.comparisons is not None:
+            frame = self._with_baseline_columns(frame, direction, round)
+        if highlight in ("bold", "color", "colour"):
+            return _highlighted(frame, direction, highlight)
+        return frame
+
+    def _with_baseline_columns(self, frame, direction, round):
+        comp = self.comparisons
+        several = len(set(comp.baseline_index.tolist())) > 1
+        for b in dict.fromkeys(comp.baseline_index.tolist()):
+            suffix = f" vs {self.names[b]}" if several else ""
+            for j, m in enumerate(self.measures):
+                rows = comp.frame[(comp.frame["measure"] == m) & (comp.frame["baseline"] == self.names[b])]
+                rows = rows.set_index("name")
+                pairs = np.flatnonzero(comp.baseline_index == b)
+                by_name = {self.names[comp.system_index[p]]: p for p in pairs}
+
+                def column(key, rows=rows):
+                    return [rows.loc[n, key] if n in rows.index else None for n in self.names]
+
+                frame[f"{m} +{suffix}"] = np.array(column("+"), dtype=float)  # NaN for the baseline, as pt
+                frame[f"{m} -{suffix}"] = np.array(column("-"), dtype=float)
+                direction[f"{m} +{suffix}"], direction[f"{m} -{suffix}"] = "+", "-"
+                frame[f"{m} diff{suffix}"] = self._round(m, np.array(column("diff"), dtype=float), round)
+                direction[f"{m} diff{suffix}"] = "+"
+                if comp.intervals is not None:
+                    for k, side in enumerate(("ci_low", "ci_high")):
+                        frame[f"{m} diff {side}{suffix}"] = self._round(m, np.array(
+                            [comp.intervals[by_name[n], j, k] if n in by_name else np.nan for n in self.names]), round)
+                frame[f"{m} effect size{suffix}"] = np.array(column("effect size"), dtype=float)
+                frame[f"{m} p-value{suffix}"] = np.array(column("p-value"), dtype=float)
+                if comp.correction is not None:
+                    frame[f"{m} reject{suffix}"] = [bool(v) if v is not None else False for v in column("reject")]
+                    frame[f"{m} p-value corrected{suffix}"] = np.array(column("p-value corrected"), dtype=float)
+        return frame
+
+    def per_query(self):
+        """Long table ``name, qid, measure, value`` as ``pt.Experiment(perquery=True)``; with the
+        corpus bootstrap also ``ci_low``, ``ci_high`` (per-topic corpus-bootstrap intervals)."""
+        S, Q, M = self.values.shape
+        frame = pd.DataFrame({
+            "name": np.repeat(np.array(self.names, dtype=object), Q * M),
+            "qid": np.tile(np.repeat(np.array(self.qids, dtype=object), M), S),
+            "measure": np.tile(np.array(self.measures, dtype=object), S * Q),
+            "value": self.values.reshape(-1),
+        })
+        if self.corpus is not None:
+            method = self.interval if self.interval in ("percentile", "normal", "logit", "bca") else "percentile"
+            topics = self.corpus.per_topic(method=method, confidence_level=self.confidence_level)
+            frame["ci_low"] = topics["ci_low"].to_numpy()
+            frame["ci_high"] = topics["ci_high"].to_numpy()
+        if self.topics is not None:
+            unjudged = [q for q in dict.fromkeys(self.topics) if q not in set(self.qids)]
+            if unjudged:
+                warnings.warn(f"{len(unjudged)} topic(s) not found in qrels. Scores for these topics are given as "
+                              "NaN and should not contribute to averages.", InputWarning, stacklevel=2)
+                frame = pd.concat([frame, pd.DataFrame({
+                    "name": np.repeat(np.array(self.names, dtype=object), len(unjudged) * M),
+                    "qid": np.tile(np.repeat(np.array(unjudged, dtype=object), M), S),
+                    "measure": np.tile(np.array(self.measures, dtype=object), S * len(unjudged)),
+                    "value": np.nan,
+                })], ignore_index=True)
+        frame = frame.sort_values(["name", "qid"], kind="stable").reset_index(drop=True)
+        if isinstance(self.round, int):
+            frame["value"] = frame["value"].round(self.round)
+        return frame
+
+    def pairwise(self, *, test="t", correction="holm", alpha=0.05, rng=None):
+        """All pairs of systems on every measure (:func:`pyterrier_boot.compare`), with the
+        experiment's bootstrap interval of each difference when one ran (``ci_low``, ``ci_high``)."""
+        scores = {m: pd.DataFrame(self.values[:, :, j], index=list(self.names)) for j, m in enumerate(self.measures)}
+        table = compare(scores, test=test.replace("-", "_") if isinstance(test, str) else test,
+                        correction=correction, alpha=alpha, rng=rng,
+                        confidence_level=self.confidence_level)
+        if self.distribution_ is not None and self.bootstrap != "corpus":
+            index = {n: i for i, n in enumerate(self.names)}
+            alpha_ci = 1 - self.confidence_level
+            for row, (m, a, b) in enumerate(zip(table["measure"], table["system_a"], table["system_b"])):
+                j = self.measures.index(m)
+                dist = self.distribution_[:, index[a], j] - self.distribution_[:, index[b], j]
+                table.loc[row, ["ci_low", "ci_high"]] = np.quantile(dist, [alpha_ci / 2, 1 - alpha_ci / 2])
+        elif self.corpus is not None:
+            for row, (m, a, b) in enumerate(zip(table["measure"], table["system_a"], table["system_b"])):
+                diff = self.corpus.difference(a, b, measures=[m], confidence_level=self.confidence_level)
+                table.loc[row, ["ci_low", "ci_high"]] = [diff.confidence_interval.low[0], diff.confidence_interval.high[0]]
+                table.loc[row, "corpus p-value"] = diff.pvalue[0]
+        return table
+
+    def ranks(self):
+        """Each system's rank (1 = best mean) on the collection and across bootstrap replicates,
+        with a rank interval (Zobel & Rashidi 2020, Fig. 5); None without a bootstrap."""
+        if self.distribution_ is None:
+            raise ValueError("ranks need a bootstrap: run the experiment with bootstrap='topic', 'corpus' or 'both'")
+        from ..stats.ranking import rank_intervals
+
+        return rank_intervals(self.means, self.distribution_, systems=self.names, measures=self.measures,
+                              confidence_level=self.confidence_level).to_frame()
+
+    def distribution(self):
+        """The bootstrap distribution of each system's mean, long: ``replicate, name, measure, value``."""
+        if self.distribution_ is None:
+            raise ValueError("no bootstrap ran: use bootstrap='topic', 'corpus' or 'both'")
+        B, S, M = self.distribution_.shape
+        return pd.DataFrame({
+            "replicate": np.repeat(np.arange(B), S * M),
+            "name": np.tile(np.repeat(np.array(self.names, dtype=object), M), B),
+            "measure": np.tile(np.array(self.measures, dtype=object), B * S),
+            "value": self.distribution_.reshape(-1),
+        })
+
+    def to_latex(self, *, digits=3, alpha=0.05, caption=None, label=None):
+        """A booktabs table: ``0.412 [0.381, 0.444]`` per cell, ``*`` where a system differs from
+        the baseline (p < ``alpha``, corrected when a correction was asked for); the best mean bold."""
+        means = self.means
+        lines = [r"\begin{table}", r"\centering"]
+        if caption:
+            lines.append(rf"\caption{{{_latex_escape(caption)}}}")
+        lines += [r"\begin{tabular}{l" + "r" * len(self.measures) + "}", r"\toprule",
+                  "System & " + " & ".join(_latex_escape(m) for m in self.measures) + r" \\", r"\midrule"]
+        best = means.argmax(axis=0)
+        for s, name in enumerate(self.names):
+            cells = []
+            for j, m in enumerate(self.measures):
+                cell = f"{means[s, j]:.{digits}f}"
+                if s == best[j]:
+                    cell = rf"\textbf{{{cell}}}"
+                if self.intervals is not None:
+                    low, high = self.intervals[s, j]
+                    cell += f" [{low:.{digits}f}, {high:.{digits}f}]"
+                if self._significant(s, m, alpha):
+                    cell += r"$^{*}$"
+                cells.append(cell)
+            lines.append(_latex_escape(name) + " & " + " & ".join(cells) + r" \\")
+        lines += [r"\bottomrule", r"\end{tabular}"]
+        notes = []
+        if self.intervals is not None:
+            notes.append(rf"{self.confidence_level * 100:g}\% {self.bootstrap}-bootstrap {self.interval} intervals")
+        if self.comparisons is not None:
+            baselines = ", ".join(dict.fromkeys(self.names[b] for b in self.comparisons.baseline_index))
+            notes.append(f"$^{{*}}$: p < {alpha} against {_latex_escape(baselines)}")
+        if notes:
+            lines.append(r"\par\smallskip{\footnotesize " + "; ".join(notes) + "}")
+        if label:
+            lines.append(rf"\label{{{label}}}")
+        lines.append(r"\end{table}")
+        return "\n".join(lines)
+
+    def _significant(self, s, measure, alpha):
+        if self.comparisons is None:
+            return False
+        f = self.comparisons.frame
+        rows = f[(f["measure"] == measure) & (f["name"] == self.names[s])]
+        column = "p-value corrected" if "p-value corrected" in f else "p-value"
+        return bool((rows[column] < alpha).any())
+
+    def save_summaries(self, save_dir):
+        """``aggregated.csv`` and ``perquery.csv`` in ``save_dir``, keeping other systems' rows (as pt.Experiment)."""
+        for file, new in (("aggregated.csv", self.table()), ("perquery.csv", self.per_query())):
+            path = os.path.join(save_dir, file)
+            if os.path.exists(path):
+                old = pd.read_csv(path)
+                old = old[~old["name"].isin(set(self.names))]
+                if not old.empty:
+                    new = pd.concat([new, old], ignore_index=True)
+            new.to_csv(path, index=False)
+
+    def _repr_html_(self):
+        caption = (f"{self.confidence_level:.0%} {self.bootstrap}-bootstrap {self.interval} intervals"
+                   if self.bootstrap else "no bootstrap")
+        return f"<p><em>{caption}</em></p>" + self.table()._repr_html_()
+
+    def __repr__(self):
+        return (f"ExperimentResult({len(self.names)} systems x {len(self.qids)} topics x measures "
+                f"{list(self.measures)}, bootstrap={self.bootstrap!r})")
+
+
+def _latex_escape(text):
+    for a, b in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("_", r"\_"), ("#", r"\#"),
+                 ("$", r"\$"), ("{", r"\{"), ("}", r"\}")):
+        text = str(text).replace(a, b)
+    return text
+
+
+def _highlighted(frame, direction, highlight):
+    """pt.Experiment's highlighting: the best value of each column bold or coloured."""
+    style = "font-weight: bold" if highlight == "bold" else "background-color: lightgreen"
+
+    def mark(column):
+        sign = direction.get(column.name)
+        if sign is None or column.isna().all():
+            return [""] * len(column)
+        best = column.max() if sign == "+" else column.min()
+        return [style if v == best else "" for v in column]
+
+    return frame.style.apply(mark, axis=0)

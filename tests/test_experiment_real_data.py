@@ -1,0 +1,61 @@
+"""Experiment end to end on real data: Vaswani retrieved with PISA, and the TREC DL 2020 runs."""
+import numpy as np
+import pandas as pd
+import pyterrier as pt
+import pytest
+from conftest import shared_path
+
+import pyterrier_boot as ptb
+
+pytestmark = pytest.mark.integration
+MEASURES = ["map", "ndcg_cut_10", "P_10", "recip_rank"]
+
+
+@pytest.fixture(scope="module")
+def vaswani(irds_home, tmp_path_factory):
+    pisa = pytest.importorskip("pyterrier_pisa")
+    dataset = pt.get_dataset("irds:vaswani")
+    index = pisa.PisaIndex(str(tmp_path_factory.mktemp("pisa") / "vaswani.pisa"), text_field="text", threads=1)
+    index.index(dataset.get_corpus_iter(verbose=False))
+    systems = {"BM25": index.bm25(), "DPH": index.dph(), "PL2": index.pl2(), "QLD": index.qld()}
+    return systems, dataset.get_topics(), dataset.get_qrels()
+
+
+def test_vaswani_topic_and_corpus_bootstrap_match_pt_experiment(vaswani):
+    systems, topics, qrels = vaswani
+    names = list(systems)
+    reference = pt.Experiment(list(systems.values()), topics, qrels, MEASURES, names=names, baseline=0)
+    for bootstrap in ("topic", "corpus"):
+        ours = pt.boot.Experiment(list(systems.values()), topics, qrels, MEASURES, names=names, baseline=0,
+                                  bootstrap=bootstrap, n_resamples=300, rng=42)
+        for column in reference.columns[1:]:
+            np.testing.assert_allclose(ours[column].to_numpy(float), reference[column].to_numpy(float),
+                                       rtol=0, atol=1e-12, err_msg=f"{bootstrap}: {column}")
+        for m in MEASURES:
+            assert (ours[f"{m} ci_low"] <= ours[m]).all() and (ours[m] <= ours[f"{m} ci_high"]).all()
+        again = pt.boot.Experiment(list(systems.values()), topics, qrels, MEASURES, names=names, baseline=0,
+                                   bootstrap=bootstrap, n_resamples=300, rng=42)
+        pd.testing.assert_frame_equal(ours, again)
+
+
+def test_vaswani_corpus_size_comes_from_ir_datasets(vaswani):
+    systems, topics, _ = vaswani
+    res = ptb.Experiment({"BM25": systems["BM25"]}, topics, "irds:vaswani", ["map"], bootstrap="corpus",
+                         model="multinomial", n_resamples=50, rng=1, dataframe=False)
+    assert res.corpus.corpus_size == 11429
+
+
+def test_dl2020_runs_reproduce_nist_means():
+    """NIST's trec_eval means, binary relevance at grade >= 2 (grade 1 mapped to 0, data README)."""
+    folder = shared_path("trec-dl-2020-passage")
+    runs = ptb.read_runs(folder / "runs")
+    qrels = ptb.read_qrels(folder / "qrels.dl20-passage.txt").frame
+    qrels = qrels.assign(label=qrels["label"].where(qrels["label"] != 1, 0))
+    table = ptb.Experiment(runs, None, qrels, ["map", "recip_rank", "P_10", "ndcg_cut_10"], n_resamples=200,
+                           rng=0).set_index("name")
+    nist = pd.read_csv(folder / "nist_official_summaries.tsv", sep="\t", dtype={"run_id": str})
+    nist = nist[(nist["summary_kind"] == "trec_eval") & nist["measure"].isin(table.columns)]
+    assert len(nist) == 59 * 4
+    for row in nist.itertuples():
+        assert table.loc[row.run_id, row.measure] == pytest.approx(row.value, abs=1e-4), (row.run_id, row.measure)
+        assert table.loc[row.run_id, f"{row.measure} ci_low"] <= table.loc[row.run_id, row.measure]
