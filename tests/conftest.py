@@ -23,6 +23,15 @@ def shared_path(*parts):
     return path
 
 
+def small_collection(seed=1, n_topics=6, systems="abc"):
+    """A small simulated collection (runs named by the letters of ``systems``) and its qrels."""
+    from pyterrier_boot import simulate_collection
+
+    sim = simulate_collection(n_topics=n_topics, n_systems=len(systems), corpus_size=3000, depth=50, pool_depth=20,
+                              rng=seed)
+    return dict(zip(systems, sim.runs.values(), strict=True)), sim.qrels
+
+
 @pytest.fixture
 def shared_data():
     """The ``../shared/data`` folder (skips when absent)."""

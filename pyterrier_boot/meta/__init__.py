@@ -12,6 +12,13 @@ A functional core on numpy arrays and pandas frames (METHODS.md §3-4). Modules,
 * ``variance_decomposition``: the mixed model ``score ~ system + (1|topic) + (1|topic:system)``.
 * ``user_variance``: measure parameters drawn from a distribution of users (Kanoulas).
 * ``pooling``: qrels restricted to a shallow pool of chosen runs (Zobel & Rashidi §7).
+* ``corpus_stability``: SDs over corpus images of scores and differences, per measure (Zobel &
+  Rashidi Tables 3-4).
+* ``shallow_pools``: a two-system comparison over corpus images at several pool depths (Zobel &
+  Rashidi §7, Fig. 6-7).
+* ``corpus_variance``: the mixed model fitted to corpus-bootstrap images (Kanoulas).
+* ``corpus_meta_analysis``: per-topic effects and SDs from corpus images, meta-analysed
+  (Cormack & Lynam §9).
 * ``plots``: matplotlib figures of the results (imported lazily).
 
 Import the public names from ``pyterrier_boot`` (loaded lazily) or from these modules.

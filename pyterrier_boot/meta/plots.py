@@ -6,7 +6,8 @@ with ``pip install pyterrier-boot[plots]``.
 """
 import numpy as np
 
-__all__ = ["plot_asl_curves", "plot_swap_rates", "plot_mr_pt", "plot_forest", "plot_user_variance"]
+__all__ = ["plot_asl_curves", "plot_swap_rates", "plot_mr_pt", "plot_forest", "plot_user_variance",
+           "plot_pool_pvalues", "plot_pool_differences"]
 
 
 def _axes(ax, figsize=(6.4, 4.2)):
@@ -134,3 +135,91 @@ def plot_user_variance(result, ax=None, *, title=None):
     ax.set_title(title or f"User variance ({result.distribution.shape[1]} users)")
     ax.legend(fontsize="small")
     return ax
+
+
+def _grid(n_rows, n_cols, panel=(2.6, 2.3), sharey=False):
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError:  # pragma: no cover - matplotlib is an optional dependency
+        raise ImportError("plotting needs matplotlib: pip install 'pyterrier-boot[plots]' "
+                          "(or pip install matplotlib)") from None
+    _, axes = plt.subplots(n_rows, n_cols, figsize=(panel[0] * n_cols + 0.6, panel[1] * n_rows + 0.6),
+                           constrained_layout=True, squeeze=False, sharey=sharey)
+    return axes
+
+
+def _pool_measures(result, measures):
+    if measures is None:
+        return list(range(len(result.measures)))
+    measures = [measures] if isinstance(measures, str) else list(measures)
+    unknown = [m for m in measures if m not in result.measures]
+    if unknown:
+        raise ValueError(f"'measures': {unknown} not in the result, whose measures are {list(result.measures)}")
+    return [result.measures.index(m) for m in measures]
+
+
+def _depth_label(depth):
+    return "full qrels" if depth == "full" else f"pool depth {depth}"
+
+
+def plot_pool_pvalues(result, axes=None, *, measures=None, log=False, title=None):
+    """Zobel & Rashidi's Fig. 6: per image, the paired t-test p-value against the score difference.
+
+    Args:
+        result: a :class:`~pyterrier_boot.meta.shallow_pools.ShallowPoolResult`.
+        axes: a 2-D array of Axes, one row per measure and one column per depth (default: a new
+            figure).
+        measures: labels to draw (default all).
+        log: logarithmic p-value axis.
+        title: figure title (default: the two systems).
+
+    One dot per image; the red lines are the difference and the t-test p-value on the full corpus,
+    the dashed grey line is ``1 - confidence_level``. Returns the array of Axes.
+    """
+    rows = _pool_measures(result, measures)
+    if axes is None:
+        axes = _grid(len(rows), len(result.depths), sharey=True)
+    axes = np.asarray(axes, dtype=object).reshape(len(rows), len(result.depths))
+    alpha = 1 - result.confidence_level
+    for i, m in enumerate(rows):
+        for j, depth in enumerate(result.depths):
+            ax = axes[i, j]
+            d = result.differences[depth]
+            ax.scatter(d.bootstrap_distribution[:, m], d.image_ttest_pvalues[:, m], s=8, color="black", alpha=0.6)
+            ax.axvline(d.statistic[m], color="tab:red", linewidth=1)
+            ax.axhline(d.ttest_pvalue[m], color="tab:red", linewidth=1)
+            ax.axhline(alpha, color="grey", linestyle="--", linewidth=0.8)
+            if log:
+                ax.set_yscale("log")
+            ax.set_title(f"{result.measures[m]}, {_depth_label(depth)}", fontsize="small")
+            if i == len(rows) - 1:
+                ax.set_xlabel("difference of means on the image", fontsize="small")
+            if j == 0:
+                ax.set_ylabel("paired t-test p-value", fontsize="small")
+    a, b = result.systems
+    axes[0, 0].figure.suptitle(title or f"{a} - {b} over {result.n_images} corpus images")
+    return axes
+
+
+def plot_pool_differences(result, axes=None, *, measures=None, title=None):
+    """Zobel & Rashidi's Fig. 7: the per-topic differences over images, one box per pool depth.
+
+    Each box holds every (image, topic) difference ``x_a - x_b``; one panel per measure. Returns the
+    array of Axes (one row).
+    """
+    rows = _pool_measures(result, measures)
+    if axes is None:
+        axes = _grid(1, len(rows), panel=(3.2, 3.0))
+    axes = np.asarray(axes, dtype=object).reshape(-1)
+    for ax, m in zip(axes, rows, strict=False):
+        data = [result.differences[depth].topic_bootstrap_distribution[..., m].ravel() for depth in result.depths]
+        ax.boxplot(data, whis=(2.5, 97.5), showfliers=False)
+        ax.set_xticks(np.arange(1, len(result.depths) + 1))
+        ax.set_xticklabels([str(depth) for depth in result.depths])
+        ax.axhline(0, color="grey", linestyle="--", linewidth=0.8)
+        ax.set_xlabel("pool depth")
+        ax.set_ylabel("per-topic difference on an image")
+        ax.set_title(str(result.measures[m]), fontsize="small")
+    a, b = result.systems
+    axes[0].figure.suptitle(title or f"{a} - {b}: per-topic differences (boxes 25-75%, whiskers 2.5-97.5%)")
+    return axes

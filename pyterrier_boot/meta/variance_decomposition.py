@@ -31,6 +31,23 @@ replicates per cell and is noisy with few (a sample variance on ``K - 1`` degree
 With one replicate per cell ``σ_sq²`` and ``σ²`` cannot be told apart: the model fitted is then
 ``score ~ system + (1 | topic)`` and the residual holds both (``components["system:topic"]`` is NaN).
 
+Two solvers maximise the same restricted likelihood (``solver=``):
+
+* ``"cells"`` (default): the likelihood factorises into the within-cell sums of squares
+  (``σ² w_sq χ²`` on ``n_sq - 1`` degrees of freedom, independent of the rest) and the cell means,
+  which per topic are ``N(β, σ_q² 11ᵀ + diag(σ_sq² + σ² w_sq / n_sq))``; the inverse and
+  determinant of that matrix have closed forms (Sherman-Morrison), so one evaluation costs
+  ``O(Q S²)`` however many replicates there are (17 systems x 100 topics x 1,000 corpus images,
+  1.7 million rows, fit in under a second). For balanced homoscedastic data whose ANOVA
+  (method-of-moments) estimates are all positive these are the REML estimates (Searle, Casella &
+  McCulloch 1992, §6.7) and are returned as they are; otherwise scipy's L-BFGS-B maximises the
+  likelihood over the three standard deviations (bounded at 0) from the ANOVA start. The fixed
+  effects are the generalised least-squares means ``(Σ_q V_q⁻¹)⁻¹ Σ_q V_q⁻¹ m_q`` with that
+  covariance, as statsmodels computes them. Unbalanced designs are handled exactly too.
+* ``"statsmodels"``: ``MixedLM`` on every row (the reference; tests check both agree). It scales
+  with the number of rows: on 17 x 100 x K corpus-bootstrap rows, 2 s for K = 20, 10 s for
+  K = 100 and 185 s for K = 1,000 (where "cells" takes 0.01, 0.03 and 0.3 s).
+
 The plain paired t-test on the cell means (mean over replicates) against the reference system is
 reported next to the model's effects (:meth:`VarianceDecompositionResult.to_frame`). For balanced
 data its standard error estimates ``sqrt(2 (σ_sq² + σ²/K) / Q)``, the same quantity the model
@@ -45,11 +62,12 @@ from scipy import stats
 
 from .._results import TupleLike
 from .._warnings import FitWarning
-from ..stats._inputs import _describe, _is_pandas
+from ..stats._inputs import _describe, _is_pandas, check_choice
 
-__all__ = ["variance_decomposition", "VarianceDecompositionResult", "COMPONENTS"]
+__all__ = ["variance_decomposition", "VarianceDecompositionResult", "COMPONENTS", "SOLVERS"]
 
 COMPONENTS = ("topic", "system:topic", "residual")
+SOLVERS = ("auto", "cells", "statsmodels")
 _BOUNDARY_MESSAGE = "The MLE may be on the boundary of the parameter space."
 
 
@@ -74,8 +92,12 @@ class VarianceDecompositionResult(TupleLike):
         boundary: names of components estimated at 0 (a legitimate estimate, but its standard
             error is not meaningful).
         residual_variances: ``(S, Q)`` residual variance per cell (heteroscedastic model), or None.
-        heteroscedastic, n_systems, n_topics, n_replicates, log_likelihood: as fitted.
-        model: the statsmodels results object (estimates on the standardised scale).
+        heteroscedastic, n_systems, n_topics, n_replicates, log_likelihood: as fitted
+            (``log_likelihood`` on the standardised scale, with statsmodels' conventions, whichever
+            the solver).
+        model: the statsmodels results object (estimates on the standardised scale), or None
+            for ``solver="cells"``.
+        solver: ``"cells"`` or ``"statsmodels"``, the solver used.
     """
 
     components: dict
@@ -94,6 +116,7 @@ class VarianceDecompositionResult(TupleLike):
     log_likelihood: float
     residual_variances: Any = None
     model: Any = None
+    solver: str = "statsmodels"
     _tuple_fields: ClassVar[tuple[str, ...]] = ("components", "effects")
 
     def components_frame(self):
@@ -186,6 +209,130 @@ def _design(y, s_code, q_code, n_systems, ref, weights):
     return y * scale, exog * scale[:, None], q_code, scale[:, None], indicators * scale[:, None], others
 
 
+@dataclass(frozen=True)
+class _CellsFit:
+    components: tuple  # (topic, system:topic, residual) variances, standardised scale
+    beta: np.ndarray  # GLS system means
+    cov: np.ndarray  # their covariance, (Σ_q V_q⁻¹)⁻¹
+    log_likelihood: float
+    converged: bool
+    messages: tuple
+
+
+def _criterion(variances, means, within, counts, weights, reml):
+    """-2 (restricted) log-likelihood, up to constants, from cell sufficient statistics.
+
+    Topic ``q``'s cell means ``m_q`` (one per system) are ``N(β, V_q)`` with
+    ``V_q = σ_q² 11ᵀ + diag(d_q)``, ``d_sq = σ_sq² + σ² w_sq / n_sq``; the within-cell sums of
+    squares are independent ``σ² w_sq χ²_{n_sq - 1}``. ``V_q⁻¹ = D⁻¹ - c_q D⁻¹11ᵀD⁻¹`` with
+    ``c_q = σ_q² / (1 + σ_q² Σ_s 1/d_sq)`` (Sherman-Morrison), so each evaluation costs
+    ``O(Q S²)`` whatever the number of replicates. Returns ``(value, β̂, Σ_q V_q⁻¹)``.
+    """
+    vq, vst, ve = variances
+    d = vst + ve * weights / counts
+    inv = 1 / d
+    s_inv = inv.sum(axis=0)
+    c = vq / (1 + vq * s_inv)
+    logdet = np.log(d).sum() + np.log1p(vq * s_inv).sum()
+    im = inv * means
+    t = im.sum(axis=0)
+    H = np.diag(inv.sum(axis=1)) - (inv * c) @ inv.T
+    g = im.sum(axis=1) - (inv * c) @ t
+    mam = (im * means).sum() - (c * t ** 2).sum()
+    from scipy import linalg
+
+    factor = linalg.cho_factor(H)
+    beta = linalg.cho_solve(factor, g)
+    quad = mam - g @ beta
+    scaled = ve * weights
+    value = logdet + quad + ((counts - 1) * np.log(scaled)).sum() + (within / scaled).sum()
+    if reml:
+        value += 2 * np.log(np.diag(factor[0])).sum()
+    return value, beta, H
+
+
+def _moment_start(means, within, counts, weights, replicated):
+    """Method-of-moments (ANOVA) estimates on the cell means; exact REML for balanced,
+    homoscedastic data when all are positive."""
+    S, Q = means.shape
+    if replicated:
+        ve = (within / weights).sum() / (counts - 1).sum()
+    inter = means - means.mean(axis=1, keepdims=True) - means.mean(axis=0, keepdims=True) + means.mean()
+    ms_st = (inter ** 2).sum() / ((S - 1) * (Q - 1))
+    if replicated:
+        vst = ms_st - ve * (weights / counts).mean()
+    else:  # system:topic and residual are one component
+        ve, vst = ms_st * counts.mean(), 0.0
+    vq = means.mean(axis=0).var(ddof=1) - ms_st / S
+    return np.array([vq, vst, ve])
+
+
+def _fit_cells(means, within, counts, weights, replicated, reml):
+    """REML (or ML) of the mixed model from cell means and within-cell sums of squares.
+
+    Balanced homoscedastic REML with positive ANOVA estimates: those estimates (the exact REML
+    solution). Otherwise L-BFGS-B over the standard deviations (bounded at 0) from the ANOVA start.
+    """
+    from scipy import optimize
+
+    counts = counts.astype(float)
+    w = np.ones_like(means) if weights is None else weights
+    start = _moment_start(means, within, counts, w, replicated)
+    balanced = counts.min() == counts.max()
+    messages = ()
+    if reml and replicated and weights is None and balanced and np.all(start > 0):
+        estimate, converged = start, True
+    else:
+        total = max(float(means.var()), 1e-12)
+        x0 = np.sqrt(np.maximum(start, 1e-3 * total))
+        fixed_st = not replicated
+
+        def objective(x):
+            v = x ** 2
+            if fixed_st:
+                v[1] = 0.0
+            return _criterion(v, means, within, counts, w, reml)[0]
+
+        bounds = [(0, None), (0, 0) if fixed_st else (0, None), (1e-8, None)]
+        if fixed_st:
+            x0[1] = 0.0
+        opt = optimize.minimize(objective, x0, method="L-BFGS-B", bounds=bounds,
+                                options={"ftol": 1e-15, "gtol": 1e-9, "maxiter": 1000})
+        estimate = opt.x ** 2
+        if fixed_st:
+            estimate[1] = 0.0
+        # a line-search stop at the optimum is success in all but name: accept a tiny projected gradient
+        converged = bool(opt.success) or _stationary(objective, opt.x, bounds)
+        if not converged:
+            messages = (str(opt.message),)
+    value, beta, H = _criterion(estimate, means, within, counts, w, reml)
+    from scipy import linalg
+
+    cov = linalg.cho_solve(linalg.cho_factor(H), np.eye(len(beta)))
+    n_total = counts.sum()
+    p = len(beta)
+    llf = -0.5 * (value + np.log(counts).sum() + (n_total - p if reml else n_total) * np.log(2 * np.pi))
+    if weights is not None:  # statsmodels' convention: the likelihood of the rows scaled by 1/√w
+        llf += 0.5 * (counts * np.log(weights)).sum()
+    return _CellsFit(tuple(float(v) for v in estimate), beta, cov, float(llf), bool(converged), messages)
+
+
+def _stationary(objective, x, bounds, rel=1e-5):
+    """True when no bounded coordinate step of relative size ``rel`` lowers the objective."""
+    base = objective(x)
+    scale = max(abs(base), 1.0)
+    for i, (low, high) in enumerate(bounds):
+        if low == high:
+            continue
+        step = rel * max(abs(x[i]), 1e-3)
+        for sign in (-1, 1):
+            y = x.copy()
+            y[i] = max(low, y[i] + sign * step) if low is not None else y[i] + sign * step
+            if objective(y) < base - 1e-9 * scale:
+                return False
+    return True
+
+
 def _fit(endog, exog, groups, exog_re, vc_design, n_topics, reml, maxiter, method):
     from statsmodels.regression.mixed_linear_model import MixedLM, VCSpec
 
@@ -211,7 +358,8 @@ def _fit(endog, exog, groups, exog_re, vc_design, n_topics, reml, maxiter, metho
 
 
 def variance_decomposition(data, *, heteroscedastic=False, reference=None, score="score", system="system",
-                           topic="topic", replicate="replicate", reml=True, maxiter=None, method=None):
+                           topic="topic", replicate="replicate", reml=True, solver="auto", maxiter=None,
+                           method=None):
     """Fit ``score ~ system + (1 | topic) + (1 | topic:system)`` and split the variance.
 
     Args:
@@ -223,8 +371,14 @@ def variance_decomposition(data, *, heteroscedastic=False, reference=None, score
         reference: the system the effects are relative to (default: the first system seen).
         score, system, topic, replicate: column names.
         reml: REML (default, as R's ``lme``) or ML.
+        solver: ``"cells"`` maximises the same (restricted) likelihood computed from the cell
+            means and within-cell sums of squares (exact, and fast whatever the number of
+            replicates: see the module docstring); ``"statsmodels"`` fits ``MixedLM`` to every
+            row (slow for many rows; its results object is kept in ``model``); ``"auto"``
+            (default) is ``"statsmodels"`` when ``maxiter`` or ``method`` is given, else
+            ``"cells"``.
         maxiter, method: passed to statsmodels' ``MixedLM.fit`` (optimiser iterations and
-            methods, e.g. ``["lbfgs"]``).
+            methods, e.g. ``["lbfgs"]``); ``solver="statsmodels"`` only.
 
     Returns:
         VarianceDecompositionResult: ``components``, ``share``, ``effects`` (with standard errors
@@ -261,16 +415,20 @@ def variance_decomposition(data, *, heteroscedastic=False, reference=None, score
     K = int(counts.max()) if counts.min() == counts.max() else float(counts.mean())
     ref = systems.index(reference)
     replicated = counts.min() >= 2
-    # cell means and variances
-    sums = np.zeros((S, Q))
-    np.add.at(sums, (s_code, q_code), y)
-    cell_means = sums / counts
+    solver = check_choice(solver, "solver", SOLVERS)
+    if solver == "auto":
+        solver = "statsmodels" if (maxiter is not None or method is not None) else "cells"
+    elif solver == "cells" and (maxiter is not None or method is not None):
+        raise ValueError("'maxiter' and 'method' are options of statsmodels' MixedLM.fit: use them with "
+                         "solver='statsmodels' (or 'auto')")
+    # cell means and within-cell sums of squares (bincount: fast for millions of rows)
+    cell = s_code * Q + q_code
+    cell_means = (np.bincount(cell, weights=y, minlength=S * Q) / counts.ravel()).reshape(S, Q)
+    within = np.bincount(cell, weights=(y - cell_means.ravel()[cell]) ** 2, minlength=S * Q).reshape(S, Q)
     weights = None
     residual_variances = None
     if heteroscedastic:
-        sq = np.zeros((S, Q))
-        np.add.at(sq, (s_code, q_code), (y - cell_means[s_code, q_code]) ** 2)
-        cell_var = sq / (counts - 1)
+        cell_var = within / (counts - 1)
         positive = cell_var[cell_var > 0]
         if positive.size == 0:
             raise ValueError("heteroscedastic=True: every (system, topic) cell has identical replicates "
@@ -281,18 +439,46 @@ def variance_decomposition(data, *, heteroscedastic=False, reference=None, score
     centre, spread = float(y.mean()), float(y.std())
     if spread == 0:
         raise ValueError(f"column {score!r} is constant: there is no variance to decompose")
-    z = (y - centre) / spread
-    endog, exog, groups, exog_re, indicators, others = _design(z, s_code, q_code, S, ref, weights)
-    result, messages = _fit(endog, exog, groups, exog_re, indicators if replicated else None, Q, reml,
-                            maxiter, method)
-    hessian_bad = any("Hessian" in m and "positive definite" in m for m in messages)
-    optimiser_failed = not bool(result.converged)
+    others = [s for s in range(S) if s != ref]
+    if solver == "cells":
+        fit = _fit_cells((cell_means - centre) / spread, within / spread ** 2, counts, weights, replicated,
+                         reml)
+        messages = fit.messages
+        optimiser_failed, hessian_bad = not fit.converged, False
+        model = None
+        var_topic, var_st, var_resid = fit.components
+        beta, cov_beta = fit.beta, fit.cov
+        diff_var = (np.diag(cov_beta)[others] + cov_beta[ref, ref] - 2 * cov_beta[others, ref])
+        effect = (beta[others] - beta[ref]) * spread
+        with np.errstate(invalid="ignore"):
+            se_eff = np.sqrt(diff_var) * spread
+        reference_mean = float(beta[ref] * spread + centre)
+        llf = fit.log_likelihood
+    else:
+        z = (y - centre) / spread
+        endog, exog, groups, exog_re, indicators, others = _design(z, s_code, q_code, S, ref, weights)
+        model, messages = _fit(endog, exog, groups, exog_re, indicators if replicated else None, Q, reml,
+                               maxiter, method)
+        hessian_bad = any("Hessian" in m and "positive definite" in m for m in messages)
+        optimiser_failed = not bool(model.converged)
+        var_topic = float(np.asarray(model.cov_re)[0, 0])
+        var_st = float(model.vcomp[0]) if replicated else np.nan
+        var_resid = float(model.scale)
+        k_fe = exog.shape[1]
+        fe = np.asarray(model.fe_params, dtype=float)
+        cov = np.asarray(model.cov_params(), dtype=float)[:k_fe, :k_fe]
+        with np.errstate(invalid="ignore"):
+            se = np.sqrt(np.diag(cov)) * spread
+        effect = fe[1:] * spread
+        se_eff = se[1:]
+        reference_mean = float(fe[0] * spread + centre)
+        llf = float(model.llf)
     converged = not (optimiser_failed or hessian_bad)
     fit_warnings = tuple(m for m in messages if m != _BOUNDARY_MESSAGE)
     var_scale = spread ** 2
-    topic_var = float(np.asarray(result.cov_re)[0, 0]) * var_scale
-    st_var = float(result.vcomp[0]) * var_scale if replicated else np.nan
-    resid = float(result.scale) * var_scale
+    topic_var = var_topic * var_scale
+    st_var = var_st * var_scale if replicated else np.nan
+    resid = var_resid * var_scale
     if heteroscedastic:
         residual_variances = resid * weights
     components = {"topic": topic_var, "system:topic": st_var, "residual": resid}
@@ -303,18 +489,13 @@ def variance_decomposition(data, *, heteroscedastic=False, reference=None, score
         reason = "the optimiser did not converge" if optimiser_failed else \
             "the Hessian at the estimate is not positive definite"
         detail = "; ".join(fit_warnings) or "no message"
+        source = "statsmodels" if solver == "statsmodels" else "scipy L-BFGS-B"
+        hint = ("Try more replicates or topics, maxiter=..., or method=['lbfgs'] / ['cg']"
+                if solver == "statsmodels" else "Try more replicates or topics, or solver='statsmodels'")
         warnings.warn(
-            f"the mixed model did not converge: {reason} (statsmodels: {detail}); its variance "
-            "components, effects and standard errors are unreliable (result.converged is False). "
-            "Try more replicates or topics, maxiter=..., or method=['lbfgs'] / ['cg']",
+            f"the mixed model did not converge: {reason} ({source}: {detail}); its variance "
+            f"components, effects and standard errors are unreliable (result.converged is False). {hint}",
             FitWarning, stacklevel=2)
-    k_fe = exog.shape[1]
-    fe = np.asarray(result.fe_params, dtype=float)
-    cov = np.asarray(result.cov_params(), dtype=float)[:k_fe, :k_fe]
-    with np.errstate(invalid="ignore"):
-        se = np.sqrt(np.diag(cov)) * spread
-    effect = fe[1:] * spread
-    se_eff = se[1:]
     with np.errstate(divide="ignore", invalid="ignore"):
         zstat = effect / se_eff
     import pandas as pd
@@ -338,11 +519,10 @@ def variance_decomposition(data, *, heteroscedastic=False, reference=None, score
         t_rows.append({"system": systems[s], "difference": d.mean(), "standard_error": se_t, "t": t_value,
                        "p-value": 2 * stats.t.sf(abs(t_value), Q - 1) if se_t > 0 else 1.0})
     t_table = pd.DataFrame(t_rows, columns=["system", "difference", "standard_error", "t", "p-value"])
-    reference_mean = float(fe[0] * spread + centre)
     return VarianceDecompositionResult(
         components=components, effects=effects, share=share, reference=reference,
         reference_mean=reference_mean, t_test=t_table, converged=converged, fit_warnings=fit_warnings,
         boundary=boundary, heteroscedastic=bool(heteroscedastic), n_systems=S, n_topics=Q,
-        n_replicates=K, log_likelihood=float(result.llf), residual_variances=residual_variances,
-        model=result,
+        n_replicates=K, log_likelihood=llf, residual_variances=residual_variances,
+        model=model, solver=solver,
     )
