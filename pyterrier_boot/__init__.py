@@ -122,6 +122,15 @@ _EXPORTS = {
     "corpus_replicates": "pyterrier_boot.meta.corpus_variance",
     "corpus_meta_analysis": "pyterrier_boot.meta.corpus_meta_analysis",
     "corpus_topic_effects": "pyterrier_boot.meta.corpus_meta_analysis",
+    # command line, reports and plots
+    "plot_means": "pyterrier_boot.plotting",
+    "plot_pairwise": "pyterrier_boot.plotting",
+    "plot_topics": "pyterrier_boot.plotting",
+    "plot_ranks": "pyterrier_boot.plotting",
+    "plot_pvalues": "pyterrier_boot.plotting",
+    "summary_table": "pyterrier_boot.report",
+    "html_report": "pyterrier_boot.report",
+    "write_report": "pyterrier_boot.report",
 }
 
 __all__ = sorted(_EXPORTS)

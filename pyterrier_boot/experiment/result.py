@@ -312,6 +312,41 @@ class ExperimentResult:
         return (f"ExperimentResult({len(self.names)} systems x {len(self.qids)} topics x measures "
                 f"{list(self.measures)}, bootstrap={self.bootstrap!r})")
 
+    # ------------------------------------------------------------ plots (pyterrier_boot.plotting)
+
+    def plot_means(self, measure=None, **kwargs):
+        """Each system's mean with its interval, sorted (:func:`pyterrier_boot.plotting.plot_means`)."""
+        from ..plotting import plot_means
+
+        return plot_means(self, measure, **kwargs)
+
+    def plot_pairwise(self, measure=None, **kwargs):
+        """Matrix of mean differences, significant pairs marked (:func:`pyterrier_boot.plotting.plot_pairwise`)."""
+        from ..plotting import plot_pairwise
+
+        return plot_pairwise(self, measure, **kwargs)
+
+    def plot_topics(self, system=None, measure=None, **kwargs):
+        """One system's per-topic scores, with their spread over corpus images
+        (Zobel & Rashidi Fig. 2; :func:`pyterrier_boot.plotting.plot_topics`)."""
+        from ..plotting import plot_topics
+
+        return plot_topics(self, system, measure, **kwargs)
+
+    def plot_ranks(self, measure=None, **kwargs):
+        """Rank variability over bootstrap replicates (Zobel & Rashidi Fig. 5;
+        :func:`pyterrier_boot.plotting.plot_ranks`)."""
+        from ..plotting import plot_ranks
+
+        return plot_ranks(self, measure, **kwargs)
+
+    def plot_pvalues(self, a=None, b=None, **kwargs):
+        """Per-image t-test p-value against score difference (Zobel & Rashidi Fig. 6;
+        :func:`pyterrier_boot.plotting.plot_pvalues`); needs the corpus bootstrap."""
+        from ..plotting import plot_pvalues
+
+        return plot_pvalues(self, a, b, **kwargs)
+
 
 def _latex_escape(text):
     for a, b in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("_", r"\_"), ("#", r"\#"),

@@ -1,0 +1,144 @@
+"""The ``pyterrier-boot`` command (also ``python -m pyterrier_boot``).
+
+Three commands:
+
+* ``pyterrier-boot evaluate --qrels QRELS RUN [RUN ...]``: means with bootstrap intervals,
+  significance tests (all pairs or against baselines), tables and an HTML report
+  (:mod:`.evaluate`);
+* ``pyterrier-boot demo``: the same on a simulated collection, with no files and no network
+  (:mod:`.demo`);
+* ``pyterrier-boot topics``: power and topic-set size, from runs or from a given variance
+  (:mod:`.topics`).
+
+Exit status: 0 on success, 1 when the input is wrong or a file cannot be read or written (one
+``error: ...`` line on stderr, no traceback; ``--debug`` shows it), 2 for wrong usage (argparse).
+"""
+import argparse
+import contextlib
+import logging
+import shlex
+import sys
+import warnings
+
+__all__ = ["main", "build_parser"]
+
+# errors that are the user's (bad input, missing file, missing optional package): one line, exit 1
+USER_ERRORS = (ValueError, TypeError, FileNotFoundError, ImportError)
+
+# hints written for Python users, said the command-line way
+_HINTS = (
+    ("; pass names=... or a dict to name them apart",
+     ": a run is named by its tag (the 6th field of its lines), so give each run its own tag"),
+    ("(use bootstrap=None)", "(use --bootstrap none)"),
+    ("Pass a local qrels file instead, e.g. read_qrels('path/to/qrels.txt').",
+     "Give a local qrels file instead: --qrels path/to/qrels.txt (TREC format: qid iter docno grade)."),
+    ("remove it from 'measures'", "remove it from --measures"),
+    ("remove them from 'measures'", "remove them from --measures"),
+)
+
+DESCRIPTION = """\
+Confidence intervals and significance tests for IR evaluation: the topic bootstrap (Sakai 2007),
+the corpus bootstrap (Cormack & Lynam 2006; Zobel & Rashidi 2020) and paired tests with
+multiple-testing correction, for a folder of TREC runs.
+"""
+
+EPILOG = """\
+examples:
+  pyterrier-boot demo                                   # a simulated collection, a report in ./pyterrier-boot-demo
+  pyterrier-boot evaluate --qrels qrels.txt runs/ --measures nDCG@10 AP --out report/
+  pyterrier-boot topics --difference 0.05 --variance 0.02
+
+'pyterrier-boot COMMAND --help' explains each command.
+exit status: 0 success, 1 error (bad input, unreadable file), 2 wrong usage.
+"""
+
+
+def _common_options():
+    common = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
+    group = common.add_argument_group("output control")
+    group.add_argument("--quiet", action="store_true", help="no status lines or progress bars on stderr")
+    group.add_argument("--progress", action="store_true", help="progress bars even when stderr is not a terminal")
+    # SUPPRESS: 'pyterrier-boot --debug evaluate' and 'pyterrier-boot evaluate --debug' both work
+    group.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                       help="show the Python traceback of an error")
+    return common
+
+
+def build_parser():
+    """The argument parser of ``pyterrier-boot`` and its commands."""
+    from .. import __version__
+    from . import demo, evaluate, topics
+
+    parser = argparse.ArgumentParser(prog="pyterrier-boot", description=DESCRIPTION, epilog=EPILOG,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter, allow_abbrev=False)
+    parser.add_argument("--version", action="version", version=f"pyterrier-boot {__version__}")
+    parser.add_argument("--debug", action="store_true", default=False, help="show the Python traceback of an error")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
+    common = _common_options()
+    evaluate.add_parser(subparsers, common)
+    demo.add_parser(subparsers, common)
+    topics.add_parser(subparsers, common)
+    return parser
+
+
+@contextlib.contextmanager
+def _quiet_libraries(debug):
+    """Warnings as one ``warning: ...`` line each; ir_datasets' download chatter hidden (the error
+    message says what failed) unless ``--debug``."""
+    def show(message, category, filename, lineno, file=None, line=None):
+        print(f"warning: {message}", file=sys.stderr)
+
+    logger = logging.getLogger("ir_datasets")
+    level = logger.level
+    with warnings.catch_warnings():
+        warnings.showwarning = show
+        if not debug:
+            logger.setLevel(logging.ERROR)
+        try:
+            yield
+        finally:
+            logger.setLevel(level)
+
+
+def main(argv=None):
+    """Run ``pyterrier-boot`` with ``argv`` (default ``sys.argv[1:]``); returns the exit status.
+
+    Example:
+        >>> from pyterrier_boot.cli import main
+        >>> main(["topics", "--difference", "0.05", "--variance", "0.02", "--quiet"])   # doctest: +SKIP
+        0
+    """
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit:  # --help, --version (0) and usage errors (2)
+        return exit.code if isinstance(exit.code, int) else 2
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return 2
+    args.command_line = "pyterrier-boot " + shlex.join(argv)
+    debug = bool(getattr(args, "debug", False))
+    try:
+        with _quiet_libraries(debug):
+            return args.run(args)
+    except SystemExit as exit:  # parser.error() inside a command: wrong usage
+        return exit.code if isinstance(exit.code, int) else 2
+    except USER_ERRORS as error:
+        if debug:
+            raise
+        message = str(error) or type(error).__name__
+        if isinstance(error, OSError) and error.strerror and error.filename:  # raised by the OS itself
+            message = f"{error.strerror}: '{error.filename}'"
+        for python, command_line in _HINTS:
+            message = message.replace(python, command_line)
+        print(f"error: {message}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # the output was piped into a command that stopped reading (| head)
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1

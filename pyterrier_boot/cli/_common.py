@@ -1,0 +1,193 @@
+"""Pieces the commands share: reading inputs with command-line error messages, the relevance
+cut, the output folder, the seed, status lines and progress bars."""
+import os
+import secrets
+import sys
+import warnings
+from pathlib import Path
+
+DEFAULT_MEASURES = ("AP", "nDCG@10")
+
+
+class Status:
+    """Short status lines on stderr (silent with ``--quiet``)."""
+
+    def __init__(self, enabled):
+        self.enabled = enabled
+
+    def __call__(self, message):
+        if self.enabled:
+            print(message, file=sys.stderr, flush=True)
+
+
+def progress_enabled(args):
+    """Progress bars: ``--progress`` forces them, ``--quiet`` hides them, else only on a terminal."""
+    if getattr(args, "quiet", False):
+        return False
+    if getattr(args, "progress", False):
+        return True
+    return sys.stderr.isatty()
+
+
+def seed(value):
+    """The seed to use: the one given, or a fresh one (printed, so the output can be replayed)."""
+    return int(value) if value is not None else secrets.randbelow(2**31)
+
+
+# ---------------------------------------------------------------- output folder
+
+
+def prepare_out(path):
+    """Create the output folder and check that a file can be written in it, before any long work."""
+    path = Path(path)
+    if path.exists() and not path.is_dir():
+        raise ValueError(f"cannot write to the output folder '{path}': it exists and is not a folder")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        probe = path / ".pyterrier-boot-write-test"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as error:
+        raise ValueError(f"cannot write to the output folder '{path}': {error.strerror or error}") from None
+    return path
+
+
+def write_text(path, text):
+    try:
+        Path(path).write_text(text, encoding="utf-8")
+    except OSError as error:
+        raise ValueError(f"cannot write '{path}': {error.strerror or error}") from None
+
+
+def write_csv(path, frame):
+    try:
+        frame.to_csv(path, index=False)
+    except OSError as error:
+        raise ValueError(f"cannot write '{path}': {error.strerror or error}") from None
+
+
+# ---------------------------------------------------------------- measures and the relevance cut
+
+
+def split_measures(measures, runs):
+    """``--measures`` takes several values, so ``--measures AP runs/`` would swallow the runs: the
+    values that are existing files or folders and not measures go back to the runs."""
+    from ..measures.parsing import parse_measure
+
+    kept, moved = [], []
+    for token in measures or []:
+        if os.path.exists(token):
+            try:
+                parse_measure(token)
+            except (ValueError, TypeError):
+                moved.append(token)
+                continue
+        kept.append(token)
+    return kept, moved + list(runs)
+
+
+def parse_measures_rel(tokens, rel):
+    """Parse measures and apply ``--rel N``: every measure with a binary relevance threshold
+    (ir_measures' ``rel`` parameter, default 1: AP, P, R, RR, Rprec, Bpref, Success, infAP, Q, ...)
+    that does not name its own gets ``rel=N`` and is labelled accordingly (``AP`` becomes
+    ``AP(rel=2)``); graded measures without a threshold (nDCG, ERR, RBP without ``rel``) keep the
+    grades. This is trec_eval's ``-l N``."""
+    from ..measures.parsing import LabelledMeasure, parse_measures
+
+    parsed = parse_measures(list(tokens))
+    if rel is None:
+        return parsed
+    out = []
+    for lm in parsed:
+        spec = lm.measure.SUPPORTED_PARAMS.get("rel")
+        binary = spec is not None and isinstance(spec.default, int) and not isinstance(spec.default, bool)
+        if binary and "rel" not in lm.measure.params:
+            measure = lm.measure(rel=rel)
+            lm = LabelledMeasure(str(measure), measure)
+        out.append(lm)
+    labels = [lm.label for lm in out]
+    repeated = sorted({label for label in labels if labels.count(label) > 1})
+    if repeated:
+        raise ValueError(f"with --rel {rel}, {', '.join(map(repr, repeated))} is asked for twice: "
+                         "remove one of the measures")
+    return out
+
+
+# ---------------------------------------------------------------- inputs
+
+
+def read_qrels(source, *, corpus_size=None, rel=None, remap=False):
+    """Read the qrels (file or ``irds:`` id); with ``remap``, grades ``1 .. rel-1`` become 0."""
+    from ..inputs.qrels import Qrels
+    from ..inputs.qrels import read_qrels as read
+
+    qrels = read(source, corpus_size=corpus_size)
+    if remap and rel is not None and rel > 1:
+        frame = qrels.frame
+        label = frame["label"]
+        low = (label > 0) & (label < rel)
+        frame = frame.assign(label=label.where(~low, 0))
+        qrels = Qrels(frame, qrels.corpus_size, f"{qrels.source} (grades 1..{rel - 1} set to 0)")
+    return qrels
+
+
+def read_runs(paths, qrels, *, verbose=False):
+    """Read the runs (files, .gz, folders); refuse a run that shares no topic with the qrels and
+    warn about runs that miss some judged topics (they score 0 there, as ``trec_eval -c``)."""
+    from .._warnings import InputWarning
+    from ..inputs.runs import read_runs as read
+
+    runs = read(list(paths), verbose=verbose)
+    judged = set(qrels.frame["qid"].unique())
+    example = ", ".join(repr(q) for q in sorted(judged)[:3])
+    missing, extra = [], []
+    for name, run in runs.items():
+        qids = set(run["qid"].unique())
+        common = qids & judged
+        if not common:
+            shown = ", ".join(repr(q) for q in sorted(qids)[:3])
+            raise ValueError(f"run {name!r} has no topic in the qrels: its topics are {shown}"
+                             f"{', ...' if len(qids) > 3 else ''}, the qrels' are {example}"
+                             f"{', ...' if len(judged) > 3 else ''} (is it the right qrels file?)")
+        if len(common) < len(judged):
+            missing.append(f"{name} ({len(judged) - len(common)})")
+        if len(common) < len(qids):  # unjudged topics are ignored, as trec_eval does: one warning for all runs
+            extra.append(f"{name} ({len(qids) - len(common)})")
+            runs[name] = run[run["qid"].isin(judged)].reset_index(drop=True)
+    if extra:
+        shown = ", ".join(extra[:3]) + (f" and {len(extra) - 3} more" if len(extra) > 3 else "")
+        warnings.warn(f"{len(extra)} run(s) have results for topics that are not in the qrels (number of "
+                      f"topics): {shown}; those topics are ignored, as trec_eval does", InputWarning, stacklevel=2)
+    if missing:
+        shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+        warnings.warn(f"{len(missing)} run(s) have no results for some of the {len(judged)} judged topics "
+                      f"(number missing): {shown}; they score 0 on those topics (as trec_eval -c)",
+                      InputWarning, stacklevel=2)
+    return runs
+
+
+def check_baselines(baselines, names):
+    """Each ``--baseline`` must name a run; suggest close names."""
+    import difflib
+
+    for b in baselines or []:
+        if b not in names:
+            close = difflib.get_close_matches(b, names, n=3, cutoff=0.5)
+            hint = f"; did you mean {', '.join(map(repr, close))}?" if close else \
+                f"; the runs are {', '.join(map(repr, names[:8]))}{', ...' if len(names) > 8 else ''}"
+            raise ValueError(f"unknown --baseline {b!r}: no run has that name{hint}")
+    if baselines and len(set(baselines)) < len(baselines):
+        raise ValueError("--baseline names a run more than once")
+
+
+def matplotlib_available():
+    import importlib.util
+
+    return importlib.util.find_spec("matplotlib") is not None
+
+
+def use_agg():
+    """Draw off-screen (the command line never opens windows)."""
+    import matplotlib
+
+    matplotlib.use("Agg")

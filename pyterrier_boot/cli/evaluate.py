@@ -1,0 +1,302 @@
+"""``pyterrier-boot evaluate``: every run, every measure, intervals, tests, a report."""
+import argparse
+import sys
+
+import numpy as np
+
+from . import _common, _text
+
+EXAMPLES = """\
+examples:
+  # the TREC DL 2020 passage runs, all pairs compared (Holm-corrected t-tests), a report in out/
+  pyterrier-boot evaluate --qrels qrels.dl20-passage.txt runs/ --measures nDCG@10 AP --rel 2 --out out/
+
+  # two runs against a baseline, corpus bootstrap, 1000 images, as LaTeX
+  pyterrier-boot evaluate -q qrels.txt bm25.res.gz dph.res.gz -b bm25 --bootstrap corpus --format latex
+
+  # an ir_datasets id (needs the qrels in the ir_datasets cache, or the network)
+  pyterrier-boot evaluate -q irds:vaswani run1.txt run2.txt -m map P_10
+
+relevance cut:
+  --rel N        binary measures (AP, P, R, RR, Rprec, Bpref, Success, infAP, Q, ...) count
+                 grade >= N as relevant: AP becomes AP(rel=N). Graded measures (nDCG, ERR) keep
+                 every grade. This is trec_eval's -l N; a measure that names its own rel keeps it.
+  --rel-remap    also rewrite the qrels: grades 1 .. N-1 become 0, so graded measures see them
+                 as non-relevant too (NIST's trec_eval table for TREC DL 2020 was made this way).
+
+exit status: 0 success, 1 error (bad input, unreadable file), 2 wrong usage.
+"""
+
+FORMATS = ("table", "csv", "latex", "markdown", "json")
+TESTS = ("t", "wilcoxon", "paired-bootstrap", "randomization", "sign")
+EXTENSIONS = {"latex": "tex", "markdown": "md", "json": "json"}
+
+
+def add_parser(subparsers, common):
+    from ..stats.correction import METHODS as CORRECTIONS
+
+    p = subparsers.add_parser(
+        "evaluate", parents=[common], formatter_class=argparse.RawDescriptionHelpFormatter, allow_abbrev=False,
+        help="evaluate TREC runs: means with confidence intervals, significance tests, a report",
+        description="Evaluate runs against relevance judgements: each run's mean with a bootstrap confidence "
+                    "interval, paired significance tests (all pairs, or against baselines) with multiple-testing "
+                    "correction, and, with --out, CSV tables and a self-contained HTML report with plots.",
+        epilog=EXAMPLES)
+    p.add_argument("runs", nargs="*", metavar="RUN",
+                   help="run files in TREC format (qid Q0 docno rank score tag; plain or .gz) or folders of "
+                        "them; a run is named by its tag")
+    p.add_argument("-q", "--qrels", required=True, metavar="QRELS",
+                   help="relevance judgements: a TREC qrels file (qid iter docno grade; plain or .gz) or an "
+                        "ir_datasets id 'irds:<id>'")
+    p.add_argument("-m", "--measures", nargs="+", action="extend", metavar="MEASURE",
+                   help="ir_measures names (nDCG@10, AP, 'AP(rel=2)', P@10, RR, 'RBP(p=0.8)') or trec_eval names "
+                        f"(map, ndcg_cut_10, P_10); several allowed (default: {' '.join(_common.DEFAULT_MEASURES)})")
+    p.add_argument("-b", "--baseline", action="append", metavar="NAME",
+                   help="compare every run with this run (repeatable); without it, all pairs are compared")
+    p.add_argument("--bootstrap", choices=("topic", "corpus", "both", "none"), default="topic",
+                   help="what to resample: topics (default), the documents of the corpus (corpus images), both "
+                        "at once, or none (means and tests only)")
+    p.add_argument("--n", type=int, metavar="N", dest="n_resamples",
+                   help="topic resamples (default 10000) or corpus images (default 1000)")
+    p.add_argument("--confidence", type=float, default=0.95, metavar="LEVEL",
+                   help="confidence level of the intervals (default 0.95)")
+    p.add_argument("--interval", metavar="METHOD",
+                   help="interval method: topic bootstrap bca (default), percentile, basic, studentized, normal, "
+                        "t; corpus bootstrap normal (default), percentile, logit, bca; both: normal (default), "
+                        "percentile, basic")
+    p.add_argument("--test", choices=TESTS, default="t",
+                   help="paired significance test over topics (default t)")
+    p.add_argument("--correction", choices=(*CORRECTIONS, "none"), default="holm",
+                   help="multiple-testing correction within each measure (default holm)")
+    p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    p.add_argument("--rel", type=int, metavar="N", help="relevance cut for binary measures (see below)")
+    p.add_argument("--rel-remap", action="store_true",
+                   help="with --rel N, also set grades 1..N-1 to 0 in the qrels (see below)")
+    p.add_argument("--corpus-size", type=int, metavar="N",
+                   help="documents in the collection (corpus bootstrap; needed by --model multinomial)")
+    p.add_argument("--model", choices=("poisson", "multinomial"), default="poisson",
+                   help="corpus image model (default poisson)")
+    p.add_argument("--rng", type=int, metavar="SEED", help="random seed; the same seed gives the same output "
+                   "(default: a fresh seed, printed)")
+    p.add_argument("-f", "--format", choices=FORMATS, default="table",
+                   help="what to print: a readable table (default), or the full table as csv, latex, markdown "
+                        "or json")
+    p.add_argument("--digits", type=int, default=3, help="decimals in the printed table (default 3)")
+    p.add_argument("-o", "--out", metavar="DIR",
+                   help="write table.csv, perquery.csv, pairwise.csv, ranks.csv and report.html to DIR")
+    p.add_argument("--title", help="title of the HTML report")
+    p.add_argument("--no-plots", action="store_true", help="a report without plots (faster)")
+    p.set_defaults(run=run, parser=p)
+    return p
+
+
+def _check(args, parser):
+    args.measures, args.runs = _common.split_measures(args.measures, args.runs)
+    if not args.runs:
+        parser.error("give at least one RUN file or folder (after the options, or after '--')")
+    if not args.measures:
+        args.measures = list(_common.DEFAULT_MEASURES)
+    if not 0 < args.confidence < 1:
+        parser.error(f"--confidence must be between 0 and 1, got {args.confidence}")
+    if not 0 < args.alpha < 1:
+        parser.error(f"--alpha must be between 0 and 1, got {args.alpha}")
+    if args.n_resamples is not None and args.n_resamples < 2:
+        parser.error(f"--n must be at least 2, got {args.n_resamples}")
+    if args.rel is not None and args.rel < 1:
+        parser.error(f"--rel must be a grade of at least 1, got {args.rel}")
+    if args.rel_remap and args.rel is None:
+        parser.error("--rel-remap needs --rel N")
+    if not 0 <= args.digits <= 10:
+        parser.error(f"--digits must be between 0 and 10, got {args.digits}")
+    if args.corpus_size is not None and args.corpus_size < 1:
+        parser.error(f"--corpus-size must be positive, got {args.corpus_size}")
+    if args.bootstrap == "none" and args.interval is not None:
+        parser.error("--interval needs a bootstrap (not --bootstrap none)")
+
+
+def settings(args, seed, qrels, runs, measures):
+    from ..report import test_name
+
+    out = {
+        "command": args.command_line,
+        "qrels": qrels.source,
+        "runs": f"{len(runs)}: " + ", ".join(list(runs)[:12]) + (", ..." if len(runs) > 12 else ""),
+        "measures": ", ".join(m.label for m in measures),
+        "bootstrap": args.bootstrap,
+        "test": f"{test_name(args.test)}, correction {args.correction}, alpha {args.alpha:g}"
+                + ("" if args.baseline else ", all pairs"),
+        "seed": f"{seed} (--rng {seed} gives the same numbers)",
+    }
+    if args.rel is not None:
+        out["relevance"] = (f"binary measures count grade >= {args.rel} as relevant"
+                            + (f"; qrels grades 1..{args.rel - 1} set to 0" if args.rel_remap else ""))
+    return out
+
+
+def run(args):
+    parser = args.parser
+    _check(args, parser)
+    status = _common.Status(not args.quiet)
+    progress = _common.progress_enabled(args)
+    out = _common.prepare_out(args.out) if args.out else None
+    measures = _common.parse_measures_rel(args.measures, args.rel)
+    seed = _common.seed(args.rng)
+    correction = None if args.correction == "none" else args.correction
+    bootstrap = None if args.bootstrap == "none" else args.bootstrap
+
+    status(f"reading the qrels {args.qrels}")
+    qrels = _common.read_qrels(args.qrels, corpus_size=args.corpus_size, rel=args.rel, remap=args.rel_remap)
+    status(f"reading {len(args.runs)} run path{'s' if len(args.runs) > 1 else ''}")
+    runs = _common.read_runs(args.runs, qrels, verbose=progress)
+    names = list(runs)
+    _common.check_baselines(args.baseline, names)
+
+    from ..experiment.experiment import Experiment
+
+    n_text = f", {args.n_resamples:,} resamples" if args.n_resamples else ""
+    status(f"evaluating {len(runs)} run{'s' if len(runs) > 1 else ''} on {', '.join(m.label for m in measures)}, "
+           f"{args.bootstrap} bootstrap{n_text}")
+    result = Experiment(runs, None, qrels, measures, baseline=args.baseline or None, test=args.test,
+                        correction=correction if args.baseline else None, correction_alpha=args.alpha,
+                        bootstrap=bootstrap, n_resamples=args.n_resamples, confidence_level=args.confidence,
+                        interval=args.interval, corpus_size=args.corpus_size, model=args.model, rng=seed,
+                        dataframe=False, verbose=progress and bootstrap in ("corpus", "both"))
+    pairwise = None
+    if not args.baseline and len(names) > 1:
+        n_pairs = len(names) * (len(names) - 1) // 2
+        status(f"testing all {n_pairs:,} pairs of runs ({args.test} test, correction {args.correction})")
+        pairwise = result.pairwise(test=args.test, correction=correction, alpha=args.alpha,
+                                   rng=np.random.default_rng(seed))
+    n_tests = len(pairwise) // len(measures) if pairwise is not None else (
+        len(result.comparisons.frame) // len(measures) if result.comparisons is not None else 0)
+    _check_resolution(args, correction, n_tests, len(result.qids))
+    info = settings(args, seed, qrels, runs, measures)
+    print_result(result, pairwise, args, seed, qrels)
+    if out is not None:
+        write_outputs(out, result, pairwise, args, info, seed, status)
+    return 0
+
+
+def _check_resolution(args, correction, n_tests, n_topics):
+    """Warn when a resampling test cannot reach significance after a single-step or step-down
+    correction: its p-values are at least 1/(B+1), and Holm / Bonferroni need p < alpha/m for a first
+    rejection (1,711 pairs of 59 runs at alpha 0.05: 2.9e-5, below 1/10,001)."""
+    if args.test not in ("randomization", "paired-bootstrap") or n_tests < 2:
+        return
+    if correction not in ("bonferroni", "sidak", "holm", "holm-sidak"):
+        return
+    resamples = 10_000  # compare()'s default, used for all pairs and by the randomization test
+    if args.test == "paired-bootstrap" and args.baseline and args.bootstrap != "none":
+        resamples = args.n_resamples or (10_000 if args.bootstrap == "topic" else 1_000)
+    floor, how = 1 / (resamples + 1), f"{resamples:,} resamples"
+    if args.test == "randomization" and 2**n_topics <= resamples:  # exact: every sign flip, p >= 2 / 2^n
+        floor, how = 2 / 2**n_topics, f"all {2**n_topics:,} sign flips of {n_topics} topics"
+    if floor > args.alpha / n_tests:
+        import warnings
+
+        from .._warnings import BootWarning
+
+        warnings.warn(
+            f"the {args.test} test with {how} gives p-values of at least {floor:.2g}, but "
+            f"{correction} over {n_tests:,} comparisons needs p < {args.alpha / n_tests:.2g} for any rejection: no "
+            "difference can be significant. Use --test t or wilcoxon, fewer comparisons (--baseline), or "
+            "--correction fdr_bh", BootWarning, stacklevel=2)
+
+
+# ---------------------------------------------------------------- printing
+
+
+def _summary_lines(result, pairwise, args, seed, qrels, width):
+    from ..report import comparison_note, describe_intervals, summary_table
+
+    S, Q = len(result.names), len(result.qids)
+    cells = (f"Cells: mean [{describe_intervals(result)}]" if result.intervals is not None
+             else "Cells: mean over topics (no bootstrap, no intervals)")
+    lines = [_text.wrap(f"{S} run{'s' if S > 1 else ''} x {Q} topics; qrels {qrels.source}", width),
+             _text.wrap(f"{cells}; sorted by {result.measures[0]}.", width)]
+    table = summary_table(result, pairwise=pairwise, alpha=args.alpha, digits=args.digits)
+    lines += ["", _text.render_table(table, width=width), ""]
+    note = comparison_note(result, pairwise=pairwise, test=args.test, correction=args.correction, alpha=args.alpha)
+    if note:
+        lines.append(_text.wrap(note, width))
+    if pairwise is not None and len(pairwise):
+        p = pairwise["p-value corrected"] if pairwise["p-value corrected"].notna().any() else pairwise["p-value"]
+        counts = [f"{m} {int((p[pairwise['measure'] == m] < args.alpha).sum()):,}" for m in result.measures]
+        n_pairs = int((pairwise["measure"] == result.measures[0]).sum())
+        where = f"{args.out}/pairwise.csv and report.html" if args.out else "--out DIR (pairwise.csv, report.html)"
+        lines.append(_text.wrap(f"Significant pairs of {n_pairs:,}: " + ", ".join(counts)
+                                + f". Every pair with its interval and p-value: {where}.", width))
+    lines.append(f"Seed {seed}: --rng {seed} reproduces these numbers.")
+    return lines
+
+
+def print_result(result, pairwise, args, seed, qrels):
+    fmt = args.format
+    if fmt == "table":
+        width = _text.terminal_width()
+        print("\n".join(_summary_lines(result, pairwise, args, seed, qrels, width)))
+    else:
+        sys.stdout.write(formatted(result, pairwise, args, seed) + "\n")
+
+
+def formatted(result, pairwise, args, seed):
+    """The table in a machine-readable format (csv, latex, markdown, json)."""
+    from ..report import summary_table
+
+    if args.format == "csv":
+        return result.table().to_csv(index=False).rstrip("\n")
+    if args.format == "latex":
+        return result.to_latex(digits=args.digits, alpha=args.alpha)
+    if args.format == "markdown":
+        return _text.markdown_table(summary_table(result, pairwise=pairwise, alpha=args.alpha, digits=args.digits))
+    from .. import __version__
+
+    return _text.dumps({
+        "pyterrier_boot": __version__,
+        "seed": seed,
+        "measures": list(result.measures),
+        "bootstrap": result.bootstrap,
+        "interval": result.interval,
+        "confidence_level": result.confidence_level,
+        "n_topics": len(result.qids),
+        "table": _text.records(result.table()),
+        "pairwise": _text.records(pairwise if result.comparisons is None else result.comparisons.frame),
+    })
+
+
+def write_outputs(out, result, pairwise, args, info, seed, status):
+    from ..report import write_report
+
+    written = []
+    _common.write_csv(out / "table.csv", result.table())
+    written.append("table.csv")
+    _common.write_csv(out / "perquery.csv", result.per_query())
+    written.append("perquery.csv")
+    tests = pairwise if result.comparisons is None else result.comparisons.frame
+    if tests is not None and len(tests):
+        _common.write_csv(out / "pairwise.csv", tests)
+        written.append("pairwise.csv")
+    if result.distribution_ is not None:
+        _common.write_csv(out / "ranks.csv", result.ranks())
+        written.append("ranks.csv")
+    if args.format in EXTENSIONS:
+        name = f"table.{EXTENSIONS[args.format]}"
+        _common.write_text(out / name, formatted(result, pairwise, args, seed) + "\n")
+        written.append(name)
+    plots = not args.no_plots
+    if plots and not _common.matplotlib_available():
+        import warnings
+
+        from .._warnings import BootWarning
+
+        warnings.warn("matplotlib is not installed: the report has no plots (pip install 'pyterrier-boot[plots]')",
+                      BootWarning, stacklevel=2)
+        plots = False
+    if plots:
+        _common.use_agg()
+    status("writing the report" + (" (drawing the plots)" if plots else ""))
+    write_report(result, out / "report.html", title=args.title or "pyterrier-boot evaluate", settings=info,
+                 pairwise=pairwise, test=args.test, correction=None if args.correction == "none" else args.correction,
+                 alpha=args.alpha, digits=args.digits, plots=plots, verbose=_common.progress_enabled(args))
+    written.append("report.html")
+    status(f"wrote {', '.join(written)} to {out}")

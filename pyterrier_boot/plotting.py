@@ -1,0 +1,429 @@
+"""Plots of an experiment (matplotlib, imported only when a plot is drawn).
+
+Each function takes an :class:`~pyterrier_boot.ExperimentResult` (``Experiment(...,
+dataframe=False)``), draws one picture and returns its ``Axes`` (an array of them for
+:func:`plot_pvalues`); save with ``ax.figure.savefig("plot.png")``. The same plots are methods of
+the result (``result.plot_means()``, ...) and are what ``pyterrier-boot evaluate --out`` puts in
+its HTML report (:mod:`pyterrier_boot.report`).
+
+* :func:`plot_means`: each system's mean with its interval, sorted (a forest plot);
+* :func:`plot_pairwise`: the matrix of mean differences between systems, significant pairs marked;
+* :func:`plot_topics`: one system's per-topic scores, with their spread over corpus images
+  (Zobel & Rashidi 2020, Fig. 2);
+* :func:`plot_ranks`: each system's rank over bootstrap replicates (Zobel & Rashidi 2020, Fig. 5);
+* :func:`plot_pvalues`: the paired t-test p-value against the score difference on each corpus
+  image (Zobel & Rashidi 2020, Fig. 6).
+
+Install matplotlib with ``pip install 'pyterrier-boot[plots]'``. The figure conventions (a new
+figure with constrained layout when ``ax`` is None) are those of :mod:`pyterrier_boot.meta.plots`.
+"""
+import numpy as np
+
+from .meta.plots import _axes, _grid
+
+__all__ = ["plot_means", "plot_pairwise", "plot_topics", "plot_ranks", "plot_pvalues"]
+
+_BEST = "tab:blue"
+_COLLECTION = "tab:red"
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def _measure(result, measure):
+    """Index of ``measure`` (default: the first) among the result's measures."""
+    if measure is None:
+        return 0
+    if measure not in result.measures:
+        raise ValueError(f"unknown measure {measure!r}: the result has {list(result.measures)}")
+    return result.measures.index(measure)
+
+
+def _system(result, name, argument):
+    if name not in result.names:
+        shown = ", ".join(repr(n) for n in result.names[:8]) + (", ..." if len(result.names) > 8 else "")
+        raise ValueError(f"unknown system {name!r} for {argument!r}: the result has [{shown}]")
+    return result.names.index(name)
+
+
+def _tick_size(n):
+    """Font size of tick labels for ``n`` labels (smaller when crowded)."""
+    return "small" if n <= 25 else 7
+
+
+def _level(result):
+    return f"{100 * result.confidence_level:g}%"
+
+
+def _baselines(result):
+    if result.comparisons is None:
+        return []
+    return list(dict.fromkeys(result.names[b] for b in result.comparisons.baseline_index))
+
+
+def _replicates(result):
+    """What one bootstrap replicate is, for titles."""
+    n = result.distribution_.shape[0]
+    kind = {"topic": "topic resamples", "corpus": "corpus images", "both": "topic resamples on corpus images"}
+    return f"{n:,} {kind.get(result.bootstrap, 'replicates')}"
+
+
+# ---------------------------------------------------------------- means
+
+
+def plot_means(result, measure=None, *, ax=None, truth=None, title=None):
+    """Each system's mean with its bootstrap interval, best at the top (a sorted forest plot).
+
+    Args:
+        result: an :class:`~pyterrier_boot.ExperimentResult`.
+        measure: measure label (default: the first measure).
+        ax: Axes to draw on (default: a new figure, taller with more systems).
+        truth: optional mapping ``system -> value`` drawn as open diamonds (e.g. the population
+            values of a simulated collection, :meth:`SimulatedCollection.truth`).
+        title: plot title (default: the measure and how the intervals were made).
+
+    Baselines are drawn in red with a dashed line at their mean. Without a bootstrap only the
+    means are drawn.
+
+    Example:
+        >>> res = pt.boot.Experiment(runs, None, qrels, ["AP"], dataframe=False)   # doctest: +SKIP
+        >>> res.plot_means().figure.savefig("means.png")                          # doctest: +SKIP
+    """
+    j = _measure(result, measure)
+    label = result.measures[j]
+    means = result.means[:, j]
+    S = len(result.names)
+    ax = _axes(ax, figsize=(6.4, max(2.6, 0.24 * S + 1.3)))
+    order = np.argsort(-means, kind="stable")
+    y = np.arange(S)[::-1]
+    baselines = set(_baselines(result))
+    colors = [_COLLECTION if result.names[s] in baselines else "black" for s in order]
+    if result.intervals is not None:
+        low, high = result.intervals[order, j, 0], result.intervals[order, j, 1]
+        ax.hlines(y, low, high, colors=colors, linewidth=1.6, label=f"{_level(result)} interval")
+    ax.scatter(means[order], y, color=colors, s=18, zorder=3, label="mean")
+    for name in baselines:
+        ax.axvline(means[result.names.index(name)], color=_COLLECTION, linestyle="--", linewidth=0.8)
+    if truth is not None:
+        values = [truth.get(result.names[s], np.nan) if hasattr(truth, "get") else np.nan for s in order]
+        ax.scatter(values, y, marker="D", facecolors="none", edgecolors=_BEST, s=26, zorder=4,
+                   label="true (population) mean")
+    ax.set_yticks(y)
+    ax.set_yticklabels([result.names[s] for s in order], fontsize=_tick_size(S))
+    for tick, s in zip(ax.get_yticklabels(), order, strict=True):
+        if result.names[s] in baselines:
+            tick.set_color(_COLLECTION)
+            tick.set_fontweight("bold")
+    ax.set_ylim(-0.7, S - 0.3)
+    ax.grid(axis="x", linewidth=0.4, alpha=0.5)
+    ax.set_xlabel(f"{label}: mean over {len(result.qids)} topics")
+    if result.intervals is not None:
+        what = f"with {_level(result)} {result.bootstrap}-bootstrap intervals ({result.interval})"
+    else:
+        what = "(no bootstrap: means only)"
+    ax.set_title(title or f"{label}: mean of each system {what}", fontsize="medium")
+    if truth is not None or baselines:
+        handles, names = ax.get_legend_handles_labels()
+        if baselines:
+            from matplotlib.lines import Line2D
+
+            handles.append(Line2D([], [], color=_COLLECTION, linestyle="--", linewidth=0.8))
+            names.append("baseline")
+        ax.legend(handles, names, fontsize="small", loc="lower right")
+    return ax
+
+
+# ---------------------------------------------------------------- pairwise
+
+
+def _pair_table(result, measure, pairwise, test, correction, alpha):
+    """``(a, b, p)`` of every tested pair of ``measure``: from ``pairwise`` (a :func:`compare` or
+    ``result.pairwise()`` table, or a ``Comparisons.frame``), the result's baseline comparisons, or
+    ``result.pairwise(test, correction)``; also the correction used."""
+    if pairwise is None:
+        if result.comparisons is not None:
+            pairwise = result.comparisons.frame
+            correction = result.comparisons.correction
+        else:
+            pairwise = result.pairwise(test=test, correction=correction, alpha=alpha)
+    rows = pairwise[pairwise["measure"] == measure]
+    if "system_a" in rows:
+        a, b = rows["system_a"], rows["system_b"]
+    else:
+        a, b = rows["name"], rows["baseline"]
+    p = rows["p-value"].to_numpy(float)
+    if "p-value corrected" in rows and rows["p-value corrected"].notna().any():
+        p = rows["p-value corrected"].to_numpy(float)
+    else:
+        correction = None
+    return list(a), list(b), p, correction
+
+
+def plot_pairwise(result, measure=None, *, pairwise=None, test="t", correction="holm", alpha=0.05, ax=None,
+                  annotate=None, title=None):
+    """The matrix of mean differences (row minus column), systems sorted by mean, significant
+    pairs marked with a dot.
+
+    Args:
+        result: an :class:`~pyterrier_boot.ExperimentResult`.
+        measure: measure label (default: the first).
+        pairwise: the tests to mark: a ``result.pairwise()`` / :func:`~pyterrier_boot.compare`
+            table (all pairs) or a ``result.comparisons.frame`` (against baselines). Default: the
+            result's baseline comparisons when it has some, else ``result.pairwise(test=test,
+            correction=correction, alpha=alpha)``.
+        test, correction: the test and multiple-testing correction of the default all-pairs table
+            (and named in the title).
+        alpha: a pair is marked when its (corrected, when available) p-value is below ``alpha``.
+        ax: Axes (default: a new square figure sized to the number of systems).
+        annotate: write the difference in each cell (default: when there are at most 10 systems).
+        title: plot title.
+
+    Cells of pairs that were not tested (with baselines: pairs without one) are grey.
+
+    Example:
+        >>> res.plot_pairwise("AP", correction="holm")                         # doctest: +SKIP
+    """
+    j = _measure(result, measure)
+    label = result.measures[j]
+    means = result.means[:, j]
+    S = len(result.names)
+    order = np.argsort(-means, kind="stable")
+    position = {result.names[s]: k for k, s in enumerate(order)}
+    from .report import test_name
+
+    a, b, p, used_correction = _pair_table(result, label, pairwise, test, correction, alpha)
+    tested = np.zeros((S, S), dtype=bool)
+    significant = np.zeros((S, S), dtype=bool)
+    for name_a, name_b, pv in zip(a, b, p, strict=True):
+        i, k = position[name_a], position[name_b]
+        tested[i, k] = tested[k, i] = True
+        significant[i, k] = significant[k, i] = bool(pv < alpha)
+    sorted_means = means[order]
+    diff = sorted_means[:, None] - sorted_means[None, :]
+    shown = np.where(tested, diff, np.nan)
+    np.fill_diagonal(shown, np.nan)
+    size = max(4.8, 0.16 * S + 3.0)
+    ax = _axes(ax, figsize=(size + 1.0, size))
+    import matplotlib
+
+    cmap = matplotlib.colormaps["RdBu"].with_extremes(bad="#e6e6e6")
+    finite = np.abs(shown[np.isfinite(shown)])
+    # a few outlying systems should not wash out the colours of every other pair
+    vmax = float(np.quantile(finite, 0.9)) if finite.size else 1.0
+    vmax = vmax if vmax > 0 else (float(finite.max()) if finite.size and finite.max() > 0 else 1.0)
+    clipped = finite.size > 0 and finite.max() > vmax
+    image = ax.imshow(np.ma.masked_invalid(shown), cmap=cmap, vmin=-vmax, vmax=vmax, interpolation="nearest")
+    colorbar = ax.figure.colorbar(image, ax=ax, shrink=0.8, extend="both" if clipped else "neither")
+    colorbar.set_label(f"difference in mean {label} (row − column)")
+    rows, cols = np.nonzero(significant)
+    correction_text = f", {used_correction}-corrected" if used_correction else ""
+    ax.scatter(cols, rows, s=max(3.0, 120.0 / max(S, 1)), color="black")
+    if annotate is None:
+        annotate = S <= 10
+    if annotate:
+        for i in range(S):
+            for k in range(S):
+                if np.isfinite(shown[i, k]):
+                    ax.text(k, i + 0.28, f"{shown[i, k]:+.3f}", ha="center", va="center", fontsize=6,
+                            color="white" if abs(shown[i, k]) > 0.6 * vmax else "black")
+    names = [result.names[s] for s in order]
+    ax.set_xticks(np.arange(S))
+    ax.set_xticklabels(names, rotation=90, fontsize=_tick_size(S))
+    ax.set_yticks(np.arange(S))
+    ax.set_yticklabels(names, fontsize=_tick_size(S))
+    ax.set_xlabel("column system (sorted by mean, best first)")
+    ax.set_ylabel("row system")
+    n_pairs = int(tested.sum() // 2)
+    n_sig = int(significant.sum() // 2)
+    ax.set_title(title or f"{label}: difference of means (row − column)\n"
+                          f"dots: p < {alpha:g} ({test_name(test)}{correction_text}), {n_sig:,} of {n_pairs:,} pairs"
+                          + ("; grey: not compared" if n_pairs < S * (S - 1) // 2 else ""),
+                 fontsize="medium")
+    return ax
+
+
+# ---------------------------------------------------------------- per topic
+
+
+def plot_topics(result, system=None, measure=None, *, ax=None, sort=True, title=None):
+    """One system's score on each topic; with the corpus bootstrap, its spread over corpus images
+    (Zobel & Rashidi 2020, Fig. 2).
+
+    Args:
+        result: an :class:`~pyterrier_boot.ExperimentResult`.
+        system: system name (default: the best on ``measure``).
+        measure: measure label (default: the first).
+        ax: Axes (default: a new figure, wider with more topics).
+        sort: order topics by the system's score on the collection (hardest first); else qrels order.
+        title: plot title.
+
+    With the corpus bootstrap, each topic gets a box (quartiles over images, whiskers 2.5% to
+    97.5%) and a red dot at its score on the collection. Without it, topics have no interval of
+    their own: the dots are the scores and the band is the mean's interval.
+
+    Example:
+        >>> res.plot_topics("BM25", "AP")                                       # doctest: +SKIP
+    """
+    j = _measure(result, measure)
+    label = result.measures[j]
+    s = int(np.argmax(result.means[:, j])) if system is None else _system(result, system, "system")
+    name = result.names[s]
+    values = result.values[s, :, j]
+    Q = len(values)
+    order = np.argsort(values, kind="stable") if sort else np.arange(Q)
+    x = np.arange(1, Q + 1)
+    ax = _axes(ax, figsize=(max(6.4, 0.12 * Q + 2.0), 4.2))
+    corpus = result.corpus
+    if corpus is not None:
+        cs = corpus.systems.index(name)
+        cm = corpus.measures.index(label)
+        columns = [corpus.qids.index(q) for q in result.qids]
+        images = corpus.bootstrap_distribution[:, cs, :, cm][:, columns]
+        box = {"widths": 0.6, "whis": (2.5, 97.5), "showfliers": False, "patch_artist": True,
+               "boxprops": {"facecolor": "#dbe6f3", "edgecolor": "black", "linewidth": 0.6},
+               "medianprops": {"color": "black", "linewidth": 0.8, "gid": "median"},
+               "whiskerprops": {"linewidth": 0.6}, "capprops": {"linewidth": 0.6}}
+        ax.boxplot([images[:, q] for q in order], positions=x, **box)
+        ax.scatter(x, values[order], color=_COLLECTION, s=10, zorder=3, label="score on the collection")
+        what = f"over {corpus.n_images:,} corpus images (boxes: quartiles; whiskers: 2.5%-97.5%)"
+    else:
+        ax.scatter(x, values[order], color="black", s=12, zorder=3, label="score on the topic")
+        mean = values.mean()
+        ax.axhline(mean, color=_BEST, linewidth=1, label=f"mean = {mean:.3f}")
+        if result.intervals is not None:
+            low, high = result.intervals[s, j]
+            ax.axhspan(low, high, color=_BEST, alpha=0.15, linewidth=0,
+                       label=f"{_level(result)} interval of the mean")
+        what = "(no per-topic intervals: they need the corpus bootstrap)"
+    ax.set_xticks(x)
+    ax.set_xticklabels([str(result.qids[q]) for q in order], rotation=90, fontsize=_tick_size(Q))
+    ax.set_xlim(0.3, Q + 0.7)
+    ax.set_xlabel("topic" + (f" (sorted by {label} on the collection)" if sort else ""))
+    ax.set_ylabel(f"{label} on the topic")
+    ax.grid(axis="y", linewidth=0.4, alpha=0.5)
+    ax.set_title(title or f"{name}: {label} per topic {what}", fontsize="medium")
+    ax.legend(fontsize="small", loc="best")
+    return ax
+
+
+# ---------------------------------------------------------------- ranks
+
+
+def plot_ranks(result, measure=None, *, ax=None, title=None):
+    """Each system's rank (1 = best) over bootstrap replicates, as boxes (Zobel & Rashidi 2020, Fig. 5).
+
+    Args:
+        result: an :class:`~pyterrier_boot.ExperimentResult` with a bootstrap (topic resamples or
+            corpus images are the replicates).
+        measure: measure label (default: the first).
+        ax: Axes (default: a new figure, taller with more systems).
+        title: plot title.
+
+    Systems are sorted by their rank on the collection (red dots); boxes are the quartiles of the
+    replicate ranks, whiskers the central ``confidence_level`` share (the rank interval of
+    :meth:`ExperimentResult.ranks`). Ties share the average rank.
+
+    Example:
+        >>> res.plot_ranks("nDCG@10")                                           # doctest: +SKIP
+    """
+    if result.distribution_ is None:
+        raise ValueError("plot_ranks needs a bootstrap: run the experiment with bootstrap='topic', 'corpus' or 'both'")
+    from .stats.ranking import rank_intervals
+
+    j = _measure(result, measure)
+    label = result.measures[j]
+    ranks = rank_intervals(result.means[:, [j]], result.distribution_[:, :, [j]], systems=result.names,
+                           measures=(label,), confidence_level=result.confidence_level)
+    collection = ranks.statistic[:, 0]
+    replicate = ranks.bootstrap_distribution[:, :, 0]
+    S = len(result.names)
+    order = np.argsort(collection, kind="stable")
+    ax = _axes(ax, figsize=(6.4, max(2.6, 0.24 * S + 1.3)))
+    tail = 100 * (1 - result.confidence_level) / 2
+    import matplotlib
+
+    major, minor = (int(v) for v in matplotlib.__version__.split(".")[:2])
+    horizontal = {"orientation": "horizontal"} if (major, minor) >= (3, 10) else {"vert": False}
+    y = np.arange(1, S + 1)
+    ax.boxplot([replicate[:, s] for s in order], positions=y, whis=(tail, 100 - tail), showfliers=False,
+               widths=0.6, patch_artist=True, medianprops={"color": "black", "linewidth": 0.8, "gid": "median"},
+               boxprops={"facecolor": "#dbe6f3", "edgecolor": "black", "linewidth": 0.6}, **horizontal)
+    ax.scatter(collection[order], y, color=_COLLECTION, s=14, zorder=3, label="rank on the collection")
+    # the best systems sit at the top left, the worst at the bottom right: the top right is free
+    ax.set_yticks(y)
+    ax.set_yticklabels([result.names[s] for s in order], fontsize=_tick_size(S))
+    ax.set_ylim(S + 0.7, 0.3)
+    ax.set_xlim(0.5, S + 0.5)
+    step = max(1, int(np.ceil(S / 15)))
+    ax.set_xticks(np.unique(np.r_[1, np.arange(step, S + 1, step)]))
+    ax.grid(axis="x", linewidth=0.4, alpha=0.5)
+    ax.set_xlabel(f"rank by mean {label} (1 = best)")
+    ax.set_title(title or f"{label}: rank over {_replicates(result)}\n(boxes: quartiles; whiskers: central "
+                          f"{_level(result)})", fontsize="medium")
+    ax.legend(fontsize="small", loc="upper right")
+    return ax
+
+
+# ---------------------------------------------------------------- p-values over images
+
+
+def plot_pvalues(result, a=None, b=None, *, measures=None, axes=None, alpha=0.05, log=False, title=None):
+    """Zobel & Rashidi's Fig. 6: on each corpus image, the paired t-test p-value of ``a`` against
+    ``b`` over topics, plotted against the difference of their means on that image.
+
+    Args:
+        result: an :class:`~pyterrier_boot.ExperimentResult` whose experiment ran the corpus
+            bootstrap (``bootstrap="corpus"`` or ``"both"``).
+        a, b: the two systems (default: the best two on the first measure).
+        measures: labels to draw, one panel each (default: every measure).
+        axes: a sequence of Axes, one per measure (default: a new figure).
+        alpha: the dashed significance line.
+        log: logarithmic p-value axis.
+        title: figure title.
+
+    One dot per image; the red lines are the difference and the p-value on the collection itself.
+    A wide cloud says the significance of the comparison depends on which documents happened to
+    be in the corpus. Returns the array of Axes.
+
+    Example:
+        >>> res = pt.boot.Experiment(runs, None, qrels, ["AP", "nDCG@10"], bootstrap="corpus",
+        ...                          dataframe=False)                                   # doctest: +SKIP
+        >>> res.plot_pvalues()                                                         # doctest: +SKIP
+    """
+    corpus = result.corpus
+    if corpus is None:
+        raise ValueError("plot_pvalues needs the corpus bootstrap: run the experiment with bootstrap='corpus' or 'both'")
+    if len(result.names) < 2:
+        raise ValueError("plot_pvalues needs at least two systems")
+    labels = list(result.measures) if measures is None else ([measures] if isinstance(measures, str) else list(measures))
+    index = [_measure(result, m) for m in labels]
+    if a is None or b is None:
+        best = [result.names[s] for s in np.argsort(-result.means[:, index[0]], kind="stable")]
+        a = best[0] if a is None else a
+        b = next(n for n in best if n != a) if b is None else b
+    _system(result, a, "a")
+    _system(result, b, "b")
+    diff = corpus.difference(a, b, measures=labels)
+    if axes is None:
+        axes = _grid(1, len(labels), panel=(3.6, 3.2), sharey=True)
+    axes = np.asarray(axes, dtype=object).reshape(-1)
+    for k, (ax, label) in enumerate(zip(axes, labels, strict=False)):
+        ax.scatter(diff.bootstrap_distribution[:, k], diff.image_ttest_pvalues[:, k], s=8, color="black",
+                   alpha=0.5, label="one corpus image")
+        ax.axvline(diff.statistic[k], color=_COLLECTION, linewidth=1, label="on the collection")
+        ax.axhline(diff.ttest_pvalue[k], color=_COLLECTION, linewidth=1)
+        ax.axhline(alpha, color="grey", linestyle="--", linewidth=0.8, label=f"p = {alpha:g}")
+        if log:
+            ax.set_yscale("log")
+        ax.set_xlabel(f"difference in mean {label}\n({a} − {b}) on the image", fontsize="small")
+        if k == 0:
+            ax.set_ylabel("paired t-test p-value on the image", fontsize="small")
+            ax.legend(fontsize="x-small", loc="best")
+        ax.set_title(label, fontsize="small")
+        ax.grid(linewidth=0.4, alpha=0.5)
+        from matplotlib.ticker import MaxNLocator
+
+        ax.xaxis.set_major_locator(MaxNLocator(5))
+    axes[0].figure.suptitle(title or f"{a} vs {b}: p-value against difference over {corpus.n_images:,} corpus images",
+                            fontsize="medium")
+    return axes

@@ -1,0 +1,150 @@
+"""The HTML report is one self-contained, well-formed page with embedded images, and its summary
+table says what an independent computation (numpy, scipy, statsmodels) says."""
+import base64
+import html.parser
+
+import numpy as np
+import pytest
+import scipy.stats
+import statsmodels.stats.multitest as multitest
+
+import pyterrier_boot as ptb
+from pyterrier_boot.report import html_report, summary_table, write_report
+
+MEASURES = ["AP", "nDCG@10"]
+VOID = {"meta", "img", "br", "hr", "input", "link", "col"}
+
+
+class _Page(html.parser.HTMLParser):
+    """Collects tags, image sources and links, and checks that every element is closed."""
+
+    def __init__(self):
+        super().__init__()
+        self.stack, self.images, self.links, self.tags, self.errors = [], [], [], [], []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        self.tags.append(tag)
+        if tag == "img":
+            self.images.append(attrs)
+        for key in ("href", "src"):
+            if key in attrs and tag != "img":
+                self.links.append(attrs[key])
+        if tag not in VOID:
+            self.stack.append(tag)
+
+    def handle_endtag(self, tag):
+        if not self.stack or self.stack[-1] != tag:
+            self.errors.append(f"unexpected </{tag}> with open {self.stack[-3:]}")
+        else:
+            self.stack.pop()
+
+
+def _parse(page):
+    parser = _Page()
+    parser.feed(page)
+    parser.close()
+    assert not parser.errors, parser.errors[:3]
+    assert not parser.stack, f"unclosed elements: {parser.stack}"
+    return parser
+
+
+@pytest.fixture(scope="module")
+def sim():
+    return ptb.simulate_collection(n_topics=12, n_systems=4, depth=100, pool_depth=20, corpus_size=5000,
+                                   matching=400, rng=5)
+
+
+@pytest.fixture(scope="module")
+def topic_result(sim):
+    return ptb.Experiment(sim.runs, None, sim.qrels, MEASURES, bootstrap="topic", n_resamples=300, rng=2,
+                          dataframe=False)
+
+
+@pytest.fixture(scope="module")
+def corpus_result(sim):
+    qrels = ptb.read_qrels(sim.qrels, corpus_size=sim.corpus_size)
+    return ptb.Experiment(sim.runs, None, qrels, MEASURES, bootstrap="corpus", n_resamples=40, rng=2,
+                          dataframe=False)
+
+
+def test_report_is_self_contained_html_with_png_images(topic_result, corpus_result):
+    pytest.importorskip("matplotlib").use("Agg")
+    page = html_report({"topic": topic_result, "corpus": corpus_result}, title="A <test> & report",
+                       settings={"seed": 2})
+    parsed = _parse(page)
+    assert page.startswith("<!DOCTYPE html>")
+    assert "A &lt;test&gt; &amp; report" in page  # escaped
+    assert not parsed.links  # nothing linked: no stylesheet, script or external resource
+    assert "script" not in parsed.tags
+    # per section: means, pairwise, ranks, per-topic for 2 measures; the corpus section adds Fig. 6
+    assert len(parsed.images) == 8 + 9
+    for image in parsed.images:
+        prefix = "data:image/png;base64,"
+        assert image["src"].startswith(prefix) and image["alt"]
+        assert base64.b64decode(image["src"][len(prefix):])[:8] == b"\x89PNG\r\n\x1a\n"
+    assert parsed.tags.count("h2") == 2  # one section per result
+    assert "p-value against difference over corpus images" in page
+
+
+def test_report_without_plots_has_tables_only(topic_result):
+    page = html_report(topic_result, plots=False)
+    parsed = _parse(page)
+    assert not parsed.images
+    assert parsed.tags.count("table") >= 3  # summary, comparisons, full table
+
+
+def test_write_report_creates_folders_and_refuses_unwritable(topic_result, tmp_path):
+    path = write_report(topic_result, tmp_path / "a" / "b" / "report.html", plots=False)
+    assert path.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with pytest.raises(ValueError, match="cannot write the report"):
+        write_report(topic_result, blocker / "report.html", plots=False)
+
+
+def test_summary_cells_are_means_and_intervals(topic_result):
+    table = summary_table(topic_result, digits=4)
+    means = topic_result.values.mean(axis=1)  # [system, measure]
+    order = np.argsort(-means[:, 0], kind="stable")
+    assert list(table["name"]) == [topic_result.names[s] for s in order]
+    for row, s in enumerate(order):
+        for j, m in enumerate(MEASURES):
+            low, high = topic_result.intervals[s, j]
+            assert table.loc[row, m] == f"{means[s, j]:.4f} [{low:.4f}, {high:.4f}]"
+
+
+def test_summary_counts_significant_pairs_like_scipy_holm(topic_result):
+    pairwise = topic_result.pairwise(test="t", correction="holm")
+    table = summary_table(topic_result, pairwise=pairwise, alpha=0.05).set_index("name")
+    for j, m in enumerate(MEASURES):
+        x = topic_result.values[:, :, j]
+        S = len(topic_result.names)
+        pairs = [(a, b) for a in range(S) for b in range(a + 1, S)]
+        p = [scipy.stats.ttest_rel(x[a], x[b]).pvalue for a, b in pairs]
+        reject = multitest.multipletests(p, alpha=0.05, method="holm")[0]
+        better, worse = np.zeros(S, int), np.zeros(S, int)
+        for (a, b), r in zip(pairs, reject, strict=True):
+            if r:
+                win, lose = (a, b) if x[a].mean() > x[b].mean() else (b, a)
+                better[win] += 1
+                worse[lose] += 1
+        for s, name in enumerate(topic_result.names):
+            assert table.loc[name, f"{m} >/<"] == f"{better[s]} / {worse[s]}"
+
+
+def test_summary_with_baseline(sim):
+    res = ptb.Experiment(sim.runs, None, sim.qrels, ["AP"], bootstrap="topic", n_resamples=200, rng=1,
+                         baseline="S1", correction="bonferroni", dataframe=False)
+    table = summary_table(res, alpha=0.05).set_index("name")
+    assert table.loc["S1", "AP vs S1"] == "baseline"
+    x = res.values[:, :, 0]
+    p = [scipy.stats.ttest_rel(x[s], x[0]).pvalue for s in (1, 2, 3)]
+    corrected = np.minimum(np.array(p) * 3, 1)
+    for s, pc in zip((1, 2, 3), corrected, strict=True):
+        cell = table.loc[res.names[s], "AP vs S1"]
+        diff = x[s].mean() - x[0].mean()
+        assert cell.startswith(f"{diff:+.3f} p")
+        assert cell.endswith("*") == (pc < 0.05)
+        if pc >= 0.001:
+            assert f"p={pc:.3f}" in cell
