@@ -256,3 +256,22 @@ def test_bad_systems():
 
 def test_pt_boot_entry_point():
     assert pt.boot.Experiment is Experiment
+
+
+@pytest.mark.parametrize("bootstrap", ["topic", "corpus", "both"])
+def test_pairwise_intervals_are_the_tables(sim, bootstrap):
+    res = _ours(sim, measures=["map", "P_10"], bootstrap=bootstrap, baseline=0, n_resamples=200, dataframe=False)
+    pairs = res.pairwise(n_resamples=500, rng=3).set_index(["measure", "system_a", "system_b"])
+    table = res.table().set_index("name")
+    for m in ("map", "P_10"):
+        for name in list(sim.runs)[1:]:
+            # the table compares (system - baseline), pairwise (first - later): S1 is first
+            row = pairs.loc[(m, "S1", name)]
+            assert row["ci_low"] == pytest.approx(-table.loc[name, f"{m} diff ci_high"], abs=1e-12)
+            assert row["ci_high"] == pytest.approx(-table.loc[name, f"{m} diff ci_low"], abs=1e-12)
+    if bootstrap == "corpus":
+        # the vectorised corpus intervals and p-values equal CorpusBootstrapResult.difference's
+        diff = res.corpus.difference("S2", "S4", method="normal")
+        row = pairs.loc[("map", "S2", "S4")]
+        assert row["ci_low"] == pytest.approx(diff.confidence_interval.low[0], abs=1e-12)
+        assert row["corpus p-value"] == pytest.approx(res.corpus.difference("S2", "S4").pvalue[0], abs=1e-12)

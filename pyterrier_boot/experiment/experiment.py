@@ -16,7 +16,7 @@ from ..stats.intervals import METHODS as TOPIC_METHODS
 from ..stats.resampling import resample_plan
 from .execution import SAVE_MODES, run_systems
 from .result import Comparisons, ExperimentResult
-from .uncertainty import BOOTSTRAPS, JOINT_METHODS, joint_spread, topic_spread
+from .uncertainty import BOOTSTRAPS, JOINT_METHODS, difference_spreads, mean_spreads
 
 # test names pt.Experiment accepts, and ours (both spellings of the bootstrap test)
 TESTS = {"t": "t", "wilcoxon": "wilcoxon", "paired-bootstrap": "paired_bootstrap",
@@ -131,14 +131,15 @@ def Experiment(retr_systems, topics, qrels, eval_metrics, names=None, perquery=F
     if bootstrap in ("corpus", "both"):
         corpus = _corpus(evaluator, values, qrels_read, qrels_frame, n_resamples, model, corpus_rng, verbose is True)
 
-    intervals, distribution = _mean_spreads(values, bootstrap, interval, confidence_level, topic_plan, corpus)
+    intervals, distribution = mean_spreads(values, bootstrap, interval, confidence_level, topic_plan, corpus)
     comparisons = None
     if baselines:
         comparisons = Comparisons.build(values, names, baselines, [m.label for m in evaluator.measures],
                                         test=test if test_name is None else test_name, plan=topic_plan,
                                         rng=topic_rng, correction=correction, correction_alpha=correction_alpha)
-        comparisons = comparisons.with_intervals(
-            *_difference_spreads(values, comparisons, bootstrap, interval, confidence_level, topic_plan, corpus))
+        comparisons = comparisons.with_intervals(*difference_spreads(
+            values, comparisons.system_index, comparisons.baseline_index, bootstrap, interval, confidence_level,
+            topic_plan, corpus))
 
     n_q = arrays.n_topics
     result = ExperimentResult(
@@ -157,6 +158,7 @@ def Experiment(retr_systems, topics, qrels, eval_metrics, names=None, perquery=F
         mrt={n: executed.milliseconds[n] / n_q for n in names} if mrt_needed else None,
         round=round,
         topics=tuple(topics["qid"]) if topics is not None else None,
+        plan=topic_plan,
     )
     if save_dir is not None:
         result.save_summaries(save_dir)
@@ -301,53 +303,3 @@ def _corpus(evaluator, values, qrels_read, qrels_frame, n_images, model, rng, ve
     boot = CorpusBootstrap(qrels_read, n_images=n_images, model=model, corpus_size=qrels_read.corpus_size,
                            rng=rng, verbose=verbose)
     return boot.evaluate_prepared(evaluator, statistic=values)
-
-
-def _mean_spreads(values, bootstrap, interval, confidence_level, topic_plan, corpus):
-    """Intervals ``[S, M, 2]`` of each system's mean and the distribution ``[B, S, M]`` behind them."""
-    if bootstrap is None:
-        return None, None
-    S, _, M = values.shape
-    if bootstrap == "corpus":
-        table = corpus.per_system(method=interval, confidence_level=confidence_level)
-        low = np.stack([table[f"{m} ci_low"].to_numpy() for m in corpus.measures], axis=1)
-        high = np.stack([table[f"{m} ci_high"].to_numpy() for m in corpus.measures], axis=1)
-        return np.stack([low, high], axis=-1), corpus.system_distribution()[1]
-    spreads = []
-    for m in range(M):
-        if bootstrap == "topic":
-            spreads.append(topic_spread(values[:, :, m], topic_plan, method=interval,
-                                        confidence_level=confidence_level))
-        else:
-            spreads.append(joint_spread(values[:, :, m], corpus.bootstrap_distribution[..., m], topic_plan,
-                                        method=interval, confidence_level=confidence_level))
-    intervals = np.stack([np.stack([sp.low, sp.high], axis=-1) for sp in spreads], axis=1)
-    return intervals, np.stack([sp.distribution for sp in spreads], axis=-1)
-
-
-def _difference_spreads(values, comparisons, bootstrap, interval, confidence_level, topic_plan, corpus):
-    """Intervals ``[pair, M, 2]`` of each compared pair's mean difference, and their distribution."""
-    if bootstrap is None:
-        return None, None
-    a, b = comparisons.system_index, comparisons.baseline_index
-    M = values.shape[2]
-    if bootstrap == "corpus":
-        low, high, dist = [], [], []
-        for i, j in zip(a, b):
-            diff = corpus.difference(corpus.systems[i], corpus.systems[j], method=interval if interval != "logit" else "percentile",
-                                     confidence_level=confidence_level)
-            low.append(diff.confidence_interval.low)
-            high.append(diff.confidence_interval.high)
-            dist.append(diff.bootstrap_distribution)
-        return np.stack([np.array(low), np.array(high)], axis=-1), np.stack(dist, axis=1)
-    spreads = []
-    for m in range(M):
-        rows = values[a, :, m] - values[b, :, m]
-        if bootstrap == "topic":
-            spreads.append(topic_spread(rows, topic_plan, method=interval, confidence_level=confidence_level))
-        else:
-            images = corpus.bootstrap_distribution[..., m]  # [image, system, topic]
-            images = images[:, a] - images[:, b]
-            spreads.append(joint_spread(rows, images, topic_plan, method=interval, confidence_level=confidence_level))
-    intervals = np.stack([np.stack([sp.low, sp.high], axis=-1) for sp in spreads], axis=1)
-    return intervals, np.stack([sp.distribution for sp in spreads], axis=-1)

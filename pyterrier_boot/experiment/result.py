@@ -84,6 +84,7 @@ class ExperimentResult:
         mrt: mean response time per system (milliseconds per topic), when asked for.
         round: ``round`` as given to ``Experiment``.
         topics: qids of the topics given, when given (per-query output backfills the unjudged).
+        plan: the topic-resample plan (:class:`~pyterrier_boot.ResamplePlan`) the intervals used.
     """
 
     names: tuple
@@ -101,6 +102,7 @@ class ExperimentResult:
     mrt: dict | None
     round: object = None
     topics: tuple | None = None
+    plan: object = None
 
     # ------------------------------------------------------------ summaries
 
@@ -204,25 +206,31 @@ class ExperimentResult:
             frame["value"] = frame["value"].round(self.round)
         return frame
 
-    def pairwise(self, *, test="t", correction="holm", alpha=0.05, rng=None):
-        """All pairs of systems on every measure (:func:`pyterrier_boot.compare`), with the
-        experiment's bootstrap interval of each difference when one ran (``ci_low``, ``ci_high``)."""
+    def pairwise(self, *, test="t", correction="holm", alpha=0.05, n_resamples=10_000, rng=None):
+        """All pairs of systems on every measure (:func:`pyterrier_boot.compare` with ``test``,
+        ``correction``, ``n_resamples`` and ``rng``). When a bootstrap ran, ``ci_low``/``ci_high``
+        are the experiment's bootstrap interval of each difference (the method of the table), and
+        with the corpus bootstrap a ``corpus p-value`` column is added (differences within images)."""
+        from ..corpus.intervals import image_pvalue
+        from .uncertainty import difference_spreads
+
         scores = {m: pd.DataFrame(self.values[:, :, j], index=list(self.names)) for j, m in enumerate(self.measures)}
-        table = compare(scores, test=test.replace("-", "_") if isinstance(test, str) else test,
-                        correction=correction, alpha=alpha, rng=rng,
+        table = compare(scores, test=test, correction=correction, alpha=alpha, rng=rng, n_resamples=n_resamples,
                         confidence_level=self.confidence_level)
-        if self.distribution_ is not None and self.bootstrap != "corpus":
-            index = {n: i for i, n in enumerate(self.names)}
-            alpha_ci = 1 - self.confidence_level
-            for row, (m, a, b) in enumerate(zip(table["measure"], table["system_a"], table["system_b"])):
-                j = self.measures.index(m)
-                dist = self.distribution_[:, index[a], j] - self.distribution_[:, index[b], j]
-                table.loc[row, ["ci_low", "ci_high"]] = np.quantile(dist, [alpha_ci / 2, 1 - alpha_ci / 2])
-        elif self.corpus is not None:
-            for row, (m, a, b) in enumerate(zip(table["measure"], table["system_a"], table["system_b"])):
-                diff = self.corpus.difference(a, b, measures=[m], confidence_level=self.confidence_level)
-                table.loc[row, ["ci_low", "ci_high"]] = [diff.confidence_interval.low[0], diff.confidence_interval.high[0]]
-                table.loc[row, "corpus p-value"] = diff.pvalue[0]
+        if self.bootstrap is None:
+            return table
+        index = {n: i for i, n in enumerate(self.names)}
+        first = table["measure"] == self.measures[0]
+        a = table.loc[first, "system_a"].map(index).to_numpy()
+        b = table.loc[first, "system_b"].map(index).to_numpy()
+        intervals, dist = difference_spreads(self.values, a, b, self.bootstrap, self.interval, self.confidence_level,
+                                             self.plan, self.corpus)
+        # table rows are measure-major: rows of measure j are pairs 0..P-1
+        table["ci_low"] = intervals[:, :, 0].T.reshape(-1)
+        table["ci_high"] = intervals[:, :, 1].T.reshape(-1)
+        if self.corpus is not None and self.bootstrap == "corpus":
+            theta = self.means[a] - self.means[b]
+            table["corpus p-value"] = image_pvalue(theta, dist).T.reshape(-1)
         return table
 
     def ranks(self):

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..corpus.intervals import image_interval
+from ..stats._quantiles import quantiles
 from ..stats.intervals import bootstrap_ci
 
 BOOTSTRAPS = ("topic", "corpus", "both")
@@ -63,7 +65,55 @@ def _limits(theta, dist, method, confidence_level):
 
         half = stats.norm.ppf(1 - alpha / 2) * dist.std(axis=0, ddof=1)
         return theta - half, theta + half
-    low_q, high_q = np.quantile(dist, [alpha / 2, 1 - alpha / 2], axis=0)
+    low_q, high_q = quantiles(dist.T, [alpha / 2, 1 - alpha / 2]).T
     if method == "basic":
         return 2 * theta - high_q, 2 * theta - low_q
     return low_q, high_q
+
+
+def mean_spreads(values, bootstrap, interval, confidence_level, plan, corpus):
+    """Intervals ``[S, M, 2]`` of each system's mean over topics of ``values [S, Q, M]`` and the
+    bootstrap distribution ``[B, S, M]`` behind them (``(None, None)`` without a bootstrap)."""
+    if bootstrap is None:
+        return None, None
+    if bootstrap == "corpus":
+        theta, dist = corpus.system_distribution()
+        jack = corpus.jackknife_distribution.mean(axis=2)
+        low, high = image_interval(theta, dist, method=interval, confidence_level=confidence_level,
+                                   jackknife=jack)
+        return np.stack([low, high], axis=-1), dist
+    return _per_measure(values, None, bootstrap, interval, confidence_level, plan, corpus)
+
+
+def difference_spreads(values, a, b, bootstrap, interval, confidence_level, plan, corpus):
+    """Intervals ``[P, M, 2]`` of the mean difference ``system a[p] - system b[p]`` of each pair and
+    their bootstrap distribution ``[B, P, M]``. The corpus bootstrap's differences are taken within
+    each image; its ``"logit"`` interval falls back to ``"percentile"`` (differences are not in [0, 1])."""
+    if bootstrap is None:
+        return None, None
+    a, b = np.asarray(a), np.asarray(b)
+    if bootstrap == "corpus":
+        theta, dist = corpus.system_distribution()
+        jack = corpus.jackknife_distribution.mean(axis=2)
+        dist = dist[:, a] - dist[:, b]
+        low, high = image_interval(theta[a] - theta[b], dist, confidence_level=confidence_level,
+                                   method="percentile" if interval == "logit" else interval,
+                                   jackknife=jack[:, a] - jack[:, b])
+        return np.stack([low, high], axis=-1), dist
+    return _per_measure(values, (a, b), bootstrap, interval, confidence_level, plan, corpus)
+
+
+def _per_measure(values, pairs, bootstrap, interval, confidence_level, plan, corpus):
+    """Topic or joint spreads, one measure at a time, of system means or (with ``pairs``) differences."""
+    spreads = []
+    for m in range(values.shape[2]):
+        rows = values[:, :, m] if pairs is None else values[pairs[0], :, m] - values[pairs[1], :, m]
+        if bootstrap == "topic":
+            spreads.append(topic_spread(rows, plan, method=interval, confidence_level=confidence_level))
+            continue
+        images = corpus.bootstrap_distribution[..., m]  # [image, system, topic]
+        if pairs is not None:
+            images = images[:, pairs[0]] - images[:, pairs[1]]
+        spreads.append(joint_spread(rows, images, plan, method=interval, confidence_level=confidence_level))
+    intervals = np.stack([np.stack([sp.low, sp.high], axis=-1) for sp in spreads], axis=1)
+    return intervals, np.stack([sp.distribution for sp in spreads], axis=-1)
