@@ -1,6 +1,7 @@
 """``pyterrier-boot evaluate``: every run, every measure, intervals, tests, a report."""
 import argparse
 import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -223,7 +224,7 @@ def _summary_lines(result, pairwise, args, seed, qrels, width):
         p = pairwise["p-value corrected"] if pairwise["p-value corrected"].notna().any() else pairwise["p-value"]
         counts = [f"{m} {int((p[pairwise['measure'] == m] < args.alpha).sum()):,}" for m in result.measures]
         n_pairs = int((pairwise["measure"] == result.measures[0]).sum())
-        where = f"{args.out}/pairwise.csv and report.html" if args.out else "--out DIR (pairwise.csv, report.html)"
+        where = f"{Path(args.out) / 'pairwise.csv'} and report.html" if args.out else "--out DIR (pairwise.csv, report.html)"
         lines.append(_text.wrap(f"Significant pairs of {n_pairs:,}: " + ", ".join(counts)
                                 + f". Every pair with its interval and p-value: {where}.", width))
     lines.append(f"Seed {seed}: --rng {seed} reproduces these numbers.")
