@@ -1,19 +1,21 @@
 """The batched engine: values of every (image, system, topic, measure) through the kernels.
 
 Measures with a kernel (see :func:`~.lowering.lower`) are computed by
-:func:`~.kernels.evaluate_images`; any other ir_measures measure falls back to materialising each
+:func:`~.kernels.evaluate_tasks`; any other ir_measures measure falls back to materialising each
 image (:mod:`.materialisation`) and calling ``ir_measures.iter_calc``, with a
 :class:`~pyterrier_boot._warnings.FallbackWarning` naming it.
 """
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 
 import ir_measures
+import numba
 import numpy as np
 import pandas as pd
 
 from .._warnings import FallbackWarning
-from .kernels import evaluate_images
-from .lowering import ERR, ERR_MAX_GRADE, kernel_tables, lower
+from .kernels import evaluate_tasks
+from .lowering import ERR, ERR_MAX_GRADE, JUDGED, kernel_tables, lower
 from .materialisation import image_qrels, image_run
 
 
@@ -57,6 +59,26 @@ class Evaluator:
         self._judged_only = np.array([km.judged_only for km in kms], dtype=np.bool_)
         self._discounts = None
 
+    def _kernels(self, multiplicity):
+        """Kernel measures ``[image, system, topic, kernel measure]``: the (image, topic) tasks are
+        split into contiguous ranges, one per numba thread, each filled by
+        :func:`~.kernels.evaluate_tasks` with the GIL released."""
+        a = self.arrays
+        values = np.zeros((multiplicity.shape[0], a.n_systems, a.n_topics, len(self.kernel_index)))
+        args = (multiplicity, self._grade_min, a.qrels_offsets, a.qrels_docs, a.qrels_grades, a.run_offsets,
+                a.run_docs, a.run_grades, a.run_stops, self._kinds, self._cutoffs, self._rels, self._xs,
+                self._judged_only, self._gains, self._orders, self._weights, self._discount(multiplicity),
+                bool((self._kinds == JUDGED).any()), int(np.diff(a.run_offsets).max(initial=0)), values)
+        n_tasks = multiplicity.shape[0] * a.n_topics
+        bounds = np.linspace(0, n_tasks, min(numba.get_num_threads(), n_tasks) + 1).astype(int)
+        if len(bounds) <= 2:
+            evaluate_tasks(0, n_tasks, *args)
+        else:
+            with ThreadPoolExecutor(len(bounds) - 1) as pool:
+                for done in [pool.submit(evaluate_tasks, first, last, *args) for first, last in zip(bounds, bounds[1:])]:
+                    done.result()
+        return values
+
     def _discount(self, multiplicity):
         """``1 / log2(p + 2)`` for every image position a ranking or an ideal ranking can reach."""
         a = self.arrays
@@ -81,12 +103,7 @@ class Evaluator:
         a = self.arrays
         out = np.zeros((multiplicity.shape[0], a.n_systems, a.n_topics, len(self.measures)))
         if len(self.kernel_index):
-            values = np.zeros((multiplicity.shape[0], a.n_systems, a.n_topics, len(self.kernel_index)))
-            evaluate_images(multiplicity, self._grade_min, a.qrels_offsets, a.qrels_docs, a.qrels_grades,
-                            a.run_offsets, a.run_docs, a.run_grades, a.run_stops, self._kinds,
-                            self._cutoffs, self._rels, self._xs, self._judged_only, self._gains,
-                            self._orders, self._weights, self._discount(multiplicity), values)
-            out[..., self.kernel_index] = values
+            out[..., self.kernel_index] = self._kernels(multiplicity)
         if len(self.fallback_index):
             if identity and self._runs is not None and self._qrels is not None:
                 out[0][..., self.fallback_index] = self._fallback(self._runs, self._qrels)

@@ -9,12 +9,12 @@ relevant documents and the ideal ranking come from a histogram of judged grades 
 ``k``. Each measure function has a twin in :mod:`.reference` that materialises the image; tests
 assert that they agree.
 
-Randomness never enters: multiplicities arrive as an array. One parallel task is one
-(image, topic) pair, and no task writes what another reads, so results do not depend on the
-number of threads.
+Randomness never enters: multiplicities arrive as an array. One task is one (image, topic) pair,
+and no task writes what another reads, so results do not depend on how tasks are shared among
+threads (:class:`~pyterrier_boot.measures.engine.Evaluator` runs them on numba's thread count).
 """
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from .arrays import UNJUDGED
 from .lowering import (
@@ -315,40 +315,35 @@ def _value(kind, cutoff, rel, x, judged_only, ks, gs, n, n_rel, norm, hist, grad
     return np.nan
 
 
-@njit(parallel=True, cache=True)
-def evaluate_images(multiplicity, grade_min, q_off, q_doc, q_grade, r_off, r_doc, r_grade, r_stop,
-                    kinds, cutoffs, rels, xs, judged_only, gains, orders, weights, discount, out):
-    """Fill ``out[image, system, topic, measure]`` for a batch of images.
+@njit(nogil=True, cache=True)
+def evaluate_tasks(first, last, multiplicity, grade_min, q_off, q_doc, q_grade, r_off, r_doc, r_grade, r_stop,
+                   kinds, cutoffs, rels, xs, judged_only, gains, orders, weights, discount, whole, longest, out):
+    """Fill ``out[image, system, topic, measure]`` for tasks ``first..last-1`` (task = image * Q + topic).
 
     ``multiplicity[image, doc]`` gives each interned document's copies in each image; the other
     arrays are those of :class:`~pyterrier_boot.measures.arrays.JudgedRuns` and of
     :func:`~pyterrier_boot.measures.lowering.kernel_tables`; ``discount[p] = 1 / log2(p + 2)``
-    must cover every image position a ranking or an ideal ranking reaches.
+    must cover every image position a ranking or an ideal ranking reaches. ``whole``: gather
+    rankings to their end (Judged counts unjudged documents); ``longest``: the longest ranking.
+    The GIL is released, so threads may fill disjoint task ranges at once.
     """
-    n_images, n_systems, n_topics, n_measures = out.shape
+    _, n_systems, n_topics, n_measures = out.shape
     n_grades = gains.shape[1]
     ones = np.ones(discount.shape[0])
-    # Judged counts unjudged documents too: rankings are then gathered to their end
-    whole = False
-    for m in range(n_measures):
-        whole = whole or kinds[m] == JUDGED
-    longest = 0
-    for j in range(r_off.shape[0] - 1):
-        longest = max(longest, r_off[j + 1] - r_off[j])
-    for task in prange(n_images * n_topics):
+    ks = np.empty(longest, np.int64)
+    gs = np.empty(longest, np.int32)
+    n_rel = np.empty(n_measures, np.int64)
+    norm = np.empty(n_measures)
+    for task in range(first, last):
         b = task // n_topics
         q = task - b * n_topics
         k = multiplicity[b]
         hist = np.zeros(n_grades, np.int64)
         for i in range(q_off[q], q_off[q + 1]):
             hist[q_grade[i] - grade_min] += k[q_doc[i]]
-        n_rel = np.empty(n_measures, np.int64)
-        norm = np.empty(n_measures)
         for m in range(n_measures):
             n_rel[m] = _count_at_least(hist, grade_min, rels[m])
             norm[m] = _normaliser(kinds[m], cutoffs[m], n_rel[m], hist, grade_min, gains[m], orders[m], discount, ones)
-        ks = np.empty(longest, np.int64)
-        gs = np.empty(longest, np.int32)
         for s in range(n_systems):
             j = s * n_topics + q
             n = 0
