@@ -91,7 +91,7 @@ def test_lost_topics_warn_and_bad_input():
     runs = {"r": pd.DataFrame({"qid": ["1", "2", "2"], "docno": ["a", "x", "b"], "score": [1.0, 2.0, 1.0]})}
     with pytest.warns(InputWarning, match=r"pool\(depth=1\): 1 topic\(s\) have no judged document in the pool and drop out of the qrels: \['2'\]"):
         assert pool(qrels, runs, 1).frame["qid"].tolist() == ["1"]
-    with pytest.raises(ValueError, match=r"'systems' names run\(s\) not in 'runs': \['s'\]; runs are \['r'\]"):
+    with pytest.raises(ValueError, match=r"'systems' names run\(s\) not in 'runs': \['s'\]; the runs are \['r'\]"):
         pool(qrels, runs, 1, systems=["s"])
     with pytest.raises(ValueError, match="'depth' must be a positive integer, got 0"):
         pool(qrels, runs, 0)

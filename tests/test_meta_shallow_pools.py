@@ -172,7 +172,7 @@ def test_bad_input(data):
         shallow_pool_comparison(runs, qrels, "a", "z")
     with pytest.raises(ValueError, match=r"'a' and 'b' are the same system \('a'\): a comparison needs two systems"):
         shallow_pool_comparison(runs, qrels, "a", "a")
-    with pytest.raises(ValueError, match=r"'pool_systems': unknown run\(s\) \['q'\]; the runs are \['a', 'b', 'c'\]"):
+    with pytest.raises(ValueError, match=r"'pool_systems' names run\(s\) not in 'runs': \['q'\]; the runs are \['a', 'b', 'c'\]"):
         shallow_pool_comparison(runs, qrels, "a", "b", pool_systems=["a", "q"])
     with pytest.raises(ValueError, match=r"'n_images' must be an integer >= 2, got 1"):
         shallow_pool_comparison(runs, qrels, "a", "b", n_images=1)

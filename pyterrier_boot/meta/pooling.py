@@ -27,6 +27,18 @@ def top_documents(run, depth):
     return top[["qid", "docno"]]
 
 
+def pooled_runs(names, runs, argument):
+    """The distinct run names ``names`` (a name or a list) chosen for a pool, checked against ``runs``."""
+    chosen = [names] if isinstance(names, str) else list(names)
+    if not chosen:
+        raise ValueError(f"{argument!r} is empty: name at least one run to pool")
+    unknown = [s for s in chosen if s not in runs]
+    if unknown:
+        raise ValueError(f"{argument!r} names run(s) not in 'runs': {_describe(unknown)}; the runs are "
+                         f"{_describe(list(runs))}")
+    return list(dict.fromkeys(chosen))
+
+
 def pool(qrels, runs, depth, *, systems=None):
     """Qrels restricted to the union of the chosen systems' top ``depth`` documents per topic.
 
@@ -64,17 +76,8 @@ def pool(qrels, runs, depth, *, systems=None):
         raise ValueError(f"'depth' must be a positive integer, got {depth}")
     qrels = read_qrels(qrels)
     read = read_runs(runs)
-    if systems is None:
-        chosen = list(read)
-    else:
-        chosen = [systems] if isinstance(systems, str) else list(systems)
-        if not chosen:
-            raise ValueError("'systems' is empty: name at least one run to pool")
-        unknown = [s for s in chosen if s not in read]
-        if unknown:
-            raise ValueError(f"'systems' names run(s) not in 'runs': {_describe(unknown)}; runs are "
-                             f"{_describe(list(read))}")
-    pooled = pd.concat([top_documents(read[name], depth) for name in dict.fromkeys(chosen)],
+    chosen = list(read) if systems is None else pooled_runs(systems, read, "systems")
+    pooled = pd.concat([top_documents(read[name], depth) for name in chosen],
                        ignore_index=True).drop_duplicates()
     frame = qrels.frame
     keys = pd.MultiIndex.from_frame(pooled[["qid", "docno"]].astype(str))

@@ -42,6 +42,7 @@ import numpy as np
 from .._results import TupleLike
 from .._warnings import InputWarning
 from ..stats._inputs import _describe, check_choice, check_confidence_level, check_positive_int
+from .pooling import pool, pooled_runs
 
 __all__ = ["shallow_pool_comparison", "ShallowPoolResult", "FULL"]
 
@@ -194,16 +195,7 @@ def _shallow_iv(runs, qrels, a, b, depths, measures, pool_systems, full, n_image
             raise ValueError(f"unknown system {value!r} for {name!r}: the runs are {_describe(list(read))}")
     if a == b:
         raise ValueError(f"'a' and 'b' are the same system ({a!r}): a comparison needs two systems")
-    if pool_systems is None:
-        pool_systems = [a, b]
-    else:
-        pool_systems = [pool_systems] if isinstance(pool_systems, str) else list(pool_systems)
-        if not pool_systems:
-            raise ValueError("'pool_systems' is empty: name at least one run to pool")
-        unknown = [s for s in pool_systems if s not in read]
-        if unknown:
-            raise ValueError(f"'pool_systems': unknown run(s) {_describe(unknown)}; the runs are "
-                             f"{_describe(list(read))}")
+    pool_systems = [a, b] if pool_systems is None else pooled_runs(pool_systems, read, "pool_systems")
     return (read, read_qrels(qrels), depths, measures, tuple(dict.fromkeys(pool_systems)), bool(full),
             n_images, method, confidence_level, _seed(rng))
 
@@ -269,7 +261,6 @@ def shallow_pool_comparison(runs, qrels, a, b, *, depths=(10, 25, 100), measures
     """
     from ..corpus.bootstrap import CorpusBootstrap
     from ..measures.arrays import natural_order
-    from .pooling import pool
 
     (read, full_qrels, depths, measures, pool_systems, full, n_images, method, confidence_level,
      seed) = _shallow_iv(runs, qrels, a, b, depths, measures, pool_systems, full, n_images, method,
