@@ -4,6 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy import linalg
+from test_meta_variance_decomposition import _anova
 
 from pyterrier_boot._warnings import FitWarning
 from pyterrier_boot.meta.variance_decomposition import variance_decomposition
@@ -75,16 +76,6 @@ def test_boundary_estimates_equal_statsmodels():
     data = _synthetic(3, 20, 3, 0.15, 0.0, 0.05, 3)
     got, ref = _agree(data, rtol=0.02)
     assert got.components["system:topic"] < 1e-4
-
-
-def _anova(y):
-    S, Q, K = y.shape
-    cell = y.mean(axis=2)
-    mse = ((y - cell[..., None]) ** 2).sum() / (S * Q * (K - 1))
-    inter = cell - cell.mean(axis=1, keepdims=True) - cell.mean(axis=0, keepdims=True) + cell.mean()
-    ms_st = K * (inter ** 2).sum() / ((S - 1) * (Q - 1))
-    ms_t = S * K * ((cell.mean(axis=0) - cell.mean()) ** 2).sum() / (Q - 1)
-    return {"topic": (ms_t - ms_st) / (S * K), "system:topic": (ms_st - mse) / K, "residual": mse}, ms_st
 
 
 def test_balanced_is_the_closed_form_anova():
