@@ -101,7 +101,7 @@ def test_transformer_runs_on_topics():
 @pytest.mark.parametrize(("measures", "message"), [
     (["ndcg@10"], r"unknown measure 'ndcg@10'.*did you mean 'nDCG@10'\?"),
     (["mapp"], r"unknown measure 'mapp'.*did you mean 'map'\?"),
-    (["RBP(q=0.5)"], r"invalid measure 'RBP\(q=0.5\)': unsupported params found: \['q'\]"),
+    (["RBP(q=0.5)"], r"measure 'RBP\(q=0.5\)': unknown parameter\(s\) 'q'; RBP accepts @k, p, rel"),
     (["RBP(0.5)"], r"measure parameters must be named"),
     (["RBP@10"], r"cannot compute 'RBP@10'"),
     ([], r"'measures' is empty"),

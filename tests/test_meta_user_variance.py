@@ -92,7 +92,7 @@ def test_parameters_outside_the_valid_range():
     # beta(0.005, 0.005) is supported on [0, 1] but draws exactly 0.0 and 1.0 in floating point
     with pytest.raises(ValueError, match=r"'distribution' drew 21 value\(s\) outside the valid range \(0, 1\) of RBP's 'p', e.g. 1$"):
         user_variance(RUNS, QRELS, "RBP(p={p})", scipy.stats.beta(0.005, 0.005), n_draws=50, rng=0)
-    with pytest.raises(ValueError, match=r"parameter value 0.4\d* gives an invalid measure: invalid measure 'nDCG@0.4\d*'"):
+    with pytest.raises(ValueError, match=r"parameter value 0.4\d* gives an invalid measure: measure 'nDCG@0.4\d*': the cutoff \(@k\) must be a positive integer"):
         user_variance(RUNS, QRELS, "nDCG@{k}", scipy.stats.beta(2, 2), n_draws=5, rng=1)
     with pytest.raises(TypeError, match=r"'distribution' must be a frozen scipy distribution with its parameters, e.g. scipy.stats.beta\(2, 5\), not the family scipy.stats.beta"):
         user_variance(RUNS, QRELS, "RBP(p={p})", scipy.stats.beta, n_draws=5)

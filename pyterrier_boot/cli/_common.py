@@ -93,6 +93,7 @@ def parse_measures_rel(tokens, rel):
     ``AP(rel=2)``); graded measures without a threshold (nDCG, ERR, RBP without ``rel``) keep the
     grades. This is trec_eval's ``-l N``."""
     from ..measures.parsing import LabelledMeasure, parse_measures
+    from ..measures.validation import check_measure
 
     parsed = parse_measures(list(tokens))
     if rel is None:
@@ -102,7 +103,7 @@ def parse_measures_rel(tokens, rel):
         spec = lm.measure.SUPPORTED_PARAMS.get("rel")
         binary = spec is not None and isinstance(spec.default, int) and not isinstance(spec.default, bool)
         if binary and "rel" not in lm.measure.params:
-            measure = lm.measure(rel=rel)
+            measure = check_measure(lm.measure(rel=rel), f"{lm.label} with --rel {rel}")
             lm = LabelledMeasure(str(measure), measure)
         out.append(lm)
     labels = [lm.label for lm in out]

@@ -33,8 +33,11 @@ def pick_columns(frame: pd.DataFrame, wanted: dict[str, tuple[str, ...]], what: 
 def as_ids(column: pd.Series, name: str, what: str) -> pd.Series:
     """Identifiers as pandas strings: strings kept exactly as written, integers through ``str()``.
 
-    Floats, missing values and other objects are refused (``1.0`` is not a reliable id).
+    Floats, missing values and other objects are refused (``1.0`` is not a reliable id). A
+    categorical column is read through its values (``pd.read_parquet`` often returns one).
     """
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        column = column.astype(column.cat.categories.dtype)
     missing = column.isna().to_numpy()
     if missing.any():
         raise ValueError(

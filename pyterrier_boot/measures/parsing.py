@@ -12,6 +12,7 @@ import ir_measures
 from ir_measures.measures import SumAgg
 
 from .sakai import REGISTRY as SAKAI_MEASURES
+from .validation import check_measure
 
 # trec_eval names ir_measures.parse_trec_measure understands (used for suggestions only)
 _TREC_NAMES = (
@@ -85,14 +86,6 @@ def _suggestion(text):
     return "" if candidate == text else f"; did you mean {candidate!r}?"
 
 
-def _validated(measure, text):
-    try:
-        measure.validate_params()
-    except AssertionError as error:  # ir_measures reports bad parameters with assert
-        raise ValueError(f"invalid measure {text!r}: {error}") from None
-    return measure
-
-
 def parse_measure(measure):
     """Parse one measure into a list of :class:`LabelledMeasure` (trec_eval families give several).
 
@@ -103,22 +96,22 @@ def parse_measure(measure):
     if isinstance(measure, LabelledMeasure):
         return [measure]
     if isinstance(measure, ir_measures.Measure):
-        return [LabelledMeasure(str(measure), _validated(measure, str(measure)))]
+        return [LabelledMeasure(str(measure), check_measure(measure, str(measure)))]
     if not isinstance(measure, str):
         raise TypeError(
             f"'measures' must hold strings or ir_measures measures, got {type(measure).__name__}: {measure!r}"
         )
     parsed = _parse_expression(measure)
     if parsed is not None:
-        return [LabelledMeasure(measure, _validated(parsed, measure))]
+        return [LabelledMeasure(measure, check_measure(parsed, measure))]
     try:
         family = ir_measures.parse_trec_measure(measure)
     except (ValueError, KeyError):
         family = []
     if len(family) == 1:
-        return [LabelledMeasure(measure, _validated(family[0], measure))]
+        return [LabelledMeasure(measure, check_measure(family[0], measure))]
     if family:
-        return [LabelledMeasure(str(m), _validated(m, str(m))) for m in family]
+        return [LabelledMeasure(str(m), check_measure(m, str(m))) for m in family]
     raise ValueError(
         f"unknown measure {measure!r}: expected ir_measures syntax such as 'nDCG@10' or 'AP(rel=2)', "
         f"or a trec_eval name such as 'map' or 'ndcg_cut_10'{_suggestion(measure)}"

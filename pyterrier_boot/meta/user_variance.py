@@ -257,12 +257,17 @@ def user_variance(runs, qrels, measure, distribution, *, n_draws=1000, confidenc
     if not np.isfinite(mean_value):
         raise ValueError("'distribution' has no finite mean")
     distinct, inverse = np.unique(draws, return_inverse=True)
-    try:
-        first = parse_measures([make(_as_value(distinct[0], discrete))])[0]
-    except ValueError as error:
-        raise ValueError(f"parameter value {_as_value(distinct[0], discrete)!r} gives an invalid "
-                         f"measure: {error}") from None
-    parameter = _parameter_of(first.measure, _as_value(distinct[0], discrete))
+    first, first_error = None, None
+    for value in (_as_value(v, discrete) for v in distinct):  # the first value giving a valid measure
+        try:
+            first = parse_measures([make(value)])[0]
+        except ValueError as error:
+            first_error = first_error or ValueError(f"parameter value {value!r} gives an invalid measure: {error}")
+            continue
+        break
+    if first is None:
+        raise first_error
+    parameter = _parameter_of(first.measure, value)
     name = getattr(first.measure, "NAME", str(first.measure))
     if valid_range is None:
         if parameter == getattr(first.measure, "AT_PARAM", None) and parameter is not None:

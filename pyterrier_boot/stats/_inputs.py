@@ -14,6 +14,12 @@ from .._warnings import InputWarning
 
 ALTERNATIVES = ("two-sided", "less", "greater")
 NAN_POLICIES = ("raise", "omit")
+#: Largest score magnitude accepted: sums and squares of scores (and of their differences) over
+#: up to millions of topics then stay finite in float64.
+LARGEST_SCORE = 1e150
+#: Smallest spread accepted: scores (or differences) whose nonzero values are all below this
+#: have a variance that underflows to 0 in float64.
+SMALLEST_SPREAD = 1e-150
 
 
 def check_choice(value, name, choices):
@@ -72,6 +78,29 @@ def _as_float_array(values, name):
     return arr
 
 
+def check_magnitude(values, name):
+    """Refuse scores so large that sums and variances of them overflow (never a silent inf/nan)."""
+    largest = float(np.abs(values).max(initial=0.0))
+    if largest > LARGEST_SCORE:
+        raise ValueError(
+            f"{name!r} has scores as large as {largest:.3g} in magnitude: sums and variances of such "
+            f"numbers overflow float64 (the limit is {LARGEST_SCORE:.0e}); rescale the scores, e.g. divide "
+            "them by a power of 10"
+        )
+
+
+def check_spread(values, name, what="scores"):
+    """Refuse rows of ``values`` whose nonzero entries are all tiny: their variance underflows to 0."""
+    scale = np.abs(np.atleast_2d(values)).max(axis=-1, initial=0.0)
+    tiny = (scale > 0) & (scale < SMALLEST_SPREAD)
+    if tiny.any():
+        raise ValueError(
+            f"{name} has {what} no larger than {float(scale[tiny][0]):.3g} in magnitude: their variance "
+            f"underflows to 0 in float64 (the limit is {SMALLEST_SPREAD:.0e}); rescale them, e.g. multiply "
+            "by a power of 10"
+        )
+
+
 def _describe(labels, limit=8):
     labels = [label.item() if isinstance(label, np.generic) else label for label in labels]
     shown = ", ".join(repr(label) if isinstance(label, str) else str(label) for label in labels[:limit])
@@ -98,6 +127,8 @@ def as_sample(x, name="x", *, nan_policy="raise", min_size=2):
         arr = arr[~bad]
     if np.isinf(arr).any():
         raise ValueError(f"{name!r} has infinite scores")
+    check_magnitude(arr, name)
+    check_spread(arr, repr(name))
     if arr.size < min_size:
         raise ValueError(f"{name!r} needs at least {min_size} topics, got {arr.size}")
     return arr
@@ -156,6 +187,9 @@ def as_paired(x, y, *, nan_policy="raise", names=("x", "y")):
         xa, ya = xa[~bad], ya[~bad]
     if np.isinf(xa).any() or np.isinf(ya).any():
         raise ValueError(f"{xn!r} and {yn!r} must have finite scores")
+    check_magnitude(xa, xn)
+    check_magnitude(ya, yn)
+    check_spread(xa - ya, f"{xn!r} - {yn!r}", "differences")
     if xa.size < 2:
         raise ValueError(f"a paired test needs at least 2 topics, got {xa.size}")
     return xa, ya
@@ -218,6 +252,8 @@ def as_score_matrix(scores, name="scores", *, nan_policy="raise", min_topics=2, 
             topics = [t for t, b in zip(topics, bad, strict=True) if not b]
     if np.isinf(values).any():
         raise ValueError(f"{name!r} has infinite scores")
+    check_magnitude(values, name)
+    check_spread(values.reshape(1, -1), repr(name))
     if values.shape[1] < min_topics:
         raise ValueError(f"{name!r} needs at least {min_topics} topics, got {values.shape[1]}")
     return ScoreMatrix(np.ascontiguousarray(values), systems, topics)

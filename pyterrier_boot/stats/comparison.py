@@ -10,6 +10,7 @@ import numpy as np
 from ._inputs import (
     ALTERNATIVES,
     NAN_POLICIES,
+    SMALLEST_SPREAD,
     _describe,
     _is_pandas,
     as_score_matrix,
@@ -17,6 +18,7 @@ from ._inputs import (
     check_choice,
     check_confidence_level,
     check_positive_int,
+    check_spread,
     test_name,
 )
 from .correction import METHODS as CORRECTIONS
@@ -232,6 +234,8 @@ def compare(scores, *, baseline=None, test="paired_bootstrap", correction="holm"
     for m, measure in enumerate(measures):
         X = values[m]
         D = X[a] - X[b]
+        for row in np.flatnonzero(np.abs(D).max(axis=1, initial=0.0) < SMALLEST_SPREAD):
+            check_spread(D[row], f"'scores' ({measure}: {pair_names[row]})", "differences")
         if test == "paired_bootstrap":
             core = paired_bootstrap_core(D, used, alternative=alternative, confidence_level=confidence_level)
         elif test == "randomization":
