@@ -214,7 +214,7 @@ def test_identical_systems_warn_and_get_asl_one():
     scores = _scores(S=4, n=10)
     ap = scores["AP"].copy()
     ap[1] = ap[0]
-    with pytest.warns(DegenerateWarning, match=r"all paired differences are 0 for AP: 0 vs 1"):
+    with pytest.warns(DegenerateWarning, match=r"all paired differences are 0 for 1 pair\(s\): AP: 0 vs 1;"):
         res = discriminative_power({"AP": ap}, n_resamples=100, rng=0)
     assert res.asl[0, 0] == 1.0 and res.required_difference[0, 0] == 0.0
 

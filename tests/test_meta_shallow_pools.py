@@ -55,8 +55,8 @@ def result(data):
         res = shallow_pool_comparison(runs, qrels, "c", "b", depths=[2, 10], measures=["AP", "RBP(p=0.8)"],
                                       n_images=B, rng=7)
     assert [(w.category, str(w.message)) for w in caught] == [(InputWarning, (
-        "depth 2: 1 topic(s) keep no judged document in the pool of ['c', 'b'] and score 0 for both "
-        "systems: ['99']"))]
+        "1 topic(s) keep no judged document in the pool of ['c', 'b'] at some depth and score 0 for both "
+        "systems there: 99 (depth 2)"))]
     return res
 
 

@@ -61,7 +61,7 @@ def test_different_lengths(test):
 @pytest.mark.parametrize("test", PAIRED)
 def test_identical_systems_give_p_1_and_a_warning(test):
     x = np.array([0.1, 0.5, 0.3, 0.7])
-    with pytest.warns(DegenerateWarning, match="all paired differences are 0: the test statistic is undefined; returning pvalue=1.0"):
+    with pytest.warns(DegenerateWarning, match="all paired differences are 0 for 1 pair\\(s\\): x vs y; the test statistic is undefined; returning pvalue=1.0"):
         res = test(x, x.copy())
     assert res.pvalue == 1.0 and res.difference == 0.0
 
@@ -69,7 +69,7 @@ def test_identical_systems_give_p_1_and_a_warning(test):
 @pytest.mark.parametrize("test", [paired_bootstrap_test, t_test])
 def test_constant_differences_give_p_1_and_a_warning(test):
     x = np.array([0.1, 0.5, 0.3, 0.7])
-    with pytest.warns(DegenerateWarning, match=r"all paired differences are equal \(zero variance\): the t statistic is undefined or infinite; returning pvalue=1.0"):
+    with pytest.warns(DegenerateWarning, match=r"all paired differences are equal \(zero variance\) for 1 pair\(s\): x vs y; the t statistic is undefined or infinite; returning pvalue=1.0"):
         res = test(x + 0.125, x)
     assert res.pvalue == 1.0
     assert res.difference == pytest.approx(0.125)

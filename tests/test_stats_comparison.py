@@ -129,7 +129,7 @@ def test_mismatched_topics(long_frame):
 def test_degenerate_pairs_warn_once_per_measure(matrices):
     X = matrices["AP"].copy()
     X[1] = X[0]
-    with pytest.warns(DegenerateWarning, match=r"all paired differences are 0 for score: 0 vs 1"):
+    with pytest.warns(DegenerateWarning, match=r"all paired differences are 0 for 1 pair\(s\): score: 0 vs 1;"):
         table = compare(X, rng=1, n_resamples=200)
     assert table["p-value"].iloc[0] == 1.0
 

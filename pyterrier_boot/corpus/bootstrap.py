@@ -12,6 +12,7 @@ import numbers
 
 import numpy as np
 
+from .._warnings import one_warning_per_kind
 from ..inputs.qrels import read_qrels
 from ..measures.evaluation import prepare
 from ..measures.lowering import AP, lower
@@ -154,6 +155,7 @@ class CorpusBootstrap:
             )
         return int(min(self.n_images, MAX_BATCH, free // per_image))
 
+    @one_warning_per_kind()
     def evaluate(self, runs, measures, *, topics=None):
         """Evaluate runs on the full corpus and on every image.
 
@@ -173,6 +175,7 @@ class CorpusBootstrap:
         evaluator, _ = prepare(runs, self.qrels, measures, topics=topics, verbose=self.verbose)
         return self.evaluate_prepared(evaluator)
 
+    @one_warning_per_kind()
     def evaluate_prepared(self, evaluator, *, statistic=None):
         """:meth:`evaluate` for runs already read and interned (an
         :class:`~pyterrier_boot.measures.engine.Evaluator`, as ``Experiment`` has one), with their

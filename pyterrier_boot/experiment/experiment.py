@@ -7,7 +7,7 @@ import pandas as pd
 import pyterrier as pt
 
 from .._random import as_generator
-from .._warnings import InputWarning
+from .._warnings import InputWarning, one_warning_per_kind
 from ..inputs.qrels import read_qrels
 from ..inputs.topics import read_topics
 from ..measures.evaluation import prepare
@@ -27,6 +27,7 @@ CORPUS_METHODS = ("percentile", "normal", "logit", "bca")
 DEFAULT_INTERVAL = {"topic": "bca", "corpus": "normal", "both": "normal"}
 
 
+@one_warning_per_kind()
 def Experiment(retr_systems, topics, qrels, eval_metrics, names=None, perquery=False, dataframe=True,
                batch_size=None, filter_by_qrels=False, filter_by_topics=True, baseline=None, test="t",
                correction=None, correction_alpha=0.05, highlight=None, round=None, verbose="auto",

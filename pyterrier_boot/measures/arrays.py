@@ -8,13 +8,12 @@ are those of the qrels, in natural order. For topic ``q`` the judged documents a
 order (score descending as single-precision floats, ties by docno descending) with the grade of each document, or
 :data:`UNJUDGED`.
 """
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from .._warnings import InputWarning
+from .._warnings import InputWarning, report
 
 #: Grade stored for a retrieved document that has no judgement.
 UNJUDGED = np.iinfo(np.int32).min
@@ -119,12 +118,8 @@ class JudgedRuns:
             unknown = topic < 0
             if unknown.any():
                 missing = natural_order(pd.unique(run["qid"].to_numpy(object)[unknown]))
-                warnings.warn(
-                    f"run {name!r}: {len(missing)} topic(s) not in the qrels are ignored "
-                    f"(as trec_eval does): {', '.join(missing[:5])}{', ...' if len(missing) > 5 else ''}",
-                    InputWarning,
-                    stacklevel=3,
-                )
+                report(InputWarning, "{n} topic(s) not in the qrels are ignored (as trec_eval does): {cases}",
+                       missing)
                 topic, doc, score = topic[~unknown], doc[~unknown], score[~unknown]
             order = np.lexsort((-doc.astype(np.int64), -score, topic))
             topic, doc = topic[order], doc[order]

@@ -5,7 +5,6 @@ Measures with a kernel (see :func:`~.lowering.lower`) are computed by
 image (:mod:`.materialisation`) and calling ``ir_measures.iter_calc``, with a
 :class:`~pyterrier_boot._warnings.FallbackWarning` naming it.
 """
-import warnings
 from concurrent.futures import ThreadPoolExecutor
 
 import ir_measures
@@ -13,7 +12,7 @@ import numba
 import numpy as np
 import pandas as pd
 
-from .._warnings import FallbackWarning
+from .._warnings import FallbackWarning, report
 from .kernels import evaluate_tasks
 from .lowering import ERR, ERR_MAX_GRADE, JUDGED, kernel_tables, lower
 from .materialisation import image_qrels, image_run
@@ -108,12 +107,8 @@ class Evaluator:
             if identity and self._runs is not None and self._qrels is not None:
                 out[0][..., self.fallback_index] = self._fallback(self._runs, self._qrels)
             else:
-                warnings.warn(
-                    f"no fast kernel for {', '.join(map(repr, self.fallback_measures))}: computed by "
-                    "materialising every image and calling ir_measures (slow)",
-                    FallbackWarning,
-                    stacklevel=2,
-                )
+                report(FallbackWarning, "no fast kernel for {cases}: computed by materialising every image "
+                       "and calling ir_measures (slow)", map(repr, self.fallback_measures))
                 frames = self._frames()
                 qrels = frames.pop(None)
                 for b, k in enumerate(multiplicity):

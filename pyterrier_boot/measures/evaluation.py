@@ -2,6 +2,7 @@
 import numpy as np
 import pandas as pd
 
+from .._warnings import one_warning_per_kind
 from ..inputs.qrels import read_qrels
 from ..inputs.runs import read_runs
 from .arrays import JudgedRuns
@@ -22,6 +23,7 @@ def prepare(runs, qrels, measures, *, topics=None, batch_size=None, verbose=Fals
     return Evaluator(arrays, measures, runs=runs, qrels=qrels.frame), qrels
 
 
+@one_warning_per_kind()
 def evaluate(run, qrels, measures, *, multiplicity=None, topics=None):
     """Per-topic values of IR measures, on the collection or on one corpus image.
 

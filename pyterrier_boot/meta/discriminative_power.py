@@ -20,6 +20,7 @@ from scipy import stats
 
 from .._random import as_generator
 from .._results import TupleLike
+from .._warnings import one_warning_per_kind
 from ..stats._inputs import check_alpha, check_choice, check_positive_int, test_name
 from ..stats.aggregates import get_aggregate
 from ..stats.resampling import as_resample_plan, as_sign_flip_plan, weighted_sums
@@ -270,6 +271,7 @@ def _discriminative_power_iv(test, alpha, n_resamples, statistic):
     return test, alpha, n_resamples, agg
 
 
+@one_warning_per_kind()
 def discriminative_power(scores_by_measure, *, test="paired_bootstrap", alpha=0.05, n_resamples=1000,
                          statistic="mean", rng=None, plan=None):
     """Sakai's bootstrap sensitivity: ASL of every system pair for every measure.
@@ -377,8 +379,8 @@ def discriminative_power(scores_by_measure, *, test="paired_bootstrap", alpha=0.
             required[m] = res["required"]
         if degenerate.any():
             names = [f"{data.measures[m]}: {p}" for p in pair_names]
-            warn_degenerate("zero", degenerate & zero, names, stacklevel=2)
-            warn_degenerate("constant", degenerate & ~zero, names, stacklevel=2)
+            warn_degenerate("zero", degenerate & zero, names)
+            warn_degenerate("constant", degenerate & ~zero, names)
     sensitivity = (asl < alpha).mean(axis=1)
     with np.errstate(all="ignore"):
         estimated = np.nanmax(required, axis=1) if not np.isnan(required).all() else np.full(M, np.nan)

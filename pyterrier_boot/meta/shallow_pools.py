@@ -40,7 +40,7 @@ from typing import ClassVar
 import numpy as np
 
 from .._results import TupleLike
-from .._warnings import InputWarning
+from .._warnings import InputWarning, one_warning_per_kind, report
 from ..stats._inputs import _describe, check_choice, check_confidence_level, check_positive_int
 from .pooling import pool, pooled_runs
 
@@ -225,6 +225,7 @@ def _pad_topics(result, qids):
         n_relevant=n_relevant, depth=pad(result.depth, 1))
 
 
+@one_warning_per_kind()
 def shallow_pool_comparison(runs, qrels, a, b, *, depths=(10, 25, 100), measures=DEFAULT_MEASURES,
                             pool_systems=None, full=True, n_images=100, model="poisson", corpus_size=None,
                             rng=None, method="percentile", confidence_level=0.95, verbose=False):
@@ -279,10 +280,9 @@ def shallow_pool_comparison(runs, qrels, a, b, *, depths=(10, 25, 100), measures
         frame = q.frame
         present = {str(t) for t in frame["qid"]}
         dropped[level] = tuple(t for t in qids if t not in present)
-        if dropped[level]:
-            warnings.warn(f"depth {level}: {len(dropped[level])} topic(s) keep no judged document in the pool of "
-                          f"{list(pool_systems)} and score 0 for both systems: {_describe(list(dropped[level]))}",
-                          InputWarning, stacklevel=2)
+        report(InputWarning, f"{{n}} topic(s) keep no judged document in the pool of {list(pool_systems)} at "
+               "some depth and score 0 for both systems there: {cases}",
+               (f"{t} (depth {level})" for t in dropped[level]))
         boot = CorpusBootstrap(q, n_images=n_images, model=model, corpus_size=corpus_size, rng=seed,
                                verbose=verbose)
         runs_here = pair if level == FULL else {  # topics outside the pool: reported above, not by the engine

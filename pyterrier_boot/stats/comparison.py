@@ -7,6 +7,7 @@ across measures).
 """
 import numpy as np
 
+from .._warnings import one_warning_per_kind
 from ._inputs import (
     ALTERNATIVES,
     NAN_POLICIES,
@@ -166,6 +167,7 @@ def _callable_core(test, Xa, Xb):
                 degenerate=np.zeros(P, dtype=bool))
 
 
+@one_warning_per_kind()
 def compare(scores, *, baseline=None, test="paired_bootstrap", correction="holm",
             correction_scope="measure", alpha=0.05, alternative="two-sided", confidence_level=0.95,
             n_resamples=10_000, rng=None, plan=None, nan_policy="raise"):
@@ -250,8 +252,8 @@ def compare(scores, *, baseline=None, test="paired_bootstrap", correction="holm"
             core = _callable_core(test, X[a], X[b])
         if core["degenerate"].any():
             names = [f"{measure}: {p}" for p in pair_names]
-            warn_degenerate("zero", core["degenerate"] & core["zero"], names, stacklevel=3)
-            warn_degenerate("constant", core["degenerate"] & ~core["zero"], names, stacklevel=3)
+            warn_degenerate("zero", core["degenerate"] & core["zero"], names)
+            warn_degenerate("constant", core["degenerate"] & ~core["zero"], names)
         frames.append(pd.DataFrame({
             "measure": measure,
             "system_a": labels_a,

@@ -11,7 +11,6 @@ summary statistic (the population MAP for ``statistic="mean"`` on AP scores). Me
 
 All systems of a score matrix share one :class:`~pyterrier_boot.stats.resampling.ResamplePlan`.
 """
-import warnings
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -19,7 +18,7 @@ import numpy as np
 from scipy import special, stats
 
 from .._results import ConfidenceInterval, TupleLike
-from .._warnings import DegenerateWarning
+from .._warnings import DegenerateWarning, one_warning_per_kind, report
 from ._inputs import (
     ALTERNATIVES,
     NAN_POLICIES,
@@ -209,6 +208,7 @@ def _bca_probabilities(dist, theta, jack, confidence_level, alternative):
     return np.stack(probs, axis=1)
 
 
+@one_warning_per_kind()
 def bootstrap_ci(scores, *, statistic="mean", method="bca", confidence_level=0.95,
                  alternative="two-sided", n_resamples=10_000, sigma=None, rng=None, plan=None,
                  batch=None, nan_policy="raise"):
@@ -314,10 +314,9 @@ def bootstrap_ci(scores, *, statistic="mean", method="bca", confidence_level=0.9
 
     constant = np.ptp(values, axis=1) == 0
     if constant.any():
-        which = [matrix.system_labels[i] for i in np.flatnonzero(constant)]
-        warnings.warn(f"all topic scores are equal for system(s) {which}: the interval is the single "
-                      f"point [{theta[constant][0]:g}, {theta[constant][0]:g}]",
-                      DegenerateWarning, stacklevel=2)
+        report(DegenerateWarning, "all topic scores are equal for {n} system(s), so each interval is the single "
+               "point of its score: {cases}",
+               (f"{matrix.system_labels[i]} [{theta[i]:g}, {theta[i]:g}]" for i in np.flatnonzero(constant)))
         keep_low = alternative == "less"
         keep_high = alternative == "greater"
         low = np.where(constant & ~keep_low, theta, low)

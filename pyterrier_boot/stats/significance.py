@@ -31,7 +31,7 @@ from scipy import stats
 
 from .._random import as_generator
 from .._results import ConfidenceInterval, TupleLike
-from .._warnings import DegenerateWarning
+from .._warnings import DegenerateWarning, report
 from ._inputs import (
     ALTERNATIVES,
     NAN_POLICIES,
@@ -147,25 +147,18 @@ def _common_iv(alternative, confidence_level, nan_policy):
     return check_confidence_level(confidence_level)
 
 
-def _describe_pairs(labels, mask, limit=5):
-    chosen = [labels[i] for i in np.flatnonzero(mask)]
-    text = ", ".join(str(c) for c in chosen[:limit])
-    return text + (f", ... ({len(chosen)} in all)" if len(chosen) > limit else "")
+_DEGENERATE = {
+    "zero": "all paired differences are 0 for {n} pair(s): {cases}; the test statistic is undefined; "
+            "returning pvalue=1.0",
+    "constant": "all paired differences are equal (zero variance) for {n} pair(s): {cases}; the t statistic "
+                "is undefined or infinite; returning pvalue=1.0 (randomization_test and sign_test are "
+                "defined for such data)",
+}
 
 
-def warn_degenerate(kind, mask, labels=None, stacklevel=3):
-    """One DegenerateWarning for the pairs in ``mask`` (``kind``: 'zero' or 'constant')."""
-    if not np.any(mask):
-        return
-    where = "" if labels is None else f" for {_describe_pairs(labels, mask)}"
-    if kind == "zero":
-        msg = (f"all paired differences are 0{where}: the test statistic is undefined; "
-               "returning pvalue=1.0")
-    else:
-        msg = (f"all paired differences are equal (zero variance){where}: the t statistic is "
-               "undefined or infinite; returning pvalue=1.0 (randomization_test and sign_test are "
-               "defined for such data)")
-    warnings.warn(msg, DegenerateWarning, stacklevel=stacklevel)
+def warn_degenerate(kind, mask, labels=("x vs y",)):
+    """Report the pairs in ``mask`` (``kind``: 'zero' or 'constant') as one DegenerateWarning per kind."""
+    report(DegenerateWarning, _DEGENERATE[kind], (labels[i] for i in np.flatnonzero(mask)))
 
 
 def _describe_diffs(D):
