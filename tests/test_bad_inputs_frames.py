@@ -1,0 +1,185 @@
+"""Run and qrels frames of every column type a user may hold give the same numbers; bad frames are
+errors naming the run (or qrels), the topic and the document, through every entry point."""
+import decimal
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pyterrier_boot import Experiment, evaluate, read_qrels, read_run, read_runs
+
+MEASURES = ["AP", "nDCG@10", "P@2", "RR"]
+QRELS = pd.DataFrame({"qid": ["1", "1", "1", "2", "2", "3"], "docno": ["10", "11", "12", "20", "21", "30"],
+                      "label": [2, 1, 0, 1, 0, 1]})
+RUN = pd.DataFrame({"qid": ["1", "1", "1", "2", "2", "3"], "docno": ["11", "12", "10", "21", "20", "31"],
+                    "score": [3.0, 2.0, 1.0, 2.0, 1.5, 1.0]})
+
+
+def _ids(column, kind):
+    """``column`` (strings of digits) as a user's frame may hold it."""
+    if kind == "str":
+        return column.astype(object)
+    if kind == "string":
+        return column.astype("string")
+    if kind == "category":
+        return column.astype("category")
+    if kind == "int":
+        return column.astype("int64")
+    if kind == "Int64":
+        return column.astype("int64").astype("Int64")
+    if kind == "category_int":
+        return column.astype("int64").astype("category")
+    if kind == "mixed":  # ints and strings in one object column
+        return pd.Series([int(v) if i % 2 else v for i, v in enumerate(column)], dtype=object)
+    if kind == "numpy_int":
+        return pd.Series([np.int32(v) for v in column], dtype=object)
+    raise AssertionError(kind)
+
+
+KINDS = ["str", "string", "category", "int", "Int64", "category_int", "mixed", "numpy_int"]
+
+
+@pytest.fixture(scope="module")
+def expected():
+    return evaluate(RUN, QRELS, MEASURES)["value"].to_numpy()
+
+
+@pytest.mark.parametrize("column", ["qid", "docno"])
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("where", ["run", "qrels", "both"])
+def test_id_column_types_give_the_same_numbers(expected, column, kind, where):
+    run, qrels = RUN.copy(), QRELS.copy()
+    if where in ("run", "both"):
+        run[column] = _ids(RUN[column], kind)
+    if where in ("qrels", "both"):
+        qrels[column] = _ids(QRELS[column], kind)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no InputWarning: every topic is recognised
+        got = evaluate(run, qrels, MEASURES)
+    np.testing.assert_array_equal(got["value"].to_numpy(), expected)
+    assert got["qid"].tolist() == evaluate(RUN, QRELS, MEASURES)["qid"].tolist()
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_readers_return_string_ids(kind):
+    run = RUN.assign(qid=_ids(RUN["qid"], kind), docno=_ids(RUN["docno"], kind))
+    qrels = QRELS.assign(qid=_ids(QRELS["qid"], kind), docno=_ids(QRELS["docno"], kind))
+    read = read_run(run)
+    assert read["qid"].tolist() == RUN["qid"].tolist() and read["docno"].tolist() == RUN["docno"].tolist()
+    frame = read_qrels(qrels).frame
+    assert frame["qid"].tolist() == QRELS["qid"].tolist() and frame["docno"].tolist() == QRELS["docno"].tolist()
+
+
+@pytest.mark.parametrize("kind", ["category", "int", "mixed", "string"])
+def test_experiment_with_typed_frames(kind):
+    run = RUN.assign(qid=_ids(RUN["qid"], kind), docno=_ids(RUN["docno"], kind))
+    qrels = QRELS.assign(qid=_ids(QRELS["qid"], kind))
+    got = Experiment([run, RUN], None, qrels, ["map", "ndcg_cut_10"], names=["typed", "plain"], bootstrap=None)
+    assert got["map"].iloc[0] == got["map"].iloc[1] and got["ndcg_cut_10"].iloc[0] == got["ndcg_cut_10"].iloc[1]
+
+
+SCORES = {
+    "int": lambda s: s.mul(2).astype("int64"),
+    "float32": lambda s: s.astype("float32"),
+    "decimal": lambda s: s.map(lambda v: decimal.Decimal(str(v))),
+    "numeric strings": lambda s: s.map(str),
+    "Float64": lambda s: s.astype("Float64"),
+    "Int64": lambda s: s.mul(2).astype("int64").astype("Int64"),
+    "uint16": lambda s: s.mul(2).astype("uint16"),
+    "object floats": lambda s: s.astype(object),
+}
+
+
+@pytest.mark.parametrize("kind", SCORES)
+def test_score_types_give_the_same_numbers(expected, kind):
+    got = evaluate(RUN.assign(score=SCORES[kind](RUN["score"])), QRELS, MEASURES)
+    np.testing.assert_array_equal(got["value"].to_numpy(), expected)
+
+
+BAD_SCORES = {
+    "nan": np.nan, "inf": np.inf, "-inf": -np.inf, "None": None, "word": "high", "decimal nan": decimal.Decimal("NaN"),
+    "empty string": "",
+}
+
+
+def _with_bad_score(value):
+    scores = RUN["score"].astype(object).copy()
+    scores.iloc[4] = value  # topic 2, document 20
+    return RUN.assign(score=scores)
+
+
+@pytest.mark.parametrize("kind", BAD_SCORES)
+def test_bad_score_names_run_topic_and_document(kind):
+    run = _with_bad_score(BAD_SCORES[kind])
+    culprit = ["run 'bm25'", "qid '2' docno '20'", "finite score"]
+    with pytest.raises(ValueError) as raised:
+        evaluate({"bm25": run}, QRELS, MEASURES)
+    assert all(text in str(raised.value) for text in culprit), raised.value
+    with pytest.raises(ValueError) as raised:
+        read_run(run, name="bm25")
+    assert all(text in str(raised.value) for text in culprit), raised.value
+    with pytest.raises(ValueError) as raised:
+        Experiment([RUN, run], None, QRELS, ["map"], names=["plain", "bm25"], bootstrap=None)
+    assert all(text in str(raised.value) for text in culprit), raised.value
+
+
+# (what is wrong, the run frame, text the error must contain)
+BAD_RUNS = [
+    ("no score column", RUN.drop(columns="score"), ["run 'r'", "missing column(s) 'score'"]),
+    ("no docno column", RUN.drop(columns="docno"), ["run 'r'", "missing column(s) 'docno'"]),
+    ("no qid column", RUN.drop(columns="qid"), ["run 'r'", "missing column(s) 'qid'"]),
+    ("missing qid", RUN.assign(qid=[None, "1", "1", "2", "2", "3"]), ["run 'r'", "1 missing 'qid'", "row 0"]),
+    ("missing docno", RUN.assign(docno=["11", np.nan, "10", "21", "20", "31"]), ["run 'r'", "missing 'docno'", "row 1"]),
+    ("float qids", RUN.assign(qid=[1.0, 1.0, 1.0, 2.0, 2.0, 3.0]), ["run 'r'", "'qid' value(s) that are not strings",
+                                                                     "1.0 (float)"]),
+    ("bytes docnos", RUN.assign(docno=[b"11", b"12", b"10", b"21", b"20", b"31"]), ["run 'r'", "'docno'", "bytes"]),
+    ("bool qids", RUN.assign(qid=[True, True, True, False, False, True]), ["run 'r'", "'qid'", "bool"]),
+    ("repeated document", pd.concat([RUN, RUN.iloc[[1]]]), ["run 'r'", "same docno more than once",
+                                                            "qid '1' docno '12'"]),
+    ("empty", RUN.iloc[:0], ["run 'r'", "is empty"]),
+    ("two score columns", pd.concat([RUN, RUN[["score"]]], axis=1), ["run 'r'", "2 columns named 'score'"]),
+]
+
+
+@pytest.mark.parametrize(("problem", "run", "texts"), BAD_RUNS, ids=[b[0] for b in BAD_RUNS])
+def test_bad_run_frame(problem, run, texts):
+    for call in (lambda: evaluate({"r": run}, QRELS, MEASURES), lambda: read_runs({"r": run})):
+        with pytest.raises(ValueError) as raised:
+            call()
+        assert all(text in str(raised.value) for text in texts), raised.value
+
+
+BAD_QRELS = [
+    ("fractional label", QRELS.assign(label=[2, 1.5, 0, 1, 0, 1]), ["qrels frame", "not integers",
+                                                                   "qid '1' docno '11' has label 1.5"]),
+    ("missing label", QRELS.assign(label=[2, None, 0, 1, 0, 1]), ["qrels frame", "not integers", "docno '11'"]),
+    ("word label", QRELS.assign(label=[2, "rel", 0, 1, 0, 1]), ["qrels frame", "label 'rel'"]),
+    ("infinite label", QRELS.assign(label=[2, 1, np.inf, 1, 0, 1]), ["qrels frame", "docno '12' has label inf"]),
+    ("huge label", QRELS.assign(label=[2, 1, 1e300, 1, 0, 1]), ["qrels frame", "docno '12'"]),
+    ("no label column", QRELS.drop(columns="label"), ["qrels frame", "missing column(s) 'label'"]),
+    ("repeated judgement", pd.concat([QRELS, QRELS.iloc[[0]]]), ["qrels frame", "more than once",
+                                                                 "qid '1' docno '10'"]),
+    ("empty", QRELS.iloc[:0], ["qrels frame", "is empty"]),
+    ("float docnos", QRELS.assign(docno=[10.0, 11.0, 12.0, 20.0, 21.0, 30.0]), ["qrels frame", "'docno'", "float"]),
+]
+
+
+@pytest.mark.parametrize(("problem", "qrels", "texts"), BAD_QRELS, ids=[b[0] for b in BAD_QRELS])
+def test_bad_qrels_frame(problem, qrels, texts):
+    for call in (lambda: evaluate(RUN, qrels, MEASURES), lambda: read_qrels(qrels)):
+        with pytest.raises(ValueError) as raised:
+            call()
+        assert all(text in str(raised.value) for text in texts), raised.value
+
+
+@pytest.mark.parametrize("source", [42, [RUN], {"qid": [1]}, None], ids=["int", "list", "dict", "None"])
+def test_read_run_refuses_other_types(source):
+    with pytest.raises(TypeError, match="'source' must be a path to a TREC run file or a DataFrame, got"):
+        read_run(source)
+
+
+@pytest.mark.parametrize("source", [42, [QRELS], None], ids=["int", "list", "None"])
+def test_read_qrels_refuses_other_types(source):
+    with pytest.raises(TypeError, match="'source' must be a Qrels, a DataFrame, a path"):
+        read_qrels(source)
