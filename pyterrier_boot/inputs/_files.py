@@ -19,15 +19,20 @@ from pathlib import Path
 import pandas as pd
 
 GZIP_MAGIC = b"\x1f\x8b"
+UTF8_BOM = b"\xef\xbb\xbf"
+UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 # trec_eval 10 skips a line whose first non-blank character is '#'; '#' later in a line is data
 _COMMENT_LINE = re.compile(rb"^[ \t]*#[^\n]*(?:\n|\Z)", re.MULTILINE)
 _SHOWN_CHARS = 80
+# pandas' tokenizer ends a line at a carriage return not followed by a newline
+_LONE_CR = re.compile(rb"\r(?!\n)")
 
 
 def read_file_bytes(source, kind: str) -> tuple[str, bytes]:
     """Return ``(path as shown in messages, uncompressed content)`` of a ``kind`` file.
 
-    Gzip is recognised by its magic bytes, whatever the file name.
+    Gzip is recognised by its magic bytes, whatever the file name. A UTF-8 byte-order mark is
+    dropped; a UTF-16 one is refused (the fields are then not ASCII-separated text).
     """
     path = Path(os.fspath(source))
     shown = str(path)
@@ -44,6 +49,11 @@ def read_file_bytes(source, kind: str) -> tuple[str, bytes]:
             data = gzip.decompress(data)
         except (OSError, EOFError, zlib.error) as ex:
             raise ValueError(f"{kind} file '{shown}' is gzip-compressed but cannot be decompressed: {ex}") from ex
+    if data.startswith(UTF16_BOMS):
+        raise ValueError(f"{kind} file '{shown}' is UTF-16 text (it starts with a UTF-16 byte-order mark): "
+                         "save it as UTF-8")
+    if data.startswith(UTF8_BOM):
+        data = data[len(UTF8_BOM):]
     return shown, data
 
 
@@ -51,8 +61,15 @@ def fast_table(data: bytes, *, usecols=None, names=None, dtype=None) -> pd.DataF
     """Parse whitespace-separated ``data`` with pandas' C engine; ``None`` if pandas refuses it.
 
     Comment lines are removed first; blank lines are skipped; missing trailing fields come back
-    as empty strings (callers check for them); quotes are ordinary characters.
+    as empty strings (callers check for them); quotes are ordinary characters. Data that pandas
+    would read differently from :func:`iter_lines` is left to it: a carriage return not ending a
+    line, vertical tabs and form feeds, and text that is not UTF-8 (pandas does not decode fields
+    it skips).
     """
+    if (b"\r" in data and _LONE_CR.search(data)) or b"\x0b" in data or b"\x0c" in data:
+        return None  # and it does not split fields on vertical tabs or form feeds
+    if not (data.isascii() or _is_utf8(data)):
+        return None
     if b"#" in data and _COMMENT_LINE.search(data):  # the cheap test first: most files have no '#'
         data = _COMMENT_LINE.sub(b"", data)
     try:
@@ -62,6 +79,14 @@ def fast_table(data: bytes, *, usecols=None, names=None, dtype=None) -> pd.DataF
         )
     except (ValueError, OverflowError):  # ParserError, EmptyDataError, UnicodeDecodeError, bad numbers
         return None
+
+
+def _is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def iter_lines(data: bytes, shown: str, kind: str):

@@ -296,7 +296,7 @@ def _read_run_file(source, name) -> tuple[pd.DataFrame, pd.Series]:
     shown, data = read_file_bytes(source, "run")
     what = f"run file '{shown}'" if name is None else f"run {name!r} (file '{shown}')"
     table = fast_table(data, usecols=[0, 2, 4, 5], dtype={0: "str", 2: "str", 4: "float64", 5: "str"})
-    if table is None or (table[5] == "").any() or not np.isfinite(table[4].to_numpy()).all():
+    if table is None or list(table.columns) != [0, 2, 4, 5] or (table[5] == "").any() or not np.isfinite(table[4].to_numpy()).all():
         table = _parse_run_lines(data, shown)
     if len(table) == 0:
         raise ValueError(f"{what} is empty: it has no results (only blank or comment lines)")
