@@ -49,7 +49,7 @@ def read_file_bytes(source, kind: str) -> tuple[str, bytes]:
             data = gzip.decompress(data)
         except (OSError, EOFError, zlib.error) as ex:
             raise ValueError(f"{kind} file '{shown}' is gzip-compressed but cannot be decompressed: {ex}") from ex
-    if data.startswith(UTF16_BOMS):
+    if data.startswith(UTF16_BOMS) and _decodes(data, "utf-16"):
         raise ValueError(f"{kind} file '{shown}' is UTF-16 text (it starts with a UTF-16 byte-order mark): "
                          "save it as UTF-8")
     if data.startswith(UTF8_BOM):
@@ -68,7 +68,7 @@ def fast_table(data: bytes, *, usecols=None, names=None, dtype=None) -> pd.DataF
     """
     if (b"\r" in data and _LONE_CR.search(data)) or b"\x0b" in data or b"\x0c" in data:
         return None  # and it does not split fields on vertical tabs or form feeds
-    if not (data.isascii() or _is_utf8(data)):
+    if not (data.isascii() or _decodes(data, "utf-8")):
         return None
     if b"#" in data and _COMMENT_LINE.search(data):  # the cheap test first: most files have no '#'
         data = _COMMENT_LINE.sub(b"", data)
@@ -81,9 +81,9 @@ def fast_table(data: bytes, *, usecols=None, names=None, dtype=None) -> pd.DataF
         return None
 
 
-def _is_utf8(data: bytes) -> bool:
+def _decodes(data: bytes, encoding: str) -> bool:
     try:
-        data.decode("utf-8")
+        data.decode(encoding)
     except UnicodeDecodeError:
         return False
     return True
