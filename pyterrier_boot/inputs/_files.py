@@ -32,7 +32,7 @@ def read_file_bytes(source, kind: str) -> tuple[str, bytes]:
     """Return ``(path as shown in messages, uncompressed content)`` of a ``kind`` file.
 
     Gzip is recognised by its magic bytes, whatever the file name. A UTF-8 byte-order mark is
-    dropped; a UTF-16 one is refused (the fields are then not ASCII-separated text).
+    dropped; ASCII text saved as UTF-16 is refused with a message saying so.
     """
     path = Path(os.fspath(source))
     shown = str(path)
@@ -49,7 +49,7 @@ def read_file_bytes(source, kind: str) -> tuple[str, bytes]:
             data = gzip.decompress(data)
         except (OSError, EOFError, zlib.error) as ex:
             raise ValueError(f"{kind} file '{shown}' is gzip-compressed but cannot be decompressed: {ex}") from ex
-    if data.startswith(UTF16_BOMS) and _decodes(data, "utf-16"):
+    if data.startswith(UTF16_BOMS) and _utf16_ascii(data):
         raise ValueError(f"{kind} file '{shown}' is UTF-16 text (it starts with a UTF-16 byte-order mark): "
                          "save it as UTF-8")
     if data.startswith(UTF8_BOM):
@@ -79,6 +79,14 @@ def fast_table(data: bytes, *, usecols=None, names=None, dtype=None) -> pd.DataF
         )
     except (ValueError, OverflowError):  # ParserError, EmptyDataError, UnicodeDecodeError, bad numbers
         return None
+
+
+def _utf16_ascii(data: bytes) -> bool:
+    """Whether ``data`` is ASCII text encoded as UTF-16 (a TREC file saved by a Windows editor)."""
+    try:
+        return data.decode("utf-16").isascii()
+    except UnicodeDecodeError:
+        return False
 
 
 def _decodes(data: bytes, encoding: str) -> bool:
