@@ -89,6 +89,8 @@ def Experiment(retr_systems, topics, qrels, eval_metrics, names=None, perquery=F
     test_name = _check_test(test)
     bootstrap, interval, n_resamples = _check_bootstrap(bootstrap, interval, n_resamples)
     _check_options(perquery, baselines, correction, round, save_dir, save_mode, plan, names, highlight)
+    if isinstance(eval_metrics, str):  # one measure, not a sequence of one-letter names
+        eval_metrics = [eval_metrics]
     mrt_needed = "mrt" in list(eval_metrics)
     metrics = [m for m in eval_metrics if m != "mrt"]
     measures = parse_measures(metrics)

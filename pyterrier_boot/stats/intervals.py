@@ -186,8 +186,14 @@ def _jackknife(agg, values):
 
 
 def _acceleration(jack):
-    """BCa acceleration from jackknife values (rows, n) (Efron & Tibshirani eq. 14.15); 0 without spread."""
+    """BCa acceleration from jackknife values (rows, n) (Efron & Tibshirani eq. 14.15); 0 without spread.
+
+    The ratio does not depend on the scale of ``d``, so each row is divided by its largest
+    deviation first: cubes of large or small scores neither overflow nor underflow.
+    """
     d = jack.mean(axis=1, keepdims=True) - jack
+    scale = np.abs(d).max(axis=1, keepdims=True)
+    d = d / np.where(scale > 0, scale, 1.0)
     with np.errstate(invalid="ignore", divide="ignore"):
         accel = (d ** 3).sum(axis=1) / (6 * ((d ** 2).sum(axis=1)) ** 1.5)
     return np.where(np.isfinite(accel), accel, 0.0)
