@@ -54,7 +54,7 @@ def test_vanishing_scores_are_refused_by_intervals_and_tables():
         _call("bootstrap_ci", np.where(X > 0.3, 1e-200, 0.0))
     tiny = np.linspace(1, 2, X.size) * 1e-200
     scores = np.vstack([X, tiny, 2 * tiny])  # systems 1 and 2 differ by almost nothing
-    with pytest.raises(ValueError, match=r"'scores' \(AP: 2 vs 1\) has differences no larger than 2e-200"):
+    with pytest.raises(ValueError, match=r"'scores' \(AP: 1 vs 2\) has differences no larger than 2e-200"):
         pb.compare({"AP": scores}, rng=0, n_resamples=200)
 
 
