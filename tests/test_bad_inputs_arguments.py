@@ -128,7 +128,13 @@ BAD_DATA = [
     ("t_test", (np.where(X > 0.5, np.inf, X), Y), ValueError, "must have finite scores"),
     ("t_test", (["a"] * 10, Y), TypeError, "'x' must hold numeric scores"),
     ("bootstrap_ci", (np.array([]),), ValueError, "'scores'"),
-    ("bootstrap_ci", (np.where(X > 0.5, -np.inf, X),), ValueError, "'scores' has infinite scores"),
+    ("bootstrap_ci", (np.where(X > 0.5, -np.inf, X),), ValueError, "'scores' has infinite scores (2 in all), e.g. "
+                                                                    "system 0 on topic 3"),
+    ("bootstrap_ci", (pd.Series(np.where(X > 0.5, np.inf, X), index=[f"q{i}" for i in range(10)]),), ValueError,
+     "'scores' has infinite scores (2 in all), e.g. system 0 on topic 'q3'"),
+    ("compare", ({"AP": pd.DataFrame(np.vstack([X, np.where(X > 0.5, np.inf, Y)]), index=["bm25", "dph"],
+                                     columns=[f"q{i}" for i in range(10)])},), ValueError,
+     "'scores' has infinite scores (2 in all), e.g. system 'AP: dph' on topic 'q3'"),
     ("unpaired_bootstrap_test", (X, np.array([0.3])), ValueError, "'y' needs at least 2 topics"),
 ]
 

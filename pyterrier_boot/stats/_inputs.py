@@ -125,8 +125,10 @@ def as_sample(x, name="x", *, nan_policy="raise", min_size=2):
         warnings.warn(f"dropped {int(bad.sum())} topic(s) with NaN scores from {name!r}: {where}",
                       InputWarning, stacklevel=3)
         arr = arr[~bad]
-    if np.isinf(arr).any():
-        raise ValueError(f"{name!r} has infinite scores")
+    infinite = np.isinf(arr)
+    if infinite.any():
+        where = _describe(np.asarray(labels, dtype=object)[infinite] if labels is not None else np.flatnonzero(infinite))
+        raise ValueError(f"{name!r} has infinite scores for {int(infinite.sum())} topic(s) {where}")
     check_magnitude(arr, name)
     check_spread(arr, repr(name))
     if arr.size < min_size:
@@ -250,8 +252,13 @@ def as_score_matrix(scores, name="scores", *, nan_policy="raise", min_topics=2, 
         values = values[:, ~bad]
         if topics is not None:
             topics = [t for t, b in zip(topics, bad, strict=True) if not b]
-    if np.isinf(values).any():
-        raise ValueError(f"{name!r} has infinite scores")
+    infinite = np.isinf(values)
+    if infinite.any():
+        s, t = (int(i) for i in np.argwhere(infinite)[0])
+        system = systems[s] if systems is not None else s
+        topic = topics[t] if topics is not None else t
+        raise ValueError(f"{name!r} has infinite scores ({int(infinite.sum())} in all), e.g. system {system!r} on "
+                         f"topic {topic!r}")
     check_magnitude(values, name)
     check_spread(values.reshape(1, -1), repr(name))
     if values.shape[1] < min_topics:

@@ -108,7 +108,8 @@ def _as_measure_matrices(scores, nan_policy):
     S = stacked.shape[0] // M
     import pandas as pd
 
-    frame = pd.DataFrame(stacked, columns=topics) if topics is not None else stacked
+    rows = [f"{m}: {s}" for m in measures for s in (systems if systems is not None else range(S))]
+    frame = pd.DataFrame(stacked, columns=topics, index=rows) if topics is not None else stacked
     matrix = as_score_matrix(frame, "scores", nan_policy=nan_policy, allow_1d=False)
     values = matrix.values.reshape(M, S, -1)
     systems = systems if systems is not None else list(range(S))
