@@ -127,3 +127,38 @@ def _cli_fails(capsys, tmp_path, *measures):
 def test_cli_refuses_bad_measures(capsys, tmp_path, measure, rule):
     line = _cli_fails(capsys, tmp_path, "AP", measure)
     assert f"measure '{measure}'" in line and rule in line
+
+
+# Every parameter at the edges its rule allows, for every measure pyterrier_boot parses: a finite
+# value or a clear ValueError (our rules, or "cannot compute"), never an abort or a provider's exception.
+EDGES = {"cutoff": [1, 2**31 - 1], "rel": [1, 100], "p": [1e-9, 0.999999], "T": [1e-9, 1e9], "beta": [0.0, 1e9],
+         "alpha": [0.0, 1.0], "recall": [0.0, 1.0], "min_rel": [0], "max_rel": [1, 5], "judged_only": [True],
+         "normalize": [False], "relative": [True], "gains": [{0: -1, 1: 2}, {5: 1}], "dcg": ["exp-log2"]}
+EDGE_QRELS = pd.DataFrame({"qid": ["1", "1", "1", "2", "2", "3"], "docno": ["a", "b", "c", "d", "e", "f"],
+                           "label": [1, 0, 2, 0, -1, 0]})
+EDGE_RUN = pd.DataFrame({"qid": ["1", "1", "2", "2", "2", "4"], "docno": ["b", "a", "c", "d", "e", "z"],
+                         "score": [2.0, 1.0, 3.0, 1.0, 1.0, 0.0]})
+
+
+def _registry_names():
+    from pyterrier_boot.measures.parsing import _registry
+
+    return sorted(_registry())
+
+
+@pytest.mark.filterwarnings("ignore")
+@pytest.mark.parametrize("name", _registry_names())
+def test_edge_parameters_never_crash_a_provider(name):
+    from pyterrier_boot.measures.parsing import _registry
+
+    measure = _registry()[name]
+    required = {p: EDGES[p][0] for p, info in measure.SUPPORTED_PARAMS.items() if info.required}
+    variants = [required] + [{**required, p: v} for p in measure.SUPPORTED_PARAMS for v in EDGES.get(p, [])]
+    for params in variants:
+        m = measure(**params) if params else measure
+        try:
+            values = evaluate(EDGE_RUN, EDGE_QRELS, [m])["value"].to_numpy()
+        except ValueError as error:
+            assert str(error).startswith((f"cannot compute '{m}'", f"measure '{m}'", f'measure "{m}"')), error
+            continue
+        assert (values >= 0).all() and len(values) == 3, (m, values)

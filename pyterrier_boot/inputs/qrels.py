@@ -77,7 +77,8 @@ def read_qrels(source, *, corpus_size: int | None = None) -> Qrels:
             * a DataFrame with ``qid, docno, label`` (PyTerrier) or ``query_id, doc_id,
               relevance`` (ir_measures); other columns (e.g. ``iteration``) are ignored;
             * a path to a TREC qrels file: lines ``qid iter docno label`` (exactly 4 fields,
-              whitespace separated; plain or gzip; ``#`` comment and blank lines skipped);
+              whitespace separated; plain or gzip; ``#`` comment and blank lines skipped; UTF-8,
+              a byte-order mark ignored);
             * an ir_datasets dataset object, or a PyTerrier dataset (``get_qrels()``);
             * an id string: ``"irds:<id>"`` or a bare ir_datasets id such as ``"vaswani"``
               (a string naming an existing file is read as a file).

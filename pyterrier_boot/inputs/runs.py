@@ -37,7 +37,8 @@ def read_run(source, *, name: str | None = None) -> pd.DataFrame:
             ``qid Q0 docno rank score tag`` separated by any whitespace, plain or gzip (recognised
             by its magic bytes). As in trec_eval 10, lines whose first non-blank character is
             ``#`` are comments and blank lines are skipped; fields after the tag are ignored; the
-            ``Q0`` and ``rank`` fields are not used (ranks come from the scores). The frame is a
+            ``Q0`` and ``rank`` fields are not used (ranks come from the scores). The text must be
+            UTF-8 (a byte-order mark is ignored; a file saved as UTF-16 is refused). The frame is a
             PyTerrier result frame (``qid``, ``docno``, ``score``, other columns ignored) or an
             ir_measures run (``query_id``, ``doc_id``, ``score``).
         name: label for the run in error messages.
@@ -53,7 +54,7 @@ def read_run(source, *, name: str | None = None) -> pd.DataFrame:
             the 1-based line number and the line: fewer than 6 fields, a score that is not a
             finite number); a frame misses a column or has NaN, infinite or non-numeric scores;
             the same docno appears twice for a topic (trec_eval refuses such runs too); the run
-            is empty.
+            is empty. Messages name the run, and for a bad score the topic and the document.
 
     Example:
         >>> import pandas as pd
