@@ -45,6 +45,7 @@ BAD = [
     ("alpha_nDCG(alpha=1.5)@5", "alpha must be a number from 0 to 1"),
     ("IPrec@1.5", "recall must be a number from 0 to 1"),
     ("INSQ(min_rel=2, max_rel=1)", "min_rel must be below max_rel"),
+    ("INST(max_rel=0)", "min_rel must be below max_rel, got min_rel=0, max_rel=0"),
     ("INSQ(min_rel=-1, max_rel=1)", "min_rel must be an integer grade of at least 0"),
     ("nDCG(gains={})", "gains must be a dict from integer grades to finite gains"),
     ("nDCG(gains={1.5: 1})", "gains must be a dict from integer grades to finite gains"),

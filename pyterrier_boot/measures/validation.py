@@ -115,15 +115,16 @@ def check_measure(measure: ir_measures.Measure, label: str) -> ir_measures.Measu
         value = params[name]
         if info.dtype is float and _integer(value):
             value = coerced[name] = float(value)
-        rule = _RULES.get(name) if (name, measure.NAME) not in _EXCEPTIONS else _EXCEPTIONS[name, measure.NAME]
+        rule = _EXCEPTIONS.get((name, measure.NAME), _RULES.get(name))
         problem = rule(value) if rule is not None else _declared(info, value)
         if problem is not None:
             raise ValueError(f"measure {label!r}: {_name(measure, name)} must be {problem}, got {value!r}")
-    if "min_rel" in params and "max_rel" in params and params["min_rel"] >= params["max_rel"]:
-        raise ValueError(
-            f"measure {label!r}: min_rel must be below max_rel, got min_rel={params['min_rel']!r}, "
-            f"max_rel={params['max_rel']!r}"
-        )
+    if "max_rel" in params and "min_rel" in supported:
+        low = params.get("min_rel", supported["min_rel"].default)
+        if low >= params["max_rel"]:
+            raise ValueError(
+                f"measure {label!r}: min_rel must be below max_rel, got min_rel={low!r}, max_rel={params['max_rel']!r}"
+            )
     if coerced:
         measure = measure(**coerced)
     try:
