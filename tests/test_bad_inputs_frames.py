@@ -183,3 +183,29 @@ def test_read_run_refuses_other_types(source):
 def test_read_qrels_refuses_other_types(source):
     with pytest.raises(TypeError, match="'source' must be a Qrels, a DataFrame, a path"):
         read_qrels(source)
+
+
+@pytest.mark.parametrize("scores", [[1e308, 1e300, 1.0], [-1e300, -1e308, -1.0], [1e39, 1e38, 0.0],
+                                    [5e-324, 0.0, -5e-324], [2**60, 2**60 + 2**10, 7]],
+                         ids=["huge", "huge negative", "around float32 max", "subnormal", "large integers"])
+def test_extreme_run_scores_rank_as_trec_eval_does(scores):
+    """pytrec_eval (through ir_measures) is the reference: scores are compared in single precision,
+    so scores beyond its range tie (with one InputWarning saying so)."""
+    import ir_measures
+
+    qrels = pd.DataFrame({"qid": ["1"] * 3, "docno": ["a", "b", "c"], "label": [0, 1, 2]})
+    run = pd.DataFrame({"qid": ["1"] * 3, "docno": ["a", "b", "c"], "score": scores})
+    measures = [ir_measures.AP, ir_measures.RR, ir_measures.nDCG @ 2, ir_measures.P @ 1]
+    reference = {m: 0.0 for m in measures}
+    reference.update({r.measure: r.value for r in ir_measures.iter_calc(
+        measures, qrels.rename(columns={"qid": "query_id", "docno": "doc_id", "label": "relevance"}),
+        run.rename(columns={"qid": "query_id", "docno": "doc_id"}))})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = evaluate({"extreme": run}, qrels, measures)["value"].tolist()
+    assert got == pytest.approx([reference[m] for m in measures], abs=1e-12)
+    beyond = any(abs(s) > np.finfo(np.float32).max for s in scores)
+    ours = [w for w in caught if issubclass(w.category, Warning) and "single precision" in str(w.message)]
+    assert len(ours) == int(beyond) and not [w for w in caught if w.category is RuntimeWarning]
+    if beyond:
+        assert ours[0].message.cases == ("'extreme'",)

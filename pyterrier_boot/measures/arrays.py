@@ -21,8 +21,10 @@ UNJUDGED = np.iinfo(np.int32).min
 
 def trec_eval_scores(scores):
     """Scores as trec_eval compares them: single precision (its ``float sim``), so scores equal in
-    single precision tie, and ties go by docno, descending."""
-    return np.asarray(scores, dtype=np.float64).astype(np.float32)
+    single precision tie, and ties go by docno, descending. Scores beyond single precision's range
+    (about 3.4e38 in magnitude) become infinite, so they tie too, as in trec_eval."""
+    with np.errstate(over="ignore"):
+        return np.asarray(scores, dtype=np.float64).astype(np.float32)
 
 
 def natural_order(qids):
@@ -115,6 +117,10 @@ class JudgedRuns:
             topic = topic_index.get_indexer(run["qid"].to_numpy(object))
             doc = codes[bounds[j + 1]:bounds[j + 2]]
             score = trec_eval_scores(run["score"])
+            if np.isinf(score).any():
+                report(InputWarning, "{n} run(s) have scores beyond single precision (about 3.4e38 in magnitude), "
+                       "which trec_eval compares as infinite, so those documents tie (broken by docno, as "
+                       "trec_eval does); rescale the scores to rank them apart: {cases}", [repr(name)])
             unknown = topic < 0
             if unknown.any():
                 missing = natural_order(pd.unique(run["qid"].to_numpy(object)[unknown]))
