@@ -226,3 +226,34 @@ def test_bad_corpus_bootstrap_argument(kwargs, error, text):
     with pytest.raises(error) as raised:
         pb.CorpusBootstrap(QRELS, **kwargs)
     assert text in str(raised.value)
+
+
+# ---------------------------------------------------------------- the command line
+
+CLI_ARGUMENTS = [
+    (["--rel", "0"], "--rel must be a grade of at least 1, got 0"),
+    (["--n", "0"], "--n must be at least 2, got 0"),
+    (["--n", "2.5"], "argument --n: invalid int value: '2.5'"),
+    (["--confidence", "1.5"], "--confidence must be between 0 and 1, got 1.5"),
+    (["--bootstrap", "x"], "argument --bootstrap: invalid choice: 'x'"),
+    (["--interval", "x"], "Unknown interval 'x'"),
+    (["--test", "x"], "argument --test: invalid choice: 'x'"),
+    (["--correction", "x"], "argument --correction: invalid choice: 'x'"),
+    (["-m", "P@0"], "measure 'P@0': the cutoff (@k) must be a positive integer"),
+    (["-m", "AP", "AP(rel=2)", "--rel", "2"], "with --rel 2, 'AP(rel=2)' is asked for twice"),
+]
+
+
+@pytest.mark.parametrize(("argv", "text"), CLI_ARGUMENTS, ids=[" ".join(a) for a, _ in CLI_ARGUMENTS])
+def test_cli_bad_argument(capsys, tmp_path, argv, text):
+    from pyterrier_boot.cli import main
+
+    (tmp_path / "qrels.txt").write_text("1 0 d1 1\n1 0 d2 0\n2 0 d3 2\n2 0 d4 0\n")
+    (tmp_path / "a.run").write_text("1 Q0 d1 1 2.0 a\n1 Q0 d2 2 1.0 a\n2 Q0 d3 1 3.0 a\n2 Q0 d4 2 1.5 a\n")
+    try:
+        code = main(["evaluate", "-q", str(tmp_path / "qrels.txt"), str(tmp_path / "a.run"), "--quiet", *argv])
+    except SystemExit as exit_:  # argparse's usage errors
+        code = exit_.code
+    err = capsys.readouterr().err
+    assert code in (1, 2) and "Traceback" not in err, err
+    assert text in err, err
