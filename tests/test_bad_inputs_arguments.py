@@ -257,3 +257,12 @@ def test_cli_bad_argument(capsys, tmp_path, argv, text):
     err = capsys.readouterr().err
     assert code in (1, 2) and "Traceback" not in err, err
     assert text in err, err
+
+
+@pytest.mark.parametrize(("effect", "text"), [(np.nan, "'effect_size' must be finite, got nan"),
+                                              (np.inf, "'effect_size' must be finite, got inf"),
+                                              (1e100, "'effect_size' 1e+100 is too large for scipy's noncentral t")])
+def test_power_refuses_effects_it_cannot_evaluate(effect, text):
+    with pytest.raises(ValueError) as raised:
+        pb.paired_power(25, effect)
+    assert text in str(raised.value)

@@ -91,7 +91,16 @@ def paired_power(n_topics, effect_size, *, alpha=0.05, alternative="two-sided"):
     n = np.asarray(n_topics)
     if np.any(n < 2):
         raise ValueError(f"'n_topics' must be at least 2, got {n_topics}")
-    value = _power(n, effect_size, alpha, alternative)
+    d = np.asarray(effect_size, dtype=float)
+    if not np.all(np.isfinite(d)):
+        raise ValueError(f"'effect_size' must be finite, got {effect_size}")
+    with np.errstate(over="ignore", invalid="ignore"):
+        value = _power(n, d, alpha, alternative)
+    if np.any(np.isnan(value)):
+        raise ValueError(
+            f"'effect_size' {effect_size} is too large for scipy's noncentral t distribution to give the "
+            "power; such effects are detected with power 1 at any usual alpha"
+        )
     return float(value) if np.ndim(value) == 0 else value
 
 
