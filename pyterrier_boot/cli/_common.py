@@ -188,6 +188,9 @@ def matplotlib_available():
 
 def use_agg():
     """Draw off-screen (the command line never opens windows)."""
+    from .._environment import configure_matplotlib
+
+    configure_matplotlib()
     import matplotlib
 
     matplotlib.use("Agg")
