@@ -122,7 +122,7 @@ def warn_pvalue_resolution(n_resamples: int, alpha: float = 0.05, *, exact: bool
         minimum = math.floor(1 / alpha + 1e-9) + 1 if exact else math.floor(1 / alpha - 1 + 1e-9) + 1
         warnings.warn(
             f"n_resamples={n_resamples} gives p-values of at least {floor:.3g}"
-            f"{'' if exact else f' = 1/(n_resamples+1)'}, so nothing can be significant at "
+            f"{'' if exact else ' = 1/(n_resamples+1)'}, so nothing can be significant at "
             f"alpha={alpha:g}; use n_resamples >= {minimum:,} (10,000 is the default)",
             BootWarning, stacklevel=stacklevel)
         return True
