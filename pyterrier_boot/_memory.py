@@ -19,8 +19,8 @@ import warnings
 
 from ._warnings import BootWarning
 
-__all__ = ["DEFAULT_MAX_MEMORY", "check_max_memory", "check_n_resamples", "format_bytes", "require_memory",
-           "warn_interval_resolution", "warn_pvalue_resolution"]
+__all__ = ["DEFAULT_MAX_MEMORY", "check_max_memory", "check_n_resamples", "format_bytes", "plan_bytes",
+           "require_memory", "require_resamples_memory", "warn_interval_resolution", "warn_pvalue_resolution"]
 
 #: Default ``max_memory`` of every resampling function: 1 GiB.
 DEFAULT_MAX_MEMORY = 2**30
@@ -91,6 +91,21 @@ def require_memory(nbytes: float, max_memory: int, *, what: str, size: str, fix:
 def plan_bytes(n_resamples: int, n_topics: int) -> int:
     """Peak bytes of drawing a topic-bootstrap or sign-flip plan."""
     return PLAN_CELL_BYTES * n_resamples * n_topics
+
+
+def require_resamples_memory(n_resamples: int, max_memory, *, what: str, plan_topics: int = 0,
+                             floats: float = 0, extra: float = 0, name: str = "n_resamples",
+                             size: str | None = None) -> int:
+    """Check the memory of ``n_resamples`` resamples before any allocation; returns ``max_memory``.
+
+    The estimate is a plan of ``plan_topics`` topics (0 when the caller gave its plan) plus
+    ``floats`` float64 values per resample (distributions kept, one chunk of working arrays)
+    plus ``extra`` bytes. ``size`` replaces ``"n_resamples=B"`` at the start of the message.
+    """
+    max_memory = check_max_memory(max_memory)
+    nbytes = plan_bytes(n_resamples, plan_topics) + 8 * floats * n_resamples + extra
+    require_memory(nbytes, max_memory, what=what, size=size or f"{name}={n_resamples:,}", fix=f"lower {name}")
+    return max_memory
 
 
 def warn_interval_resolution(n_resamples: int, confidence_level: float, alternative: str = "two-sided",

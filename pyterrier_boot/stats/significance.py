@@ -29,6 +29,13 @@ from typing import Any, ClassVar
 import numpy as np
 from scipy import stats
 
+from .._memory import (
+    DEFAULT_MAX_MEMORY,
+    check_n_resamples,
+    require_resamples_memory,
+    warn_interval_resolution,
+    warn_pvalue_resolution,
+)
 from .._random import as_generator
 from .._results import ConfidenceInterval, TupleLike
 from .._warnings import DegenerateWarning
@@ -39,13 +46,18 @@ from ._inputs import (
     as_sample,
     check_choice,
     check_confidence_level,
-    check_positive_int,
     tolerance,
 )
 from ._quantiles import quantiles, sorted_quantiles
 from .aggregates import get_aggregate
 from .intervals import _tail_probabilities, t_interval
-from .resampling import as_resample_plan, as_sign_flip_plan, weighted_sums
+from .resampling import (
+    ResamplePlan,
+    SignFlipPlan,
+    as_resample_plan,
+    as_sign_flip_plan,
+    weighted_sums,
+)
 
 __all__ = [
     "PairedTestResult",
@@ -201,6 +213,15 @@ def _count_extreme(null, observed, alternative):
         if alternative == "greater":
             return np.count_nonzero(null >= observed - tol, axis=1)
         return np.count_nonzero(null <= observed + tol, axis=1)
+
+
+def _plan_size(plan, n_resamples):
+    """Resamples of the plan to use: the given plan's (an invalid one is refused later), else ``n_resamples``."""
+    if isinstance(plan, (ResamplePlan, SignFlipPlan)):
+        return plan.n_resamples
+    if plan is not None and np.ndim(plan) == 2:
+        return int(np.shape(plan)[0])
+    return n_resamples
 
 
 def _chunks(n_series, n_resamples):
@@ -381,7 +402,7 @@ def _result(core, method, alternative, confidence_level, plan=None):
 
 
 def paired_bootstrap_test(x, y, *, alternative="two-sided", n_resamples=10_000, confidence_level=0.95,
-                          rng=None, plan=None, nan_policy="raise"):
+                          rng=None, plan=None, nan_policy="raise", max_memory=DEFAULT_MAX_MEMORY):
     """Sakai's paired bootstrap test (studentised shift method) of ``mean(x - y) = 0``.
 
     With ``z = x - y``, the statistic is ``t(z) = mean(z) / (sd(z)/√n)``. The null is imposed by
@@ -400,6 +421,10 @@ def paired_bootstrap_test(x, y, *, alternative="two-sided", n_resamples=10_000, 
             to ``pt.Experiment`` for reproducible p-values.
         plan: a :class:`ResamplePlan` to replay (overrides ``n_resamples`` and ``rng``).
         nan_policy: ``"raise"`` or ``"omit"`` (drop topics with a NaN or missing score, warning).
+        max_memory: bytes the test may hold (default 1 GiB: the plan, ``10·B·n``, and a few
+            ``B``-long arrays); more is a ValueError stating the estimate. Too few resamples for
+            the interval's tails (``B < 40`` at 95%) or for a p-value below 0.05 (``B < 20``: it is
+            at least ``1/(B+1)``) give a :class:`~pyterrier_boot.BootWarning`.
 
     Returns:
         PairedTestResult; ``null_distribution`` holds the ``t(w*b)``.
@@ -419,9 +444,14 @@ def paired_bootstrap_test(x, y, *, alternative="two-sided", n_resamples=10_000, 
         tests. IPSJ Digital Courier 3, §5.1.
     """
     confidence_level = _common_iv(alternative, confidence_level, nan_policy)
-    n_resamples = check_positive_int(n_resamples, "n_resamples")
+    n_resamples = check_n_resamples(n_resamples)
     x, y = as_paired(x, y, nan_policy=nan_policy)
-    used = as_resample_plan(plan, x.size, n_resamples, rng)
+    B = _plan_size(plan, n_resamples)
+    max_memory = require_resamples_memory(B, max_memory, what=f"a paired bootstrap test of {x.size:,} topics",
+                                          plan_topics=0 if plan is not None else x.size, floats=6)
+    if not warn_interval_resolution(B, confidence_level, alternative, "bootstrap-t"):
+        warn_pvalue_resolution(B)
+    used = as_resample_plan(plan, x.size, n_resamples, rng, max_memory)
     core = paired_bootstrap_core((x - y)[None, :], used, alternative=alternative,
                                  confidence_level=confidence_level, keep_null=True)
     warn_degenerate("constant" if not core["zero"][0] else "zero", core["degenerate"])
@@ -429,7 +459,7 @@ def paired_bootstrap_test(x, y, *, alternative="two-sided", n_resamples=10_000, 
 
 
 def randomization_test(x, y, *, alternative="two-sided", n_resamples=10_000, confidence_level=0.95,
-                       rng=None, plan=None, nan_policy="raise"):
+                       rng=None, plan=None, nan_policy="raise", max_memory=DEFAULT_MAX_MEMORY):
     """Paired randomisation (permutation) test of the mean difference by per-topic sign flips.
 
     Under the null the two systems' labels are exchangeable on each topic, so each difference
@@ -444,6 +474,7 @@ def randomization_test(x, y, *, alternative="two-sided", n_resamples=10_000, con
         alternative, confidence_level, rng, nan_policy: as :func:`paired_bootstrap_test`.
         n_resamples: random sign flips ``B``; also the threshold for exact enumeration.
         plan: a :class:`SignFlipPlan` to replay.
+        max_memory: as :func:`paired_bootstrap_test`.
 
     Returns:
         PairedTestResult (its interval is the t interval of the mean difference).
@@ -460,9 +491,19 @@ def randomization_test(x, y, *, alternative="two-sided", n_resamples=10_000, con
         information retrieval evaluation. CIKM. (METHODS.md §2.)
     """
     confidence_level = _common_iv(alternative, confidence_level, nan_policy)
-    n_resamples = check_positive_int(n_resamples, "n_resamples")
+    n_resamples = check_n_resamples(n_resamples)
     x, y = as_paired(x, y, nan_policy=nan_policy)
-    used = as_sign_flip_plan(plan, x.size, n_resamples, rng)
+    B = _plan_size(plan, n_resamples)
+    exact = plan.exact if isinstance(plan, SignFlipPlan) else (x.size < 63 and 2 ** x.size <= B)
+    size = None
+    if plan is None and exact:
+        B = 2 ** x.size
+        size = f"n_resamples={n_resamples:,} (at least 2^{x.size}: all {B:,} sign flips enumerated)"
+    max_memory = require_resamples_memory(B, max_memory, what=f"a randomisation test of {x.size:,} topics",
+                                          plan_topics=0 if plan is not None else x.size, floats=3, size=size)
+    if not exact:
+        warn_pvalue_resolution(B)
+    used = as_sign_flip_plan(plan, x.size, n_resamples, rng, max_memory)
     core = randomization_core((x - y)[None, :], used, alternative=alternative,
                               confidence_level=confidence_level, keep_null=True)
     warn_degenerate("zero", core["degenerate"])
@@ -533,7 +574,7 @@ def _cohens_d(x, y):
 
 
 def unpaired_bootstrap_test(x, y, *, statistic="mean", alternative="two-sided", n_resamples=10_000,
-                            confidence_level=0.95, rng=None, nan_policy="raise"):
+                            confidence_level=0.95, rng=None, nan_policy="raise", max_memory=DEFAULT_MAX_MEMORY):
     """Sakai's unpaired bootstrap test of ``M(x) = M(y)`` for any aggregate ``M``.
 
     ``x`` and ``y`` need not share topics or length. The null (both from one distribution) is
@@ -550,6 +591,8 @@ def unpaired_bootstrap_test(x, y, *, statistic="mean", alternative="two-sided", 
             ``f(sample, axis=-1)``.
         alternative, n_resamples, confidence_level, rng, nan_policy: as the paired tests (NaNs
             are dropped from each sample separately with ``"omit"``).
+        max_memory: as :func:`paired_bootstrap_test` (here about ``24·B·(n + m)`` bytes: the pooled
+            and the separate resamples are drawn whole, so that a seed gives the same draws).
 
     Returns:
         UnpairedTestResult
@@ -562,10 +605,14 @@ def unpaired_bootstrap_test(x, y, *, statistic="mean", alternative="two-sided", 
         True
     """
     confidence_level = _common_iv(alternative, confidence_level, nan_policy)
-    n_resamples = check_positive_int(n_resamples, "n_resamples")
+    n_resamples = check_n_resamples(n_resamples)
     agg = get_aggregate(statistic)
     x = as_sample(x, "x", nan_policy=nan_policy)
     y = as_sample(y, "y", nan_policy=nan_policy)
+    require_resamples_memory(n_resamples, max_memory, what=f"an unpaired bootstrap test of {x.size:,} + {y.size:,} "
+                             "topics", floats=3 * (x.size + y.size) + 4)
+    if not warn_interval_resolution(n_resamples, confidence_level, alternative):
+        warn_pvalue_resolution(n_resamples)
     agg.check_domain(x, "x")
     agg.check_domain(y, "y")
     gen = as_generator(rng)
