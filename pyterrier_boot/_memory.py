@@ -19,7 +19,7 @@ import warnings
 
 from ._warnings import BootWarning
 
-__all__ = ["DEFAULT_MAX_MEMORY", "check_max_memory", "check_n_resamples", "format_bytes", "plan_bytes",
+__all__ = ["DEFAULT_MAX_MEMORY", "check_max_memory", "check_n_resamples", "chunk_rows", "format_bytes", "plan_bytes",
            "require_memory", "require_resamples_memory", "warn_interval_resolution", "warn_pvalue_resolution"]
 
 #: Default ``max_memory`` of every resampling function: 1 GiB.
@@ -28,6 +28,10 @@ DEFAULT_MAX_MEMORY = 2**30
 #: Bytes per (resample, topic) cell of a resample plan while it is drawn: numpy draws int64,
 #: kept as int16/int32 indices or int8 signs (plus a boolean check of the signs).
 PLAN_CELL_BYTES = 10
+
+#: Cells (series x resamples) of one chunk of the streaming test cores: pairs of systems are
+#: tested ``chunk_rows`` at a time.
+CHUNK_CELLS = 1 << 22
 
 # resamples in the tail of the interval below which it is the extreme resamples (percentile-type)
 # or BCa's adjusted percentiles, which move further out, have too few resamples to rest on
@@ -86,6 +90,12 @@ def require_memory(nbytes: float, max_memory: int, *, what: str, size: str, fix:
     if nbytes > max_memory:
         raise ValueError(f"{size} would need about {format_bytes(nbytes)} for {what}, more than "
                          f"max_memory={max_memory:,} bytes ({format_bytes(max_memory)}); {fix} or raise max_memory")
+
+
+def chunk_rows(n_series: int, cells_per_series: int, cells: int = CHUNK_CELLS) -> int:
+    """Series (pairs of systems) per chunk when each needs ``cells_per_series`` float cells: a
+    multiple of 32 within ``cells``, at least 32, at most ``n_series``."""
+    return int(min(n_series, max(32, (cells // max(1, cells_per_series)) // 32 * 32)))
 
 
 def plan_bytes(n_resamples: int, n_topics: int) -> int:

@@ -30,8 +30,10 @@ import numpy as np
 from scipy import stats
 
 from .._memory import (
+    CHUNK_CELLS,
     DEFAULT_MAX_MEMORY,
     check_n_resamples,
+    chunk_rows,
     require_resamples_memory,
     warn_interval_resolution,
     warn_pvalue_resolution,
@@ -69,9 +71,6 @@ __all__ = [
     "wilcoxon_test",
     "sign_test",
 ]
-
-# pairs evaluated at once by the vectorised cores: n_resamples * chunk floats per array
-_CELLS = 1 << 22
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,8 +223,12 @@ def _plan_size(plan, n_resamples):
     return n_resamples
 
 
+# pairs evaluated at once by the vectorised cores: n_resamples * chunk floats per array
+_CELLS = CHUNK_CELLS
+
+
 def _chunks(n_series, n_resamples):
-    size = max(32, (_CELLS // max(1, n_resamples)) // 32 * 32)
+    size = max(1, chunk_rows(n_series, n_resamples, _CELLS))
     for start in range(0, n_series, size):
         yield slice(start, min(start + size, n_series))
 
@@ -449,9 +452,9 @@ def paired_bootstrap_test(x, y, *, alternative="two-sided", n_resamples=10_000, 
     B = _plan_size(plan, n_resamples)
     max_memory = require_resamples_memory(B, max_memory, what=f"a paired bootstrap test of {x.size:,} topics",
                                           plan_topics=0 if plan is not None else x.size, floats=6)
+    used = as_resample_plan(plan, x.size, n_resamples, rng, max_memory)
     if not warn_interval_resolution(B, confidence_level, alternative, "bootstrap-t"):
         warn_pvalue_resolution(B)
-    used = as_resample_plan(plan, x.size, n_resamples, rng, max_memory)
     core = paired_bootstrap_core((x - y)[None, :], used, alternative=alternative,
                                  confidence_level=confidence_level, keep_null=True)
     warn_degenerate("constant" if not core["zero"][0] else "zero", core["degenerate"])
@@ -501,9 +504,9 @@ def randomization_test(x, y, *, alternative="two-sided", n_resamples=10_000, con
         size = f"n_resamples={n_resamples:,} (at least 2^{x.size}: all {B:,} sign flips enumerated)"
     max_memory = require_resamples_memory(B, max_memory, what=f"a randomisation test of {x.size:,} topics",
                                           plan_topics=0 if plan is not None else x.size, floats=3, size=size)
-    if not exact:
-        warn_pvalue_resolution(B)
     used = as_sign_flip_plan(plan, x.size, n_resamples, rng, max_memory)
+    if not used.exact:
+        warn_pvalue_resolution(B)
     core = randomization_core((x - y)[None, :], used, alternative=alternative,
                               confidence_level=confidence_level, keep_null=True)
     warn_degenerate("zero", core["degenerate"])
