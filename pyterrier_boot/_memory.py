@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import sys
 import warnings
 
 from ._warnings import BootWarning
@@ -24,6 +25,9 @@ __all__ = ["DEFAULT_MAX_MEMORY", "check_max_memory", "check_n_resamples", "chunk
 
 #: Default ``max_memory`` of every resampling function: 1 GiB.
 DEFAULT_MAX_MEMORY = 2**30
+
+#: ``max_memory`` for inner calls whose caller has checked the whole computation already.
+NO_LIMIT = sys.maxsize
 
 #: Bytes per (resample, topic) cell of a resample plan while it is drawn: numpy draws int64,
 #: kept as int16/int32 indices or int8 signs (plus a boolean check of the signs).
@@ -43,14 +47,12 @@ def _is_integer(value) -> bool:
 
 
 def check_n_resamples(value, name: str = "n_resamples", minimum: int = 2) -> int:
-    """``value`` as an int ``>= minimum``: a TypeError for a non-number, a ValueError naming
-    ``name`` for a fractional or huge float (``1e11``), a negative or too small count."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name!r} must be an integer >= {minimum}, got {type(value).__name__}")
-    if not _is_integer(value):
-        shown = f"{value:g}" if isinstance(value, float) else repr(value)
-        raise ValueError(f"{name!r} must be an integer >= {minimum}, got {shown} ({type(value).__name__}); "
-                         f"pass an int such as {name}=10_000")
+    """``value`` as an int ``>= minimum``: a TypeError naming ``name`` for a float (``1e11``) or
+    another non-integer, a ValueError for a negative or too small count."""
+    if isinstance(value, bool) or not _is_integer(value):
+        shown = f" {value:g}" if isinstance(value, float) else ""
+        raise TypeError(f"{name!r} must be an integer >= {minimum}, got {type(value).__name__}{shown}"
+                        + (" (pass an int)" if isinstance(value, float) else ""))
     if value < minimum:
         raise ValueError(f"{name!r} must be an integer >= {minimum}, got {value}")
     return int(value)
