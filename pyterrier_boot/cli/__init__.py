@@ -10,8 +10,9 @@ Three commands:
 * ``pyterrier-boot topics``: power and topic-set size, from runs or from a given variance
   (:mod:`.topics`).
 
-Exit status: 0 on success, 1 when the input is wrong or a file cannot be read or written (one
-``error: ...`` line on stderr, no traceback; ``--debug`` shows it), 2 for wrong usage (argparse).
+Exit status: 0 on success, 1 when the input is wrong, a file cannot be read or written or the work
+does not fit in memory (one ``error: ...`` line on stderr, never a traceback; ``--debug`` shows it),
+2 for wrong usage (argparse), 130 when interrupted (Ctrl-C; an ``--out`` folder is left as it was).
 """
 import argparse
 import contextlib
@@ -34,6 +35,10 @@ _HINTS = (
      "Give a local qrels file instead: --qrels path/to/qrels.txt (TREC format: qid iter docno grade)."),
     ("remove it from 'measures'", "remove it from --measures"),
     ("remove them from 'measures'", "remove them from --measures"),
+    ("lower n_resamples or raise max_memory", "lower --n or raise --max-memory"),
+    ("or raise max_memory", "or raise --max-memory"),
+    ("n_resamples=", "--n "),
+    ("max_memory=", "--max-memory "),
 )
 
 DESCRIPTION = """\
@@ -49,7 +54,8 @@ examples:
   pyterrier-boot topics --difference 0.05 --variance 0.02
 
 'pyterrier-boot COMMAND --help' explains each command.
-exit status: 0 success, 1 error (bad input, unreadable file), 2 wrong usage.
+exit status: 0 success, 1 error (bad input, unreadable file, too little memory), 2 wrong usage,
+130 interrupted (Ctrl-C). No traceback unless --debug.
 """
 
 
@@ -141,4 +147,21 @@ def main(argv=None):
         import os
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    except MemoryError:
+        if debug:
+            raise
+        print("error: out of memory; lower --n (resamples), or use fewer runs, topics or measures", file=sys.stderr)
+        return 1
+    except OSError as error:  # other than a missing file: permissions, full disk, ...
+        if debug:
+            raise
+        where = f": '{error.filename}'" if error.filename else ""
+        print(f"error: {error.strerror or error}{where}", file=sys.stderr)
+        return 1
+    except Exception as error:  # a bug: still one line, the traceback with --debug
+        if debug:
+            raise
+        print(f"error: unexpected {type(error).__name__}: {error} (run again with --debug for the traceback, "
+              "and please report it)", file=sys.stderr)
         return 1
