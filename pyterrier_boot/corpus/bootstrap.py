@@ -12,7 +12,12 @@ import numbers
 
 import numpy as np
 
-from .._memory import DEFAULT_MAX_MEMORY, check_max_memory, check_n_resamples
+from .._memory import (
+    DEFAULT_MAX_MEMORY,
+    check_max_memory,
+    check_n_resamples,
+    require_resamples_memory,
+)
 from ..inputs.qrels import read_qrels
 from ..measures.evaluation import prepare
 from ..measures.lowering import AP, lower
@@ -45,6 +50,9 @@ def _corpus_bootstrap_iv(qrels, n_images, model, corpus_size, verbose, max_memor
     model = check_choice(model, "model", MODELS)
     verbose = _check_bool(verbose, "verbose")
     max_memory = check_max_memory(max_memory)
+    # the image keys are drawn here; the image distribution is checked again when its size is known
+    require_resamples_memory(n_images, max_memory, what="the corpus bootstrap's image keys and distribution "
+                             "(at least one float per image)", floats=2, name="n_images")
     n_groups = check_positive_int(n_groups, "n_groups", minimum=2)
     if corpus_size is not None and (isinstance(corpus_size, bool) or not isinstance(corpus_size, numbers.Integral)):
         raise TypeError(f"'corpus_size' must be a positive integer or None, got {type(corpus_size).__name__}")
