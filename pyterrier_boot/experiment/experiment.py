@@ -122,10 +122,10 @@ def Experiment(retr_systems, topics, qrels, eval_metrics, names=None, perquery=F
         if len(qrels_frame) == 0:
             raise ValueError("There is no overlap between the qids found in the topics and qrels. If this is "
                              "intentional, set filter_by_topics=False and filter_by_qrels=False.")
-    if validate != "ignore":
-        _validate(systems, names, topics, validate)
     _check_memory(bootstrap, n_resamples, test_name, len(systems),
                   len(baselines) * len(systems), int(qrels_frame["qid"].nunique()), len(measures), max_memory)
+    if validate != "ignore":
+        _validate(systems, names, topics, validate)
 
     executed = run_systems(systems, names, topics, batch_size=batch_size, save_dir=save_dir,
                            save_mode=save_mode, save_format=save_format,

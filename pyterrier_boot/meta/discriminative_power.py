@@ -348,7 +348,7 @@ def discriminative_power(scores_by_measure, *, test="paired_bootstrap", alpha=0.
         max_memory = require_resamples_memory(
             B, max_memory, what=f"the {test} test of {len(a):,} pairs x {n:,} topics",
             plan_topics=width if plan is None else 0,
-            floats=5 * max(1, _CELLS // max(1, cells)) * cells / B, extra=8 * 4 * M * len(a))
+            floats=5 * min(len(a), max(1, _CELLS // max(1, cells))) * cells / B, extra=8 * 4 * M * len(a))
     if test == "paired_bootstrap":
         used = as_resample_plan(plan, n, n_resamples, rng, max_memory)
         k = kth_largest_rank(alpha, used.n_resamples)

@@ -129,7 +129,7 @@ def stability_method(scores_by_measure, *, fuzziness=FUZZINESS, n_resamples=1000
     M, S, n = values.shape
     B = n_resamples if getattr(plan, "n_resamples", None) is None else plan.n_resamples
     max_memory = require_resamples_memory(B, max_memory, what=f"the stability method on {S:,} systems x {n:,} topics",
-                                          plan_topics=n if plan is None else 0, floats=2 * S + 4 * max(1, _CELLS // B))
+                                          plan_topics=n if plan is None else 0, floats=2 * S + 4 * min(S * (S - 1) // 2, max(1, _CELLS // B)))
     used = as_resample_plan(plan, n, n_resamples, rng, max_memory)
     B = used.n_resamples
     a, b = pair_indices(S)

@@ -192,7 +192,7 @@ def swap_method(scores_by_measure, *, n_resamples=1000, bin_width=0.01, n_bins=2
     B = n_resamples if getattr(plan, "n_resamples", None) is None else plan.n_resamples
     drawn = (plan is None) + (second_plan is None)
     max_memory = require_resamples_memory(B, max_memory, what=f"the swap method on {S:,} systems x {n:,} topics",
-                                          plan_topics=drawn * n, floats=4 * S + 6 * max(1, _CELLS // B))
+                                          plan_topics=drawn * n, floats=4 * S + 6 * min(S * (S - 1) // 2, max(1, _CELLS // B)))
     first = as_resample_plan(plan, n, n_resamples, gen, max_memory)
     # Q'*b from a child stream: independent of Q*b even when 'plan' was drawn with the same seed
     second = as_resample_plan(second_plan, n, first.n_resamples, gen.spawn(1)[0], max_memory)

@@ -177,12 +177,14 @@ def _check_resampling(test, plan, n, n_resamples, n_pairs, n_measures, alpha, co
     given = plan is not None and np.ndim(getattr(plan, "indices", getattr(plan, "signs", plan))) == 2
     B = int(np.shape(getattr(plan, "indices", getattr(plan, "signs", plan)))[0]) if given else n_resamples
     exact = test == "randomization" and (getattr(plan, "exact", False) if given else n < 63 and 2 ** n <= B)
+    size = None
     if exact and not given:
         B = 2 ** n
+        size = f"n_resamples={n_resamples:,} (at least 2^{n}: all {B:,} sign flips enumerated)"
     rows = chunk_rows(n_pairs, B)
     max_memory = require_resamples_memory(
         B, max_memory, what=f"the {test} test of {n_pairs:,} pair(s) x {n:,} topics",
-        plan_topics=0 if given else n, floats=5 * rows, extra=8 * 16 * n_pairs * n_measures)
+        plan_topics=0 if given else n, floats=5 * rows, extra=8 * 16 * n_pairs * n_measures, size=size)
     if test == "paired_bootstrap" and warn_interval_resolution(B, confidence_level, alternative, "bootstrap-t",
                                                                stacklevel=4):
         return max_memory

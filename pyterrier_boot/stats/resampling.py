@@ -122,7 +122,11 @@ class SignFlipPlan:
         signs = np.asarray(self.signs)
         if signs.ndim != 2 or signs.shape[0] < 1 or signs.shape[1] < 1:
             raise ValueError(f"'plan' signs must be a 2-D array (n_resamples, n_topics), got shape {signs.shape}")
-        if not np.isin(signs, (-1, 1)).all():
+        if np.issubdtype(signs.dtype, np.integer):  # one boolean temporary, not isin's int64 ones
+            valid = signs.size == 0 or (signs.min() >= -1 and signs.max() <= 1 and np.all(signs != 0))
+        else:
+            valid = np.isin(signs, (-1, 1)).all()
+        if not valid:
             raise ValueError("'plan' signs must all be +1 or -1")
         signs = np.array(signs, dtype=np.int8, copy=True)
         signs.setflags(write=False)
