@@ -13,8 +13,13 @@ import pytest
 from conftest import small_collection
 
 import pyterrier_boot as ptb
-from pyterrier_boot import BootWarning
-from pyterrier_boot import discriminative_power, stability_method, swap_method, topic_set_size
+from pyterrier_boot import (
+    BootWarning,
+    discriminative_power,
+    stability_method,
+    swap_method,
+    topic_set_size,
+)
 
 RNG = np.random.default_rng(7)
 X = RNG.random(30)
