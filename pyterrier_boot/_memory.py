@@ -135,8 +135,7 @@ def warn_interval_resolution(n_resamples: int, confidence_level: float, alternat
         warnings.warn(
             f"n_resamples={n_resamples} is too few for a {100 * confidence_level:g}% {method} interval: "
             f"{n_resamples * tail:.2g} resample(s) fall in each {100 * tail:g}% tail, so its ends are "
-            f"{'the extreme resamples' if need == 1 else 'unreliable'}; use n_resamples >= {minimum:,} "
-            "(10,000 is the default)", BootWarning, stacklevel=stacklevel)
+            f"{'the extreme resamples' if need == 1 else 'unreliable'}; use n_resamples >= {minimum:,}", BootWarning, stacklevel=stacklevel)
         return True
     return False
 
@@ -150,7 +149,7 @@ def warn_pvalue_resolution(n_resamples: int, alpha: float = 0.05, *, exact: bool
         warnings.warn(
             f"n_resamples={n_resamples} gives p-values of at least {floor:.3g}"
             f"{'' if exact else ' = 1/(n_resamples+1)'}, so nothing can be significant at "
-            f"alpha={alpha:g}; use n_resamples >= {minimum:,} (10,000 is the default)",
+            f"alpha={alpha:g}; use n_resamples >= {minimum:,}",
             BootWarning, stacklevel=stacklevel)
         return True
     return False

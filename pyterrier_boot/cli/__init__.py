@@ -38,8 +38,16 @@ _HINTS = (
     ("lower n_resamples or raise max_memory", "lower --n or raise --max-memory"),
     ("or raise max_memory", "or raise --max-memory"),
     ("n_resamples=", "--n "),
+    ("n_resamples >=", "--n >="),
     ("max_memory=", "--max-memory "),
 )
+
+
+def _command_line(message):
+    """A message written for Python users, said the command-line way."""
+    for python, command_line in _HINTS:
+        message = message.replace(python, command_line)
+    return message
 
 DESCRIPTION = """\
 Confidence intervals and significance tests for IR evaluation: the topic bootstrap (Sakai 2007),
@@ -92,7 +100,7 @@ def _quiet_libraries(debug):
     """Warnings as one ``warning: ...`` line each; ir_datasets' download chatter hidden (the error
     message says what failed) unless ``--debug``."""
     def show(message, category, filename, lineno, file=None, line=None):
-        print(f"warning: {message}", file=sys.stderr)
+        print(f"warning: {_command_line(str(message))}", file=sys.stderr)
 
     logger = logging.getLogger("ir_datasets")
     level = logger.level
@@ -136,9 +144,7 @@ def main(argv=None):
         message = str(error) or type(error).__name__
         if isinstance(error, OSError) and error.strerror and error.filename:  # raised by the OS itself
             message = f"{error.strerror}: '{error.filename}'"
-        for python, command_line in _HINTS:
-            message = message.replace(python, command_line)
-        print(f"error: {message}", file=sys.stderr)
+        print(f"error: {_command_line(message)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

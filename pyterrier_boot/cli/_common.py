@@ -101,10 +101,10 @@ class OutputFolder:
 
     def commit(self):
         """Move the staging folder into place (the old folder, if any, is removed after)."""
+        old = None
         try:
             (self.staging / MARKER).write_text(self.command + "\n", encoding="utf-8")
             with _sigint_deferred():
-                old = None
                 if self.path.exists():
                     old = Path(tempfile.mkdtemp(prefix=f".{self.path.name}.old-", dir=self.staging.parent))
                     os.replace(self.path, old / "previous")
@@ -116,6 +116,8 @@ class OutputFolder:
                     raise
         except OSError as error:
             self.discard()
+            if old is not None and not (old / "previous").exists():  # the old folder is back in place
+                shutil.rmtree(old, ignore_errors=True)
             raise ValueError(f"cannot write to the output folder '{self.path}': {error.strerror or error}") from None
         if old is not None:
             shutil.rmtree(old, ignore_errors=True)
