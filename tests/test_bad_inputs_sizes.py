@@ -89,13 +89,15 @@ def test_negative_count_is_refused_naming_the_argument(entry):
         call(-5)
 
 
-@pytest.mark.parametrize("entry", ["bootstrap_ci", "paired_bootstrap_test", "randomization_test", "compare",
-                                   "Experiment", "CorpusBootstrap", "discriminative_power"])
-@pytest.mark.parametrize("value", ["1000", None, True])
+@pytest.mark.parametrize("entry,value", [
+    (entry, value)
+    for entry in ["bootstrap_ci", "paired_bootstrap_test", "randomization_test", "compare", "Experiment",
+                  "CorpusBootstrap", "discriminative_power"]
+    for value in ["1000", None, True]
+    if not (entry == "Experiment" and value is None)  # None is Experiment's default
+])
 def test_non_numeric_count_is_a_type_error(entry, value):
     call, name = ENTRY_POINTS[entry]
-    if entry == "Experiment" and value is None:
-        pytest.skip("n_resamples=None is Experiment's default")
     with pytest.raises(TypeError, match=rf"'{name}' must be an integer"):
         call(value)
 
