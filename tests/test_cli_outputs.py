@@ -250,6 +250,16 @@ def test_demo_refuses_another_folder_without_overwrite(capsys, tmp_path, demo_co
     assert (out / "qrels.txt").is_file() and not (out / "table.csv").exists()
 
 
+def test_demo_replaces_a_folder_written_before_markers(capsys, tmp_path, demo_constants):
+    out = tmp_path / "old-demo"
+    (out / "runs").mkdir(parents=True)
+    (out / "report.html").write_text("old")
+    (out / "qrels.txt").write_text("1 0 d 1\n")
+    code, _, err = _demo(capsys, out)
+    assert code == 0, err
+    assert (out / "report.html").read_text() != "old"
+
+
 def test_demo_default_folder_runs_twice(capsys, tmp_path, demo_constants, monkeypatch):
     monkeypatch.chdir(tmp_path)
     for _ in range(2):

@@ -53,18 +53,19 @@ class OutputFolder:
     files are written into a hidden staging folder beside the target (same file system), which
     replaces the target by two renames only when everything is written (:meth:`commit`); an error
     or Ctrl-C removes the staging folder and leaves the target as it was. A non-empty target is
-    refused unless ``overwrite`` (``--overwrite``), or unless it holds the marker of ``replaces``
-    (the demo replaces its own earlier output).
+    refused unless ``overwrite`` (``--overwrite``), or unless ``replaceable(path)`` says it may be
+    replaced (the demo replaces its own earlier output).
 
     Use as ``with OutputFolder(path) as staging: ...`` (commits when the block ends normally).
     """
 
-    def __init__(self, path, *, command, overwrite=False, replaces=None):
+    def __init__(self, path, *, command, overwrite=False, replaceable=None):
         self.path = Path(path)
         self.command = command
         if self.path.exists() and not self.path.is_dir():
             raise ValueError(f"cannot write to the output folder '{self.path}': it exists and is not a folder")
-        if self.path.is_dir() and any(self.path.iterdir()) and not overwrite and not self._ours(replaces):
+        if (self.path.is_dir() and any(self.path.iterdir()) and not overwrite
+                and not (replaceable is not None and replaceable(self.path))):
             raise ValueError(f"the output folder '{self.path}' exists and is not empty: pass --overwrite to "
                              "replace it, or choose another --out")
         parent = self.path.absolute().parent
@@ -79,12 +80,6 @@ class OutputFolder:
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(self.staging, 0o777 & ~umask)  # mkdtemp makes it private; the output is not
-
-    def _ours(self, command):
-        try:
-            return command is not None and (self.path / MARKER).read_text(encoding="utf-8").strip() == command
-        except OSError:
-            return False
 
     def __enter__(self):
         return self.staging
@@ -121,6 +116,14 @@ class OutputFolder:
             raise ValueError(f"cannot write to the output folder '{self.path}': {error.strerror or error}") from None
         if old is not None:
             shutil.rmtree(old, ignore_errors=True)
+
+
+def written_by(path, command):
+    """Whether the folder ``path`` holds the marker of ``command``."""
+    try:
+        return (Path(path) / MARKER).read_text(encoding="utf-8").strip() == command
+    except OSError:
+        return False
 
 
 @contextlib.contextmanager

@@ -83,11 +83,19 @@ def run(args):
     status = _common.Status(not args.quiet)
     progress = _common.progress_enabled(args)
     start = time.perf_counter()
-    folder = _common.OutputFolder(args.out, command="demo", overwrite=args.overwrite, replaces="demo")
+    folder = _common.OutputFolder(args.out, command="demo", overwrite=args.overwrite, replaceable=_earlier_demo)
     with folder as staging:
         _demo(args, status, progress, staging, folder.path)
     status(f"done in {time.perf_counter() - start:.1f} s")
     return 0
+
+
+def _earlier_demo(path):
+    """A folder the demo wrote: its marker, or (written before there were markers) nothing but the
+    demo's files and the evaluate/ folder it suggests."""
+    names = {p.name for p in path.iterdir()}
+    return _common.written_by(path, "demo") or (
+        _common.MARKER not in names and names <= {"report.html", "qrels.txt", "runs", "evaluate"})
 
 
 def _demo(args, status, progress, staging, out):
