@@ -121,7 +121,8 @@ def require_resamples_memory(n_resamples: int, max_memory, *, what: str, plan_to
 
 
 def warn_interval_resolution(n_resamples: int, confidence_level: float, alternative: str = "two-sided",
-                             method: str = "percentile", *, stacklevel: int = 3) -> bool:
+                             method: str = "percentile", *, name: str = "n_resamples",
+                             stacklevel: int = 3) -> bool:
     """Warn when a bootstrap interval at ``confidence_level`` has too few resamples in its tails.
 
     A two-sided 95% percentile interval reads the 2.5% and 97.5% quantiles of ``B`` resamples: with
@@ -133,9 +134,10 @@ def warn_interval_resolution(n_resamples: int, confidence_level: float, alternat
     if n_resamples * tail < need:
         minimum = math.ceil(need / tail - 1e-9)
         warnings.warn(
-            f"n_resamples={n_resamples} is too few for a {100 * confidence_level:g}% {method} interval: "
+            f"{name}={n_resamples} is too few for a {100 * confidence_level:g}% {method} interval: "
             f"{n_resamples * tail:.2g} resample(s) fall in each {100 * tail:g}% tail, so its ends are "
-            f"{'the extreme resamples' if need == 1 else 'unreliable'}; use n_resamples >= {minimum:,}", BootWarning, stacklevel=stacklevel)
+            f"{'the extreme resamples' if need == 1 else 'unreliable'}; use {name} >= {minimum:,}",
+            BootWarning, stacklevel=stacklevel)
         return True
     return False
 

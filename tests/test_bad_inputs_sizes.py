@@ -38,6 +38,11 @@ def _corpus(n_resamples, **kwargs):
     return ptb.CorpusBootstrap(qrels, n_images=n_resamples, **kwargs)
 
 
+def _corpus_result(n_images):
+    runs, qrels = small_collection(n_topics=6)
+    return ptb.CorpusBootstrap(qrels, n_images=n_images, rng=1, verbose=False).evaluate(runs, ["AP"])
+
+
 # entry point -> call with n_resamples (and max_memory) passed through; the name of the count argument
 ENTRY_POINTS = {
     "resample_plan": (lambda n, **kw: ptb.resample_plan(30, n_resamples=n, **kw), "n_resamples"),
@@ -183,6 +188,8 @@ def test_randomization_exact_enumeration_is_named_in_the_estimate():
      r"n_resamples=20 is too few for a 95% percentile interval"),
     (lambda: ptb.randomized_tukey_hsd(MATRIX, n_resamples=15, rng=1),
      r"n_resamples=15 is too few for a 95% percentile interval"),
+    (lambda: _corpus_result(20).per_system(method="percentile"),
+     r"n_images=20 is too few for a 95% percentile interval: .*use n_images >= 40"),
 ])
 def test_too_few_resamples_warn_with_the_reason(call, match):
     with pytest.warns(BootWarning, match=match):
