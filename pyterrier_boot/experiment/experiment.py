@@ -152,7 +152,8 @@ def Experiment(retr_systems, topics, qrels, eval_metrics, names=None, perquery=F
     if baselines:
         comparisons = Comparisons.build(values, names, baselines, [m.label for m in evaluator.measures],
                                         test=test if test_name is None else test_name, plan=topic_plan,
-                                        rng=topic_rng, correction=correction, correction_alpha=correction_alpha)
+                                        rng=topic_rng, correction=correction, correction_alpha=correction_alpha,
+                                        max_memory=max_memory)
         comparisons = comparisons.with_intervals(*difference_spreads(
             values, comparisons.system_index, comparisons.baseline_index, bootstrap, interval, confidence_level,
             topic_plan, corpus))

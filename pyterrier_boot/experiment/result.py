@@ -35,10 +35,11 @@ class Comparisons:
     distribution: np.ndarray | None = None
 
     @classmethod
-    def build(cls, values, names, baselines, measures, *, test, plan, rng, correction, correction_alpha):
+    def build(cls, values, names, baselines, measures, *, test, plan, rng, correction, correction_alpha,
+              max_memory=DEFAULT_MAX_MEMORY):
         scores = {m: pd.DataFrame(values[:, :, j], index=list(names)) for j, m in enumerate(measures)}
         table = compare(scores, baseline=[names[b] for b in baselines], test=test, correction=None,
-                        plan=plan if test == "paired_bootstrap" else None, rng=rng)
+                        plan=plan if test == "paired_bootstrap" else None, rng=rng, max_memory=max_memory)
         index = {n: i for i, n in enumerate(names)}
         system_index = np.array([index[n] for n in table["system_a"][table["measure"] == measures[0]]])
         baseline_index = np.array([index[n] for n in table["system_b"][table["measure"] == measures[0]]])
