@@ -23,7 +23,7 @@ from .._random import as_generator
 from .._results import TupleLike
 from ..stats._inputs import check_alpha, check_choice, test_name
 from ..stats.aggregates import get_aggregate
-from ..stats.resampling import as_resample_plan, as_sign_flip_plan, weighted_sums
+from ..stats.resampling import as_resample_plan, as_sign_flip_plan, planned_resamples, weighted_sums
 from ..stats.significance import (
     _count_extreme,
     paired_bootstrap_core,
@@ -341,8 +341,7 @@ def discriminative_power(scores_by_measure, *, test="paired_bootstrap", alpha=0.
     used = None
     k = None
     if test in ("paired_bootstrap", "randomization", "unpaired_bootstrap"):
-        rows = plan if plan is None else getattr(plan, "indices", getattr(plan, "signs", plan))
-        B = n_resamples if rows is None or np.ndim(rows) != 2 else int(np.shape(rows)[0])
+        B = planned_resamples(plan, n_resamples)
         width = 2 * n if test == "unpaired_bootstrap" else n
         cells = B if agg.name == "mean" else B * width
         max_memory = require_resamples_memory(

@@ -19,7 +19,7 @@ import numpy as np
 
 from .._memory import DEFAULT_MAX_MEMORY, check_n_resamples, require_resamples_memory
 from .._results import TupleLike
-from ..stats.resampling import as_resample_plan, weighted_sums
+from ..stats.resampling import as_resample_plan, planned_resamples, weighted_sums
 from ._inputs import as_measure_scores, pair_indices
 from .swap import snap_ties
 
@@ -127,7 +127,7 @@ def stability_method(scores_by_measure, *, fuzziness=FUZZINESS, n_resamples=1000
     data = as_measure_scores(scores_by_measure)
     values = data.values
     M, S, n = values.shape
-    B = n_resamples if getattr(plan, "n_resamples", None) is None else plan.n_resamples
+    B = planned_resamples(plan, n_resamples)
     max_memory = require_resamples_memory(B, max_memory, what=f"the stability method on {S:,} systems x {n:,} topics",
                                           plan_topics=n if plan is None else 0, floats=2 * S + 4 * min(S * (S - 1) // 2, max(1, _CELLS // B)))
     used = as_resample_plan(plan, n, n_resamples, rng, max_memory)

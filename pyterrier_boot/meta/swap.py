@@ -16,7 +16,7 @@ from .._memory import DEFAULT_MAX_MEMORY, check_n_resamples, require_resamples_m
 from .._random import as_generator
 from .._results import TupleLike
 from ..stats._inputs import check_alpha, check_positive_int
-from ..stats.resampling import as_resample_plan, weighted_sums
+from ..stats.resampling import as_resample_plan, planned_resamples, weighted_sums
 from ._inputs import as_measure_scores, pair_indices
 
 __all__ = ["swap_method", "SwapResult"]
@@ -189,7 +189,7 @@ def swap_method(scores_by_measure, *, n_resamples=1000, bin_width=0.01, n_bins=2
     values = data.values
     M, S, n = values.shape
     gen = as_generator(rng)
-    B = n_resamples if getattr(plan, "n_resamples", None) is None else plan.n_resamples
+    B = planned_resamples(plan, n_resamples)
     drawn = (plan is None) + (second_plan is None)
     max_memory = require_resamples_memory(B, max_memory, what=f"the swap method on {S:,} systems x {n:,} topics",
                                           plan_topics=drawn * n, floats=4 * S + 6 * min(S * (S - 1) // 2, max(1, _CELLS // B)))

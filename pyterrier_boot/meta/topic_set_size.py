@@ -49,7 +49,7 @@ from ..stats._inputs import (
 )
 from ..stats._quantiles import sorted_quantiles
 from ..stats.power import paired_power, topics_needed, two_tailed_power
-from ..stats.resampling import as_resample_plan, weighted_sums
+from ..stats.resampling import as_resample_plan, planned_resamples, weighted_sums
 
 COMPARISONS = ("pair", "all_pairs")
 ADJUSTMENTS = ("tukey", "bonferroni")
@@ -315,7 +315,7 @@ def topic_set_size(scores=None, *, difference, variance=None, comparisons="pair"
                              "'system + topic' exactly): topic-set size is undefined")
         if n_systems is None:
             n_systems = X.shape[0]
-        B = n_resamples if getattr(plan, "n_resamples", None) is None else plan.n_resamples
+        B = planned_resamples(plan, n_resamples)
         max_memory = require_resamples_memory(
             B, max_memory, what=f"the bootstrap of the variance of {X.shape[0]:,} systems x {n_topics:,} topics",
             plan_topics=n_topics if plan is None else 0, floats=3 * X.shape[0] + 4)

@@ -28,7 +28,7 @@ from ._inputs import (
 )
 from .correction import METHODS as CORRECTIONS
 from .correction import correct_pvalues
-from .resampling import as_resample_plan, as_sign_flip_plan
+from .resampling import as_resample_plan, as_sign_flip_plan, planned_resamples
 from .significance import (
     _describe_diffs,
     paired_bootstrap_core,
@@ -174,8 +174,8 @@ def _callable_core(test, Xa, Xb):
 def _check_resampling(test, plan, n, n_resamples, n_pairs, n_measures, alpha, confidence_level, alternative,
                       max_memory):
     """Memory (plan, one chunk of pairs) and resolution of compare's resampling tests."""
-    given = plan is not None and np.ndim(getattr(plan, "indices", getattr(plan, "signs", plan))) == 2
-    B = int(np.shape(getattr(plan, "indices", getattr(plan, "signs", plan)))[0]) if given else n_resamples
+    given = plan is not None
+    B = planned_resamples(plan, n_resamples)
     exact = test == "randomization" and (getattr(plan, "exact", False) if given else n < 63 and 2 ** n <= B)
     size = None
     if exact and not given:

@@ -36,7 +36,7 @@ from ._inputs import (
 )
 from ._quantiles import quantiles, sorted_quantiles
 from .aggregates import get_aggregate
-from .resampling import as_resample_plan, weighted_sums
+from .resampling import as_resample_plan, planned_resamples, weighted_sums
 
 METHODS = ("percentile", "basic", "bca", "studentized", "normal", "t", "z")
 
@@ -291,7 +291,7 @@ def bootstrap_ci(scores, *, statistic="mean", method="bca", confidence_level=0.9
         low, high = agg.inverse(m - crit * se), agg.inverse(m + crit * se)
         standard_error = se
     else:
-        B = n_resamples if plan is None else int(np.shape(getattr(plan, "indices", plan))[0])
+        B = planned_resamples(plan, n_resamples)
         max_memory = require_resamples_memory(
             B, max_memory, what=f"bootstrap intervals of {S:,} system(s) x {n:,} topics",
             plan_topics=n if plan is None else 0, floats=4 * S)

@@ -210,6 +210,16 @@ def sign_flip_plan(n_topics, *, n_resamples=10_000, rng=None, max_memory=DEFAULT
     return SignFlipPlan(signs, exact=False)
 
 
+def planned_resamples(plan, n_resamples):
+    """Resamples a call will use: those of ``plan`` (a plan or its 2-D array; an invalid one is
+    refused when it is read) or, without a plan, ``n_resamples``."""
+    if isinstance(plan, (ResamplePlan, SignFlipPlan)):
+        return plan.n_resamples
+    if plan is not None and np.ndim(plan) == 2:
+        return int(np.shape(plan)[0])
+    return n_resamples
+
+
 def as_resample_plan(plan, n_topics, n_resamples, rng, max_memory=DEFAULT_MAX_MEMORY):
     """The plan to use: the given one (checked against ``n_topics``) or a new one drawn from ``rng``."""
     if plan is None:

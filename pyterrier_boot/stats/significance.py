@@ -54,10 +54,10 @@ from ._quantiles import quantiles, sorted_quantiles
 from .aggregates import get_aggregate
 from .intervals import _tail_probabilities, t_interval
 from .resampling import (
-    ResamplePlan,
     SignFlipPlan,
     as_resample_plan,
     as_sign_flip_plan,
+    planned_resamples,
     weighted_sums,
 )
 
@@ -212,15 +212,6 @@ def _count_extreme(null, observed, alternative):
         if alternative == "greater":
             return np.count_nonzero(null >= observed - tol, axis=1)
         return np.count_nonzero(null <= observed + tol, axis=1)
-
-
-def _plan_size(plan, n_resamples):
-    """Resamples of the plan to use: the given plan's (an invalid one is refused later), else ``n_resamples``."""
-    if isinstance(plan, (ResamplePlan, SignFlipPlan)):
-        return plan.n_resamples
-    if plan is not None and np.ndim(plan) == 2:
-        return int(np.shape(plan)[0])
-    return n_resamples
 
 
 # pairs evaluated at once by the vectorised cores: n_resamples * chunk floats per array
@@ -449,7 +440,7 @@ def paired_bootstrap_test(x, y, *, alternative="two-sided", n_resamples=10_000, 
     confidence_level = _common_iv(alternative, confidence_level, nan_policy)
     n_resamples = check_n_resamples(n_resamples)
     x, y = as_paired(x, y, nan_policy=nan_policy)
-    B = _plan_size(plan, n_resamples)
+    B = planned_resamples(plan, n_resamples)
     max_memory = require_resamples_memory(B, max_memory, what=f"a paired bootstrap test of {x.size:,} topics",
                                           plan_topics=0 if plan is not None else x.size, floats=6)
     used = as_resample_plan(plan, x.size, n_resamples, rng, max_memory)
@@ -496,7 +487,7 @@ def randomization_test(x, y, *, alternative="two-sided", n_resamples=10_000, con
     confidence_level = _common_iv(alternative, confidence_level, nan_policy)
     n_resamples = check_n_resamples(n_resamples)
     x, y = as_paired(x, y, nan_policy=nan_policy)
-    B = _plan_size(plan, n_resamples)
+    B = planned_resamples(plan, n_resamples)
     exact = plan.exact if isinstance(plan, SignFlipPlan) else (x.size < 63 and 2 ** x.size <= B)
     size = None
     if plan is None and exact:
