@@ -179,14 +179,18 @@ def test_sigint_to_the_command_exits_130_and_keeps_the_report(collection, previo
     process = subprocess.Popen(
         [sys.executable, "-m", "pyterrier_boot", "evaluate", "-q", str(collection / "qrels.txt"),
          str(collection / "runs"), "--bootstrap", "corpus", "--n", "100000", "--max-memory", "8G", "--rng", "1",
-         "--out", str(out), "--overwrite", "--quiet"],
+         "--out", str(out), "--overwrite"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and not _leftovers(out.parent):  # the staging folder exists: it is working
-        time.sleep(0.05)
+    lines = []
+    for line in process.stderr:  # wait until the bootstrap runs (imports done, the staging folder made)
+        lines.append(line)
+        if line.startswith("evaluating"):
+            break
+    assert _leftovers(out.parent), "no staging folder while the command works"
     time.sleep(1.0)
     process.send_signal(signal.SIGINT)
-    _, err = process.communicate(timeout=120)
+    _, rest = process.communicate(timeout=120)
+    err = "".join(lines) + rest
     assert process.returncode == 130, err
     assert err.strip().splitlines()[-1] == "interrupted"
     assert "Traceback" not in err
@@ -365,3 +369,18 @@ def test_warnings_say_the_command_line_option(capsys, collection):
     err = capsys.readouterr().err
     assert code == 0
     assert "warning: --n 50 is too few for a 95% bca interval" in err and "use --n >= 200" in err
+
+
+def test_ctrl_c_inside_an_import_is_an_interruption(capsys, collection, monkeypatch):
+    """An extension module interrupted while it initialises raises ImportError during the
+    KeyboardInterrupt: still status 130, not an input error."""
+    def interrupted_import(*args, **kwargs):
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt:
+            raise ImportError("initialization failed") from None
+
+    monkeypatch.setattr(evaluate_command, "print_result", interrupted_import)
+    code = main(["evaluate", "-q", str(collection / "qrels.txt"), str(collection / "runs"), "--n", "300", "--quiet"])
+    assert code == 130
+    assert capsys.readouterr().err.strip() == "interrupted"

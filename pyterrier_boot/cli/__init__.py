@@ -43,6 +43,17 @@ _HINTS = (
 )
 
 
+def _interrupted(error):
+    """Whether ``error`` was raised while handling a KeyboardInterrupt (Ctrl-C)."""
+    seen = set()
+    while error is not None and id(error) not in seen:
+        if isinstance(error, KeyboardInterrupt):
+            return True
+        seen.add(id(error))
+        error = error.__cause__ or error.__context__
+    return False
+
+
 def _command_line(message):
     """A message written for Python users, said the command-line way."""
     for python, command_line in _HINTS:
@@ -141,6 +152,9 @@ def main(argv=None):
     except USER_ERRORS as error:
         if debug:
             raise
+        if _interrupted(error):  # Ctrl-C inside an extension module's import surfaces as ImportError
+            print("interrupted", file=sys.stderr)
+            return 130
         message = str(error) or type(error).__name__
         if isinstance(error, OSError) and error.strerror and error.filename:  # raised by the OS itself
             message = f"{error.strerror}: '{error.filename}'"

@@ -9,6 +9,7 @@ import sys
 import tempfile
 import threading
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 
 DEFAULT_MEASURES = ("AP", "nDCG@10")
@@ -56,10 +57,12 @@ class OutputFolder:
     refused unless ``overwrite`` (``--overwrite``), or unless ``replaceable(path)`` says it may be
     replaced (the demo replaces its own earlier output).
 
-    Use as ``with OutputFolder(path) as staging: ...`` (commits when the block ends normally).
+    Use as ``with OutputFolder(path, command="evaluate") as staging: ...`` (commits when the block
+    ends normally, discards on an exception).
     """
 
-    def __init__(self, path, *, command, overwrite=False, replaceable=None):
+    def __init__(self, path: str | os.PathLike, *, command: str, overwrite: bool = False,
+                 replaceable: Callable[[Path], bool] | None = None) -> None:
         self.path = Path(path)
         self.command = command
         if self.path.exists() and not self.path.is_dir():
@@ -81,7 +84,7 @@ class OutputFolder:
         os.umask(umask)
         os.chmod(self.staging, 0o777 & ~umask)  # mkdtemp makes it private; the output is not
 
-    def __enter__(self):
+    def __enter__(self) -> Path:
         return self.staging
 
     def __exit__(self, kind, error, traceback):
@@ -91,10 +94,10 @@ class OutputFolder:
             self.discard()
         return False
 
-    def discard(self):
+    def discard(self) -> None:
         shutil.rmtree(self.staging, ignore_errors=True)
 
-    def commit(self):
+    def commit(self) -> None:
         """Move the staging folder into place (the old folder, if any, is removed after)."""
         old = None
         try:
@@ -118,7 +121,7 @@ class OutputFolder:
             shutil.rmtree(old, ignore_errors=True)
 
 
-def written_by(path, command):
+def written_by(path: Path, command: str) -> bool:
     """Whether the folder ``path`` holds the marker of ``command``."""
     try:
         return (Path(path) / MARKER).read_text(encoding="utf-8").strip() == command
@@ -159,7 +162,7 @@ def write_csv(path, frame):
 # ---------------------------------------------------------------- sizes
 
 
-def count(text):
+def count(text: str) -> int:
     """``--n``: a whole number, also written ``10_000`` or ``1e4``."""
     import argparse
 
@@ -178,7 +181,7 @@ _UNITS = {"": 1, "B": 1, "K": 2**10, "KB": 2**10, "KIB": 2**10, "M": 2**20, "MB"
           "G": 2**30, "GB": 2**30, "GIB": 2**30, "T": 2**40, "TB": 2**40, "TIB": 2**40}
 
 
-def memory_size(text):
+def memory_size(text: str) -> int:
     """``--max-memory``: bytes, or a size such as ``512M``, ``4G``, ``1.5GiB``."""
     import argparse
     import re
