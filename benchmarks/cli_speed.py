@@ -72,7 +72,8 @@ def stages(folder, out):
         print_result(result, pairwise, args, 1, qrels)
     times["terminal table"] = time.perf_counter() - t
     t = time.perf_counter()
-    write_outputs(_common.prepare_out(out), result, pairwise, args, {"seed": "1"}, 1, _common.Status(False))
+    with _common.OutputFolder(out, command="evaluate", overwrite=True) as staging:
+        write_outputs(staging, result, pairwise, args, {"seed": "1"}, 1, _common.Status(False))
     times["tables + HTML report with 8 plots"] = time.perf_counter() - t
     return times
 

@@ -95,6 +95,11 @@ def one_warning_per_kind() -> Iterator[None]:
         _emit(category, template, cases)
 
 
+def warn(warning: BootWarning) -> None:
+    """Emit ``warning`` at the user's line (the first frame outside pyterrier_boot)."""
+    warnings.warn(warning, stacklevel=_caller_level())
+
+
 def _emit(category, template, cases):
     unique = list(dict.fromkeys(cases))
     shown = ", ".join(map(str, unique[:SHOWN_CASES]))
@@ -109,7 +114,7 @@ _CONTEXTLIB = os.path.abspath(contextlib.__file__)
 
 
 def _caller_level() -> int:
-    """``stacklevel`` for :func:`warnings.warn` called from :func:`_emit` that points at the first
+    """``stacklevel`` for :func:`warnings.warn` called from :func:`_emit` or :func:`warn` that points at the first
     frame outside pyterrier_boot (the user's line), skipping contextlib's decorator frames."""
     frame, level = sys._getframe(2), 2
     while frame is not None:

@@ -15,6 +15,8 @@ import base64
 import datetime
 import html
 import io
+import os
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -357,16 +359,28 @@ def html_report(results, *, title="pyterrier-boot report", settings=None, pairwi
 
 def write_report(results, path, **kwargs):
     """Write :func:`html_report` to ``path`` (a file; parent folders are created) and return its
-    :class:`~pathlib.Path`. Keyword arguments go to :func:`html_report`.
+    :class:`~pathlib.Path`. Keyword arguments go to :func:`html_report`. The page is written to a
+    temporary file beside ``path`` and renamed, so ``path`` is never left half-written.
 
     Example:
         >>> write_report(res, "out/report.html", title="TREC DL 2020")             # doctest: +SKIP
     """
     path = Path(path)
     page = html_report(results, **kwargs)
+    partial = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(page, encoding="utf-8")
+        # written beside it and renamed: an interrupted write never leaves half a report
+        handle, partial = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
+        with os.fdopen(handle, "w", encoding="utf-8") as file:
+            file.write(page)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(partial, 0o666 & ~umask)
+        os.replace(partial, path)
     except OSError as error:
         raise ValueError(f"cannot write the report to '{path}': {error.strerror or error}") from None
+    finally:
+        if partial is not None and os.path.exists(partial):
+            os.unlink(partial)
     return path

@@ -233,7 +233,7 @@ def test_bad_corpus_bootstrap_argument(kwargs, error, text):
 CLI_ARGUMENTS = [
     (["--rel", "0"], "--rel must be a grade of at least 1, got 0"),
     (["--n", "0"], "--n must be at least 2, got 0"),
-    (["--n", "2.5"], "argument --n: invalid int value: '2.5'"),
+    (["--n", "2.5"], "argument --n: not a whole number: '2.5'"),
     (["--confidence", "1.5"], "--confidence must be between 0 and 1, got 1.5"),
     (["--bootstrap", "x"], "argument --bootstrap: invalid choice: 'x'"),
     (["--interval", "x"], "Unknown interval 'x'"),

@@ -54,6 +54,7 @@ def result(data):
         warnings.simplefilter("always")
         res = shallow_pool_comparison(runs, qrels, "c", "b", depths=[2, 10], measures=["AP", "RBP(p=0.8)"],
                                       n_images=B, rng=7)
+    caught = [w for w in caught if "is too few for a" not in str(w.message)]  # B images: a small test
     assert [(w.category, str(w.message)) for w in caught] == [(InputWarning, (
         "1 topic(s) keep no judged document in the pool of ['c', 'b'] at some depth and score 0 for both "
         "systems there: 99 (depth 2)"))]

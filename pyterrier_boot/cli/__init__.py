@@ -10,8 +10,9 @@ Three commands:
 * ``pyterrier-boot topics``: power and topic-set size, from runs or from a given variance
   (:mod:`.topics`).
 
-Exit status: 0 on success, 1 when the input is wrong or a file cannot be read or written (one
-``error: ...`` line on stderr, no traceback; ``--debug`` shows it), 2 for wrong usage (argparse).
+Exit status: 0 on success, 1 when the input is wrong, a file cannot be read or written or the work
+does not fit in memory (one ``error: ...`` line on stderr, never a traceback; ``--debug`` shows it),
+2 for wrong usage (argparse), 130 when interrupted (Ctrl-C; an ``--out`` folder is left as it was).
 """
 import argparse
 import contextlib
@@ -34,7 +35,30 @@ _HINTS = (
      "Give a local qrels file instead: --qrels path/to/qrels.txt (TREC format: qid iter docno grade)."),
     ("remove it from 'measures'", "remove it from --measures"),
     ("remove them from 'measures'", "remove them from --measures"),
+    ("lower n_resamples or raise max_memory", "lower --n or raise --max-memory"),
+    ("or raise max_memory", "or raise --max-memory"),
+    ("n_resamples=", "--n "),
+    ("n_resamples >=", "--n >="),
+    ("max_memory=", "--max-memory "),
 )
+
+
+def _interrupted(error):
+    """Whether ``error`` was raised while handling a KeyboardInterrupt (Ctrl-C)."""
+    seen = set()
+    while error is not None and id(error) not in seen:
+        if isinstance(error, KeyboardInterrupt):
+            return True
+        seen.add(id(error))
+        error = error.__cause__ or error.__context__
+    return False
+
+
+def _command_line(message):
+    """A message written for Python users, said the command-line way."""
+    for python, command_line in _HINTS:
+        message = message.replace(python, command_line)
+    return message
 
 DESCRIPTION = """\
 Confidence intervals and significance tests for IR evaluation: the topic bootstrap (Sakai 2007),
@@ -49,7 +73,8 @@ examples:
   pyterrier-boot topics --difference 0.05 --variance 0.02
 
 'pyterrier-boot COMMAND --help' explains each command.
-exit status: 0 success, 1 error (bad input, unreadable file), 2 wrong usage.
+exit status: 0 success, 1 error (bad input, unreadable file, too little memory), 2 wrong usage,
+130 interrupted (Ctrl-C). No traceback unless --debug.
 """
 
 
@@ -86,7 +111,7 @@ def _quiet_libraries(debug):
     """Warnings as one ``warning: ...`` line each; ir_datasets' download chatter hidden (the error
     message says what failed) unless ``--debug``."""
     def show(message, category, filename, lineno, file=None, line=None):
-        print(f"warning: {message}", file=sys.stderr)
+        print(f"warning: {_command_line(str(message))}", file=sys.stderr)
 
     logger = logging.getLogger("ir_datasets")
     level = logger.level
@@ -127,12 +152,13 @@ def main(argv=None):
     except USER_ERRORS as error:
         if debug:
             raise
+        if _interrupted(error):  # Ctrl-C inside an extension module's import surfaces as ImportError
+            print("interrupted", file=sys.stderr)
+            return 130
         message = str(error) or type(error).__name__
         if isinstance(error, OSError) and error.strerror and error.filename:  # raised by the OS itself
             message = f"{error.strerror}: '{error.filename}'"
-        for python, command_line in _HINTS:
-            message = message.replace(python, command_line)
-        print(f"error: {message}", file=sys.stderr)
+        print(f"error: {_command_line(message)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
@@ -141,4 +167,21 @@ def main(argv=None):
         import os
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    except MemoryError:
+        if debug:
+            raise
+        print("error: out of memory; lower --n (resamples), or use fewer runs, topics or measures", file=sys.stderr)
+        return 1
+    except OSError as error:  # other than a missing file: permissions, full disk, ...
+        if debug:
+            raise
+        where = f": '{error.filename}'" if error.filename else ""
+        print(f"error: {error.strerror or error}{where}", file=sys.stderr)
+        return 1
+    except Exception as error:  # a bug: still one line, the traceback with --debug
+        if debug:
+            raise
+        print(f"error: unexpected {type(error).__name__}: {error} (run again with --debug for the traceback, "
+              "and please report it)", file=sys.stderr)
         return 1

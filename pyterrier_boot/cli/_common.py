@@ -1,9 +1,15 @@
 """Pieces the commands share: reading inputs with command-line error messages, the relevance
 cut, the output folder, the seed, status lines and progress bars."""
+import contextlib
 import os
 import secrets
+import shutil
+import signal
 import sys
+import tempfile
+import threading
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 
 DEFAULT_MEASURES = ("AP", "nDCG@10")
@@ -37,19 +43,106 @@ def seed(value):
 # ---------------------------------------------------------------- output folder
 
 
-def prepare_out(path):
-    """Create the output folder and check that a file can be written in it, before any long work."""
-    path = Path(path)
-    if path.exists() and not path.is_dir():
-        raise ValueError(f"cannot write to the output folder '{path}': it exists and is not a folder")
+#: file in every output folder the commands write, naming the command (the demo replaces its own)
+MARKER = ".pyterrier-boot"
+
+
+class OutputFolder:
+    """An output folder written all or nothing.
+
+    Created before any long work, so a folder that cannot be written is an error at once. The
+    files are written into a hidden staging folder beside the target (same file system), which
+    replaces the target by two renames only when everything is written (:meth:`commit`); an error
+    or Ctrl-C removes the staging folder and leaves the target as it was. A non-empty target is
+    refused unless ``overwrite`` (``--overwrite``), or unless ``replaceable(path)`` says it may be
+    replaced (the demo replaces its own earlier output).
+
+    Use as ``with OutputFolder(path, command="evaluate") as staging: ...`` (commits when the block
+    ends normally, discards on an exception).
+    """
+
+    def __init__(self, path: str | os.PathLike, *, command: str, overwrite: bool = False,
+                 replaceable: Callable[[Path], bool] | None = None) -> None:
+        self.path = Path(path)
+        self.command = command
+        if self.path.exists() and not self.path.is_dir():
+            raise ValueError(f"cannot write to the output folder '{self.path}': it exists and is not a folder")
+        if (self.path.is_dir() and any(self.path.iterdir()) and not overwrite
+                and not (replaceable is not None and replaceable(self.path))):
+            raise ValueError(f"the output folder '{self.path}' exists and is not empty: pass --overwrite to "
+                             "replace it, or choose another --out")
+        parent = self.path.absolute().parent
+        blocker = next((p for p in (parent, *parent.parents) if p.exists()), None)
+        if blocker is not None and not blocker.is_dir():
+            raise ValueError(f"cannot write to the output folder '{self.path}': Not a directory: '{blocker}'")
+        try:
+            parent.mkdir(parents=True, exist_ok=True)
+            self.staging = Path(tempfile.mkdtemp(prefix=f".{self.path.name}.partial-", dir=parent))
+        except OSError as error:
+            raise ValueError(f"cannot write to the output folder '{self.path}': {error.strerror or error}") from None
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(self.staging, 0o777 & ~umask)  # mkdtemp makes it private; the output is not
+
+    def __enter__(self) -> Path:
+        return self.staging
+
+    def __exit__(self, kind, error, traceback):
+        if kind is None:
+            self.commit()
+        else:
+            self.discard()
+        return False
+
+    def discard(self) -> None:
+        shutil.rmtree(self.staging, ignore_errors=True)
+
+    def commit(self) -> None:
+        """Move the staging folder into place (the old folder, if any, is removed after)."""
+        old = None
+        try:
+            (self.staging / MARKER).write_text(self.command + "\n", encoding="utf-8")
+            with _sigint_deferred():
+                if self.path.exists():
+                    old = Path(tempfile.mkdtemp(prefix=f".{self.path.name}.old-", dir=self.staging.parent))
+                    os.replace(self.path, old / "previous")
+                try:
+                    os.replace(self.staging, self.path)
+                except OSError:
+                    if old is not None:
+                        os.replace(old / "previous", self.path)
+                    raise
+        except OSError as error:
+            self.discard()
+            if old is not None and not (old / "previous").exists():  # the old folder is back in place
+                shutil.rmtree(old, ignore_errors=True)
+            raise ValueError(f"cannot write to the output folder '{self.path}': {error.strerror or error}") from None
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+
+
+def written_by(path: Path, command: str) -> bool:
+    """Whether the folder ``path`` holds the marker of ``command``."""
     try:
-        path.mkdir(parents=True, exist_ok=True)
-        probe = path / ".pyterrier-boot-write-test"
-        probe.write_bytes(b"")
-        probe.unlink()
-    except OSError as error:
-        raise ValueError(f"cannot write to the output folder '{path}': {error.strerror or error}") from None
-    return path
+        return (Path(path) / MARKER).read_text(encoding="utf-8").strip() == command
+    except OSError:
+        return False
+
+
+@contextlib.contextmanager
+def _sigint_deferred():
+    """Hold Ctrl-C during the two renames of a commit; it is raised right after."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    received = []
+    previous = signal.signal(signal.SIGINT, lambda *_: received.append(True))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if received:
+        raise KeyboardInterrupt
 
 
 def write_text(path, text):
@@ -64,6 +157,43 @@ def write_csv(path, frame):
         frame.to_csv(path, index=False)
     except OSError as error:
         raise ValueError(f"cannot write '{path}': {error.strerror or error}") from None
+
+
+# ---------------------------------------------------------------- sizes
+
+
+def count(text: str) -> int:
+    """``--n``: a whole number, also written ``10_000`` or ``1e4``."""
+    import argparse
+
+    try:
+        value = float(text.replace("_", "")) if any(c in text.lower() for c in ".e") else int(text.replace("_", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if isinstance(value, float):
+        if not value.is_integer():
+            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}")
+        value = int(value)
+    return value
+
+
+_UNITS = {"": 1, "B": 1, "K": 2**10, "KB": 2**10, "KIB": 2**10, "M": 2**20, "MB": 2**20, "MIB": 2**20,
+          "G": 2**30, "GB": 2**30, "GIB": 2**30, "T": 2**40, "TB": 2**40, "TIB": 2**40}
+
+
+def memory_size(text: str) -> int:
+    """``--max-memory``: bytes, or a size such as ``512M``, ``4G``, ``1.5GiB``."""
+    import argparse
+    import re
+
+    match = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:[eE][0-9]+)?)\s*([A-Za-z]*)\s*", text)
+    unit = match.group(2).upper() if match else None
+    if match is None or unit not in _UNITS:
+        raise argparse.ArgumentTypeError(f"not a size: {text!r} (write bytes, or e.g. 512M, 4G)")
+    value = int(float(match.group(1)) * _UNITS[unit])
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
+    return value
 
 
 # ---------------------------------------------------------------- measures and the relevance cut
@@ -189,6 +319,9 @@ def matplotlib_available():
 
 def use_agg():
     """Draw off-screen (the command line never opens windows)."""
+    from .._environment import configure_matplotlib
+
+    configure_matplotlib()
     import matplotlib
 
     matplotlib.use("Agg")

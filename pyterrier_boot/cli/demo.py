@@ -28,7 +28,9 @@ what it does:
   with the topic bootstrap ({TOPIC_RESAMPLES:,} resamples) and the corpus bootstrap ({CORPUS_IMAGES:,}
   images), compares all pairs (paired t-test, Holm), estimates the population means from
   {TRUTH_TOPICS:,} fresh topics, prints a table and writes report.html, the runs and the qrels to
-  the output folder (default ./{DEFAULT_OUT}, created if needed).
+  the output folder (default ./{DEFAULT_OUT}, created if needed). The folder is written all or
+  nothing; running the demo again replaces the folder an earlier demo wrote (including anything
+  added to it, such as the evaluate/ folder suggested below); another non-empty folder needs --overwrite.
 
 exit status: 0 success, 1 error (e.g. the folder cannot be written), 2 wrong usage.
 """
@@ -42,7 +44,9 @@ def add_parser(subparsers, common):
                     "true population means, and an HTML report.",
         epilog=EXAMPLES)
     p.add_argument("-o", "--out", metavar="DIR", default=DEFAULT_OUT,
-                   help=f"folder for report.html, the runs and the qrels (default ./{DEFAULT_OUT})")
+                   help=f"folder for report.html, the runs and the qrels (default ./{DEFAULT_OUT}); a folder "
+                        "an earlier demo wrote is replaced, any other non-empty folder needs --overwrite")
+    p.add_argument("--overwrite", action="store_true", help="replace --out DIR even when another command wrote it")
     p.add_argument("--topics", type=int, default=50, metavar="N", help="topics in the collection (default 50)")
     p.add_argument("--rng", type=int, default=4, metavar="SEED", help="seed of the simulation and the bootstraps "
                    "(default 4)")
@@ -79,7 +83,23 @@ def run(args):
     status = _common.Status(not args.quiet)
     progress = _common.progress_enabled(args)
     start = time.perf_counter()
-    out = _common.prepare_out(args.out)
+    folder = _common.OutputFolder(args.out, command="demo", overwrite=args.overwrite, replaceable=_earlier_demo)
+    with folder as staging:
+        _demo(args, status, progress, staging, folder.path)
+    status(f"done in {time.perf_counter() - start:.1f} s")
+    return 0
+
+
+def _earlier_demo(path):
+    """A folder the demo wrote: its marker, or (written before there were markers) nothing but the
+    demo's files and the evaluate/ folder it suggests."""
+    names = {p.name for p in path.iterdir()}
+    return _common.written_by(path, "demo") or (
+        _common.MARKER not in names and names <= {"report.html", "qrels.txt", "runs", "evaluate"})
+
+
+def _demo(args, status, progress, staging, out):
+    """Simulate, evaluate, print; write the report, runs and qrels into ``staging`` (moved to ``out``)."""
 
     from ..experiment.experiment import Experiment
     from ..inputs.qrels import read_qrels
@@ -103,16 +123,16 @@ def run(args):
     print("\n".join(_lines(sim, topic, corpus, truth, pairwise, width)))
 
     status("writing the report, runs and qrels")
-    _write_collection(out, sim)
+    _write_collection(staging, sim)
     plots = not args.no_plots and _common.matplotlib_available()
     if plots:
         _common.use_agg()
     from ..report import write_report
 
     topic_heading = f"Topic bootstrap ({TOPIC_RESAMPLES:,} resamples)"
-    report = write_report(
+    write_report(
         {topic_heading: topic, f"Corpus bootstrap ({CORPUS_IMAGES:,} images)": corpus},
-        out / "report.html", title="pyterrier-boot demo: a simulated collection with known truth",
+        staging / "report.html", title="pyterrier-boot demo: a simulated collection with known truth",
         settings=_settings(args, sim), pairwise={topic_heading: pairwise},
         tables={f"True population means ({TRUTH_TOPICS:,} fresh simulated topics; Monte Carlo standard error "
                 f"about {float(np.nanmax(truth.attrs['standard_error'].to_numpy())):.3f})":
@@ -120,11 +140,9 @@ def run(args):
         truth={topic_heading: truth},  # the population over topics: what the topic bootstrap estimates
         test="t", correction="holm", alpha=0.05, plots=plots, verbose=progress)
     print()
-    print(_text.wrap(f"Report: {report.resolve()} (open it in a browser). The runs and qrels are in "
+    print(_text.wrap(f"Report: {(out / 'report.html').resolve()} (open it in a browser). The runs and qrels are in "
                      f"{out.resolve()}; try: pyterrier-boot evaluate --qrels {out / 'qrels.txt'} "
                      f"{out / 'runs'} --out {out / 'evaluate'}", width))
-    status(f"done in {time.perf_counter() - start:.1f} s")
-    return 0
 
 
 def _settings(args, sim):

@@ -1,5 +1,6 @@
 """``pyterrier-boot evaluate``: every run, every measure, intervals, tests, a report."""
 import argparse
+import contextlib
 import sys
 from pathlib import Path
 
@@ -57,8 +58,11 @@ def add_parser(subparsers, common):
     p.add_argument("--bootstrap", choices=("topic", "corpus", "both", "none"), default="topic",
                    help="what to resample: topics (default), the documents of the corpus (corpus images), both "
                         "at once, or none (means and tests only)")
-    p.add_argument("--n", type=int, metavar="N", dest="n_resamples",
+    p.add_argument("--n", type=_common.count, metavar="N", dest="n_resamples",
                    help="topic resamples (default 10000) or corpus images (default 1000)")
+    p.add_argument("--max-memory", type=_common.memory_size, default=2**30, metavar="SIZE",
+                   help="memory the bootstrap may use, e.g. 512M or 4G (default 1G); a larger --n is refused "
+                        "with the estimate")
     p.add_argument("--confidence", type=float, default=0.95, metavar="LEVEL",
                    help="confidence level of the intervals (default 0.95)")
     p.add_argument("--interval", metavar="METHOD",
@@ -84,7 +88,9 @@ def add_parser(subparsers, common):
                         "or json")
     p.add_argument("--digits", type=int, default=3, help="decimals in the printed table (default 3)")
     p.add_argument("-o", "--out", metavar="DIR",
-                   help="write table.csv, perquery.csv, pairwise.csv, ranks.csv and report.html to DIR")
+                   help="write table.csv, perquery.csv, pairwise.csv, ranks.csv and report.html to DIR (all or "
+                        "nothing: written beside it and moved into place at the end)")
+    p.add_argument("--overwrite", action="store_true", help="replace --out DIR when it exists and is not empty")
     p.add_argument("--title", help="title of the HTML report")
     p.add_argument("--no-plots", action="store_true", help="a report without plots (faster)")
     p.set_defaults(run=run, parser=p)
@@ -113,6 +119,8 @@ def _check(args, parser):
         parser.error(f"--corpus-size must be positive, got {args.corpus_size}")
     if args.bootstrap == "none" and args.interval is not None:
         parser.error("--interval needs a bootstrap (not --bootstrap none)")
+    if args.overwrite and not args.out:
+        parser.error("--overwrite needs --out DIR")
 
 
 def settings(args, seed, qrels, runs, measures):
@@ -139,8 +147,17 @@ def run(args):
     _check(args, parser)
     status = _common.Status(not args.quiet)
     progress = _common.progress_enabled(args)
-    out = _common.prepare_out(args.out) if args.out else None
     measures = _common.parse_measures_rel(args.measures, args.rel)
+    folder = _common.OutputFolder(args.out, command="evaluate", overwrite=args.overwrite) if args.out else None
+    with folder or contextlib.nullcontext() as out:
+        written = _evaluate(args, measures, status, progress, out)
+    if folder is not None:
+        status(f"wrote {', '.join(written)} to {folder.path}")
+    return 0
+
+
+def _evaluate(args, measures, status, progress, out):
+    """Read, evaluate, print; write the files into ``out`` (the staging folder) when given."""
     seed = _common.seed(args.rng)
     correction = None if args.correction == "none" else args.correction
     bootstrap = None if args.bootstrap == "none" else args.bootstrap
@@ -161,21 +178,21 @@ def run(args):
                         correction=correction if args.baseline else None, correction_alpha=args.alpha,
                         bootstrap=bootstrap, n_resamples=args.n_resamples, confidence_level=args.confidence,
                         interval=args.interval, corpus_size=args.corpus_size, model=args.model, rng=seed,
-                        dataframe=False, verbose=progress and bootstrap in ("corpus", "both"))
+                        max_memory=args.max_memory, dataframe=False, verbose=progress and bootstrap in ("corpus", "both"))
     pairwise = None
     if not args.baseline and len(names) > 1:
         n_pairs = len(names) * (len(names) - 1) // 2
         status(f"testing all {n_pairs:,} pairs of runs ({args.test} test, correction {args.correction})")
         pairwise = result.pairwise(test=args.test, correction=correction, alpha=args.alpha,
-                                   rng=np.random.default_rng(seed))
+                                   rng=np.random.default_rng(seed), max_memory=args.max_memory)
     n_tests = len(pairwise) // len(measures) if pairwise is not None else (
         len(result.comparisons.frame) // len(measures) if result.comparisons is not None else 0)
     _check_resolution(args, correction, n_tests, len(result.qids))
     info = settings(args, seed, qrels, runs, measures)
     print_result(result, pairwise, args, seed, qrels)
     if out is not None:
-        write_outputs(out, result, pairwise, args, info, seed, status)
-    return 0
+        return write_outputs(out, result, pairwise, args, info, seed, status)
+    return None
 
 
 def _check_resolution(args, correction, n_tests, n_topics):
@@ -300,4 +317,4 @@ def write_outputs(out, result, pairwise, args, info, seed, status):
                  pairwise=pairwise, test=args.test, correction=None if args.correction == "none" else args.correction,
                  alpha=args.alpha, digits=args.digits, plots=plots, verbose=_common.progress_enabled(args))
     written.append("report.html")
-    status(f"wrote {', '.join(written)} to {out}")
+    return written

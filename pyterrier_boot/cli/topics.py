@@ -54,8 +54,10 @@ def add_parser(subparsers, common):
     p.add_argument("--power", type=float, default=0.8, help="target power (default 0.8)")
     p.add_argument("--at", type=int, nargs="+", metavar="N",
                    help="also give the power with these numbers of topics (default: the runs' topics, or 25 50 100)")
-    p.add_argument("--n", type=int, default=1000, dest="n_resamples", metavar="N",
+    p.add_argument("--n", type=_common.count, default=1000, dest="n_resamples", metavar="N",
                    help="topic resamples for the interval of the variance (default 1000)")
+    p.add_argument("--max-memory", type=_common.memory_size, default=2**30, metavar="SIZE",
+                   help="memory the bootstrap may use, e.g. 512M or 4G (default 1G)")
     p.add_argument("--rng", type=int, metavar="SEED", help="random seed (default: a fresh one, printed)")
     p.add_argument("-f", "--format", choices=("table", "csv", "json"), default="table", help="output format")
     p.set_defaults(run=run, parser=p)
@@ -122,7 +124,7 @@ def run(args):
         streams = np.random.default_rng(seed).spawn(len(result.measures))
         for j, m in enumerate(result.measures):
             res = topic_set_size(result.values[:, :, j], n_systems=n_systems, n_resamples=args.n_resamples,
-                                 rng=streams[j], **options)
+                                 rng=streams[j], max_memory=args.max_memory, **options)
             rows.append((m, res))
         source = f"{len(runs)} runs x {len(result.qids)} topics"
     else:

@@ -12,6 +12,12 @@ import numbers
 
 import numpy as np
 
+from .._memory import (
+    DEFAULT_MAX_MEMORY,
+    check_max_memory,
+    check_n_resamples,
+    require_resamples_memory,
+)
 from .._warnings import one_warning_per_kind
 from ..inputs.qrels import read_qrels
 from ..measures.evaluation import prepare
@@ -32,7 +38,6 @@ __all__ = ["CorpusBootstrap"]
 
 #: Most images evaluated in one batch (memory permitting): keeps the progress bar moving.
 MAX_BATCH = 50
-_GiB = 2**30
 
 
 def _check_bool(value, name):
@@ -42,10 +47,13 @@ def _check_bool(value, name):
 
 
 def _corpus_bootstrap_iv(qrels, n_images, model, corpus_size, verbose, max_memory, n_groups):
-    n_images = check_positive_int(n_images, "n_images", minimum=2)
+    n_images = check_n_resamples(n_images, "n_images", minimum=2)
     model = check_choice(model, "model", MODELS)
     verbose = _check_bool(verbose, "verbose")
-    max_memory = check_positive_int(max_memory, "max_memory", minimum=1)
+    max_memory = check_max_memory(max_memory)
+    # the image keys are drawn here; the image distribution is checked again when its size is known
+    require_resamples_memory(n_images, max_memory, what="the corpus bootstrap's image keys and distribution "
+                             "(at least one float per image)", floats=2, name="n_images")
     n_groups = check_positive_int(n_groups, "n_groups", minimum=2)
     if corpus_size is not None and (isinstance(corpus_size, bool) or not isinstance(corpus_size, numbers.Integral)):
         raise TypeError(f"'corpus_size' must be a positive integer or None, got {type(corpus_size).__name__}")
@@ -106,7 +114,7 @@ class CorpusBootstrap:
     """
 
     def __init__(self, qrels, *, n_images=1000, model="poisson", corpus_size=None, rng=None, verbose=True,
-                 max_memory=_GiB, n_groups=20):
+                 max_memory=DEFAULT_MAX_MEMORY, n_groups=20):
         read, n_images, model, verbose, max_memory, n_groups, size = _corpus_bootstrap_iv(
             qrels, n_images, model, corpus_size, verbose, max_memory, n_groups)
         self.qrels = read

@@ -31,6 +31,7 @@ which a BCa endpoint reaches 0, computed from the same ``(count + 1)/(B + 1)`` t
 import numpy as np
 from scipy import special
 
+from .._memory import warn_interval_resolution
 from ..stats._inputs import check_choice, check_confidence_level
 from ..stats._quantiles import quantiles, sorted_quantiles
 from ..stats.aggregates import EPS
@@ -105,6 +106,9 @@ def image_interval(statistic, distribution, *, method="percentile", confidence_l
         True
     """
     method = check_choice(method, "method", METHODS)
+    if method in ("percentile", "bca"):  # the methods that read the tails of the image distribution
+        warn_interval_resolution(np.shape(distribution)[0], check_confidence_level(confidence_level),
+                                 method=method, name="n_images")
     confidence_level = check_confidence_level(confidence_level)
     theta, rows, jack = _rows(statistic, distribution, jackknife)
     shape = np.shape(statistic)

@@ -32,6 +32,7 @@ from decimal import Decimal, getcontext
 import numpy as np
 from numba import njit, prange
 
+from .._environment import numba_cache
 from .._random import as_generator
 
 __all__ = [
@@ -43,6 +44,8 @@ __all__ = [
     "multinomial_multiplicities",
     "jackknife_groups",
 ]
+
+_CACHE = numba_cache()  # False only when no folder at all is writable (see pyterrier_boot._environment)
 
 MODELS = ("poisson", "multinomial")
 
@@ -91,7 +94,7 @@ def image_keys(rng, n_images):
     return as_generator(rng).integers(0, 2**64 - 1, size=n_images, dtype=np.uint64, endpoint=True)
 
 
-@njit(cache=True)
+@njit(cache=_CACHE)
 def _fnv1a(buffer, offsets, out):
     for i in range(offsets.shape[0] - 1):
         h = _FNV_OFFSET
@@ -100,7 +103,7 @@ def _fnv1a(buffer, offsets, out):
         out[i] = h
 
 
-@njit(cache=True)
+@njit(cache=_CACHE)
 def _finalise(z):
     """splitmix64's finaliser (Steele, Lea & Flood 2014): a bijection of 64-bit words."""
     z = (z ^ (z >> _S30)) * _MIX1
@@ -108,7 +111,7 @@ def _finalise(z):
     return z ^ (z >> _S31)
 
 
-@njit(cache=True)
+@njit(cache=_CACHE)
 def _poisson_draw(z, thresholds):
     """Inverse CDF: the number of thresholds at or below the 53-bit uniform (branch-free, vectorises)."""
     m = np.int64(_finalise(z) >> _S11)
@@ -118,7 +121,7 @@ def _poisson_draw(z, thresholds):
     return k
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, cache=_CACHE)
 def _poisson_images(keys, hashes, thresholds, out):
     n_images, n_docs = out.shape
     for b in prange(n_images):
@@ -127,7 +130,7 @@ def _poisson_images(keys, hashes, thresholds, out):
             out[b, d] = _poisson_draw(hashes[d] ^ key, thresholds)
 
 
-@njit(cache=True)
+@njit(cache=_CACHE)
 def _groups(hashes, n_groups, out):
     g = np.uint64(n_groups)
     for d in range(hashes.shape[0]):

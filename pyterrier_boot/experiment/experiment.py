@@ -6,6 +6,12 @@ import numpy as np
 import pandas as pd
 import pyterrier as pt
 
+from .._memory import (
+    DEFAULT_MAX_MEMORY,
+    check_max_memory,
+    check_n_resamples,
+    require_resamples_memory,
+)
 from .._random import as_generator
 from .._warnings import InputWarning, one_warning_per_kind
 from ..inputs.qrels import read_qrels
@@ -33,7 +39,8 @@ def Experiment(retr_systems, topics, qrels, eval_metrics, names=None, perquery=F
                correction=None, correction_alpha=0.05, highlight=None, round=None, verbose="auto",
                validate="warn", save_dir=None, save_mode="warn", save_format="trec",
                precompute_prefix=False, plan="linear", *, bootstrap="topic", n_resamples=None,
-               confidence_level=0.95, interval=None, corpus_size=None, model="poisson", rng=None, **kwargs):
+               confidence_level=0.95, interval=None, corpus_size=None, model="poisson", rng=None,
+               max_memory=DEFAULT_MAX_MEMORY, **kwargs):
     """``pt.Experiment`` with confidence intervals from the topic and/or corpus bootstrap.
 
     Every argument of ``pt.Experiment`` works and means the same; without new arguments the means
@@ -63,6 +70,11 @@ def Experiment(retr_systems, topics, qrels, eval_metrics, names=None, perquery=F
         corpus_size, model: the corpus bootstrap's ``N`` and image model (``"poisson"`` or
             ``"multinomial"``, which needs ``N``: given, or read from an ir_datasets qrels source).
         rng: seed or Generator (SPEC 7); the same ``rng`` gives the identical table.
+        max_memory: bytes the bootstrap may hold (default 1 GiB, for the topic and the corpus
+            bootstrap alike): checked against an estimate before any system runs (the topic plan,
+            ``10·B·topics``, and the distributions kept, ``8·B·(systems + comparisons)·measures``;
+            the corpus images ``8·B·systems·topics·measures``), so a too large ``n_resamples`` is a
+            ValueError stating the estimate, not a failed allocation after the retrieval.
 
     Output: ``name``, for each measure ``"<m>"``, ``"<m> ci_low"``, ``"<m> ci_high"``; with a
     baseline also ``"<m> +"``, ``"<m> -"``, ``"<m> diff"``, ``"<m> diff ci_low"``,
@@ -88,6 +100,7 @@ def Experiment(retr_systems, topics, qrels, eval_metrics, names=None, perquery=F
     systems, names, baselines = _systems_names_baselines(retr_systems, names, baseline)
     test_name = _check_test(test)
     bootstrap, interval, n_resamples = _check_bootstrap(bootstrap, interval, n_resamples)
+    max_memory = check_max_memory(max_memory)
     _check_options(perquery, baselines, correction, round, save_dir, save_mode, plan, names, highlight)
     if isinstance(eval_metrics, str):  # one measure, not a sequence of one-letter names
         eval_metrics = [eval_metrics]
@@ -112,6 +125,8 @@ def Experiment(retr_systems, topics, qrels, eval_metrics, names=None, perquery=F
         if len(qrels_frame) == 0:
             raise ValueError("There is no overlap between the qids found in the topics and qrels. If this is "
                              "intentional, set filter_by_topics=False and filter_by_qrels=False.")
+    _check_memory(bootstrap, n_resamples, test_name, len(systems),
+                  len(baselines) * len(systems), int(qrels_frame["qid"].nunique()), len(measures), max_memory)
     if validate != "ignore":
         _validate(systems, names, topics, validate)
 
@@ -130,16 +145,18 @@ def Experiment(retr_systems, topics, qrels, eval_metrics, names=None, perquery=F
     corpus = None
     if bootstrap in ("topic", "both") or test_name == "paired_bootstrap":
         size = n_resamples if bootstrap is not None else 10_000
-        topic_plan = resample_plan(arrays.n_topics, n_resamples=size, rng=topic_rng)
+        topic_plan = resample_plan(arrays.n_topics, n_resamples=size, rng=topic_rng, max_memory=max_memory)
     if bootstrap in ("corpus", "both"):
-        corpus = _corpus(evaluator, values, qrels_read, qrels_frame, n_resamples, model, corpus_rng, verbose is True)
+        corpus = _corpus(evaluator, values, qrels_read, qrels_frame, n_resamples, model, corpus_rng, verbose is True,
+                         max_memory)
 
     intervals, distribution = mean_spreads(values, bootstrap, interval, confidence_level, topic_plan, corpus)
     comparisons = None
     if baselines:
         comparisons = Comparisons.build(values, names, baselines, [m.label for m in evaluator.measures],
                                         test=test if test_name is None else test_name, plan=topic_plan,
-                                        rng=topic_rng, correction=correction, correction_alpha=correction_alpha)
+                                        rng=topic_rng, correction=correction, correction_alpha=correction_alpha,
+                                        max_memory=max_memory)
         comparisons = comparisons.with_intervals(*difference_spreads(
             values, comparisons.system_index, comparisons.baseline_index, bootstrap, interval, confidence_level,
             topic_plan, corpus))
@@ -238,9 +255,21 @@ def _check_bootstrap(bootstrap, interval, n_resamples):
         raise ValueError(f"Unknown interval {interval!r} for bootstrap={bootstrap!r}: expected one of {list(valid)}")
     if n_resamples is None:
         n_resamples = 10_000 if bootstrap == "topic" else 1_000
-    if not isinstance(n_resamples, (int, np.integer)) or isinstance(n_resamples, bool) or n_resamples < 2:
-        raise ValueError(f"'n_resamples' must be an integer >= 2, got {n_resamples!r}")
-    return bootstrap, interval, int(n_resamples)
+    return bootstrap, interval, check_n_resamples(n_resamples)
+
+
+def _check_memory(bootstrap, n_resamples, test, S, P, Q, M, max_memory):
+    """The bootstrap's memory, estimated from the counts of systems, comparisons, judged topics and
+    measures before any system runs (see ``max_memory``)."""
+    if bootstrap is None and test != "paired_bootstrap":
+        return
+    B = n_resamples if bootstrap is not None else 10_000
+    topic = bootstrap in ("topic", "both") or test == "paired_bootstrap"
+    kept = (S + P) * M if bootstrap is not None else 0
+    corpus = S * Q * M if bootstrap in ("corpus", "both") else 0
+    require_resamples_memory(
+        B, max_memory, what=f"the {bootstrap or 'topic'} bootstrap of {S:,} system(s) x {Q:,} topics x {M:,} "
+        f"measure(s)", plan_topics=Q if topic else 0, floats=kept + corpus + 4 * max(S, P, 1))
 
 
 def _check_options(perquery, baselines, correction, round, save_dir, save_mode, plan, names, highlight):
@@ -300,9 +329,9 @@ def _validate(systems, names, topics, validate):
 # ---------------------------------------------------------------- bootstraps
 
 
-def _corpus(evaluator, values, qrels_read, qrels_frame, n_images, model, rng, verbose):
+def _corpus(evaluator, values, qrels_read, qrels_frame, n_images, model, rng, verbose, max_memory):
     from ..corpus.bootstrap import CorpusBootstrap
 
     boot = CorpusBootstrap(qrels_read, n_images=n_images, model=model, corpus_size=qrels_read.corpus_size,
-                           rng=rng, verbose=verbose)
+                           rng=rng, verbose=verbose, max_memory=max_memory)
     return boot.evaluate_prepared(evaluator, statistic=values)

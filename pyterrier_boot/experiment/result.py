@@ -7,6 +7,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
+from .._memory import DEFAULT_MAX_MEMORY
 from .._warnings import InputWarning
 from ..stats.comparison import compare
 
@@ -34,10 +35,11 @@ class Comparisons:
     distribution: np.ndarray | None = None
 
     @classmethod
-    def build(cls, values, names, baselines, measures, *, test, plan, rng, correction, correction_alpha):
+    def build(cls, values, names, baselines, measures, *, test, plan, rng, correction, correction_alpha,
+              max_memory=DEFAULT_MAX_MEMORY):
         scores = {m: pd.DataFrame(values[:, :, j], index=list(names)) for j, m in enumerate(measures)}
         table = compare(scores, baseline=[names[b] for b in baselines], test=test, correction=None,
-                        plan=plan if test == "paired_bootstrap" else None, rng=rng)
+                        plan=plan if test == "paired_bootstrap" else None, rng=rng, max_memory=max_memory)
         index = {n: i for i, n in enumerate(names)}
         system_index = np.array([index[n] for n in table["system_a"][table["measure"] == measures[0]]])
         baseline_index = np.array([index[n] for n in table["system_b"][table["measure"] == measures[0]]])
@@ -206,9 +208,10 @@ class ExperimentResult:
             frame["value"] = frame["value"].round(self.round)
         return frame
 
-    def pairwise(self, *, test="t", correction="holm", alpha=0.05, n_resamples=10_000, rng=None):
+    def pairwise(self, *, test="t", correction="holm", alpha=0.05, n_resamples=10_000, rng=None,
+                 max_memory=DEFAULT_MAX_MEMORY):
         """All pairs of systems on every measure (:func:`pyterrier_boot.compare` with ``test``,
-        ``correction``, ``n_resamples`` and ``rng``). When a bootstrap ran, ``ci_low``/``ci_high``
+        ``correction``, ``n_resamples``, ``rng`` and ``max_memory``). When a bootstrap ran, ``ci_low``/``ci_high``
         are the experiment's bootstrap interval of each difference (the method of the table), and
         with the corpus bootstrap a ``corpus p-value`` column is added (differences within images)."""
         from ..corpus.intervals import image_pvalue
@@ -216,7 +219,7 @@ class ExperimentResult:
 
         scores = {m: pd.DataFrame(self.values[:, :, j], index=list(self.names)) for j, m in enumerate(self.measures)}
         table = compare(scores, test=test, correction=correction, alpha=alpha, rng=rng, n_resamples=n_resamples,
-                        confidence_level=self.confidence_level)
+                        confidence_level=self.confidence_level, max_memory=max_memory)
         if self.bootstrap is None:
             return table
         index = {n: i for i, n in enumerate(self.names)}

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._memory import NO_LIMIT
 from ..corpus.intervals import image_interval
 from ..stats._quantiles import quantiles
 from ..stats.intervals import bootstrap_ci
@@ -37,7 +38,8 @@ class Spread:
 
 def topic_spread(rows, plan, *, method, confidence_level):
     """Topic-bootstrap intervals of the mean of each row of ``rows`` (series x topics)."""
-    res = bootstrap_ci(rows, method=method, confidence_level=confidence_level, plan=plan)
+    # the caller (Experiment) checked the memory of the whole bootstrap against its max_memory
+    res = bootstrap_ci(rows, method=method, confidence_level=confidence_level, plan=plan, max_memory=NO_LIMIT)
     dist = res.bootstrap_distribution
     dist = np.zeros((0, rows.shape[0])) if dist is None else np.asarray(dist).T
     return Spread(np.asarray(res.confidence_interval.low, float), np.asarray(res.confidence_interval.high, float), dist)

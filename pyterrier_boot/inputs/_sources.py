@@ -5,6 +5,8 @@ import difflib
 import os
 from pathlib import Path
 
+from .._environment import configure_ir_datasets
+
 IRDS_PREFIX = "irds:"
 # a missing path with one of these suffixes is a mistyped file, never an ir_datasets id
 _FILE_SUFFIXES = {".txt", ".gz", ".tsv", ".csv", ".trec", ".qrels", ".run", ".res", ".xml", ".bz2", ".lz4"}
@@ -32,6 +34,7 @@ def split_source(source, kind: str):
 
 
 def _irds_knows(dataset_id: str) -> bool:
+    configure_ir_datasets()
     import ir_datasets
 
     try:
@@ -43,6 +46,7 @@ def _irds_knows(dataset_id: str) -> bool:
 
 def load_irds(dataset_id: str, kind: str):
     """``ir_datasets.load(dataset_id)``, or a ValueError suggesting close ids."""
+    configure_ir_datasets()
     import ir_datasets
 
     try:

@@ -16,6 +16,7 @@ threads (:class:`~pyterrier_boot.measures.engine.Evaluator` runs them on numba's
 import numpy as np
 from numba import njit
 
+from .._environment import numba_cache
 from .arrays import UNJUDGED
 from .lowering import (
     AP,
@@ -37,9 +38,10 @@ from .lowering import (
 )
 
 _UNJ = np.int32(UNJUDGED)
+_CACHE = numba_cache()  # False only when no folder at all is writable (see pyterrier_boot._environment)
 
 
-@njit(cache=True)
+@njit(cache=_CACHE)
 def _count_at_least(hist, grade_min, rel):
     total = 0
     for i in range(hist.shape[0]):
@@ -48,7 +50,7 @@ def _count_at_least(hist, grade_min, rel):
     return total
 
 
-@njit(cache=True)
+@njit(cache=_CACHE)
 def _copies(k, pos, cutoff):
     """How many of ``k`` copies placed after position ``pos`` fall within the cutoff."""
     if cutoff <= 0:
@@ -56,7 +58,7 @@ def _copies(k, pos, cutoff):
     return max(0, min(k, cutoff - pos))
 
 
-@njit(cache=True)
+@njit(cache=_CACHE)
 def _ap(ks, gs, n, cutoff, rel, judged_only, n_rel):
     if n_rel == 0:
         return 0.0
@@ -77,7 +79,7 @@ def _ap(ks, gs, n, cutoff, rel, judged_only, n_rel):
     return total / n_rel
 
 
-@njit(cache=True)
+@njit(cache=_CACHE)
 def _relevant_within(ks, gs, n, cutoff, rel, judged_only, first_only):
     """Relevant copies within the cutoff, and the position of the first one (0 if none)."""
     pos = 0
@@ -100,7 +102,7 @@ def _relevant_within(ks, gs, n, cutoff, rel, judged_only, first_only):
     return hits, first
 
 
-@njit(cache=True)
+@njit(cache=_CACHE)
 def _gain_within(ks, gs, n, cutoff, judged_only, grade_min, gains, discount):
     """Cumulative gain of the image ranking to the cutoff, each position ``p`` weighted by
     ``discount[p]``: ``1 / log2(p + 2)`` for DCG, ones for CG, cwl_eval's weights for RBP/INSQ."""
@@ -121,7 +123,7 @@ def _gain_within(ks, gs, n, cutoff, judged_only, grade_min, gains, discount):
     return total
 
 
-@njit(cache=True)
+@njit(cache=_CACHE)
 def _ideal(hist, gains, order, cutoff, discount):
     """Cumulative gain of the ideal ranking of the judged copies to the cutoff, weighted by
     ``discount[position]``."""
@@ -141,7 +143,7 @@ def _ideal(hist, gains, order, cutoff, discount):
     return total
 
 
-@njit(cache=True)
+@njit(cache=_CACHE)
 def _q_measure(ks, gs, n, cutoff, rel, judged_only, beta, n_rel, hist, grade_min, gains, order):
     if n_rel == 0:
         return 0.0
@@ -184,7 +186,7 @@ def _q_measure(ks, gs, n, cutoff, rel, judged_only, beta, n_rel, hist, grade_min
     return total / n_rel
 
 
-@njit(cache=True)
+@njit(cache=_CACHE)
 def _bpref(ks, gs, n, rel, n_rel, n_nonrel):
     if n_rel == 0:
         return 0.0
@@ -204,7 +206,7 @@ def _bpref(ks, gs, n, rel, n_rel, n_nonrel):
     return total / n_rel
 
 
-@njit(cache=True)
+@njit(cache=_CACHE)
 def _inst(ks, gs, n, grade_min, gains, target, depth):
     """cwl_eval's INST: continuation ((i+T+T_i-1)/(i+T+T_i))^2 with T_i = T - gain so far."""
     gain_at = np.zeros(depth)
@@ -231,7 +233,7 @@ def _inst(ks, gs, n, grade_min, gains, target, depth):
     return total / norm
 
 
-@njit(cache=True)
+@njit(cache=_CACHE)
 def _judged(ks, gs, n, cutoff):
     """Share of the top min(cutoff, n) image positions holding a judged document."""
     pos = 0
@@ -246,7 +248,7 @@ def _judged(ks, gs, n, cutoff):
     return judged / pos if pos > 0 else 0.0
 
 
-@njit(cache=True)
+@njit(cache=_CACHE)
 def _err(ks, gs, n, cutoff, grade_min, gains):
     """gdeval's ERR@k: stopping probability (2^g - 1) / 2^4 at each position."""
     scale = 2.0**ERR_MAX_GRADE
@@ -267,7 +269,7 @@ def _err(ks, gs, n, cutoff, grade_min, gains):
     return total
 
 
-@njit(cache=True)
+@njit(cache=_CACHE)
 def _normaliser(kind, cutoff, n_rel, hist, grade_min, gains, order, discount, ones):
     """What a measure divides by on one image and topic: the ideal (discounted) cumulative gain for
     nDCG and nCG, the judged non-relevant copies for Bpref, else nothing (0)."""
@@ -280,7 +282,7 @@ def _normaliser(kind, cutoff, n_rel, hist, grade_min, gains, order, discount, on
     return 0.0
 
 
-@njit(cache=True)
+@njit(cache=_CACHE)
 def _value(kind, cutoff, rel, x, judged_only, ks, gs, n, n_rel, norm, hist, grade_min, gains, order, weights,
            discount, ones):
     if kind == AP:
@@ -315,7 +317,7 @@ def _value(kind, cutoff, rel, x, judged_only, ks, gs, n, n_rel, norm, hist, grad
     return np.nan
 
 
-@njit(nogil=True, cache=True)
+@njit(nogil=True, cache=_CACHE)
 def evaluate_tasks(first, last, multiplicity, grade_min, q_off, q_doc, q_grade, r_off, r_doc, r_grade, r_stop,
                    kinds, cutoffs, rels, xs, judged_only, gains, orders, weights, discount, whole, longest, out):
     """Fill ``out[image, system, topic, measure]`` for tasks ``first..last-1`` (task = image * Q + topic).

@@ -18,12 +18,13 @@ from typing import Any, ClassVar
 import numpy as np
 from scipy import stats
 
+from .._memory import DEFAULT_MAX_MEMORY, check_n_resamples, require_resamples_memory
 from .._random import as_generator
 from .._results import TupleLike
 from .._warnings import one_warning_per_kind
-from ..stats._inputs import check_alpha, check_choice, check_positive_int, test_name
+from ..stats._inputs import check_alpha, check_choice, test_name
 from ..stats.aggregates import get_aggregate
-from ..stats.resampling import as_resample_plan, as_sign_flip_plan, weighted_sums
+from ..stats.resampling import as_resample_plan, as_sign_flip_plan, planned_resamples, weighted_sums
 from ..stats.significance import (
     _count_extreme,
     paired_bootstrap_core,
@@ -263,7 +264,7 @@ def _discriminative_power_iv(test, alpha, n_resamples, statistic):
         raise TypeError(f"'test' must be one of {', '.join(repr(t) for t in TESTS)}; got {type(test).__name__}")
     test = check_choice(test_name(test), "test", TESTS)
     alpha = check_alpha(alpha)
-    n_resamples = check_positive_int(n_resamples, "n_resamples")
+    n_resamples = check_n_resamples(n_resamples)
     agg = get_aggregate(statistic)
     if agg.name != "mean" and test != "unpaired_bootstrap":
         raise ValueError(f"'statistic'={agg.name!r} needs test='unpaired_bootstrap' (the paired tests "
@@ -273,7 +274,7 @@ def _discriminative_power_iv(test, alpha, n_resamples, statistic):
 
 @one_warning_per_kind()
 def discriminative_power(scores_by_measure, *, test="paired_bootstrap", alpha=0.05, n_resamples=1000,
-                         statistic="mean", rng=None, plan=None):
+                         statistic="mean", rng=None, plan=None, max_memory=DEFAULT_MAX_MEMORY):
     """Sakai's bootstrap sensitivity: ASL of every system pair for every measure.
 
     Args:
@@ -290,6 +291,8 @@ def discriminative_power(scores_by_measure, *, test="paired_bootstrap", alpha=0.
         rng: seed or Generator (SPEC 7); one plan is drawn and shared by all measures and pairs.
         plan: a :class:`~pyterrier_boot.ResamplePlan` (paired bootstrap) or
             :class:`~pyterrier_boot.SignFlipPlan` (randomisation) to replay.
+        max_memory: bytes the resampling may hold (default 1 GiB: the plan, one chunk of pairs and
+            the per-pair results); more is a ValueError stating the estimate.
 
     Returns:
         DiscriminativePowerResult: ``sensitivity``, ``estimated_difference``, per-pair ``asl``,
@@ -339,11 +342,19 @@ def discriminative_power(scores_by_measure, *, test="paired_bootstrap", alpha=0.
         raise ValueError(f"'plan' is only used by test='paired_bootstrap' or 'randomization', not test={test!r}")
     used = None
     k = None
+    if test in ("paired_bootstrap", "randomization", "unpaired_bootstrap"):
+        B = planned_resamples(plan, n_resamples)
+        width = 2 * n if test == "unpaired_bootstrap" else n
+        cells = B if agg.name == "mean" else B * width
+        max_memory = require_resamples_memory(
+            B, max_memory, what=f"the {test} test of {len(a):,} pairs x {n:,} topics",
+            plan_topics=width if plan is None else 0,
+            floats=5 * min(len(a), max(1, _CELLS // max(1, cells))) * cells / B, extra=8 * 4 * M * len(a))
     if test == "paired_bootstrap":
-        used = as_resample_plan(plan, n, n_resamples, rng)
+        used = as_resample_plan(plan, n, n_resamples, rng, max_memory)
         k = kth_largest_rank(alpha, used.n_resamples)
     elif test == "randomization":
-        used = as_sign_flip_plan(plan, n, n_resamples, rng)
+        used = as_sign_flip_plan(plan, n, n_resamples, rng, max_memory)
         k = kth_largest_rank(alpha, used.n_resamples, exact=used.exact)
     elif test == "unpaired_bootstrap":
         for m in range(M):

@@ -17,9 +17,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from .._memory import DEFAULT_MAX_MEMORY, check_n_resamples, require_resamples_memory
 from .._results import TupleLike
-from ..stats._inputs import check_positive_int
-from ..stats.resampling import as_resample_plan, weighted_sums
+from ..stats.resampling import as_resample_plan, planned_resamples, weighted_sums
 from ._inputs import as_measure_scores, pair_indices
 from .swap import snap_ties
 
@@ -75,7 +75,7 @@ class StabilityResult(TupleLike):
 
 
 def _stability_iv(fuzziness, n_resamples):
-    n_resamples = check_positive_int(n_resamples, "n_resamples")
+    n_resamples = check_n_resamples(n_resamples)
     try:
         f = np.asarray(fuzziness, dtype=float).ravel()
     except (TypeError, ValueError):
@@ -85,7 +85,8 @@ def _stability_iv(fuzziness, n_resamples):
     return f, n_resamples
 
 
-def stability_method(scores_by_measure, *, fuzziness=FUZZINESS, n_resamples=1000, rng=None, plan=None):
+def stability_method(scores_by_measure, *, fuzziness=FUZZINESS, n_resamples=1000, rng=None, plan=None,
+                     max_memory=DEFAULT_MAX_MEMORY):
     """Sakai's bootstrap stability method (Fig. 16): MR and PT for each fuzziness value.
 
     Args:
@@ -96,6 +97,8 @@ def stability_method(scores_by_measure, *, fuzziness=FUZZINESS, n_resamples=1000
         rng: seed or Generator (SPEC 7).
         plan: a :class:`~pyterrier_boot.ResamplePlan` to use as the topic samples, e.g. the
             ``plan`` of :func:`discriminative_power` or the first of :func:`swap_method`'s plans.
+        max_memory: bytes the resampling may hold (default 1 GiB); more is a ValueError stating the
+            estimate (see :func:`~pyterrier_boot.bootstrap_ci`).
 
     Returns:
         StabilityResult (``to_frame()``, ``plot()`` draws the MR-PT curves).
@@ -124,7 +127,10 @@ def stability_method(scores_by_measure, *, fuzziness=FUZZINESS, n_resamples=1000
     data = as_measure_scores(scores_by_measure)
     values = data.values
     M, S, n = values.shape
-    used = as_resample_plan(plan, n, n_resamples, rng)
+    B = planned_resamples(plan, n_resamples)
+    max_memory = require_resamples_memory(B, max_memory, what=f"the stability method on {S:,} systems x {n:,} topics",
+                                          plan_topics=n if plan is None else 0, floats=2 * S + 4 * min(S * (S - 1) // 2, max(1, _CELLS // B)))
+    used = as_resample_plan(plan, n, n_resamples, rng, max_memory)
     B = used.n_resamples
     a, b = pair_indices(S)
     P = len(a)

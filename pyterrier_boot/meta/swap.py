@@ -12,10 +12,11 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from .._memory import DEFAULT_MAX_MEMORY, check_n_resamples, require_resamples_memory
 from .._random import as_generator
 from .._results import TupleLike
 from ..stats._inputs import check_alpha, check_positive_int
-from ..stats.resampling import as_resample_plan, weighted_sums
+from ..stats.resampling import as_resample_plan, planned_resamples, weighted_sums
 from ._inputs import as_measure_scores, pair_indices
 
 __all__ = ["swap_method", "SwapResult"]
@@ -96,7 +97,7 @@ class SwapResult(TupleLike):
 
 
 def _swap_iv(n_resamples, bin_width, n_bins, threshold):
-    n_resamples = check_positive_int(n_resamples, "n_resamples")
+    n_resamples = check_n_resamples(n_resamples)
     n_bins = check_positive_int(n_bins, "n_bins", minimum=2)
     threshold = check_alpha(threshold, "threshold")
     try:
@@ -140,7 +141,7 @@ def required_bin(rate, threshold):
 
 
 def swap_method(scores_by_measure, *, n_resamples=1000, bin_width=0.01, n_bins=21, threshold=0.05,
-                rng=None, plan=None, second_plan=None):
+                rng=None, plan=None, second_plan=None, max_memory=DEFAULT_MAX_MEMORY):
     """Sakai's bootstrap swap method (Fig. 19) for every measure, on shared topic samples.
 
     Args:
@@ -155,6 +156,8 @@ def swap_method(scores_by_measure, *, n_resamples=1000, bin_width=0.01, n_bins=2
         plan, second_plan: :class:`~pyterrier_boot.ResamplePlan` objects to use as ``Q*b`` and
             ``Q'*b``; pass ``plan=discriminative_power(...).plan`` to reuse the paired bootstrap's
             topic samples. They must be independent draws.
+        max_memory: bytes the resampling may hold (default 1 GiB); more is a ValueError stating the
+            estimate (see :func:`~pyterrier_boot.bootstrap_ci`).
 
     Returns:
         SwapResult (``summary()`` is Sakai's Table 4, ``to_frame()`` the swap rate per bin).
@@ -186,9 +189,13 @@ def swap_method(scores_by_measure, *, n_resamples=1000, bin_width=0.01, n_bins=2
     values = data.values
     M, S, n = values.shape
     gen = as_generator(rng)
-    first = as_resample_plan(plan, n, n_resamples, gen)
+    B = planned_resamples(plan, n_resamples)
+    drawn = (plan is None) + (second_plan is None)
+    max_memory = require_resamples_memory(B, max_memory, what=f"the swap method on {S:,} systems x {n:,} topics",
+                                          plan_topics=drawn * n, floats=4 * S + 6 * min(S * (S - 1) // 2, max(1, _CELLS // B)))
+    first = as_resample_plan(plan, n, n_resamples, gen, max_memory)
     # Q'*b from a child stream: independent of Q*b even when 'plan' was drawn with the same seed
-    second = as_resample_plan(second_plan, n, first.n_resamples, gen.spawn(1)[0])
+    second = as_resample_plan(second_plan, n, first.n_resamples, gen.spawn(1)[0], max_memory)
     if second.n_resamples != first.n_resamples:
         raise ValueError(f"'plan' and 'second_plan' must have the same number of resamples, got "
                          f"{first.n_resamples} and {second.n_resamples}")

@@ -32,6 +32,12 @@ from typing import Any, ClassVar
 import numpy as np
 from scipy import stats
 
+from .._memory import (
+    DEFAULT_MAX_MEMORY,
+    check_n_resamples,
+    require_resamples_memory,
+    warn_interval_resolution,
+)
 from .._results import ConfidenceInterval, TupleLike
 from ..stats._inputs import (
     ALTERNATIVES,
@@ -43,7 +49,7 @@ from ..stats._inputs import (
 )
 from ..stats._quantiles import sorted_quantiles
 from ..stats.power import paired_power, topics_needed, two_tailed_power
-from ..stats.resampling import as_resample_plan, weighted_sums
+from ..stats.resampling import as_resample_plan, planned_resamples, weighted_sums
 
 COMPARISONS = ("pair", "all_pairs")
 ADJUSTMENTS = ("tukey", "bonferroni")
@@ -224,7 +230,7 @@ def _topic_set_size_iv(scores, variance, difference, comparisons, adjustment, n_
                          f"{alternative!r}")
     alpha = check_alpha(alpha)
     power = check_alpha(power, "power")
-    n_resamples = check_positive_int(n_resamples, "n_resamples")
+    n_resamples = check_n_resamples(n_resamples)
     confidence_level = check_confidence_level(confidence_level)
     max_topics = check_positive_int(max_topics, "max_topics", minimum=2)
     try:
@@ -254,7 +260,8 @@ def _topic_set_size_iv(scores, variance, difference, comparisons, adjustment, n_
 
 def topic_set_size(scores=None, *, difference, variance=None, comparisons="pair", adjustment="tukey",
                    n_systems=None, alpha=0.05, power=0.8, alternative="two-sided", n_resamples=1000,
-                   confidence_level=0.95, rng=None, plan=None, max_topics=100_000):
+                   confidence_level=0.95, rng=None, plan=None, max_topics=100_000,
+                   max_memory=DEFAULT_MAX_MEMORY):
     """Topics needed to detect a difference ``δ`` with level ``alpha`` and the given ``power``.
 
     Args:
@@ -271,6 +278,8 @@ def topic_set_size(scores=None, *, difference, variance=None, comparisons="pair"
         n_resamples, confidence_level, rng, plan: the topic bootstrap of the variance estimate
             (only with ``scores``).
         max_topics: give up beyond this size.
+        max_memory: bytes the resampling may hold (default 1 GiB); more is a ValueError stating the
+            estimate (see :func:`~pyterrier_boot.bootstrap_ci`).
 
     Returns:
         TopicSetSizeResult (``topics_needed``, its ``confidence_interval``, ``to_frame()``).
@@ -306,7 +315,12 @@ def topic_set_size(scores=None, *, difference, variance=None, comparisons="pair"
                              "'system + topic' exactly): topic-set size is undefined")
         if n_systems is None:
             n_systems = X.shape[0]
-        used = as_resample_plan(plan, n_topics, n_resamples, rng)
+        B = planned_resamples(plan, n_resamples)
+        max_memory = require_resamples_memory(
+            B, max_memory, what=f"the bootstrap of the variance of {X.shape[0]:,} systems x {n_topics:,} topics",
+            plan_topics=n_topics if plan is None else 0, floats=3 * X.shape[0] + 4)
+        warn_interval_resolution(B, confidence_level)
+        used = as_resample_plan(plan, n_topics, n_resamples, rng, max_memory)
         boot = _bootstrap_variance(X, used)
         tail = (1 - confidence_level) / 2
         low, high = sorted_quantiles(np.sort(boot)[None, :], [tail, 1 - tail])[0]

@@ -7,6 +7,14 @@ across measures).
 """
 import numpy as np
 
+from .._memory import (
+    DEFAULT_MAX_MEMORY,
+    check_n_resamples,
+    chunk_rows,
+    require_resamples_memory,
+    warn_interval_resolution,
+    warn_pvalue_resolution,
+)
 from .._warnings import one_warning_per_kind
 from ._inputs import (
     ALTERNATIVES,
@@ -18,13 +26,12 @@ from ._inputs import (
     check_alpha,
     check_choice,
     check_confidence_level,
-    check_positive_int,
     check_spread,
     test_name,
 )
 from .correction import METHODS as CORRECTIONS
 from .correction import correct_pvalues
-from .resampling import as_resample_plan, as_sign_flip_plan
+from .resampling import as_resample_plan, as_sign_flip_plan, planned_resamples
 from .significance import (
     _describe_diffs,
     paired_bootstrap_core,
@@ -150,7 +157,7 @@ def _compare_iv(test, correction, correction_scope, alpha, alternative, confiden
     check_choice(alternative, "alternative", ALTERNATIVES)
     check_choice(nan_policy, "nan_policy", NAN_POLICIES)
     return (check_alpha(alpha), check_confidence_level(confidence_level),
-            check_positive_int(n_resamples, "n_resamples"))
+            check_n_resamples(n_resamples))
 
 
 def _callable_core(test, Xa, Xb):
@@ -168,10 +175,31 @@ def _callable_core(test, Xa, Xb):
                 degenerate=np.zeros(P, dtype=bool))
 
 
+def _check_resampling(test, plan, n, n_resamples, n_pairs, n_measures, alpha, confidence_level, alternative,
+                      max_memory):
+    """Memory (plan, one chunk of pairs) and resolution of compare's resampling tests."""
+    given = plan is not None
+    B = planned_resamples(plan, n_resamples)
+    exact = test == "randomization" and (getattr(plan, "exact", False) if given else n < 63 and 2 ** n <= B)
+    size = None
+    if exact and not given:
+        B = 2 ** n
+        size = f"n_resamples={n_resamples:,} (at least 2^{n}: all {B:,} sign flips enumerated)"
+    rows = chunk_rows(n_pairs, B)
+    max_memory = require_resamples_memory(
+        B, max_memory, what=f"the {test} test of {n_pairs:,} pair(s) x {n:,} topics",
+        plan_topics=0 if given else n, floats=5 * rows, extra=8 * 16 * n_pairs * n_measures, size=size)
+    if test == "paired_bootstrap" and warn_interval_resolution(B, confidence_level, alternative, "bootstrap-t"):
+        return max_memory
+    if not exact:
+        warn_pvalue_resolution(B, alpha)
+    return max_memory
+
+
 @one_warning_per_kind()
 def compare(scores, *, baseline=None, test="paired_bootstrap", correction="holm",
             correction_scope="measure", alpha=0.05, alternative="two-sided", confidence_level=0.95,
-            n_resamples=10_000, rng=None, plan=None, nan_policy="raise"):
+            n_resamples=10_000, rng=None, plan=None, nan_policy="raise", max_memory=DEFAULT_MAX_MEMORY):
     """Test every pair of systems (or every system against baselines) on every measure.
 
     Args:
@@ -197,6 +225,9 @@ def compare(scores, *, baseline=None, test="paired_bootstrap", correction="holm"
             to replay; one plan serves every pair and measure.
         nan_policy: ``"raise"``, or ``"omit"`` to drop topics missing for any system or measure
             (warning with their ids).
+        max_memory: bytes the resampling tests may hold (default 1 GiB: the plan and one chunk of
+            pairs); more is a ValueError stating the estimate. Too few resamples for the
+            interval's tails or for a p-value below ``alpha`` give a :class:`~pyterrier_boot.BootWarning`.
 
     Returns:
         pandas.DataFrame, one row per (measure, pair), columns :data:`COLUMNS`:
@@ -222,10 +253,13 @@ def compare(scores, *, baseline=None, test="paired_bootstrap", correction="holm"
     n = values.shape[2]
     if n < 2:
         raise ValueError(f"'scores' needs at least 2 topics, got {n}")
+    if test in ("paired_bootstrap", "randomization"):
+        max_memory = _check_resampling(test, plan, n, n_resamples, len(a), len(measures), alpha,
+                                       confidence_level, alternative, max_memory)
     if test == "paired_bootstrap":
-        used = as_resample_plan(plan, n, n_resamples, rng)
+        used = as_resample_plan(plan, n, n_resamples, rng, max_memory)
     elif test == "randomization":
-        used = as_sign_flip_plan(plan, n, n_resamples, rng)
+        used = as_sign_flip_plan(plan, n, n_resamples, rng, max_memory)
     elif plan is not None:
         raise ValueError(f"'plan' is only used by the resampling tests, not test={test!r}")
     import pandas as pd

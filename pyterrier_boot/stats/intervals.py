@@ -17,6 +17,12 @@ from typing import Any, ClassVar
 import numpy as np
 from scipy import special, stats
 
+from .._memory import (
+    DEFAULT_MAX_MEMORY,
+    check_n_resamples,
+    require_resamples_memory,
+    warn_interval_resolution,
+)
 from .._results import ConfidenceInterval, TupleLike
 from .._warnings import DegenerateWarning, one_warning_per_kind, report
 from ._inputs import (
@@ -26,11 +32,10 @@ from ._inputs import (
     check_batch,
     check_choice,
     check_confidence_level,
-    check_positive_int,
 )
 from ._quantiles import quantiles, sorted_quantiles
 from .aggregates import get_aggregate
-from .resampling import as_resample_plan, weighted_sums
+from .resampling import as_resample_plan, planned_resamples, weighted_sums
 
 METHODS = ("percentile", "basic", "bca", "studentized", "normal", "t", "z")
 
@@ -101,7 +106,7 @@ def _bootstrap_ci_iv(scores, statistic, method, confidence_level, alternative, n
     check_choice(alternative, "alternative", ALTERNATIVES)
     check_choice(nan_policy, "nan_policy", NAN_POLICIES)
     confidence_level = check_confidence_level(confidence_level)
-    n_resamples = check_positive_int(n_resamples, "n_resamples", minimum=2)
+    n_resamples = check_n_resamples(n_resamples, minimum=2)
     batch = check_batch(batch)
     agg = get_aggregate(statistic)
     is_1d = np.ndim(scores) == 1
@@ -217,7 +222,7 @@ def _bca_probabilities(dist, theta, jack, confidence_level, alternative):
 @one_warning_per_kind()
 def bootstrap_ci(scores, *, statistic="mean", method="bca", confidence_level=0.95,
                  alternative="two-sided", n_resamples=10_000, sigma=None, rng=None, plan=None,
-                 batch=None, nan_policy="raise"):
+                 batch=None, nan_policy="raise", max_memory=DEFAULT_MAX_MEMORY):
     """Confidence interval of a system's population score from its per-topic scores.
 
     Args:
@@ -238,6 +243,10 @@ def bootstrap_ci(scores, *, statistic="mean", method="bca", confidence_level=0.9
             not depend on it).
         nan_policy: ``"raise"`` (default) or ``"omit"``: drop topics with a NaN score for any
             system, warning with their labels.
+        max_memory: bytes the resampling may hold (default 1 GiB): the plan (``10·B·n``) and
+            about four ``systems x B`` float arrays; more is a ValueError stating the estimate.
+            Too few resamples for the interval's tails (``B < 40`` at 95%, ``B < 200`` for BCa)
+            give a :class:`~pyterrier_boot.BootWarning`.
 
     Returns:
         IntervalResult
@@ -288,7 +297,13 @@ def bootstrap_ci(scores, *, statistic="mean", method="bca", confidence_level=0.9
         low, high = agg.inverse(m - crit * se), agg.inverse(m + crit * se)
         standard_error = se
     else:
-        used_plan = as_resample_plan(plan, n, n_resamples, rng)
+        B = planned_resamples(plan, n_resamples)
+        max_memory = require_resamples_memory(
+            B, max_memory, what=f"bootstrap intervals of {S:,} system(s) x {n:,} topics",
+            plan_topics=n if plan is None else 0, floats=4 * S)
+        if method != "normal":
+            warn_interval_resolution(B, confidence_level, alternative, method)
+        used_plan = as_resample_plan(plan, n, n_resamples, rng, max_memory)
         dist = _resample_distribution(agg, values, used_plan, batch)
         srt = np.sort(dist, axis=1)
         standard_error = dist.std(axis=1, ddof=1)

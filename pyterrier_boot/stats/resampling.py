@@ -19,6 +19,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._memory import (
+    DEFAULT_MAX_MEMORY,
+    check_max_memory,
+    check_n_resamples,
+    plan_bytes,
+    require_memory,
+)
 from .._random import as_generator
 from ._inputs import check_positive_int
 
@@ -115,7 +122,11 @@ class SignFlipPlan:
         signs = np.asarray(self.signs)
         if signs.ndim != 2 or signs.shape[0] < 1 or signs.shape[1] < 1:
             raise ValueError(f"'plan' signs must be a 2-D array (n_resamples, n_topics), got shape {signs.shape}")
-        if not np.isin(signs, (-1, 1)).all():
+        if np.issubdtype(signs.dtype, np.integer):  # one boolean temporary, not isin's int64 ones
+            valid = signs.size == 0 or (signs.min() >= -1 and signs.max() <= 1 and np.all(signs != 0))
+        else:
+            valid = np.isin(signs, (-1, 1)).all()
+        if not valid:
             raise ValueError("'plan' signs must all be +1 or -1")
         signs = np.array(signs, dtype=np.int8, copy=True)
         signs.setflags(write=False)
@@ -138,7 +149,13 @@ class SignFlipPlan:
         return f"SignFlipPlan(n_resamples={self.n_resamples}, n_topics={self.n_topics}, exact={self.exact})"
 
 
-def resample_plan(n_topics, *, n_resamples=10_000, rng=None):
+def _require_plan_memory(n_topics, n_resamples, max_memory, kind):
+    require_memory(plan_bytes(n_resamples, n_topics), check_max_memory(max_memory),
+                   what=f"{kind} of {n_topics:,} topics", size=f"n_resamples={n_resamples:,}",
+                   fix="lower n_resamples")
+
+
+def resample_plan(n_topics, *, n_resamples=10_000, rng=None, max_memory=DEFAULT_MAX_MEMORY):
     """Draw a topic-bootstrap plan: ``n_resamples`` resamples of ``n_topics`` positions.
 
     The indices are drawn in one call, ``rng.integers(0, n_topics, (n_resamples, n_topics))``, which
@@ -149,6 +166,8 @@ def resample_plan(n_topics, *, n_resamples=10_000, rng=None):
         n_topics: number of topics (columns of the score matrix).
         n_resamples: number of bootstrap resamples ``B``.
         rng: ``None``, an int seed, a ``SeedSequence`` or a ``Generator`` (SPEC 7).
+        max_memory: bytes the plan may take while it is drawn (default 1 GiB; about
+            ``10·B·n_topics``); a larger plan is a ValueError stating the estimate.
 
     Returns:
         ResamplePlan
@@ -159,37 +178,52 @@ def resample_plan(n_topics, *, n_resamples=10_000, rng=None):
         ResamplePlan(n_resamples=1000, n_topics=50)
     """
     n_topics = check_positive_int(n_topics, "n_topics")
-    n_resamples = check_positive_int(n_resamples, "n_resamples")
+    n_resamples = check_n_resamples(n_resamples, minimum=1)
+    _require_plan_memory(n_topics, n_resamples, max_memory, "a topic-bootstrap plan")
     gen = as_generator(rng)
     return ResamplePlan(gen.integers(0, n_topics, (n_resamples, n_topics)))
 
 
-def sign_flip_plan(n_topics, *, n_resamples=10_000, rng=None):
+def sign_flip_plan(n_topics, *, n_resamples=10_000, rng=None, max_memory=DEFAULT_MAX_MEMORY):
     """Draw the sign flips of a paired randomisation test.
 
     When ``2 ** n_topics <= n_resamples`` every flip is enumerated (exact test, ``rng`` unused);
     otherwise each topic's sign is flipped with probability 1/2, independently, ``n_resamples``
-    times (``rng.integers(0, 2, (n_resamples, n_topics))``).
+    times (``rng.integers(0, 2, (n_resamples, n_topics))``). ``max_memory`` as :func:`resample_plan`.
 
     Example:
         >>> sign_flip_plan(3, n_resamples=100).signs.shape  # 2**3 = 8 <= 100: exact
         (8, 3)
     """
     n_topics = check_positive_int(n_topics, "n_topics")
-    n_resamples = check_positive_int(n_resamples, "n_resamples")
-    if n_topics < 63 and 2 ** n_topics <= n_resamples:
+    n_resamples = check_n_resamples(n_resamples, minimum=1)
+    exact = n_topics < 63 and 2 ** n_topics <= n_resamples
+    _require_plan_memory(n_topics, 2 ** n_topics if exact else n_resamples, max_memory, "a sign-flip plan")
+    if exact:
         codes = np.arange(2 ** n_topics, dtype=np.int64)[:, None]
         bits = (codes >> np.arange(n_topics, dtype=np.int64)) & 1
         return SignFlipPlan(1 - 2 * bits, exact=True)
     gen = as_generator(rng)
-    bits = gen.integers(0, 2, (n_resamples, n_topics))
-    return SignFlipPlan(1 - 2 * bits, exact=False)
+    signs = gen.integers(0, 2, (n_resamples, n_topics))
+    signs *= -2  # 1 - 2 * bits, in place: one int64 array at a time
+    signs += 1
+    return SignFlipPlan(signs, exact=False)
 
 
-def as_resample_plan(plan, n_topics, n_resamples, rng):
+def planned_resamples(plan, n_resamples):
+    """Resamples a call will use: those of ``plan`` (a plan or its 2-D array; an invalid one is
+    refused when it is read) or, without a plan, ``n_resamples``."""
+    if isinstance(plan, (ResamplePlan, SignFlipPlan)):
+        return plan.n_resamples
+    if plan is not None and np.ndim(plan) == 2:
+        return int(np.shape(plan)[0])
+    return n_resamples
+
+
+def as_resample_plan(plan, n_topics, n_resamples, rng, max_memory=DEFAULT_MAX_MEMORY):
     """The plan to use: the given one (checked against ``n_topics``) or a new one drawn from ``rng``."""
     if plan is None:
-        return resample_plan(n_topics, n_resamples=n_resamples, rng=rng)
+        return resample_plan(n_topics, n_resamples=n_resamples, rng=rng, max_memory=max_memory)
     if not isinstance(plan, ResamplePlan):
         if isinstance(plan, SignFlipPlan):
             raise TypeError("'plan' must be a ResamplePlan (topic bootstrap), got a SignFlipPlan")
@@ -199,9 +233,9 @@ def as_resample_plan(plan, n_topics, n_resamples, rng):
     return plan
 
 
-def as_sign_flip_plan(plan, n_topics, n_resamples, rng):
+def as_sign_flip_plan(plan, n_topics, n_resamples, rng, max_memory=DEFAULT_MAX_MEMORY):
     if plan is None:
-        return sign_flip_plan(n_topics, n_resamples=n_resamples, rng=rng)
+        return sign_flip_plan(n_topics, n_resamples=n_resamples, rng=rng, max_memory=max_memory)
     if not isinstance(plan, SignFlipPlan):
         raise TypeError(f"'plan' must be a SignFlipPlan for the randomisation test, got {type(plan).__name__}")
     if plan.n_topics != n_topics:

@@ -29,6 +29,15 @@ from typing import Any, ClassVar
 import numpy as np
 from scipy import stats
 
+from .._memory import (
+    CHUNK_CELLS,
+    DEFAULT_MAX_MEMORY,
+    check_n_resamples,
+    chunk_rows,
+    require_resamples_memory,
+    warn_interval_resolution,
+    warn_pvalue_resolution,
+)
 from .._random import as_generator
 from .._results import ConfidenceInterval, TupleLike
 from .._warnings import DegenerateWarning, report
@@ -39,13 +48,18 @@ from ._inputs import (
     as_sample,
     check_choice,
     check_confidence_level,
-    check_positive_int,
     tolerance,
 )
 from ._quantiles import quantiles, sorted_quantiles
 from .aggregates import get_aggregate
 from .intervals import _tail_probabilities, t_interval
-from .resampling import as_resample_plan, as_sign_flip_plan, weighted_sums
+from .resampling import (
+    SignFlipPlan,
+    as_resample_plan,
+    as_sign_flip_plan,
+    planned_resamples,
+    weighted_sums,
+)
 
 __all__ = [
     "PairedTestResult",
@@ -57,9 +71,6 @@ __all__ = [
     "wilcoxon_test",
     "sign_test",
 ]
-
-# pairs evaluated at once by the vectorised cores: n_resamples * chunk floats per array
-_CELLS = 1 << 22
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,8 +207,12 @@ def _count_extreme(null, observed, alternative):
         return np.count_nonzero(null <= observed + tol, axis=1)
 
 
+# pairs evaluated at once by the vectorised cores: n_resamples * chunk floats per array
+_CELLS = CHUNK_CELLS
+
+
 def _chunks(n_series, n_resamples):
-    size = max(32, (_CELLS // max(1, n_resamples)) // 32 * 32)
+    size = max(1, chunk_rows(n_series, n_resamples, _CELLS))
     for start in range(0, n_series, size):
         yield slice(start, min(start + size, n_series))
 
@@ -374,7 +389,7 @@ def _result(core, method, alternative, confidence_level, plan=None):
 
 
 def paired_bootstrap_test(x, y, *, alternative="two-sided", n_resamples=10_000, confidence_level=0.95,
-                          rng=None, plan=None, nan_policy="raise"):
+                          rng=None, plan=None, nan_policy="raise", max_memory=DEFAULT_MAX_MEMORY):
     """Sakai's paired bootstrap test (studentised shift method) of ``mean(x - y) = 0``.
 
     With ``z = x - y``, the statistic is ``t(z) = mean(z) / (sd(z)/√n)``. The null is imposed by
@@ -393,6 +408,10 @@ def paired_bootstrap_test(x, y, *, alternative="two-sided", n_resamples=10_000, 
             to ``pt.Experiment`` for reproducible p-values.
         plan: a :class:`ResamplePlan` to replay (overrides ``n_resamples`` and ``rng``).
         nan_policy: ``"raise"`` or ``"omit"`` (drop topics with a NaN or missing score, warning).
+        max_memory: bytes the test may hold (default 1 GiB: the plan, ``10·B·n``, and a few
+            ``B``-long arrays); more is a ValueError stating the estimate. Too few resamples for
+            the interval's tails (``B < 40`` at 95%) or for a p-value below 0.05 (``B < 20``: it is
+            at least ``1/(B+1)``) give a :class:`~pyterrier_boot.BootWarning`.
 
     Returns:
         PairedTestResult; ``null_distribution`` holds the ``t(w*b)``.
@@ -412,9 +431,14 @@ def paired_bootstrap_test(x, y, *, alternative="two-sided", n_resamples=10_000, 
         tests. IPSJ Digital Courier 3, §5.1.
     """
     confidence_level = _common_iv(alternative, confidence_level, nan_policy)
-    n_resamples = check_positive_int(n_resamples, "n_resamples")
+    n_resamples = check_n_resamples(n_resamples)
     x, y = as_paired(x, y, nan_policy=nan_policy)
-    used = as_resample_plan(plan, x.size, n_resamples, rng)
+    B = planned_resamples(plan, n_resamples)
+    max_memory = require_resamples_memory(B, max_memory, what=f"a paired bootstrap test of {x.size:,} topics",
+                                          plan_topics=0 if plan is not None else x.size, floats=6)
+    used = as_resample_plan(plan, x.size, n_resamples, rng, max_memory)
+    if not warn_interval_resolution(B, confidence_level, alternative, "bootstrap-t"):
+        warn_pvalue_resolution(B)
     core = paired_bootstrap_core((x - y)[None, :], used, alternative=alternative,
                                  confidence_level=confidence_level, keep_null=True)
     warn_degenerate("constant" if not core["zero"][0] else "zero", core["degenerate"])
@@ -422,7 +446,7 @@ def paired_bootstrap_test(x, y, *, alternative="two-sided", n_resamples=10_000, 
 
 
 def randomization_test(x, y, *, alternative="two-sided", n_resamples=10_000, confidence_level=0.95,
-                       rng=None, plan=None, nan_policy="raise"):
+                       rng=None, plan=None, nan_policy="raise", max_memory=DEFAULT_MAX_MEMORY):
     """Paired randomisation (permutation) test of the mean difference by per-topic sign flips.
 
     Under the null the two systems' labels are exchangeable on each topic, so each difference
@@ -437,6 +461,7 @@ def randomization_test(x, y, *, alternative="two-sided", n_resamples=10_000, con
         alternative, confidence_level, rng, nan_policy: as :func:`paired_bootstrap_test`.
         n_resamples: random sign flips ``B``; also the threshold for exact enumeration.
         plan: a :class:`SignFlipPlan` to replay.
+        max_memory: as :func:`paired_bootstrap_test`.
 
     Returns:
         PairedTestResult (its interval is the t interval of the mean difference).
@@ -453,9 +478,19 @@ def randomization_test(x, y, *, alternative="two-sided", n_resamples=10_000, con
         information retrieval evaluation. CIKM. (METHODS.md §2.)
     """
     confidence_level = _common_iv(alternative, confidence_level, nan_policy)
-    n_resamples = check_positive_int(n_resamples, "n_resamples")
+    n_resamples = check_n_resamples(n_resamples)
     x, y = as_paired(x, y, nan_policy=nan_policy)
-    used = as_sign_flip_plan(plan, x.size, n_resamples, rng)
+    B = planned_resamples(plan, n_resamples)
+    exact = plan.exact if isinstance(plan, SignFlipPlan) else (x.size < 63 and 2 ** x.size <= B)
+    size = None
+    if plan is None and exact:
+        B = 2 ** x.size
+        size = f"n_resamples={n_resamples:,} (at least 2^{x.size}: all {B:,} sign flips enumerated)"
+    max_memory = require_resamples_memory(B, max_memory, what=f"a randomisation test of {x.size:,} topics",
+                                          plan_topics=0 if plan is not None else x.size, floats=3, size=size)
+    used = as_sign_flip_plan(plan, x.size, n_resamples, rng, max_memory)
+    if not used.exact:
+        warn_pvalue_resolution(B)
     core = randomization_core((x - y)[None, :], used, alternative=alternative,
                               confidence_level=confidence_level, keep_null=True)
     warn_degenerate("zero", core["degenerate"])
@@ -526,7 +561,7 @@ def _cohens_d(x, y):
 
 
 def unpaired_bootstrap_test(x, y, *, statistic="mean", alternative="two-sided", n_resamples=10_000,
-                            confidence_level=0.95, rng=None, nan_policy="raise"):
+                            confidence_level=0.95, rng=None, nan_policy="raise", max_memory=DEFAULT_MAX_MEMORY):
     """Sakai's unpaired bootstrap test of ``M(x) = M(y)`` for any aggregate ``M``.
 
     ``x`` and ``y`` need not share topics or length. The null (both from one distribution) is
@@ -543,6 +578,8 @@ def unpaired_bootstrap_test(x, y, *, statistic="mean", alternative="two-sided", 
             ``f(sample, axis=-1)``.
         alternative, n_resamples, confidence_level, rng, nan_policy: as the paired tests (NaNs
             are dropped from each sample separately with ``"omit"``).
+        max_memory: as :func:`paired_bootstrap_test` (here about ``24·B·(n + m)`` bytes: the pooled
+            and the separate resamples are drawn whole, so that a seed gives the same draws).
 
     Returns:
         UnpairedTestResult
@@ -555,10 +592,14 @@ def unpaired_bootstrap_test(x, y, *, statistic="mean", alternative="two-sided", 
         True
     """
     confidence_level = _common_iv(alternative, confidence_level, nan_policy)
-    n_resamples = check_positive_int(n_resamples, "n_resamples")
+    n_resamples = check_n_resamples(n_resamples)
     agg = get_aggregate(statistic)
     x = as_sample(x, "x", nan_policy=nan_policy)
     y = as_sample(y, "y", nan_policy=nan_policy)
+    require_resamples_memory(n_resamples, max_memory, what=f"an unpaired bootstrap test of {x.size:,} + {y.size:,} "
+                             "topics", floats=3 * (x.size + y.size) + 4)
+    if not warn_interval_resolution(n_resamples, confidence_level, alternative):
+        warn_pvalue_resolution(n_resamples)
     agg.check_domain(x, "x")
     agg.check_domain(y, "y")
     gen = as_generator(rng)

@@ -23,6 +23,13 @@ from typing import Any, ClassVar
 import numpy as np
 from scipy import stats
 
+from .._memory import (
+    DEFAULT_MAX_MEMORY,
+    check_n_resamples,
+    require_resamples_memory,
+    warn_interval_resolution,
+    warn_pvalue_resolution,
+)
 from .._random import as_generator
 from .._results import ConfidenceInterval, TupleLike
 from .._warnings import DegenerateWarning
@@ -31,7 +38,6 @@ from ._inputs import (
     as_score_matrix,
     check_choice,
     check_confidence_level,
-    check_positive_int,
     tolerance,
 )
 from ._quantiles import sorted_quantiles
@@ -156,7 +162,7 @@ def tukey_hsd(scores, *, confidence_level=0.95, nan_policy="raise"):
 
 
 def randomized_tukey_hsd(scores, *, n_resamples=10_000, confidence_level=0.95, rng=None,
-                         nan_policy="raise"):
+                         nan_policy="raise", max_memory=DEFAULT_MAX_MEMORY):
     """Carterette's randomised Tukey HSD: all pairs, family-wise error controlled, topics as blocks.
 
     Per resample, each topic's scores are shuffled across the systems (the null: systems are
@@ -173,6 +179,8 @@ def randomized_tukey_hsd(scores, *, n_resamples=10_000, confidence_level=0.95, r
         confidence_level: level of the intervals.
         rng: seed or Generator (SPEC 7).
         nan_policy: ``"raise"`` or ``"omit"``.
+        max_memory: bytes it may hold (default 1 GiB: the ``B`` null ranges, twice, and one block
+            of shuffles); more is a ValueError stating the estimate.
 
     Returns:
         TukeyHSDResult with ``null_distribution`` the ``B`` null ranges.
@@ -187,10 +195,14 @@ def randomized_tukey_hsd(scores, *, n_resamples=10_000, confidence_level=0.95, r
         (True, True)
     """
     matrix, confidence_level = _tukey_iv(scores, confidence_level, nan_policy)
-    n_resamples = check_positive_int(n_resamples, "n_resamples")
-    gen = as_generator(rng)
+    n_resamples = check_n_resamples(n_resamples)
     X = matrix.values
     S, n = X.shape
+    require_resamples_memory(n_resamples, max_memory, what=f"a randomised Tukey HSD of {S:,} systems x {n:,} topics",
+                             floats=3, extra=8 * 4 * _BLOCK * n * S)
+    if not warn_interval_resolution(n_resamples, confidence_level, "greater"):
+        warn_pvalue_resolution(n_resamples)
+    gen = as_generator(rng)
     means = X.mean(axis=1)
     diff = means[:, None] - means[None, :]
     by_topic = X.T  # (n, S)
