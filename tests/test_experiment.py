@@ -229,7 +229,8 @@ def test_summed_measures_pass_through_without_interval(sim):
     _assert_pt_columns_equal(ours, _pt(sim, measures=["map", "num_ret"]))
     # the rich result keeps summed measures only without a bootstrap
     assert _rich(sim, measures=["map", "NumRet"], bootstrap=None).measures == ("map", "NumRet")
-    assert _rich(sim, measures=["map", "NumRet"]).measures == ("map",)
+    with pytest.raises(ValueError, match="'NumRet' is summed over topics.*bootstrap=None"):
+        _rich(sim, measures=["map", "NumRet"])
 
 
 @pytest.mark.parametrize(("kwargs", "error", "message"), [

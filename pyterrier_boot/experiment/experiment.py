@@ -22,7 +22,7 @@ from ..inputs.qrels import read_qrels
 from ..inputs.topics import read_topics
 from ..measures.arrays import natural_order
 from ..measures.evaluation import prepare
-from ..measures.parsing import parse_measures
+from ..measures.parsing import LabelledMeasure, parse_measures, require_mean_aggregated
 from ..stats.intervals import METHODS as TOPIC_METHODS
 from ..stats.resampling import resample_plan
 from .dropin import pt_shaped
@@ -140,7 +140,8 @@ def experiment_result(retr_systems, topics, qrels, eval_metrics, names=None, bat
     ``dataframe`` and ``highlight``, belong to the methods of the result) and returns an
     :class:`ExperimentResult`: ``table()``, ``per_query()``, ``pairwise()``, ``ranks()``,
     ``distribution()``, ``to_latex()`` and the ``plot_*`` methods. Measures summed over topics are
-    kept only with ``bootstrap=None``; trec_eval families are expanded into their measures; with
+    refused with a bootstrap (a ValueError: use ``bootstrap=None``); trec_eval families are expanded
+    into their measures (without their summed ones when bootstrapping); with
     fewer than two judged topics intervals and tests are NaN (one warning). ``save_dir`` writes
     the runs and the table's ``aggregated.csv``/``perquery.csv``.
 
@@ -338,11 +339,17 @@ def _measures(eval_metrics, *, summed_allowed, rich):
         elif isinstance(item, ir_measures.Measure):
             label, measure = str(item), item
             for_pt.append(item)
+        elif isinstance(item, LabelledMeasure):
+            label, measure = item.label, item.measure
+            for_pt.append(measure)
+            rename[str(measure)] = label
         else:
             raise MeasureError(f"Unknown measure {item!r} of type {type(item).__name__}: give a measure name "
                                "('map', 'nDCG@10') or an ir_measures measure")
         objects.append(measure)
         if _summed(measure) and not summed_allowed:
+            if rich:
+                require_mean_aggregated(parse_measures([item]), context="a bootstrap interval (use bootstrap=None)")
             continue  # pt.Experiment's value, no interval
         if not set(ir_measures.run_inputs([measure])) <= _RANKING:
             by_query.append((label, measure))
