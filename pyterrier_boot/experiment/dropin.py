@@ -28,10 +28,11 @@ def pt_shaped(result, runs, names, topics, qrels, eval_metrics, *, rename, basel
     """A :class:`PtView` of ``result``: ``pt.Experiment`` run on ``runs`` (frames named ``names``)."""
 
     def call(**kwargs):
-        return _pt_experiment()(list(runs), topics, qrels, list(eval_metrics), names=list(names), baseline=baseline,
-                             test=test, correction=correction, correction_alpha=correction_alpha,
-                             filter_by_qrels=filter_by_qrels, filter_by_topics=filter_by_topics, verbose=False,
-                             validate="ignore", **kwargs)
+        options = dict(baseline=baseline, test=test, correction=correction, correction_alpha=correction_alpha,
+                       filter_by_qrels=filter_by_qrels, filter_by_topics=filter_by_topics, verbose=False,
+                       validate="ignore")
+        return _pt_experiment()(list(runs), topics, qrels, list(eval_metrics), names=list(names),
+                                **(options | kwargs))
 
     return PtView(result, list(names), call, rename, mrt, round)
 
@@ -62,8 +63,9 @@ class PtView:
         """``aggregated.csv`` and ``perquery.csv`` in ``save_dir``, keeping other systems' rows (as pt.Experiment)."""
         current = set(self.names)
         averages = self._averages(self.call(round=self.round), True, None)
-        for file, new in (("aggregated.csv", averages), ("perquery.csv", self._per_query(self.call(perquery=True),
-                                                                                           True))):
+        per_query = self.call(perquery=True, baseline=None, correction=None,
+                              round=self.round if isinstance(self.round, int) else None)
+        for file, new in (("aggregated.csv", averages), ("perquery.csv", self._per_query(per_query, True))):
             path = os.path.join(save_dir, file)
             if os.path.exists(path):
                 old = pd.read_csv(path)
@@ -76,7 +78,8 @@ class PtView:
 
     def _averages(self, averages, dataframe, highlight):
         if not dataframe:
-            averages = {name: {self.rename.get(m, m): v for m, v in row.items()} for name, row in averages.items()}
+            if self.rename:
+                averages = {name: {self.rename.get(m, m): v for m, v in row.items()} for name, row in averages.items()}
             for name, milliseconds in zip(self.names, self.mrt or []):  # a repeated name: the last, as pt
                 if "mrt" in averages.get(name, {}):
                     averages[name]["mrt"] = milliseconds
@@ -96,10 +99,15 @@ class PtView:
         return _highlighted(frame, direction, highlight)
 
     def _per_query(self, per_query, dataframe):
-        if not dataframe:
+        if not self.rename:
+            frame = per_query
+        elif not dataframe:
             return {s: {q: {self.rename.get(m, m): v for m, v in row.items()} for q, row in topics.items()}
                     for s, topics in per_query.items()}
-        frame = per_query.assign(measure=per_query["measure"].map(lambda m: self.rename.get(m, m)))
+        else:
+            frame = per_query.assign(measure=per_query["measure"].map(lambda m: self.rename.get(m, m)))
+        if not dataframe:
+            return frame
         if self.result.corpus is None:
             return frame
         with warnings.catch_warnings():

@@ -376,7 +376,9 @@ def _values(runs, keys, qrels_frame, measures):
     labels = [lm.label for lm in kernel]
     evaluator = None
     if kernel:
-        evaluator, _ = prepare(dict(zip(keys, runs, strict=True)), qrels_frame, kernel)
+        with warnings.catch_warnings():  # as pt.Experiment: topics without judgements are not evaluated
+            warnings.filterwarnings("ignore", "run .* topic\\(s\\) not in the qrels are ignored", InputWarning)
+            evaluator, _ = prepare(dict(zip(keys, runs, strict=True)), qrels_frame, kernel)
         arrays = evaluator.arrays
         values = evaluator.evaluate(np.ones((1, arrays.n_docs), np.int32), identity=True)[0]
         qids = arrays.qids
