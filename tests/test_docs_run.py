@@ -5,7 +5,7 @@ Python blocks run as scripts; console blocks run their ``pyterrier-boot`` lines 
 ``python -m pyterrier_boot``. A block preceded by ``<!-- norun: reason -->`` is skipped (the reason
 is required). Blocks run in a fresh folder holding the files they name (``qrels.txt``, ``runs/``,
 simulated by :func:`pyterrier_boot.simulate_collection`), with ir_datasets reading the offline
-Vaswani copy (skipping when it is absent).
+Vaswani copy (skipping when it is absent). Marked slow: run with ``pytest -m slow tests/test_docs_run.py``.
 """
 import os
 import re
@@ -72,6 +72,7 @@ def _run(lang, code, cwd):
     return done
 
 
+@pytest.mark.slow  # minutes: Vaswani is indexed and bootstrapped, every block twice (CI runs -m slow)
 @pytest.mark.integration
 @pytest.mark.parametrize(("lang", "code", "reason"), list(_blocks()))
 def test_block_runs_twice_and_prints(lang, code, reason, workdir):
