@@ -163,6 +163,8 @@ def print_plan(systems, names):
         remainders = list(systems)
     for i, (name, rest) in enumerate(zip(names, remainders)):
         branch = "└──" if i == len(names) - 1 else "├──"
-        shown = "a DataFrame of results" if isinstance(rest, pd.DataFrame) else str(rest)
-        lines.append(f"{indent}{branch} {shown}" + (f"  [{name}]" if name != shown else ""))
+        if isinstance(rest, pd.DataFrame):
+            lines.append(f"{indent}{branch} DataFrame #{i} ({len(rest)} results)")
+        else:
+            lines.append(f"{indent}{branch} {rest}" + (f"  [{name}]" if name != str(rest) else ""))
     print("\n".join(lines) + "\n")

@@ -207,7 +207,7 @@ def _experiment(retr_systems, topics, qrels, eval_metrics, names, batch_size, fi
     if validate != "ignore":
         _validate(systems, names, topics, measures.objects, validate)
 
-    if plan == "tree" and verbose is True:
+    if plan == "tree" and verbose in ("auto", True):  # as pt.Experiment: the tree plan is shown by default
         print_plan(systems, names)
     keys = names if len(set(names)) == len(names) else [f"{n} ({i})" for i, n in enumerate(names)]
     executed = run_systems(systems, keys, topics, batch_size=batch_size, save_dir=save_dir,
