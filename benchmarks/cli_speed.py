@@ -51,7 +51,7 @@ def stages(folder, out):
 
     from pyterrier_boot.cli import _common
     from pyterrier_boot.cli.evaluate import print_result, write_outputs
-    from pyterrier_boot.experiment.experiment import Experiment
+    from pyterrier_boot.experiment.experiment import experiment_result
 
     times = {}
     t = time.perf_counter()
@@ -60,7 +60,7 @@ def stages(folder, out):
     times["read qrels + 59 gzipped runs"] = time.perf_counter() - t
     measures = _common.parse_measures_rel(["nDCG@10", "AP"], 2)
     t = time.perf_counter()
-    result = Experiment(runs, None, qrels, measures, bootstrap="topic", n_resamples=10_000, rng=1, dataframe=False)
+    result = experiment_result(runs, None, qrels, measures, bootstrap="topic", n_resamples=10_000, rng=1)
     times["evaluate + 10,000 topic resamples (BCa)"] = time.perf_counter() - t
     t = time.perf_counter()
     pairwise = result.pairwise(test="t", correction="holm", rng=np.random.default_rng(1))

@@ -63,8 +63,8 @@ systems = {"BM25": bm25, "DPH": index.dph(), "PL2": index.pl2(), "QLD": index.ql
 # baseline gets a 95% BCa interval from 10,000 topic resamples.
 
 # %%
-topic = pt.boot.Experiment(systems, topics, qrels, MEASURES, baseline="BM25", correction="holm", round=4,
-                           rng=42, dataframe=False)
+topic = pt.boot.experiment_result(systems, topics, qrels, MEASURES, baseline="BM25", correction="holm", round=4,
+                           rng=42)
 print(topic.table()[["name", "map", "map ci_low", "map ci_high", "map diff", "map diff ci_low",
                      "map diff ci_high", "map p-value corrected"]].to_string(index=False))
 
@@ -75,8 +75,8 @@ print(topic.table()[["name", "map", "map ci_low", "map ci_high", "map diff", "ma
 # the values are recomputed on each image (Cormack & Lynam 2006; Zobel & Rashidi 2020).
 
 # %%
-corpus = pt.boot.Experiment(systems, topics, qrels, MEASURES, baseline="BM25", bootstrap="corpus",
-                            rng=42, dataframe=False, verbose=True)
+corpus = pt.boot.experiment_result(systems, topics, qrels, MEASURES, baseline="BM25", bootstrap="corpus",
+                            rng=42, verbose=True)
 print(corpus.table()[["name", "map", "map ci_low", "map ci_high", "map diff", "map diff ci_low",
                       "map diff ci_high"]].round(4).to_string(index=False))
 print(corpus.ranks().query("measure == 'map'")[["name", "rank", "ci_low", "ci_high", "p_first"]].to_string(index=False))
@@ -85,8 +85,7 @@ print(corpus.ranks().query("measure == 'map'")[["name", "rank", "ci_low", "ci_hi
 # ## Both at once, every pair, and a table for the paper
 
 # %%
-both = pt.boot.Experiment(systems, topics, qrels, ["map", "ndcg_cut_10"], bootstrap="both", rng=42,
-                          dataframe=False)
+both = pt.boot.experiment_result(systems, topics, qrels, ["map", "ndcg_cut_10"], bootstrap="both", rng=42)
 print(both.pairwise(correction="holm")[["measure", "system_a", "system_b", "difference", "ci_low", "ci_high",
                                         "p-value corrected"]].round(4).to_string(index=False))
 print(both.to_latex(caption="Vaswani: means with 95% topic-and-corpus bootstrap intervals"))

@@ -31,6 +31,7 @@ _EXPORTS = {
     # Experiment
     "Experiment": "pyterrier_boot.experiment.experiment",
     "ExperimentResult": "pyterrier_boot.experiment.result",
+    "experiment_result": "pyterrier_boot.experiment.experiment",
     # statistics core (topic bootstrap, tests, corrections)
     "ResamplePlan": "pyterrier_boot.stats.resampling",
     "SignFlipPlan": "pyterrier_boot.stats.resampling",

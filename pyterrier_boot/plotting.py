@@ -1,7 +1,7 @@
 """Plots of an experiment (matplotlib, imported only when a plot is drawn).
 
-Each function takes an :class:`~pyterrier_boot.ExperimentResult` (``Experiment(...,
-dataframe=False)``), draws one picture and returns its ``Axes`` (an array of them for
+Each function takes an :class:`~pyterrier_boot.ExperimentResult` (``experiment_result(...)``),
+draws one picture and returns its ``Axes`` (an array of them for
 :func:`plot_pvalues`); save with ``ax.figure.savefig("plot.png")``. The same plots are methods of
 the result (``result.plot_means()``, ...) and are what ``pyterrier-boot evaluate --out`` puts in
 its HTML report (:mod:`pyterrier_boot.report`).
@@ -86,7 +86,7 @@ def plot_means(result, measure=None, *, ax=None, truth=None, title=None):
     means are drawn.
 
     Example:
-        >>> res = pt.boot.Experiment(runs, None, qrels, ["AP"], dataframe=False)   # doctest: +SKIP
+        >>> res = pyterrier_boot.experiment_result(runs, None, qrels, ["AP"])     # doctest: +SKIP
         >>> res.plot_means().figure.savefig("means.png")                          # doctest: +SKIP
     """
     j = _measure(result, measure)
@@ -386,8 +386,8 @@ def plot_pvalues(result, a=None, b=None, *, measures=None, axes=None, alpha=0.05
     be in the corpus. Returns the array of Axes.
 
     Example:
-        >>> res = pt.boot.Experiment(runs, None, qrels, ["AP", "nDCG@10"], bootstrap="corpus",
-        ...                          dataframe=False)                                   # doctest: +SKIP
+        >>> res = pyterrier_boot.experiment_result(runs, None, qrels, ["AP", "nDCG@10"],
+        ...                                        bootstrap="corpus")                 # doctest: +SKIP
         >>> res.plot_pvalues()                                                         # doctest: +SKIP
     """
     corpus = result.corpus

@@ -8,7 +8,7 @@ cells, systems sorted by the first measure, and the comparisons in a few charact
 
 Example:
     >>> import pyterrier_boot as pb
-    >>> res = pb.Experiment(runs, None, qrels, ["AP", "nDCG@10"], dataframe=False)   # doctest: +SKIP
+    >>> res = pb.experiment_result(runs, None, qrels, ["AP", "nDCG@10"])            # doctest: +SKIP
     >>> pb.write_report(res, "report.html", title="My runs")                        # doctest: +SKIP
 """
 import base64

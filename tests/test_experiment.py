@@ -28,6 +28,13 @@ def _ours(sim, measures=MEASURES, **kwargs):
     return Experiment(list(sim.runs.values()), sim.topics, sim.qrels, measures, names=list(sim.runs), rng=1, **kwargs)
 
 
+def _rich(sim, measures=MEASURES, **kwargs):
+    """The door to everything measured: ``experiment_result`` (what ``dataframe=False`` gave before)."""
+    kwargs.setdefault("n_resamples", 500)
+    return ptb.experiment_result(list(sim.runs.values()), sim.topics, sim.qrels, measures, names=list(sim.runs),
+                                 rng=1, **kwargs)
+
+
 def _assert_pt_columns_equal(ours, reference):
     for column in reference.columns:
         if column == "name":
@@ -101,7 +108,7 @@ def test_every_bootstrap_gives_intervals_around_the_means(sim, bootstrap, interv
 
 
 def test_corpus_intervals_are_the_corpus_bootstraps(sim):
-    res = _ours(sim, measures=["map"], bootstrap="corpus", n_resamples=100, dataframe=False)
+    res = _rich(sim, measures=["map"], bootstrap="corpus", n_resamples=100)
     assert isinstance(res, ExperimentResult)
     per_system = res.corpus.per_system(method="normal")
     np.testing.assert_allclose(res.table()["map ci_low"], per_system["map ci_low"])
@@ -111,9 +118,9 @@ def test_corpus_intervals_are_the_corpus_bootstraps(sim):
 
 
 def test_both_resamples_topics_and_images(sim):
-    both = _ours(sim, measures=["map"], bootstrap="both", n_resamples=300, dataframe=False)
-    topic = _ours(sim, measures=["map"], bootstrap="topic", interval="percentile", n_resamples=300, dataframe=False)
-    corpus = _ours(sim, measures=["map"], bootstrap="corpus", n_resamples=300, dataframe=False)
+    both = _rich(sim, measures=["map"], bootstrap="both", n_resamples=300)
+    topic = _rich(sim, measures=["map"], bootstrap="topic", interval="percentile", n_resamples=300)
+    corpus = _rich(sim, measures=["map"], bootstrap="corpus", n_resamples=300)
     width = {name: np.diff(r.intervals[:, 0], axis=-1).mean() for name, r in
              (("both", both), ("topic", topic), ("corpus", corpus))}
     # two sources of variation give wider intervals than either alone
@@ -126,7 +133,7 @@ def test_both_resamples_topics_and_images(sim):
 
 
 def test_result_object_methods(sim):
-    res = _ours(sim, baseline=0, dataframe=False, measures=["map", "P_10"])
+    res = _rich(sim, baseline=0, measures=["map", "P_10"])
     assert res.table().shape[0] == 4
     ranks = res.ranks()
     assert set(ranks["name"]) == set(sim.runs) and (ranks["ci_low"] <= ranks["rank"]).all()
@@ -184,7 +191,7 @@ def test_each_system_runs_once_and_mrt(sim):
 def test_batch_size_and_filters(sim):
     transformer = pt.Transformer.from_df(sim.runs["S2"].assign(query="q"))
     topics = pd.concat([sim.topics, pd.DataFrame({"qid": ["999"], "query": ["extra"]})])
-    with pytest.warns(ptb.InputWarning, match="1 topic"):
+    with pytest.warns(UserWarning, match="1 topic"):  # pt.Experiment's own warning
         per_query = Experiment([transformer], topics, sim.qrels, ["map"], names=["x"], batch_size=7,
                                perquery=True, rng=1, validate="ignore")
     reference = pt.Experiment([transformer], topics, sim.qrels, ["map"], names=["x"], perquery=True)
@@ -213,11 +220,17 @@ def test_save_dir_writes_reuses_and_refuses(tmp_path, sim):
     assert os.path.exists(tmp_path / "x.mod")
 
 
-def test_summed_measures_only_without_bootstrap(sim):
-    with pytest.raises(ValueError, match="'NumRet' is summed over topics.*bootstrap=None"):
-        _ours(sim, measures=["map", "NumRet"])
+def test_summed_measures_pass_through_without_interval(sim):
+    # as pt.Experiment: the sum over topics, and no interval (a bootstrap of a mean would be meaningless)
+    ours = _ours(sim, measures=["map", "num_ret"])
+    _assert_pt_columns_equal(ours, _pt(sim, measures=["map", "num_ret"]))
+    assert "map ci_low" in ours and "num_ret ci_low" not in ours
     ours = _ours(sim, measures=["map", "num_ret"], bootstrap=None)
     _assert_pt_columns_equal(ours, _pt(sim, measures=["map", "num_ret"]))
+    # the rich result keeps summed measures only without a bootstrap
+    assert _rich(sim, measures=["map", "NumRet"], bootstrap=None).measures == ("map", "NumRet")
+    with pytest.raises(ValueError, match="'NumRet' is summed over topics.*bootstrap=None"):
+        _rich(sim, measures=["map", "NumRet"])
 
 
 @pytest.mark.parametrize(("kwargs", "error", "message"), [
@@ -226,7 +239,7 @@ def test_summed_measures_only_without_bootstrap(sim):
     ({"bootstrap": "both", "interval": "bca"}, ValueError, r"Unknown interval 'bca' for bootstrap='both'"),
     ({"test": "z"}, ValueError, r"Unknown test function name 'z'"),
     ({"baseline": 9}, ValueError, r"baseline 9 is not among the systems"),
-    ({"baseline": "BM25"}, ValueError, r"Unknown baseline 'BM25'. Valid options are: S1, S2, S3, S4"),
+    ({"baseline": "BM25"}, TypeError, r"baseline should be an int when retr_systems is a list"),
     ({"correction": "holm"}, ValueError, r"Requested multiple testing correction, but no baseline"),
     ({"baseline": 0, "correction": "nope"}, ValueError, r"correction='nope'"),
     ({"baseline": 0, "perquery": True}, ValueError, r"a baseline cannot be combined with perquery=True"),
@@ -260,7 +273,7 @@ def test_pt_boot_entry_point():
 
 @pytest.mark.parametrize("bootstrap", ["topic", "corpus", "both"])
 def test_pairwise_intervals_are_the_tables(sim, bootstrap):
-    res = _ours(sim, measures=["map", "P_10"], bootstrap=bootstrap, baseline=0, n_resamples=200, dataframe=False)
+    res = _rich(sim, measures=["map", "P_10"], bootstrap=bootstrap, baseline=0, n_resamples=200)
     pairs = res.pairwise(n_resamples=500, rng=3).set_index(["measure", "system_a", "system_b"])
     table = res.table().set_index("name")
     for m in ("map", "P_10"):

@@ -40,8 +40,8 @@ def test_vaswani_topic_and_corpus_bootstrap_match_pt_experiment(vaswani):
 
 def test_vaswani_corpus_size_comes_from_ir_datasets(vaswani):
     systems, topics, _ = vaswani
-    res = ptb.Experiment({"BM25": systems["BM25"]}, topics, "irds:vaswani", ["map"], bootstrap="corpus",
-                         model="multinomial", n_resamples=50, rng=1, dataframe=False)
+    res = ptb.experiment_result({"BM25": systems["BM25"]}, topics, "irds:vaswani", ["map"], bootstrap="corpus",
+                                model="multinomial", n_resamples=50, rng=1)
     assert res.corpus.corpus_size == 11429
 
 

@@ -24,15 +24,13 @@ def sim():
 @pytest.fixture(scope="module")
 def topic_result(sim):
     qrels = ptb.read_qrels(sim.qrels, corpus_size=sim.corpus_size)
-    return ptb.Experiment(sim.runs, None, qrels, MEASURES, bootstrap="topic", n_resamples=500, rng=1,
-                          dataframe=False)
+    return ptb.experiment_result(sim.runs, None, qrels, MEASURES, bootstrap="topic", n_resamples=500, rng=1)
 
 
 @pytest.fixture(scope="module")
 def corpus_result(sim):
     qrels = ptb.read_qrels(sim.qrels, corpus_size=sim.corpus_size)
-    return ptb.Experiment(sim.runs, None, qrels, MEASURES, bootstrap="corpus", n_resamples=60, rng=1,
-                          dataframe=False)
+    return ptb.experiment_result(sim.runs, None, qrels, MEASURES, bootstrap="corpus", n_resamples=60, rng=1)
 
 
 @pytest.fixture(autouse=True)
@@ -75,7 +73,7 @@ def test_means_sorted_with_intervals(topic_result, measure, tmp_path):
 
 def test_means_marks_truth_and_baseline(sim, tmp_path):
     qrels = ptb.read_qrels(sim.qrels, corpus_size=sim.corpus_size)
-    res = ptb.Experiment(sim.runs, None, qrels, ["AP"], bootstrap="topic", n_resamples=200, rng=1, dataframe=False,
+    res = ptb.experiment_result(sim.runs, None, qrels, ["AP"], bootstrap="topic", n_resamples=200, rng=1,
                          baseline="S1")
     truth = {"S1": 0.1, "S2": 0.2, "S3": 0.3, "S4": 0.4}
     ax = res.plot_means(truth=truth)
@@ -116,8 +114,7 @@ def test_pairwise_matrix_matches_scipy_and_holm(topic_result, tmp_path):
 
 def test_pairwise_with_baseline_greys_untested(sim):
     qrels = ptb.read_qrels(sim.qrels, corpus_size=sim.corpus_size)
-    res = ptb.Experiment(sim.runs, None, qrels, ["AP"], bootstrap=None, baseline="S2", correction="holm",
-                         dataframe=False)
+    res = ptb.experiment_result(sim.runs, None, qrels, ["AP"], bootstrap=None, baseline="S2", correction="holm")
     ax = res.plot_pairwise()
     matrix = np.ma.getdata(ax.images[0].get_array())
     mask = np.ma.getmaskarray(ax.images[0].get_array())
@@ -192,7 +189,7 @@ def test_plot_errors(topic_result, sim):
         plotting.plot_pvalues(topic_result)
     with pytest.raises(ValueError, match="unknown system 'nope'"):
         plotting.plot_topics(topic_result, "nope")
-    res = ptb.Experiment(sim.runs, None, sim.qrels, ["AP"], bootstrap=None, dataframe=False)
+    res = ptb.experiment_result(sim.runs, None, sim.qrels, ["AP"], bootstrap=None)
     with pytest.raises(ValueError, match="needs a bootstrap"):
         plotting.plot_ranks(res)
     ax = plotting.plot_means(res)  # no intervals: means only, said in the title

@@ -57,15 +57,13 @@ def sim():
 
 @pytest.fixture(scope="module")
 def topic_result(sim):
-    return ptb.Experiment(sim.runs, None, sim.qrels, MEASURES, bootstrap="topic", n_resamples=300, rng=2,
-                          dataframe=False)
+    return ptb.experiment_result(sim.runs, None, sim.qrels, MEASURES, bootstrap="topic", n_resamples=300, rng=2)
 
 
 @pytest.fixture(scope="module")
 def corpus_result(sim):
     qrels = ptb.read_qrels(sim.qrels, corpus_size=sim.corpus_size)
-    return ptb.Experiment(sim.runs, None, qrels, MEASURES, bootstrap="corpus", n_resamples=40, rng=2,
-                          dataframe=False)
+    return ptb.experiment_result(sim.runs, None, qrels, MEASURES, bootstrap="corpus", n_resamples=40, rng=2)
 
 
 def test_report_is_self_contained_html_with_png_images(topic_result, corpus_result):
@@ -134,8 +132,8 @@ def test_summary_counts_significant_pairs_like_scipy_holm(topic_result):
 
 
 def test_summary_with_baseline(sim):
-    res = ptb.Experiment(sim.runs, None, sim.qrels, ["AP"], bootstrap="topic", n_resamples=200, rng=1,
-                         baseline="S1", correction="bonferroni", dataframe=False)
+    res = ptb.experiment_result(sim.runs, None, sim.qrels, ["AP"], bootstrap="topic", n_resamples=200, rng=1,
+                         baseline="S1", correction="bonferroni")
     table = summary_table(res, alpha=0.05).set_index("name")
     assert table.loc["S1", "AP vs S1"] == "baseline"
     x = res.values[:, :, 0]

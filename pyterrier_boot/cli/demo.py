@@ -101,7 +101,7 @@ def _earlier_demo(path):
 def _demo(args, status, progress, staging, out):
     """Simulate, evaluate, print; write the report, runs and qrels into ``staging`` (moved to ``out``)."""
 
-    from ..experiment.experiment import Experiment
+    from ..experiment.experiment import experiment_result
     from ..inputs.qrels import read_qrels
     from ..simulation.collection import simulate_collection
 
@@ -109,11 +109,9 @@ def _demo(args, status, progress, staging, out):
     sim = simulate_collection(n_topics=args.topics, effectiveness=SYSTEMS, rng=args.rng)
     qrels = read_qrels(sim.qrels, corpus_size=sim.corpus_size)
     status(f"topic bootstrap ({TOPIC_RESAMPLES:,} resamples)")
-    topic = Experiment(sim.runs, None, qrels, list(MEASURES), bootstrap="topic", n_resamples=TOPIC_RESAMPLES,
-                       dataframe=False, rng=args.rng)
+    topic = experiment_result(sim.runs, None, qrels, list(MEASURES), bootstrap="topic", n_resamples=TOPIC_RESAMPLES, rng=args.rng)
     status(f"corpus bootstrap ({CORPUS_IMAGES:,} images)")
-    corpus = Experiment(sim.runs, None, qrels, list(MEASURES), bootstrap="corpus", n_resamples=CORPUS_IMAGES,
-                        dataframe=False, rng=args.rng, verbose=progress)
+    corpus = experiment_result(sim.runs, None, qrels, list(MEASURES), bootstrap="corpus", n_resamples=CORPUS_IMAGES, rng=args.rng, verbose=progress)
     pairwise = topic.pairwise(test="t", correction="holm", rng=np.random.default_rng(args.rng))
     status(f"population means from {TRUTH_TOPICS:,} fresh simulated topics")
     truth = sim.truth(list(MEASURES), n_topics=TRUTH_TOPICS, rng=args.rng + 1)

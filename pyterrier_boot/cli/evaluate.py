@@ -169,16 +169,16 @@ def _evaluate(args, measures, status, progress, out):
     names = list(runs)
     _common.check_baselines(args.baseline, names)
 
-    from ..experiment.experiment import Experiment
+    from ..experiment.experiment import experiment_result
 
     n_text = f", {args.n_resamples:,} resamples" if args.n_resamples else ""
     status(f"evaluating {len(runs)} run{'s' if len(runs) > 1 else ''} on {', '.join(m.label for m in measures)}, "
            f"{args.bootstrap} bootstrap{n_text}")
-    result = Experiment(runs, None, qrels, measures, baseline=args.baseline or None, test=args.test,
+    result = experiment_result(runs, None, qrels, measures, baseline=args.baseline or None, test=args.test,
                         correction=correction if args.baseline else None, correction_alpha=args.alpha,
                         bootstrap=bootstrap, n_resamples=args.n_resamples, confidence_level=args.confidence,
                         interval=args.interval, corpus_size=args.corpus_size, model=args.model, rng=seed,
-                        max_memory=args.max_memory, dataframe=False, verbose=progress and bootstrap in ("corpus", "both"))
+                        max_memory=args.max_memory, verbose=progress and bootstrap in ("corpus", "both"))
     pairwise = None
     if not args.baseline and len(names) > 1:
         n_pairs = len(names) * (len(names) - 1) // 2

@@ -114,10 +114,10 @@ def run(args):
         runs = _common.read_runs(args.runs, qrels, verbose=_common.progress_enabled(args))
         if len(runs) < 2:
             raise ValueError(f"estimating the variance of differences needs at least 2 runs, got {len(runs)}")
-        from ..experiment.experiment import Experiment
+        from ..experiment.experiment import experiment_result
 
         status(f"evaluating {len(runs)} runs")
-        result = Experiment(runs, None, qrels, measures, bootstrap=None, dataframe=False)
+        result = experiment_result(runs, None, qrels, measures, bootstrap=None)
         at = args.at or [len(result.qids)]
         if args.all_pairs:
             n_systems = len(runs)

@@ -148,3 +148,23 @@ def run_systems(systems, names, topics, *, batch_size=None, save_dir=None, save_
             runs[name] = res
             bar.update()
     return Executed(runs, milliseconds)
+
+
+def print_plan(systems, names):
+    """Print the systems as a tree under a ``Root`` (``pt.Experiment(plan="tree", verbose=True)``):
+    the prefix shared by all pipelines once, each system's remainder below it."""
+    prefix, remainders = common_prefix(systems)
+    lines = ["", "Pipeline structure:", "Root"]
+    indent = ""
+    if prefix is not None:
+        lines.append(f"└── {prefix}")
+        indent = "    "
+    else:
+        remainders = list(systems)
+    for i, (name, rest) in enumerate(zip(names, remainders)):
+        branch = "└──" if i == len(names) - 1 else "├──"
+        if isinstance(rest, pd.DataFrame):
+            lines.append(f"{indent}{branch} DataFrame #{i} ({len(rest)} results)")
+        else:
+            lines.append(f"{indent}{branch} {rest}" + (f"  [{name}]" if name != str(rest) else ""))
+    print("\n".join(lines) + "\n")

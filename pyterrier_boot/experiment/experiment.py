@@ -1,10 +1,20 @@
-"""``Experiment``: ``pt.Experiment`` with confidence intervals and better significance columns."""
+"""``Experiment``: ``pt.Experiment`` with confidence intervals; ``experiment_result``: everything it measured.
+
+``Experiment`` is a drop-in ``pt.Experiment``: whatever arguments ``pt.Experiment`` takes, it returns
+the same type and shape (its own columns first, in ``pt.Experiment``'s order, the added interval and
+difference columns after them). The rich result (:class:`ExperimentResult`: intervals, all pairs,
+rank intervals, LaTeX, plots) is reached through :func:`experiment_result`, which takes the same
+arguments.
+"""
 import os
 import warnings
+from dataclasses import dataclass
 
+import ir_measures
 import numpy as np
 import pandas as pd
 import pyterrier as pt
+from ir_measures.measures import SumAgg
 
 from .._memory import (
     DEFAULT_MAX_MEMORY,
@@ -13,14 +23,16 @@ from .._memory import (
     require_resamples_memory,
 )
 from .._random import as_generator
-from .._warnings import InputWarning, one_warning_per_kind
+from .._warnings import InputWarning, one_warning_per_kind, warn
 from ..inputs.qrels import read_qrels
 from ..inputs.topics import read_topics
+from ..measures.arrays import natural_order
 from ..measures.evaluation import prepare
-from ..measures.parsing import parse_measures, require_mean_aggregated
+from ..measures.parsing import LabelledMeasure, parse_measures, require_mean_aggregated
 from ..stats.intervals import METHODS as TOPIC_METHODS
 from ..stats.resampling import resample_plan
-from .execution import SAVE_MODES, run_systems
+from .dropin import pt_shaped
+from .execution import SAVE_MODES, print_plan, run_systems
 from .result import Comparisons, ExperimentResult
 from .uncertainty import BOOTSTRAPS, JOINT_METHODS, difference_spreads, mean_spreads
 
@@ -29,8 +41,22 @@ TESTS = {"t": "t", "wilcoxon": "wilcoxon", "paired-bootstrap": "paired_bootstrap
          "paired_bootstrap": "paired_bootstrap", "randomization": "randomization", "sign": "sign"}
 CORPUS_METHODS = ("percentile", "normal", "logit", "bca")
 # corpus images shift rank-sensitive measures (RR, P@k) down, so percentile intervals of the corpus
-# bootstrap can miss the value measured on the collection; the default interval is centred on it
+# bootstrap can miss the value measured on the collection: the default interval is centred on it
 DEFAULT_INTERVAL = {"topic": "bca", "corpus": "normal", "both": "normal"}
+# rng=None: the same call gives the same table
+DEFAULT_SEED = 42
+_RANKING = {"query_id", "doc_id", "score"}
+
+
+class ArgumentError(ValueError, AssertionError):
+    """A bad argument where ``pt.Experiment`` raises AssertionError: catch it as either."""
+
+
+class MeasureError(KeyError, TypeError):
+    """An entry of ``eval_metrics`` that is no measure (``pt.Experiment`` raises KeyError)."""
+
+    def __str__(self):
+        return str(self.args[0])
 
 
 @one_warning_per_kind()
@@ -43,9 +69,15 @@ def Experiment(retr_systems, topics, qrels, eval_metrics, names=None, perquery=F
                max_memory=DEFAULT_MAX_MEMORY, **kwargs):
     """``pt.Experiment`` with confidence intervals from the topic and/or corpus bootstrap.
 
-    Every argument of ``pt.Experiment`` works and means the same; without new arguments the means
-    and p-values equal ``pt.Experiment``'s, and each mean gets a 95% topic-bootstrap interval.
-    Each system runs once.
+    A drop-in ``pt.Experiment``: every argument works and means the same, and the result has the
+    type and shape ``pt.Experiment`` gives (the table, ``perquery`` frames and ``dataframe=False``
+    dicts are ``pt.Experiment``'s own, computed by it from the same runs), with columns added to
+    the table after ``pt.Experiment``'s: per measure ``"<m> ci_low"``, ``"<m> ci_high"``, and with a
+    baseline ``"<m> diff"``, ``"<m> diff ci_low"``, ``"<m> diff ci_high"``, ``"<m> effect size"``.
+    The means, ``+``/``-`` and rounding are ``pt.Experiment``'s; the ``p-value`` (and ``reject``,
+    ``p-value corrected``) columns are the test of ``test`` computed by pyterrier_boot (for ``"t"``
+    and ``"wilcoxon"`` equal to ``pt.Experiment``'s). Each system runs once. Everything measured
+    (intervals of all pairs, rank intervals, LaTeX, plots) is in :func:`experiment_result`.
 
     New arguments:
         bootstrap: ``"topic"`` (default: topics resampled, Sakai 2007), ``"corpus"`` (documents of
@@ -57,64 +89,128 @@ def Experiment(retr_systems, topics, qrels, eval_metrics, names=None, perquery=F
         interval: interval method: for the topic bootstrap ``"bca"`` (default), ``"percentile"``,
             ``"basic"``, ``"studentized"``, ``"normal"``, ``"t"``; for the corpus bootstrap
             ``"normal"`` (default: value ± z·SE over images), ``"percentile"``, ``"logit"``,
-            ``"bca"``; for both ``"normal"`` (default), ``"percentile"``, ``"basic"``. Corpus images
-            move rank-sensitive measures (RR, P@k) down on average, so a percentile interval of
-            the corpus bootstrap can miss the value measured on the collection: the defaults are
-            centred on it. Differences use the same method (``"logit"`` falls back to
-            ``"percentile"`` for differences, which are not in [0, 1]).
+            ``"bca"``; for both ``"normal"`` (default), ``"percentile"``, ``"basic"``.
         test: also ``"paired-bootstrap"`` (Sakai's studentised test), ``"randomization"``,
             ``"sign"``, besides ``"t"`` (default) and ``"wilcoxon"`` as in ``pt.Experiment``, or a
             callable ``test(x, y)`` whose result has the p-value at ``[1]``. Tests are over topics.
         baseline: as in ``pt.Experiment`` (a position, or a name when systems are a dict), or a list
-            of them; with several baselines the baseline columns end in ``" vs <baseline>"``.
+            of them; with several baselines the added columns end in ``" vs <baseline>"`` and
+            ``pt.Experiment``'s own baseline columns are absent.
         corpus_size, model: the corpus bootstrap's ``N`` and image model (``"poisson"`` or
             ``"multinomial"``, which needs ``N``: given, or read from an ir_datasets qrels source).
-        rng: seed or Generator (SPEC 7); the same ``rng`` gives the identical table.
+        rng: seed or Generator (SPEC 7). ``None`` means the fixed seed :data:`DEFAULT_SEED` (42),
+            so the same call gives the same table; pass another seed or a Generator to vary it.
         max_memory: bytes the bootstrap may hold (default 1 GiB, for the topic and the corpus
             bootstrap alike): checked against an estimate before any system runs (the topic plan,
             ``10·B·topics``, and the distributions kept, ``8·B·(systems + comparisons)·measures``;
             the corpus images ``8·B·systems·topics·measures``), so a too large ``n_resamples`` is a
             ValueError stating the estimate, not a failed allocation after the retrieval.
 
-    Output: ``name``, for each measure ``"<m>"``, ``"<m> ci_low"``, ``"<m> ci_high"``; with a
-    baseline also ``"<m> +"``, ``"<m> -"``, ``"<m> diff"``, ``"<m> diff ci_low"``,
-    ``"<m> diff ci_high"``, ``"<m> effect size"`` (mean difference / SD of the differences),
-    ``"<m> p-value"`` and, when correcting, ``"<m> reject"`` and ``"<m> p-value corrected"``.
-    ``perquery=True`` gives the long table (with per-topic corpus-bootstrap intervals when the
-    corpus bootstrap ran); ``dataframe=False`` an :class:`ExperimentResult` with ``table()``,
-    ``per_query()``, ``pairwise()``, ``ranks()``, ``distribution()`` and ``to_latex()``.
-
-    Conventions: topics are those of the qrels (after ``filter_by_topics``); a system with no
-    result for a topic scores 0 on it; measures follow trec_eval / ir_measures (see
-    :func:`pyterrier_boot.evaluate`). Measures summed over topics (``NumRet``, ...) are allowed
-    only with ``bootstrap=None``.
+    Measures: trec_eval names (``"map"``, ``"ndcg_cut_10"``), ir_measures objects, and also
+    ir_measures strings (``"nDCG@10"``). Measures summed over topics (``num_q``, ``NumRet``, ...)
+    and trec_eval families (``"official"``, ``"set"``, ``"P"``) keep ``pt.Experiment``'s value and
+    get no interval; measures reading other run columns (``ir_measures.define_byquery(...,
+    run_inputs=[...])``) get topic-bootstrap intervals from their per-query values (no corpus
+    bootstrap for them). With fewer than two judged topics the added columns are NaN (one
+    warning). Errors have ``pt.Experiment``'s types (a bad measure is a KeyError, a bad baseline an
+    AssertionError that is also a ValueError).
 
     Example:
         >>> import pyterrier as pt
         >>> import pyterrier_boot                                                # doctest: +SKIP
         >>> pt.boot.Experiment([bm25, dph], topics, qrels, ["map", "ndcg_cut_10"],
-        ...                    names=["BM25", "DPH"], baseline=0, rng=42)       # doctest: +SKIP
+        ...                    names=["BM25", "DPH"], baseline=0)               # doctest: +SKIP
     """
     if kwargs:
         raise TypeError(f"Unknown kwargs: {list(kwargs)}")
+    if perquery not in (False, True, "both"):
+        raise ArgumentError(f"'perquery' must be True, False or 'both', got {perquery!r}")
+    if highlight not in (None, "bold", "color", "colour"):
+        raise ValueError(f"Unknown highlight {highlight!r}: expected 'bold', 'color' or None")
+    run = _experiment(retr_systems, topics, qrels, eval_metrics, names, batch_size, filter_by_qrels,
+                      filter_by_topics, baseline, test, correction, correction_alpha, round, verbose, validate,
+                      save_dir, save_mode, save_format, precompute_prefix, plan, bootstrap, n_resamples,
+                      confidence_level, interval, corpus_size, model, rng, perquery=perquery, max_memory=max_memory)
+    view = pt_shaped(run.result, run.runs, run.names, run.topics, run.qrels, run.measures.for_pt,
+                     rename=run.measures.rename, baseline=run.pt_baseline, test=run.pt_test,
+                     correction=correction, correction_alpha=correction_alpha, round=round,
+                     filter_by_qrels=filter_by_qrels, filter_by_topics=filter_by_topics,
+                     mrt=run.mrt if run.measures.mrt else None)
+    if save_dir is not None:
+        view.save_summaries(save_dir)
+    return view.output(perquery=perquery, dataframe=dataframe, highlight=highlight)
+
+
+@one_warning_per_kind()
+def experiment_result(retr_systems, topics, qrels, eval_metrics, names=None, batch_size=None,
+                      filter_by_qrels=False, filter_by_topics=True, baseline=None, test="t", correction=None,
+                      correction_alpha=0.05, round=None, verbose="auto", validate="warn", save_dir=None,
+                      save_mode="warn", save_format="trec", precompute_prefix=False, plan="linear", *,
+                      bootstrap="topic", n_resamples=None, confidence_level=0.95, interval=None,
+                      corpus_size=None, model="poisson", rng=None,
+                      max_memory=DEFAULT_MAX_MEMORY) -> ExperimentResult:
+    """Run an experiment as :func:`Experiment` does and return everything it measured.
+
+    Takes :func:`Experiment`'s arguments (those shaping ``pt.Experiment``'s output, ``perquery``,
+    ``dataframe`` and ``highlight``, belong to the methods of the result) and returns an
+    :class:`ExperimentResult`: ``table()``, ``per_query()``, ``pairwise()``, ``ranks()``,
+    ``distribution()``, ``to_latex()`` and the ``plot_*`` methods. Measures summed over topics are
+    refused with a bootstrap (a ValueError: use ``bootstrap=None``); trec_eval families are expanded
+    into their measures (without their summed ones when bootstrapping); with
+    fewer than two judged topics intervals and tests are NaN (one warning). ``save_dir`` writes
+    the runs and the table's ``aggregated.csv``/``perquery.csv``.
+
+    Example:
+        >>> res = pyterrier_boot.experiment_result([bm25, dph], topics, qrels, ["map"],
+        ...                                        names=["BM25", "DPH"], baseline=0)  # doctest: +SKIP
+        >>> res.pairwise(); res.ranks(); print(res.to_latex())                      # doctest: +SKIP
+    """
+    run = _experiment(retr_systems, topics, qrels, eval_metrics, names, batch_size, filter_by_qrels,
+                      filter_by_topics, baseline, test, correction, correction_alpha, round, verbose, validate,
+                      save_dir, save_mode, save_format, precompute_prefix, plan, bootstrap, n_resamples,
+                      confidence_level, interval, corpus_size, model, rng, perquery=False, rich=True,
+                      max_memory=max_memory)
+    if save_dir is not None:
+        run.result.save_summaries(save_dir)
+    return run.result
+
+
+# ---------------------------------------------------------------- the experiment
+
+
+@dataclass(frozen=True)
+class _Run:
+    result: ExperimentResult
+    runs: list
+    names: list
+    topics: pd.DataFrame
+    qrels: pd.DataFrame
+    measures: "_Measures"
+    pt_baseline: int | None
+    pt_test: object
+    mrt: list
+
+
+def _experiment(retr_systems, topics, qrels, eval_metrics, names, batch_size, filter_by_qrels, filter_by_topics,
+                baseline, test, correction, correction_alpha, round, verbose, validate, save_dir, save_mode,
+                save_format, precompute_prefix, plan, bootstrap, n_resamples, confidence_level, interval,
+                corpus_size, model, rng, *, perquery, rich=False, max_memory=DEFAULT_MAX_MEMORY):
     systems, names, baselines = _systems_names_baselines(retr_systems, names, baseline)
     test_name = _check_test(test)
     bootstrap, interval, n_resamples = _check_bootstrap(bootstrap, interval, n_resamples)
     max_memory = check_max_memory(max_memory)
-    _check_options(perquery, baselines, correction, round, save_dir, save_mode, plan, names, highlight)
-    if isinstance(eval_metrics, str):  # one measure, not a sequence of one-letter names
-        eval_metrics = [eval_metrics]
-    mrt_needed = "mrt" in list(eval_metrics)
-    metrics = [m for m in eval_metrics if m != "mrt"]
-    measures = parse_measures(metrics)
-    if bootstrap is not None:
-        require_mean_aggregated(measures, context="a bootstrap interval (use bootstrap=None)")
+    _check_options(perquery, baselines, correction, round, save_dir, save_mode, plan, names)
+    measures = _measures(eval_metrics, summed_allowed=bootstrap is None, rich=rich)
+    if precompute_prefix:
+        warnings.warn("precompute_prefix is deprecated. Use plan='tree' instead", DeprecationWarning, stacklevel=3)
 
     qrels_read = read_qrels(qrels, corpus_size=corpus_size)
-    qrels_frame = qrels_read.frame
+    qrels_all = qrels_read.frame
+    qrels_frame = qrels_all
     topics = read_topics(topics) if topics is not None else None
     if topics is None and any(not isinstance(s, pd.DataFrame) for s in systems):
         raise ValueError("'topics' are needed to run the systems that are transformers")
+    topics_all = topics
     if topics is not None and filter_by_qrels:
         topics = topics[topics["qid"].isin(set(qrels_frame["qid"]))]
         if len(topics) == 0:
@@ -126,47 +222,63 @@ def Experiment(retr_systems, topics, qrels, eval_metrics, names=None, perquery=F
             raise ValueError("There is no overlap between the qids found in the topics and qrels. If this is "
                              "intentional, set filter_by_topics=False and filter_by_qrels=False.")
     _check_memory(bootstrap, n_resamples, test_name, len(systems),
-                  len(baselines) * len(systems), int(qrels_frame["qid"].nunique()), len(measures), max_memory)
+                  len(baselines) * len(systems), int(qrels_frame["qid"].nunique()),
+                  len(measures.kernel) + len(measures.by_query), max_memory)
     if validate != "ignore":
-        _validate(systems, names, topics, validate)
+        _validate(systems, names, topics, measures.objects, validate)
 
-    executed = run_systems(systems, names, topics, batch_size=batch_size, save_dir=save_dir,
+    if plan == "tree" and verbose in ("auto", True):  # as pt.Experiment: the tree plan is shown by default
+        print_plan(systems, names)
+    keys = names if len(set(names)) == len(names) else [f"{n} ({i})" for i, n in enumerate(names)]
+    executed = run_systems(systems, keys, topics, batch_size=batch_size, save_dir=save_dir,
                            save_mode=save_mode, save_format=save_format,
-                           share_prefix=precompute_prefix or plan == "tree",
-                           verbose=verbose is True)
-    evaluator, _ = prepare(executed.runs, qrels_frame, measures)
-    arrays = evaluator.arrays
-    values = evaluator.evaluate(np.ones((1, arrays.n_docs), np.int32), identity=True)[0]
-    if arrays.n_topics < 2 and (bootstrap is not None or baselines):
-        raise ValueError(f"only {arrays.n_topics} topic is judged: intervals and tests need at least 2 topics")
+                           share_prefix=precompute_prefix or plan == "tree", verbose=verbose is True)
+    runs = [executed.runs[k] for k in keys]
+    n_judged = qrels_frame["qid"].nunique()
+    mrt = [executed.milliseconds[k] / max(n_judged, 1) for k in keys]
 
-    topic_rng, corpus_rng = as_generator(rng).spawn(2)
-    topic_plan = None
-    corpus = None
-    if bootstrap in ("topic", "both") or test_name == "paired_bootstrap":
-        size = n_resamples if bootstrap is not None else 10_000
-        topic_plan = resample_plan(arrays.n_topics, n_resamples=size, rng=topic_rng, max_memory=max_memory)
-    if bootstrap in ("corpus", "both"):
-        corpus = _corpus(evaluator, values, qrels_read, qrels_frame, n_resamples, model, corpus_rng, verbose is True,
-                         max_memory)
+    labels, values, corpus_source = _values(runs, keys, qrels_frame, measures)
+    if corpus_source is None:
+        qids = np.array(natural_order(pd.unique(qrels_frame["qid"].to_numpy(object))), dtype=object)
+    else:
+        qids = corpus_source.arrays.qids
+    n_topics = len(qids)
+    if n_topics < 2 and (bootstrap is not None or baselines):
+        warn(InputWarning(f"only {n_topics} topic is judged: intervals and tests need at least 2 topics, so they are "
+                      "left empty (NaN)"))
+    n_kernel = 0 if corpus_source is None else len(corpus_source.measures)
+    if bootstrap in ("corpus", "both") and len(labels) > n_kernel:
+        warn(InputWarning(f"{labels[n_kernel:]} are evaluated through ir_measures, not imaged by the corpus "
+                      "bootstrap: they get no interval"))
+        labels, values = labels[:n_kernel], values[:, :, :n_kernel]
 
-    intervals, distribution = mean_spreads(values, bootstrap, interval, confidence_level, topic_plan, corpus)
-    comparisons = None
-    if baselines:
-        comparisons = Comparisons.build(values, names, baselines, [m.label for m in evaluator.measures],
-                                        test=test if test_name is None else test_name, plan=topic_plan,
-                                        rng=topic_rng, correction=correction, correction_alpha=correction_alpha,
-                                        max_memory=max_memory)
-        comparisons = comparisons.with_intervals(*difference_spreads(
-            values, comparisons.system_index, comparisons.baseline_index, bootstrap, interval, confidence_level,
-            topic_plan, corpus))
+    rng = as_generator(DEFAULT_SEED if rng is None else rng)
+    topic_rng, corpus_rng = rng.spawn(2)
+    topic_plan = corpus = intervals = distribution = comparisons = None
+    if len(labels) and n_topics >= 2:
+        if bootstrap in ("topic", "both") or test_name == "paired_bootstrap":
+            size = n_resamples if bootstrap is not None else 10_000
+            topic_plan = resample_plan(n_topics, n_resamples=size, rng=topic_rng, max_memory=max_memory)
+        if bootstrap in ("corpus", "both"):
+            corpus = _corpus(corpus_source, values, qrels_read, qrels_frame, n_resamples, model, corpus_rng,
+                             verbose is True, max_memory)
+        intervals, distribution = mean_spreads(values, bootstrap, interval, confidence_level, topic_plan, corpus)
+        if baselines:
+            comparisons = Comparisons.build(values, keys, baselines, labels,
+                                            test=test if test_name is None else test_name, plan=topic_plan,
+                                            rng=topic_rng, correction=correction, correction_alpha=correction_alpha,
+                                            max_memory=max_memory)
+            comparisons = comparisons.with_intervals(*difference_spreads(
+                values, comparisons.system_index, comparisons.baseline_index, bootstrap, interval,
+                confidence_level, topic_plan, corpus))
+    elif bootstrap is not None:
+        intervals = np.full((len(keys), len(labels), 2), np.nan)
 
-    n_q = arrays.n_topics
     result = ExperimentResult(
-        names=tuple(names),
-        qids=tuple(arrays.qids.tolist()),
-        measures=tuple(m.label for m in evaluator.measures),
-        summed=tuple(type(m.measure.aggregator()).__name__ == "SumAgg" for m in evaluator.measures),
+        names=tuple(keys),
+        qids=tuple(qids.tolist()),
+        measures=tuple(labels),
+        summed=tuple(isinstance(m.aggregator(), SumAgg) for m in measures.measure_of(labels)),
         values=values,
         bootstrap=bootstrap,
         interval=interval,
@@ -175,19 +287,153 @@ def Experiment(retr_systems, topics, qrels, eval_metrics, names=None, perquery=F
         distribution_=distribution,
         corpus=corpus,
         comparisons=comparisons,
-        mrt={n: executed.milliseconds[n] / n_q for n in names} if mrt_needed else None,
+        mrt=dict(zip(keys, mrt, strict=True)) if measures.mrt else None,
         round=round,
         topics=tuple(topics["qid"]) if topics is not None else None,
         plan=topic_plan,
     )
-    if save_dir is not None:
-        result.save_summaries(save_dir)
-    if perquery:
-        per_query = result.per_query()
-        if perquery == "both":
-            return (result.table(highlight=highlight), per_query) if dataframe else (result, per_query)
-        return per_query
-    return result.table(highlight=highlight) if dataframe else result
+    pt_baseline = baselines[0] if len(baselines) == 1 else None
+    pt_test = test if callable(test) or test in ("t", "wilcoxon") else "t"
+    pt_topics = topics_all if topics_all is not None else pd.DataFrame({"qid": qids, "query": ""})
+    return _Run(result, runs, names, pt_topics, qrels_all, measures, pt_baseline, pt_test, mrt)
+
+
+# ---------------------------------------------------------------- measures
+
+
+@dataclass(frozen=True)
+class _Measures:
+    """How each entry of ``eval_metrics`` is evaluated.
+
+    Attributes:
+        kernel: labelled measures evaluated by pyterrier_boot's kernels (and imaged by the corpus bootstrap).
+        by_query: ``(label, measure)`` evaluated per query through ir_measures (other run columns).
+        objects: every ir_measures measure asked for (for validating the systems' outputs).
+        for_pt: ``eval_metrics`` as ``pt.Experiment`` takes them; rename: its labels -> ours.
+        mrt: whether the mean response time was asked for.
+    """
+
+    kernel: list
+    by_query: list
+    objects: list
+    for_pt: list
+    rename: dict
+    mrt: bool
+
+    def measure_of(self, labels):
+        known = {lm.label: lm.measure for lm in self.kernel} | dict(self.by_query)
+        return [known[label] for label in labels]
+
+
+def _ir_measures_syntax(text):
+    try:
+        ir_measures.parse_measure(text)
+    except (ValueError, TypeError, NameError, SyntaxError):
+        return False
+    return True
+
+
+def _measures(eval_metrics, *, summed_allowed, rich):
+    if isinstance(eval_metrics, (str, ir_measures.Measure)):
+        eval_metrics = [eval_metrics]
+    kernel, by_query, objects, for_pt, rename, mrt = [], [], [], [], {}, False
+    for item in list(eval_metrics):
+        if isinstance(item, str) and item == "mrt":
+            mrt = True
+            for_pt.append(item)
+            continue
+        if isinstance(item, str):
+            try:
+                trec = ir_measures.parse_trec_measure(item)
+            except ValueError:
+                trec = []
+            if len(trec) > 1:  # a trec_eval family: pt.Experiment's values, no interval
+                objects += trec
+                for_pt.append(item)
+                if rich:
+                    kernel += [lm for lm in parse_measures(trec) if summed_allowed or not _summed(lm.measure)]
+                continue
+            if len(trec) == 1:
+                label, measure = item, trec[0]
+                for_pt.append(item)
+            else:
+                try:
+                    labelled = parse_measures([item])[0]
+                except (ValueError, TypeError):
+                    if _ir_measures_syntax(item):
+                        raise  # a measure whose parameters break a rule: the error says which
+                    raise MeasureError(f"Could not convert measure {item!r}: not a trec_eval name (e.g. 'map', "
+                                       "'ndcg_cut_10') nor in ir_measures syntax (e.g. 'nDCG@10')") from None
+                label, measure = labelled.label, labelled.measure
+                for_pt.append(measure)
+                rename[str(measure)] = label
+        elif isinstance(item, ir_measures.Measure):
+            label, measure = str(item), item
+            for_pt.append(item)
+        elif isinstance(item, LabelledMeasure):
+            label, measure = item.label, item.measure
+            for_pt.append(measure)
+            rename[str(measure)] = label
+        else:
+            raise MeasureError(f"Unknown measure {item!r} of type {type(item).__name__}: give a measure name "
+                               "('map', 'nDCG@10') or an ir_measures measure")
+        objects.append(measure)
+        if _summed(measure) and not summed_allowed:
+            if rich:
+                require_mean_aggregated(parse_measures([item]), context="a bootstrap interval (use bootstrap=None)")
+            continue  # pt.Experiment's value, no interval
+        if not set(ir_measures.run_inputs([measure])) <= _RANKING:
+            by_query.append((label, measure))
+            continue
+        try:
+            kernel.append(parse_measures([item])[0])
+        except (ValueError, TypeError):
+            by_query.append((label, measure))
+    if not objects:
+        raise ArgumentError(f"No measures were found in {eval_metrics}")
+    return _Measures(kernel, by_query, objects, for_pt, rename, mrt)
+
+
+def _summed(measure):
+    return isinstance(measure.aggregator(), SumAgg)
+
+
+def _values(runs, keys, qrels_frame, measures):
+    """Per-topic values ``[system, topic, measure]``: kernel measures, then those through ir_measures."""
+    kernel, by_query = measures.kernel, measures.by_query
+    if not all({"qid", "docno", "score"} <= set(run.columns) for run in runs):
+        # not rankings: evaluated as pt.Experiment evaluates them (ir_measures says what is missing)
+        kernel, by_query = [], [(lm.label, lm.measure) for lm in kernel] + by_query
+    labels = [lm.label for lm in kernel]
+    evaluator = None
+    if kernel:
+        # as pt.Experiment: topics without judgements are not evaluated (pt.Experiment says so)
+        evaluator, _ = prepare(dict(zip(keys, runs, strict=True)), qrels_frame, kernel, warn_unjudged=False)
+        arrays = evaluator.arrays
+        values = evaluator.evaluate(np.ones((1, arrays.n_docs), np.int32), identity=True)[0]
+        qids = arrays.qids
+    else:
+        qids = np.array(natural_order(pd.unique(qrels_frame["qid"].to_numpy(object))), dtype=object)
+        values = np.zeros((len(runs), len(qids), 0))
+    if by_query:
+        values = np.concatenate([values, _by_query(runs, qrels_frame, by_query, qids)], axis=2)
+        labels += [label for label, _ in by_query]
+    return labels, values, evaluator
+
+
+def _by_query(runs, qrels_frame, by_query, qids):
+    """Per-query values of measures evaluated through ir_measures, as ``pt.Experiment`` evaluates them
+    (a topic the run has no value for scores 0)."""
+    index = {q: i for i, q in enumerate(qids)}
+    column = {measure: j for j, (_, measure) in enumerate(by_query)}
+    qrels_irm = pt.model.to_ir_measures(qrels_frame)
+    out = np.zeros((len(runs), len(qids), len(by_query)))
+    for s, run in enumerate(runs):
+        run_irm = pt.model.to_ir_measures(pt.model.coerce_dataframe_types(run))
+        for metric in ir_measures.iter_calc([m for _, m in by_query], qrels_irm, run_irm):
+            if metric.query_id in index and metric.measure in column:
+                out[s, index[metric.query_id], column[metric.measure]] = metric.value
+    return out
 
 
 # ---------------------------------------------------------------- argument checks
@@ -200,7 +446,7 @@ def _systems_names_baselines(retr_systems, names, baseline):
     elif isinstance(retr_systems, (list, tuple)):
         systems = list(retr_systems)
         if names is None:
-            names = [str(s) if not isinstance(s, pd.DataFrame) else f"run {i}" for i, s in enumerate(systems)]
+            names = [str(s) for s in systems]  # as pt.Experiment, also for frames
         elif len(names) != len(systems):
             raise ValueError("names should be the same length as retr_systems")
         names = [str(n) for n in names]
@@ -216,9 +462,8 @@ def _systems_names_baselines(retr_systems, names, baseline):
                 f"system {names[i]!r} gives per-query scores (qid, measure, value), not a ranking (qid, docno, "
                 "score): Experiment evaluates rankings, and the corpus bootstrap resamples their documents; for "
                 "per-query scores use pyterrier_boot.compare or pyterrier_boot.bootstrap_ci directly")
-    if len(set(names)) < len(names):
-        duplicated = sorted({n for n in names if names.count(n) > 1})
-        raise ValueError(f"two systems are named {duplicated[0]!r}: use names= to name them apart")
+    if isinstance(baseline, str) and not isinstance(retr_systems, dict):
+        raise TypeError("baseline should be an int when retr_systems is a list")
     baselines = []
     for b in ([] if baseline is None else baseline if isinstance(baseline, (list, tuple)) else [baseline]):
         if isinstance(b, str):
@@ -228,10 +473,10 @@ def _systems_names_baselines(retr_systems, names, baseline):
         elif isinstance(b, (int, np.integer)) and not isinstance(b, bool) and 0 <= b < len(systems):
             baselines.append(int(b))
         else:
-            raise ValueError(f"baseline {b!r} is not among the systems: give a position 0..{len(systems) - 1} "
+            raise ArgumentError(f"baseline {b!r} is not among the systems: give a position 0..{len(systems) - 1} "
                              f"or one of the names {names}")
     if len(set(baselines)) < len(baselines):
-        raise ValueError("'baseline' lists a system more than once")
+        raise ArgumentError("'baseline' lists a system more than once")
     return systems, names, baselines
 
 
@@ -239,7 +484,7 @@ def _check_test(test):
     if callable(test):
         return None
     if test not in TESTS:
-        raise ValueError(f"Unknown test function name {test!r}: expected one of {sorted(set(TESTS))} or a callable")
+        raise ArgumentError(f"Unknown test function name {test!r}: expected one of {sorted(set(TESTS))} or a callable")
     return TESTS[test]
 
 
@@ -272,12 +517,10 @@ def _check_memory(bootstrap, n_resamples, test, S, P, Q, M, max_memory):
         f"measure(s)", plan_topics=Q if topic else 0, floats=kept + corpus + 4 * max(S, P, 1))
 
 
-def _check_options(perquery, baselines, correction, round, save_dir, save_mode, plan, names, highlight):
-    if perquery not in (False, True, "both"):
-        raise ValueError(f"'perquery' must be True, False or 'both', got {perquery!r}")
-    if baselines and perquery is True:
-        raise ValueError("a baseline cannot be combined with perquery=True (as in pt.Experiment): per-query "
-                         "values have no baseline columns; use perquery='both' or dataframe=False")
+def _check_options(perquery, baselines, correction, round, save_dir, save_mode, plan, names):
+    if baselines and perquery:
+        raise ArgumentError(f"a baseline cannot be combined with perquery={perquery!r} (as in pt.Experiment): "
+                            "per-query values have no baseline columns; use pyterrier_boot.experiment_result")
     if correction is not None and not baselines:
         raise ValueError("Requested multiple testing correction, but no baseline was specified.")
     if round is not None:
@@ -285,9 +528,9 @@ def _check_options(perquery, baselines, correction, round, save_dir, save_mode, 
             raise ValueError("Argument round should be an integer or a dictionary")
         values = round.values() if isinstance(round, dict) else [round]
         if any(not isinstance(v, int) or isinstance(v, bool) or v < 0 for v in values):
-            raise ValueError(f"'round' must hold integers >= 0, got {round!r}")
-    if highlight not in (None, "bold", "color", "colour"):
-        raise ValueError(f"Unknown highlight {highlight!r}: expected 'bold', 'color' or None")
+            raise ArgumentError(f"'round' must hold integers >= 0, got {round!r}")
+        if isinstance(round, dict) and perquery:
+            raise ArgumentError("Sorry, per-measure rounding only support when reporting means")
     if plan not in ("linear", "tree"):
         raise ValueError(f"Unknown plan {plan!r}: expected 'linear' or 'tree'")
     if save_dir is not None:
@@ -303,27 +546,37 @@ def _check_options(perquery, baselines, correction, round, save_dir, save_mode, 
         for n in names:
             if not pt.io.ok_filename(n):
                 raise ValueError(f"Name contains bad characters and save_dir is set, name is {n}")
+        if len(set(names)) < len(names):
+            raise ValueError("save_dir is set, but names are not unique. Use names= to set unique names")
 
 
-def _validate(systems, names, topics, validate):
-    """Check that transformers produce qid, docno and score (``pt.Experiment(validate=...)``)."""
-    problems = []
+def _validate(systems, names, topics, measures, validate):
+    """Check that the systems produce the columns the measures read (``pt.Experiment(validate=...)``):
+    a system that does not is an error with ``validate="error"``, a warning otherwise; one that
+    cannot be inspected is a warning."""
+    required = set(pt.model.from_ir_measures(ir_measures.run_inputs(measures)))
+    problems, uninspectable = [], []
     for name, system in zip(names, systems):
         if isinstance(system, pd.DataFrame):
             columns = list(system.columns)
         else:
             try:
                 columns = pt.inspect.transformer_outputs(system, input_columns=list(topics.columns)) or []
-            except Exception:  # noqa: BLE001 -- pt.inspect cannot tell: nothing to report
+            except pt.validate.InputValidationError as error:
+                problems.append(f"{name} cannot run on the topics ({error})")
                 continue
-        missing = {"qid", "docno", "score"} - set(columns)
+            except Exception:  # noqa: BLE001 -- pt.inspect cannot tell what it produces
+                uninspectable.append(name)
+                continue
+        missing = required - set(columns)
         if missing:
             problems.append(f"{name} does not produce {sorted(missing)} (produces {columns})")
+    if problems and validate == "error":
+        raise ValueError("Experiment pipeline validation: " + "; ".join(problems))
+    if uninspectable:
+        problems.append(f"{uninspectable} could not be inspected (set validate='ignore' if they work)")
     if problems:
-        message = "Experiment pipeline validation: " + "; ".join(problems)
-        if validate == "error":
-            raise ValueError(message)
-        warnings.warn(message, InputWarning, stacklevel=3)
+        warnings.warn("Experiment pipeline validation: " + "; ".join(problems), InputWarning, stacklevel=4)
 
 
 # ---------------------------------------------------------------- bootstraps

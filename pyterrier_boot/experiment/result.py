@@ -1,4 +1,4 @@
-"""What ``Experiment(..., dataframe=False)`` returns, and the tables built from it."""
+"""What ``experiment_result(...)`` returns, and the tables built from it."""
 import builtins
 import os
 import warnings

@@ -78,13 +78,15 @@ class JudgedRuns:
         return self.qrels_docs[sl], self.qrels_grades[sl]
 
     @classmethod
-    def build(cls, runs, qrels):
+    def build(cls, runs, qrels, *, warn_unjudged=True):
         """Intern validated runs and qrels.
 
         Args:
             runs: dict name -> frame with ``qid``, ``docno``, ``score`` (as returned by
                 :func:`pyterrier_boot.read_runs`).
             qrels: frame with ``qid``, ``docno``, ``label`` (``Qrels.frame``).
+            warn_unjudged: warn about the topics of runs that are not in the qrels (``Experiment``
+                does not: ``pt.Experiment`` has already said so).
 
         Topics of a run that are not in the qrels are ignored (as trec_eval and ir_measures
         do), with an :class:`InputWarning` naming them; topics of the qrels a run did not
@@ -122,10 +124,11 @@ class JudgedRuns:
                        "which trec_eval compares as infinite, so those documents tie (broken by docno, as "
                        "trec_eval does); rescale the scores to rank them apart: {cases}", [repr(name)])
             unknown = topic < 0
-            if unknown.any():
+            if unknown.any() and warn_unjudged:
                 missing = natural_order(pd.unique(run["qid"].to_numpy(object)[unknown]))
                 report(InputWarning, "{n} topic(s) not in the qrels are ignored (as trec_eval does): {cases}",
                        missing)
+            if unknown.any():
                 topic, doc, score = topic[~unknown], doc[~unknown], score[~unknown]
             order = np.lexsort((-doc.astype(np.int64), -score, topic))
             topic, doc = topic[order], doc[order]

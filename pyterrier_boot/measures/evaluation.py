@@ -11,7 +11,7 @@ from .materialisation import multiplicities_for
 from .parsing import parse_measures
 
 
-def prepare(runs, qrels, measures, *, topics=None, batch_size=None, verbose=False):
+def prepare(runs, qrels, measures, *, topics=None, batch_size=None, verbose=False, warn_unjudged=True):
     """Read runs, qrels and measures, and intern them: ``(Evaluator, Qrels)``.
 
     The shared entry point of :func:`evaluate`, the corpus bootstrap and ``Experiment``.
@@ -19,7 +19,7 @@ def prepare(runs, qrels, measures, *, topics=None, batch_size=None, verbose=Fals
     qrels = read_qrels(qrels)
     measures = parse_measures(measures)
     runs = read_runs(runs, topics=topics, batch_size=batch_size, verbose=verbose)
-    arrays = JudgedRuns.build(runs, qrels.frame)
+    arrays = JudgedRuns.build(runs, qrels.frame, warn_unjudged=warn_unjudged)
     return Evaluator(arrays, measures, runs=runs, qrels=qrels.frame), qrels
 
 
