@@ -79,6 +79,8 @@ _EXPORTS = {
     "corpus_image": "pyterrier_boot.corpus.transformers",
     "corpus_image_qrels": "pyterrier_boot.corpus.transformers",
     "corpus_split": "pyterrier_boot.corpus.split",
+    "split_half_validation": "pyterrier_boot.corpus.validation",
+    "SplitHalfValidation": "pyterrier_boot.corpus.validation",
     "image_interval": "pyterrier_boot.corpus.intervals",
     "image_pvalue": "pyterrier_boot.corpus.intervals",
     "silver_bullet_limit": "pyterrier_boot.corpus.small_r",
