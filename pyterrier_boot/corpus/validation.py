@@ -52,6 +52,7 @@ SYSTEM_ROWS = (
     ("gmean", "percentile"), ("gmean", "normal"), ("gmean", "bca"),
 )
 DIFFERENCE_ROWS = tuple((s, m) for s in ("mean", "logit_mean", "gmean") for m in ("percentile", "normal", "bca"))
+KINDS = ("topic", "system", "difference", "topic difference")
 
 
 def model_share(confidence_level: float = 0.95) -> float:
@@ -193,8 +194,8 @@ class SplitHalfValidation:
         return ax
 
 
-def _split_rows(res_a, res_b, measures, confidence_level, epsilon):
-    """Every (key, scale, theta/low/high of A, theta/low/high of B) of one split."""
+def _split_rows(res_a, res_b, measures, confidence_level, epsilon, kinds=KINDS):
+    """Every (key, scale, theta/low/high of A, theta/low/high of B) of one split, for ``kinds``."""
     out = []
     unit = res_a.unit or (True,) * len(measures)
     S = len(res_a.systems)
@@ -202,14 +203,14 @@ def _split_rows(res_a, res_b, measures, confidence_level, epsilon):
     for m, label in enumerate(measures):
         idx = [m]
         is_ap = bool((res_a.n_relevant[:, m] >= 0).all())
-        for method in TOPIC_METHODS:
+        for method in TOPIC_METHODS if "topic" in kinds else ():
             if method == "logit" and not unit[m]:
                 continue
             for small_r in ((False, True) if is_ap else (False,)):
                 values = [(r.statistic[..., idx], *r._topic_interval(idx, method, confidence_level, small_r,
                                                                     epsilon)[:2]) for r in (res_a, res_b)]
                 out.append((("topic", label, "", method, small_r), "logit" if method == "logit" else "score", values))
-        for statistic, method in SYSTEM_ROWS:
+        for statistic, method in SYSTEM_ROWS if "system" in kinds else ():
             base, _, variance = method.partition(":")
             needs_unit = base in ("logit", "parametric") or statistic == "logit_mean"
             if needs_unit and not unit[m]:
@@ -221,7 +222,7 @@ def _split_rows(res_a, res_b, measures, confidence_level, epsilon):
                                  measures=[label], epsilon=epsilon, **options)
                 values.append((t[label].to_numpy(), t[f"{label} ci_low"].to_numpy(), t[f"{label} ci_high"].to_numpy()))
             out.append((("system", label, statistic, method, False), SCALES[statistic], values))
-        if len(ia) == 0:
+        if len(ia) == 0 or not {"difference", "topic difference"} & set(kinds):
             continue
         for statistic, method in DIFFERENCE_ROWS:
             if statistic == "logit_mean" and not unit[m]:
@@ -231,12 +232,14 @@ def _split_rows(res_a, res_b, measures, confidence_level, epsilon):
             for r in (res_a, res_b):
                 pair = r._pair_differences(ia, ib, idx, agg)
                 options = {"method": method, "confidence_level": confidence_level}
-                low, high = image_interval(pair["theta"], pair["dist"], jackknife=pair["jack"], **options)
-                values.append((pair["theta"], low, high))
-                if method != "bca":  # per-topic BCa over every pair is slow and adds nothing here
+                if "difference" in kinds:
+                    low, high = image_interval(pair["theta"], pair["dist"], jackknife=pair["jack"], **options)
+                    values.append((pair["theta"], low, high))
+                if "topic difference" in kinds and method != "bca":  # per-topic BCa of every pair: slow
                     low, high = image_interval(pair["topic_theta"], pair["topic_dist"], **options)
                     topic_values.append((pair["topic_theta"], low, high))
-            out.append((("difference", label, statistic, method, False), "score", values))
+            if values:
+                out.append((("difference", label, statistic, method, False), "score", values))
             if topic_values:
                 out.append((("topic difference", label, statistic, method, False), "score", topic_values))
     return out
@@ -244,7 +247,8 @@ def _split_rows(res_a, res_b, measures, confidence_level, epsilon):
 
 def split_half_validation(runs, qrels, measures=("AP",), *, n_splits: int = 20, n_images: int = 100,
                           rng=None, confidence_level: float = 0.95, sd_tolerance: float = 0.1,
-                          epsilon: float = EPSILON, verbose: bool = True, topics=None) -> SplitHalfValidation:
+                          epsilon: float = EPSILON, kinds=KINDS, verbose: bool = True,
+                          topics=None) -> SplitHalfValidation:
     """Check on your own collection that corpus-bootstrap intervals hold on another corpus (Cormack & Lynam §6).
 
     Args:
@@ -258,6 +262,9 @@ def split_half_validation(runs, qrels, measures=("AP",), *, n_splits: int = 20, 
         confidence_level: level of the intervals checked (0.95: model share 83.4%).
         sd_tolerance: ``calibrated`` needs ``|sd(z) - 1|`` at most this.
         epsilon: ε of the logit intervals and L-MAP.
+        kinds: which quantities to check (default all of ``"topic"``, ``"system"``,
+            ``"difference"``, ``"topic difference"``; per-topic differences of every pair of many
+            systems are the slowest).
         verbose: a progress bar over splits.
         topics: topics to run transformers on.
 
@@ -282,6 +289,12 @@ def split_half_validation(runs, qrels, measures=("AP",), *, n_splits: int = 20, 
         raise ValueError(f"'sd_tolerance' must be a positive number, got {sd_tolerance!r}")
     if not isinstance(verbose, (bool, np.bool_)):
         raise TypeError(f"'verbose' must be True or False, got {type(verbose).__name__}")
+    if isinstance(kinds, str):
+        kinds = (kinds,)
+    kinds = tuple(kinds)
+    unknown = [k for k in kinds if k not in KINDS]
+    if unknown or not kinds:
+        raise ValueError(f"'kinds' must be a non-empty subset of {KINDS}, got {kinds!r}")
     generator = as_generator(rng)
     require_mean_aggregated(parse_measures(measures), context="a corpus-bootstrap interval")
     evaluator, read = prepare(runs, qrels, measures, topics=topics, verbose=verbose)
@@ -303,7 +316,7 @@ def split_half_validation(runs, qrels, measures=("AP",), *, n_splits: int = 20, 
             for h, keep in enumerate((in_a, ~in_a)):
                 boot = CorpusBootstrap(read, n_images=n_images, rng=int(image_seeds[i, h]), verbose=False)
                 halves.append(boot.evaluate_prepared(evaluator, keep=keep, hashes=hashes))
-            for key, scale, (va, vb) in _split_rows(*halves, labels, confidence_level, epsilon):
+            for key, scale, (va, vb) in _split_rows(*halves, labels, confidence_level, epsilon, kinds):
                 positions, zs = [], []
                 for src, dst in ((va, vb), (vb, va)):
                     p, z = interval_agreement(*src, *dst, confidence_level=confidence_level, scale=scale)
