@@ -8,8 +8,13 @@ time and has sd(z) = 1. Printed: below / in / above shares with the SE of "in" o
 range over splits, and sd(z) with its SE and range over splits. DL binary measures use the official
 cut rel >= 2 (``AP(rel=2)``); nDCG@10 the graded labels.
 
+Then two summary tables (the ones in ``pt_docs/corpus_bootstrap.md``): share inside and sd(z) of
+each interval, one column per collection and measure. ``--from-csv`` re-renders them from a saved
+``--csv`` without recomputing.
+
 Usage: python benchmarks/corpus_calibration.py [--data ../shared/data] [--splits 20] [--images 100]
-       [--rng 1] [--collections robust2003 dl2019 dl2020] [--csv out.csv]
+       [--rng 1] [--collections robust2003 dl2019 dl2020] [--kinds system ...] [--csv out.csv]
+       [--from-csv out.csv]
 """
 import argparse
 import os
@@ -51,6 +56,42 @@ def label(kind, statistic, method, small_r):
     return " ".join(x for x in (kind, stat, method, "small-R" if small_r else "") if x)
 
 
+SUMMARY = [
+    ("topic", "", "normal", False), ("topic", "", "logit", True), ("topic", "", "percentile", True),
+    ("system", "mean", "percentile", False), ("system", "mean", "normal", False),
+    ("system", "mean", "parametric:mixed", False), ("system", "mean", "parametric:logit", False),
+    ("system", "mean", "parametric:small_r", False),
+    ("system", "logit_mean", "normal", False), ("system", "logit_mean", "parametric:logit", False),
+    ("system", "logit_mean", "parametric:small_r", False), ("system", "gmean", "normal", False),
+    ("difference", "mean", "percentile", False), ("difference", "mean", "normal", False),
+    ("difference", "logit_mean", "normal", False), ("topic difference", "mean", "normal", False),
+    ("topic difference", "logit_mean", "normal", False),
+]
+
+
+def summary(frame):
+    """Two markdown tables: inside share (± SE over splits) and sd(z) (± SE) [range over splits]."""
+    columns = list(dict.fromkeys(zip(frame["collection"], frame["measure"])))
+    names = {"robust2003": "Robust03", "dl2019": "DL19", "dl2020": "DL20"}
+    header = "| interval | " + " | ".join(f"{names.get(c, c)} {m}" for c, m in columns) + " |"
+    rule = "|---|" + "---:|" * len(columns)
+    table = frame.set_index(["collection", "measure", "kind", "statistic", "method", "small_r"])
+    blocks = []
+    for title, cell in (("in (model 83.4%) ± SE", lambda r: f"{100 * r.inside:.1f} ± {100 * r.inside_se:.1f}"),
+                        ("sd(z) ± SE [range over splits]",
+                         lambda r: f"{r.sd_z:.2f} ± {r.sd_z_se:.2f} [{r.sd_z_min:.1f}-{r.sd_z_max:.1f}]")):
+        lines = [f"{title}:", "", header, rule]
+        for key in SUMMARY:
+            cells = []
+            for c, m in columns:
+                k = (c, m, *key)
+                cells.append(cell(table.loc[k]) if k in table.index else "")
+            if any(cells):
+                lines.append(f"| {label(*key)} | " + " | ".join(cells) + " |")
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
@@ -59,7 +100,13 @@ def main(argv=None):
     parser.add_argument("--rng", type=int, default=1)
     parser.add_argument("--collections", nargs="+", choices=list(COLLECTIONS), default=list(COLLECTIONS))
     parser.add_argument("--csv", type=Path, help="also write every row of every collection here")
+    parser.add_argument("--kinds", nargs="+", choices=["topic", "system", "difference", "topic difference"],
+                        help="quantities to check (default all; per-topic differences only on Robust 2003)")
+    parser.add_argument("--from-csv", type=Path, help="only print the summary tables of a saved --csv")
     args = parser.parse_args(argv)
+    if args.from_csv:
+        print(summary(pd.read_csv(args.from_csv, keep_default_na=False, dtype={"statistic": str})))
+        return 0
 
     from pyterrier_boot import DegenerateWarning, split_half_validation
 
@@ -73,8 +120,8 @@ def main(argv=None):
             continue
         start = time.perf_counter()
         load = os.getloadavg()[0]
-        kinds = ("topic", "system", "difference", "topic difference") if key == "robust2003" else \
-            ("topic", "system", "difference")  # every pair of 37-59 runs on every topic: slow, left out
+        kinds = args.kinds or (("topic", "system", "difference", "topic difference") if key == "robust2003" else
+                               ("topic", "system", "difference"))  # every pair of 37-59 runs on every topic: slow
         result = split_half_validation(path / "runs", path / qrels, measures, n_splits=args.splits,
                                        n_images=args.images, rng=args.rng, kinds=kinds, verbose=False)
         seconds = time.perf_counter() - start
@@ -95,8 +142,11 @@ def main(argv=None):
                       f"{100 * r.inside:.1f} ± {100 * r.inside_se:.1f} [{100 * r.inside_min:.0f}-{100 * r.inside_max:.0f}]"
                       f" | {100 * r.above:.1f} | {r.sd_z:.2f} ± {r.sd_z_se:.2f} [{r.sd_z_min:.2f}-{r.sd_z_max:.2f}] |")
         sys.stdout.flush()
-    if args.csv and frames:
-        pd.concat(frames).to_csv(args.csv, index=False)
+    if frames:
+        both = pd.concat(frames)
+        print("\n" + summary(both))
+        if args.csv:
+            both.to_csv(args.csv, index=False)
     return 0
 
 

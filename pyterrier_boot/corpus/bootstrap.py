@@ -1,6 +1,6 @@
 """The corpus bootstrap engine: every run and measure on many corpus images, in bounded memory.
 
-Cormack & Lynam (2006) and Zobel & Rashidi (2020); METHODS.md §1. One image is one corpus: a
+Cormack & Lynam (2006) and Zobel & Rashidi (2020). One image is one corpus: a
 document's multiplicity is the same for every topic and system of that image (the pairing that
 makes differences and ranks on an image meaningful). Runs are not re-executed: each image run is
 the full-corpus ranking with every document repeated ``k`` times (``k = 0`` removes it), the qrels

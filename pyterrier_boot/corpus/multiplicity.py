@@ -1,7 +1,7 @@
 """Corpus images as document multiplicities: counter-based Poisson(1) draws and the exact multinomial.
 
 An *image* of the corpus gives every document ``d`` a multiplicity ``k_d`` (its number of copies;
-0 removes it). Two models (METHODS.md §1):
+0 removes it). Two models:
 
 * ``"poisson"`` (Cormack & Lynam 2006, §4): ``k_d ~ Poisson(1)`` independently, the large-corpus
   limit; needs no corpus size. Draws are *counter-based*: ``k_d`` in image ``i`` is a function of
