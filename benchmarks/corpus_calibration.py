@@ -13,7 +13,8 @@ each interval, one column per collection and measure. ``--from-csv`` re-renders 
 ``--csv`` without recomputing.
 
 Usage: python benchmarks/corpus_calibration.py [--data ../shared/data] [--splits 20] [--images 100]
-       [--rng 1] [--collections robust2003 dl2019 dl2020] [--kinds system ...] [--csv out.csv]
+       [--rng 1] [--collections robust2003 dl2019 dl2020] [--kinds system ...] [--epsilon 1e-5]
+       [--csv out.csv]
        [--from-csv out.csv]
 """
 import argparse
@@ -100,6 +101,8 @@ def main(argv=None):
     parser.add_argument("--rng", type=int, default=1)
     parser.add_argument("--collections", nargs="+", choices=list(COLLECTIONS), default=list(COLLECTIONS))
     parser.add_argument("--csv", type=Path, help="also write every row of every collection here")
+    parser.add_argument("--epsilon", type=float, default=1e-5, help="ε of logit intervals, L-MAP and the parametric "
+                        "rules (the 'parametric:logit' row with a larger ε is the paper's formula with that ε)")
     parser.add_argument("--kinds", nargs="+", choices=["topic", "system", "difference", "topic difference"],
                         help="quantities to check (default all; per-topic differences only on Robust 2003)")
     parser.add_argument("--from-csv", type=Path, help="only print the summary tables of a saved --csv")
@@ -123,7 +126,8 @@ def main(argv=None):
         kinds = args.kinds or (("topic", "system", "difference", "topic difference") if key == "robust2003" else
                                ("topic", "system", "difference"))  # every pair of 37-59 runs on every topic: slow
         result = split_half_validation(path / "runs", path / qrels, measures, n_splits=args.splits,
-                                       n_images=args.images, rng=args.rng, kinds=kinds, verbose=False)
+                                       n_images=args.images, rng=args.rng, kinds=kinds, epsilon=args.epsilon,
+                                       verbose=False)
         seconds = time.perf_counter() - start
         frame = result.to_frame()
         frames.append(frame.assign(collection=key))

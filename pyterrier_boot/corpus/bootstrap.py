@@ -179,34 +179,32 @@ class CorpusBootstrap:
         :class:`~pyterrier_boot.measures.engine.Evaluator`, as ``Experiment`` has one), with their
         values on the full corpus when already computed (``[system, topic, measure]``).
 
-        ``keep``: optional boolean mask over ``evaluator.arrays.docnos``; documents outside it get
-        multiplicity 0 in the collection and in every image, so the result is the corpus bootstrap
-        of that sub-collection (a corpus half, :func:`~pyterrier_boot.split_half_validation`)
-        without interning its runs and qrels again. Topics stay those of the full qrels (a topic
-        left without judgements scores 0, as a topic whose relevant documents all vanish).
+        ``keep``: optional boolean mask over ``evaluator.arrays.docnos``: the corpus bootstrap of
+        the sub-collection of those documents (a corpus half,
+        :func:`~pyterrier_boot.split_half_validation`) without reading and interning its runs and
+        qrels again; the same as bootstrapping the runs and qrels without the other documents
+        (each document's multiplicity in an image depends only on its docno), except that topics
+        stay those of the full qrels (a topic left without judgements scores 0, as a topic whose
+        relevant documents all vanish). ``statistic`` is then that of the sub-collection.
         Multinomial images need the sub-collection's size as ``corpus_size``. ``hashes``: the
         :func:`~pyterrier_boot.corpus.multiplicity.docno_hashes` of ``evaluator.arrays.docnos``
         when already computed.
         """
         require_mean_aggregated(evaluator.measures, context="a corpus-bootstrap interval")
-        arrays = evaluator.arrays
-        S, Q, M, D = arrays.n_systems, arrays.n_topics, len(evaluator.measures), arrays.n_docs
-        mask = None
         if keep is not None:
             keep = np.asarray(keep)
+            D = evaluator.arrays.n_docs
             if keep.dtype != np.bool_ or keep.shape != (D,):
                 raise ValueError(f"'keep' must be a boolean mask over the {D} documents seen, got dtype "
                                  f"{keep.dtype} and shape {keep.shape}")
-            mask = keep.astype(np.int32)
-            evaluator = Evaluator(arrays.restrict(keep), evaluator.measures)  # shorter rankings, same ids
-        seen = D if keep is None else int(keep.sum())
-        size = self._corpus_size_for(seen) if (self.model == "multinomial" or self.corpus_size is not None) else None
+            evaluator = Evaluator(evaluator.arrays.restrict(keep), evaluator.measures)
+            hashes = None if hashes is None else np.asarray(hashes)[keep]
+        arrays = evaluator.arrays
+        S, Q, M, D = arrays.n_systems, arrays.n_topics, len(evaluator.measures), arrays.n_docs
+        size = self._corpus_size_for(D) if (self.model == "multinomial" or self.corpus_size is not None) else None
         batch = self._plan(D, S * Q * M)
         if statistic is None:
-            if mask is None:
-                statistic = evaluator.evaluate(np.ones((1, D), np.int32), identity=True)[0]
-            else:
-                statistic = evaluator.evaluate(mask[None])[0]
+            statistic = evaluator.evaluate(np.ones((1, D), np.int32), identity=True)[0]
 
         if hashes is None:
             hashes = docno_hashes(arrays.docnos)
@@ -215,8 +213,6 @@ class CorpusBootstrap:
         for start in range(0, self.n_groups, batch):  # collection g lacks the documents of group g
             stop = min(start + batch, self.n_groups)
             deleted = (groups[None, :] != np.arange(start, stop)[:, None]).astype(np.int32)
-            if mask is not None:
-                deleted *= mask
             jackknife[start:stop] = evaluator.evaluate(deleted)
             del deleted
 
@@ -229,18 +225,13 @@ class CorpusBootstrap:
                 keys = self.keys[start:stop]
                 if self.model == "poisson":
                     k = poisson_multiplicities(keys, hashes)
-                elif mask is None:
-                    k = multinomial_multiplicities(keys, D, size)
                 else:
-                    k = np.zeros((stop - start, D), np.int32)
-                    k[:, keep] = multinomial_multiplicities(keys, seen, size)
-                if mask is not None:
-                    k *= mask
+                    k = multinomial_multiplicities(keys, D, size)
                 distribution[start:stop] = evaluator.evaluate(k)
                 del k
                 bar.update(stop - start)
 
-        n_relevant, depth = _small_r_inputs(arrays, evaluator.measures, keep)
+        n_relevant, depth = _small_r_inputs(arrays, evaluator.measures)
         return CorpusBootstrapResult(
             statistic=statistic,
             bootstrap_distribution=distribution,
@@ -251,30 +242,23 @@ class CorpusBootstrap:
             model=self.model,
             corpus_size=size,
             keys=self.keys.copy(),
-            documents=arrays.docnos if keep is None else arrays.docnos[keep],
+            documents=arrays.docnos,
             n_relevant=n_relevant,
             depth=depth,
             unit=tuple(unit_measure(lm.measure) for lm in evaluator.measures),
         )
 
 
-def _small_r_inputs(arrays, measures, keep=None):
-    """For AP measures: R per (topic, measure) and the run depth (capped at the cutoff) per cell,
-    counting only the documents in ``keep`` (a mask over documents) when given.
+def _small_r_inputs(arrays, measures):
+    """For AP measures: R per (topic, measure) and the run depth (capped at the cutoff) per cell.
 
     ``n_relevant`` is -1 for other measures (no small-R correction).
     """
     S, Q, M = arrays.n_systems, arrays.n_topics, len(measures)
     n_relevant = np.full((Q, M), -1, dtype=np.int64)
     depth = np.zeros((S, Q, M), dtype=np.int64)
+    lengths = np.diff(arrays.run_offsets).reshape(S, Q)
     topic_of = np.repeat(np.arange(Q), np.diff(arrays.qrels_offsets))
-    if keep is None:
-        lengths = np.diff(arrays.run_offsets).reshape(S, Q)
-        judged = np.ones(len(arrays.qrels_docs), dtype=bool)
-    else:
-        cell_of = np.repeat(np.arange(S * Q), np.diff(arrays.run_offsets))
-        lengths = np.bincount(cell_of[keep[arrays.run_docs]], minlength=S * Q).reshape(S, Q)
-        judged = keep[arrays.qrels_docs]
     for m, lm in enumerate(measures):
         km = lower(lm.measure)
         if km is not None:
@@ -287,6 +271,6 @@ def _small_r_inputs(arrays, measures, keep=None):
             cutoff = int(params.get("cutoff", 0) or 0)
         else:
             continue
-        n_relevant[:, m] = np.bincount(topic_of[(arrays.qrels_grades >= rel) & judged], minlength=Q)
+        n_relevant[:, m] = np.bincount(topic_of[arrays.qrels_grades >= rel], minlength=Q)
         depth[:, :, m] = np.minimum(lengths, cutoff) if cutoff > 0 else lengths
     return n_relevant, depth

@@ -224,24 +224,21 @@ def _split_rows(res_a, res_b, measures, confidence_level, epsilon, kinds=KINDS):
             out.append((("system", label, statistic, method, False), SCALES[statistic], values))
         if len(ia) == 0 or not {"difference", "topic difference"} & set(kinds):
             continue
-        for statistic, method in DIFFERENCE_ROWS:
+        for statistic in dict.fromkeys(st for st, _ in DIFFERENCE_ROWS):
             if statistic == "logit_mean" and not unit[m]:
                 continue
             agg = res_a._aggregate(statistic)
-            values, topic_values = [], []
-            for r in (res_a, res_b):
-                pair = r._pair_differences(ia, ib, idx, agg)
+            pairs = [r._pair_differences(ia, ib, idx, agg) for r in (res_a, res_b)]
+            for method in (mt for st, mt in DIFFERENCE_ROWS if st == statistic):
                 options = {"method": method, "confidence_level": confidence_level}
                 if "difference" in kinds:
-                    low, high = image_interval(pair["theta"], pair["dist"], jackknife=pair["jack"], **options)
-                    values.append((pair["theta"], low, high))
+                    values = [(p["theta"], *image_interval(p["theta"], p["dist"], jackknife=p["jack"], **options))
+                              for p in pairs]
+                    out.append((("difference", label, statistic, method, False), "score", values))
                 if "topic difference" in kinds and method != "bca":  # per-topic BCa of every pair: slow
-                    low, high = image_interval(pair["topic_theta"], pair["topic_dist"], **options)
-                    topic_values.append((pair["topic_theta"], low, high))
-            if values:
-                out.append((("difference", label, statistic, method, False), "score", values))
-            if topic_values:
-                out.append((("topic difference", label, statistic, method, False), "score", topic_values))
+                    values = [(p["topic_theta"], *image_interval(p["topic_theta"], p["topic_dist"], **options))
+                              for p in pairs]
+                    out.append((("topic difference", label, statistic, method, False), "score", values))
     return out
 
 

@@ -77,11 +77,12 @@ class JudgedRuns:
         return self.qrels_docs[sl], self.qrels_grades[sl]
 
     def restrict(self, keep):
-        """The same runs and qrels without the documents outside ``keep`` (a boolean mask over
-        ``docnos``): a sub-collection, e.g. a corpus half. Document ids, topics and systems are
-        unchanged; rankings keep their order (the kept documents of a ranking are its ranking on
-        the sub-collection)."""
+        """The same runs and qrels on the sub-collection of the documents in ``keep`` (a boolean
+        mask over ``docnos``), e.g. a corpus half: the other documents leave every ranking and the
+        qrels, rankings keep their order, topics and systems are unchanged, and the kept documents
+        are renumbered in docno order (ids still compare as docnos)."""
         keep = np.asarray(keep, dtype=bool)
+        new_id = (np.cumsum(keep) - 1).astype(np.int32)
         S, Q = self.n_systems, self.n_topics
         q_keep = keep[self.qrels_docs]
         q_topic = np.repeat(np.arange(Q), np.diff(self.qrels_offsets))
@@ -97,9 +98,10 @@ class JudgedRuns:
         stop = np.zeros(S * Q, np.int64)
         np.maximum.at(stop, cell[judged], within[judged] + 1)
         return JudgedRuns(
-            systems=self.systems, qids=self.qids, docnos=self.docnos, qrels_offsets=qrels_offsets,
-            qrels_docs=self.qrels_docs[q_keep], qrels_grades=self.qrels_grades[q_keep], run_offsets=run_offsets,
-            run_docs=self.run_docs[r_keep], run_grades=run_grades, run_stops=run_offsets[:-1] + stop,
+            systems=self.systems, qids=self.qids, docnos=self.docnos[keep], qrels_offsets=qrels_offsets,
+            qrels_docs=new_id[self.qrels_docs[q_keep]], qrels_grades=self.qrels_grades[q_keep],
+            run_offsets=run_offsets, run_docs=new_id[self.run_docs[r_keep]], run_grades=run_grades,
+            run_stops=run_offsets[:-1] + stop,
         )
 
     @classmethod
