@@ -81,6 +81,7 @@ _EXPORTS = {
     "corpus_split": "pyterrier_boot.corpus.split",
     "split_half_validation": "pyterrier_boot.corpus.validation",
     "SplitHalfValidation": "pyterrier_boot.corpus.validation",
+    "interval_agreement": "pyterrier_boot.corpus.validation",
     "image_interval": "pyterrier_boot.corpus.intervals",
     "image_pvalue": "pyterrier_boot.corpus.intervals",
     "silver_bullet_limit": "pyterrier_boot.corpus.small_r",

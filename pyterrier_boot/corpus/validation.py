@@ -161,13 +161,14 @@ class SplitHalfValidation:
                 f"{self.model_share:.1%} of the time and has sd(z) = 1</p>")
         return head + self.table.to_html(index=False, float_format=lambda v: f"{v:.3f}")
 
-    def plot(self, rows=None, *, ax=None, bins=60):
+    def plot(self, rows=None, *, ax=None, bins=None):
         """Histograms of ``z`` (density) against the standard normal, one line per row.
 
         Args:
             rows: keys of :attr:`z` (default: the AP or first measure's per-topic logit small-R,
                 system mean normal and parametric, and difference rows).
             ax: matplotlib axes (default: a new figure).
+            bins: histogram bins on [-4, 4] (default: from 8 to 60, growing with the number of z).
         """
         import matplotlib.pyplot as plt
 
@@ -180,10 +181,10 @@ class SplitHalfValidation:
         if ax is None:
             _, ax = plt.subplots(figsize=(7, 4))
         grid = np.linspace(-4, 4, 401)
-        edges = np.linspace(-4, 4, bins + 1)
         for key in rows:
             z = self.z[key]
             z = z[np.isfinite(z)]
+            edges = np.linspace(-4, 4, (bins or int(np.clip(np.sqrt(len(z)) / 2, 8, 60))) + 1)
             density, _ = np.histogram(np.clip(z, -4, 4), bins=edges, density=True)
             label = " ".join(str(k) for k in key if k not in ("", False)).replace(" True", " small-R")
             ax.step(edges[:-1], density, where="post", label=f"{label} (sd {z.std(ddof=1):.2f})")
