@@ -4,7 +4,7 @@ import importlib
 
 import pytest
 
-MODULES = ["multiplicity", "intervals", "small_r", "split", "transformers"]
+MODULES = ["multiplicity", "intervals", "small_r", "split", "transformers", "validation"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -89,10 +89,12 @@ def test_n_relevant_counts_the_qrels():
 
 
 def test_per_system_mean_gmean_and_lmap(res):
-    for statistic, agg in [
-        ("mean", lambda x, axis: x.mean(axis=axis)),
-        ("gmean", lambda x, axis: np.exp(np.log(x + 1e-5).mean(axis=axis)) - 1e-5),  # Sakai's GM
-        ("logit_mean", lambda x, axis: special.expit(special.logit(np.clip(x, 1e-5, 1 - 1e-5)).mean(axis=axis))),
+    for statistic, agg, forward, se in [
+        ("mean", lambda x, axis: x.mean(axis=axis), lambda x: x, "se"),
+        ("gmean", lambda x, axis: np.exp(np.log(x + 1e-5).mean(axis=axis)) - 1e-5,  # Sakai's GM
+         lambda x: np.log(x + 1e-5), "se(log)"),
+        ("logit_mean", lambda x, axis: special.expit(special.logit(np.clip(x, 1e-5, 1 - 1e-5)).mean(axis=axis)),
+         lambda x: special.logit(np.clip(x, 1e-5, 1 - 1e-5)), "se(logit)"),
     ]:
         table = res.per_system(statistic=statistic, method="percentile")
         per_image = agg(res.bootstrap_distribution, 2)
@@ -100,8 +102,10 @@ def test_per_system_mean_gmean_and_lmap(res):
         np.testing.assert_allclose(table[MEASURES].to_numpy(), agg(res.statistic, 1), rtol=1e-12)
         np.testing.assert_allclose(table[[f"{m} ci_low" for m in MEASURES]].to_numpy(), low, rtol=1e-12)
         np.testing.assert_allclose(table[[f"{m} ci_high" for m in MEASURES]].to_numpy(), high, rtol=1e-12)
-        np.testing.assert_allclose(table[[f"{m} se" for m in MEASURES]].to_numpy(), per_image.std(axis=0, ddof=1))
-    assert list(table.columns[:5]) == ["name", "AP", "AP ci_low", "AP ci_high", "AP se"]
+        # the standard error is on the scale where the statistic is a mean, and its column says so
+        np.testing.assert_allclose(table[[f"{m} {se}" for m in MEASURES]].to_numpy(),
+                                   forward(res.bootstrap_distribution).mean(axis=2).std(axis=0, ddof=1), atol=1e-12)
+        assert list(table.columns[:5]) == ["name", "AP", "AP ci_low", "AP ci_high", f"AP {se}"]
 
 
 def test_per_system_normal_logit_bca(res):
@@ -124,12 +128,30 @@ def test_per_system_parametric_is_cormack_lynam_section_8(res):
     Q = x.shape[1]
     z = stats.norm.ppf(0.975)
     se_map = np.sqrt(((x - x**2) ** 2 * var).sum(axis=1)) / Q
-    table = res.per_system(method="parametric", measures=["AP"])
+    table = res.per_system(method="parametric", measures=["AP"], variance="logit")  # the paper's formula
     np.testing.assert_allclose(table["AP ci_low"], x.mean(axis=1) - z * se_map)
     np.testing.assert_allclose(table["AP se"], se_map)
+    # default "mixed": cells whose images reach 0 or 1 take the variance of their image values
+    images = res.bootstrap_distribution[..., 0]
+    extreme = (images.min(axis=0) == 0) | (images.max(axis=0) == 1)
+    assert extreme.any() and not extreme.all()
+    mixed = np.where(extreme, images.var(axis=0, ddof=1), (x - x**2) ** 2 * var)
+    np.testing.assert_allclose(res.per_system(method="parametric", measures=["AP"])["AP se"],
+                               np.sqrt(mixed.sum(axis=1)) / Q)
+    score = res.per_system(method="parametric", measures=["AP"], variance="score")["AP se"]
+    np.testing.assert_allclose(score, np.sqrt(images.var(axis=0, ddof=1).sum(axis=1)) / Q)
+    # "small_r": variances implied by the small-R-corrected logit intervals of per_topic
+    topic = res.per_topic(method="logit", measures=["AP"])
+    logit = special.logit(np.clip(topic[["ci_low", "ci_high"]].to_numpy(), 1e-5, 1 - 1e-5))
+    implied = (((logit[:, 1] - logit[:, 0]) / (2 * z)) ** 2).reshape(x.shape)
+    np.testing.assert_allclose(res.per_system(method="parametric", measures=["AP"], variance="small_r")["AP se"],
+                               np.sqrt(((x - x**2) ** 2 * implied).sum(axis=1)) / Q)
     lmap = res.per_system(statistic="logit_mean", method="parametric", measures=["AP"])
     centre = special.logit(np.clip(x, 1e-5, 1 - 1e-5)).mean(axis=1)
     np.testing.assert_allclose(lmap["AP ci_high"], special.expit(centre + z * np.sqrt(var.sum(axis=1)) / Q))
+    np.testing.assert_allclose(lmap["AP se(logit)"], np.sqrt(var.sum(axis=1)) / Q)
+    with pytest.raises(ValueError, match=r"'variance' must be one of"):
+        res.per_system(method="parametric", variance="wide")
     with pytest.raises(ValueError, match=r"method='parametric' is Cormack & Lynam's interval for statistic='mean'"):
         res.per_system(statistic="gmean", method="parametric")
 
@@ -156,8 +178,9 @@ def test_difference_is_paired_within_images(res):
     for b in (0, 17, 299):
         np.testing.assert_allclose(d.image_ttest_pvalues[b], stats.ttest_rel(x[b, 2], x[b, 0], axis=0).pvalue)
     frame = d.to_frame()
-    assert list(frame.columns) == ["a", "b", "measure", "difference", "ci_low", "ci_high", "standard_error",
-                                   "pvalue", "ttest_pvalue"]
+    assert list(frame.columns) == ["a", "b", "measure", "scale", "difference", "ci_low", "ci_high",
+                                   "standard_error", "pvalue", "ttest_pvalue"]
+    assert (frame["scale"] == "score").all() and d.scale == "score"
     assert len(d.to_frame(per_topic=True)) == 8 * 4
 
 
@@ -167,6 +190,30 @@ def test_difference_normal_and_bca(res):
     np.testing.assert_allclose(normal.pvalue, 2 * stats.norm.sf(np.abs(normal.statistic) / sd))
     bca = res.difference("b", "a", method="bca", statistic="logit_mean")
     assert bca.statistic_name == "logit_mean" and np.all((bca.pvalue > 0) & (bca.pvalue <= 1))
+
+
+def test_logit_mean_uses_one_scale_for_differences_and_per_system(res):
+    """L-MAP differences are log odds ratios (Cormack & Lynam §9): per topic logit x_a - logit x_b,
+    aggregated as logit(L-MAP_a) - logit(L-MAP_b); per_system's normal interval and se(logit) use
+    the same scale, so their standard errors agree with the difference's."""
+    def logit(x):
+        return special.logit(np.clip(x, 1e-5, 1 - 1e-5))
+
+    d = res.difference("b", "a", statistic="logit_mean", method="normal")
+    assert d.scale == "logit" and (d.to_frame(per_topic=True)["scale"] == "logit").all()
+    np.testing.assert_allclose(d.topic_statistic, logit(res.statistic[1]) - logit(res.statistic[0]))
+    lmap = res.per_system(statistic="logit_mean", method="normal")
+    np.testing.assert_allclose(d.statistic, special.logit(lmap[MEASURES].to_numpy()[1])
+                               - special.logit(lmap[MEASURES].to_numpy()[0]), atol=1e-12)
+    images = logit(res.bootstrap_distribution)
+    per_image = images[:, 1].mean(axis=1) - images[:, 0].mean(axis=1)
+    np.testing.assert_allclose(d.bootstrap_distribution, per_image)
+    np.testing.assert_allclose(d.pvalue, 2 * stats.norm.sf(np.abs(d.statistic) / per_image.std(axis=0, ddof=1)))
+    np.testing.assert_allclose(d.ttest_pvalue, stats.ttest_rel(logit(res.statistic[1]), logit(res.statistic[0]),
+                                                               axis=0).pvalue)
+    g = res.difference("b", "a", statistic="gmean")
+    assert g.scale == "log"
+    np.testing.assert_allclose(g.topic_statistic, np.log(res.statistic[1] + 1e-5) - np.log(res.statistic[0] + 1e-5))
 
 
 def test_ranks_are_scipy_rankdata_per_image(res):

@@ -69,8 +69,11 @@ def test_constructor_arguments_are_attributes():
     assert attributes == {"image": 3, "rng": 42, "model": "poisson", "corpus_size": None, "documents": None}
     assert repr(img) == "CorpusImage(3, rng=42)"
     split = CorpusSplit("B")
-    assert {a.name: a.value for a in pt.inspect.transformer_attributes(split)} == {"half": "B"}
+    assert {a.name: a.value for a in pt.inspect.transformer_attributes(split)} == {"half": "B", "salt": None}
     assert repr(split) == "CorpusSplit('B')"
+    salted = CorpusSplit("A", salt=7)
+    assert {a.name: a.value for a in pt.inspect.transformer_attributes(salted)} == {"half": "A", "salt": 7}
+    assert repr(salted) == "CorpusSplit('A', salt=7)"
 
 
 def test_a_generator_is_consumed_once_at_construction():
@@ -98,6 +101,35 @@ def test_corpus_split_halves():
     assert len(qa) + len(qb) == len(qrels) and all(md5_half(d) == "A" for d in qa.docno)
     many = pd.DataFrame({"docno": [f"LA{i:06d}" for i in range(4000)]})
     assert abs(len(corpus_split(many, "A")) - 2000) < 4 * np.sqrt(1000)  # halves of about equal size
+
+
+def test_salted_splits_are_other_random_halves():
+    """A salt gives another split: reproducible, a partition, about half the documents, independent
+    of the MD5 split and of other salts (agreement with them near 50%), and the bit defined in
+    corpus.split: the lowest bit of splitmix64(FNV-1a(docno) ^ splitmix64(salt ^ c))."""
+    from pyterrier_boot.corpus.multiplicity import _SPLIT_SALT, finalise_reference, fnv1a_reference
+
+    docnos = [f"LA{i:06d}" for i in range(4000)]
+    many = pd.DataFrame({"docno": docnos, "qid": "1", "rank": np.arange(4000)})
+    a7, b7 = corpus_split(many, "A", salt=7), corpus_split(many, "B", salt=7)
+    assert len(a7) + len(b7) == 4000 and set(a7.docno).isdisjoint(b7.docno)
+    assert abs(len(a7) - 2000) < 4 * np.sqrt(1000)
+    assert list(a7["rank"]) == list(range(len(a7)))
+    pd.testing.assert_frame_equal(CorpusSplit("A", salt=7).transform(many.assign(score=0.0)),
+                                  corpus_split(many.assign(score=0.0), "A", salt=7))
+    in_md5 = set(corpus_split(many, "A").docno)
+    in_8 = set(corpus_split(many, "A", salt=8).docno)
+    for other in (in_md5, in_8):
+        agree = sum((d in other) == (d in set(a7.docno)) for d in docnos) / 4000
+        assert abs(agree - 0.5) < 4 * np.sqrt(0.25 / 4000)
+    key = finalise_reference(7 ^ _SPLIT_SALT)
+    for d in docnos[:50]:
+        bit = finalise_reference(fnv1a_reference(d) ^ key) & 1
+        assert (d in set(a7.docno)) == (bit == 0)
+    with pytest.raises(ValueError, match=r"'salt' must be a non-negative integer or None, got -1"):
+        corpus_split(many, "A", salt=-1)
+    with pytest.raises(TypeError, match=r"'salt' must be a non-negative integer or None, got str"):
+        CorpusSplit("A", salt="x")
 
 
 def test_bad_transformer_arguments():

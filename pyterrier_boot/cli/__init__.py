@@ -1,6 +1,6 @@
 """The ``pyterrier-boot`` command (also ``python -m pyterrier_boot``).
 
-Three commands:
+Commands:
 
 * ``pyterrier-boot evaluate --qrels QRELS RUN [RUN ...]``: means with bootstrap intervals,
   significance tests (all pairs or against baselines), tables and an HTML report
@@ -8,7 +8,9 @@ Three commands:
 * ``pyterrier-boot demo``: the same on a simulated collection, with no files and no network
   (:mod:`.demo`);
 * ``pyterrier-boot topics``: power and topic-set size, from runs or from a given variance
-  (:mod:`.topics`).
+  (:mod:`.topics`);
+* ``pyterrier-boot split-half``: do corpus-bootstrap intervals hold on random halves of the
+  collection (:mod:`.split_half`).
 
 Exit status: 0 on success, 1 when the input is wrong, a file cannot be read or written or the work
 does not fit in memory (one ``error: ...`` line on stderr, never a traceback; ``--debug`` shows it),
@@ -71,6 +73,7 @@ examples:
   pyterrier-boot demo                                   # a simulated collection, a report in ./pyterrier-boot-demo
   pyterrier-boot evaluate --qrels qrels.txt runs/ --measures nDCG@10 AP --out report/
   pyterrier-boot topics --difference 0.05 --variance 0.02
+  pyterrier-boot split-half --qrels qrels.txt runs/ --measures AP nDCG@10 --splits 20
 
 'pyterrier-boot COMMAND --help' explains each command.
 exit status: 0 success, 1 error (bad input, unreadable file, too little memory), 2 wrong usage,
@@ -92,7 +95,7 @@ def _common_options():
 def build_parser():
     """The argument parser of ``pyterrier-boot`` and its commands."""
     from .. import __version__
-    from . import demo, evaluate, topics
+    from . import demo, evaluate, split_half, topics
 
     parser = argparse.ArgumentParser(prog="pyterrier-boot", description=DESCRIPTION, epilog=EPILOG,
                                      formatter_class=argparse.RawDescriptionHelpFormatter, allow_abbrev=False)
@@ -103,6 +106,7 @@ def build_parser():
     evaluate.add_parser(subparsers, common)
     demo.add_parser(subparsers, common)
     topics.add_parser(subparsers, common)
+    split_half.add_parser(subparsers, common)
     return parser
 
 

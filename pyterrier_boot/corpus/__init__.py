@@ -1,4 +1,4 @@
-"""Corpus bootstrap (Cormack & Lynam 2006; Zobel & Rashidi 2020; METHODS.md §1).
+"""Corpus bootstrap (Cormack & Lynam 2006; Zobel & Rashidi 2020; ``pt_docs/corpus_bootstrap.md``).
 
 Modules, one concept each:
 
@@ -9,7 +9,9 @@ Modules, one concept each:
   :class:`~pyterrier_boot.stats.ranking.RankIntervals`.
 * ``intervals``: percentile / normal / logit / BCa intervals and p-values on image distributions.
 * ``small_r``: silver bullets and lead balloons (the small-R correction of AP intervals).
-* ``split``: the MD5 split of a corpus into halves A and B.
+* ``split``: the MD5 split of a corpus into halves A and B (and salted random splits).
+* ``validation``: :func:`split_half_validation`, the split-half calibration check of every
+  interval over many random splits.
 * ``transformers``: :class:`CorpusImage` and :class:`CorpusSplit` (PyTerrier) and their twins.
 
 Import the public names from ``pyterrier_boot`` (loaded lazily) or from these modules.

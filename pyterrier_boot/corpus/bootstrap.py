@@ -1,6 +1,6 @@
 """The corpus bootstrap engine: every run and measure on many corpus images, in bounded memory.
 
-Cormack & Lynam (2006) and Zobel & Rashidi (2020); METHODS.md §1. One image is one corpus: a
+Cormack & Lynam (2006) and Zobel & Rashidi (2020). One image is one corpus: a
 document's multiplicity is the same for every topic and system of that image (the pairing that
 makes differences and ranks on an image meaningful). Runs are not re-executed: each image run is
 the full-corpus ranking with every document repeated ``k`` times (``k = 0`` removes it), the qrels
@@ -20,6 +20,7 @@ from .._memory import (
 )
 from .._warnings import one_warning_per_kind
 from ..inputs.qrels import read_qrels
+from ..measures.engine import Evaluator
 from ..measures.evaluation import prepare
 from ..measures.lowering import AP, lower
 from ..measures.parsing import parse_measures, require_mean_aggregated
@@ -184,11 +185,31 @@ class CorpusBootstrap:
         return self.evaluate_prepared(evaluator)
 
     @one_warning_per_kind()
-    def evaluate_prepared(self, evaluator, *, statistic=None):
+    def evaluate_prepared(self, evaluator, *, statistic=None, keep=None, hashes=None):
         """:meth:`evaluate` for runs already read and interned (an
         :class:`~pyterrier_boot.measures.engine.Evaluator`, as ``Experiment`` has one), with their
-        values on the full corpus when already computed (``[system, topic, measure]``)."""
+        values on the full corpus when already computed (``[system, topic, measure]``).
+
+        ``keep``: optional boolean mask over ``evaluator.arrays.docnos``: the corpus bootstrap of
+        the sub-collection of those documents (a corpus half,
+        :func:`~pyterrier_boot.split_half_validation`) without reading and interning its runs and
+        qrels again; the same as bootstrapping the runs and qrels without the other documents
+        (each document's multiplicity in an image depends only on its docno), except that topics
+        stay those of the full qrels (a topic left without judgements scores 0, as a topic whose
+        relevant documents all vanish). ``statistic`` is then that of the sub-collection.
+        Multinomial images need the sub-collection's size as ``corpus_size``. ``hashes``: the
+        :func:`~pyterrier_boot.corpus.multiplicity.docno_hashes` of ``evaluator.arrays.docnos``
+        when already computed.
+        """
         require_mean_aggregated(evaluator.measures, context="a corpus-bootstrap interval")
+        if keep is not None:
+            keep = np.asarray(keep)
+            D = evaluator.arrays.n_docs
+            if keep.dtype != np.bool_ or keep.shape != (D,):
+                raise ValueError(f"'keep' must be a boolean mask over the {D} documents seen, got dtype "
+                                 f"{keep.dtype} and shape {keep.shape}")
+            evaluator = Evaluator(evaluator.arrays.restrict(keep), evaluator.measures)
+            hashes = None if hashes is None else np.asarray(hashes)[keep]
         arrays = evaluator.arrays
         S, Q, M, D = arrays.n_systems, arrays.n_topics, len(evaluator.measures), arrays.n_docs
         size = self._corpus_size_for(D) if (self.model == "multinomial" or self.corpus_size is not None) else None
@@ -196,7 +217,8 @@ class CorpusBootstrap:
         if statistic is None:
             statistic = evaluator.evaluate(np.ones((1, D), np.int32), identity=True)[0]
 
-        hashes = docno_hashes(arrays.docnos)
+        if hashes is None:
+            hashes = docno_hashes(arrays.docnos)
         groups = jackknife_groups(hashes, self.n_groups)
         jackknife = np.empty((self.n_groups, S, Q, M))
         for start in range(0, self.n_groups, batch):  # collection g lacks the documents of group g

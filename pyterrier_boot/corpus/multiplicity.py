@@ -1,7 +1,7 @@
 """Corpus images as document multiplicities: counter-based Poisson(1) draws and the exact multinomial.
 
 An *image* of the corpus gives every document ``d`` a multiplicity ``k_d`` (its number of copies;
-0 removes it). Two models (METHODS.md §1):
+0 removes it). Two models:
 
 * ``"poisson"`` (Cormack & Lynam 2006, §4): ``k_d ~ Poisson(1)`` independently, the large-corpus
   limit; needs no corpus size. Draws are *counter-based*: ``k_d`` in image ``i`` is a function of
@@ -43,6 +43,7 @@ __all__ = [
     "poisson_multiplicities",
     "multinomial_multiplicities",
     "jackknife_groups",
+    "salted_bits",
 ]
 
 _CACHE = numba_cache()  # False only when no folder at all is writable (see pyterrier_boot._environment)
@@ -63,6 +64,9 @@ _S11 = np.uint64(11)
 #: Salt of the jackknife grouping, so groups are unrelated to any image (fractional bits of sqrt(2)).
 _GROUP_SALT = np.uint64(0x6A09E667F3BCC909)
 _MASK = (1 << 64) - 1
+#: Salt mixed into a corpus split's key, so splits are unrelated to images and jackknife groups
+#: (fractional bits of sqrt(3)).
+_SPLIT_SALT = 0xBB67AE8584CAA73B
 
 
 def _poisson_thresholds(cap=POISSON_CAP):
@@ -195,6 +199,21 @@ def jackknife_groups(hashes, n_groups):
     """Group (0..n_groups-1) of each document for the delete-a-group jackknife, from its docno hash."""
     out = np.empty(len(hashes), dtype=np.int64)
     _groups(np.ascontiguousarray(hashes, dtype=np.uint64), int(n_groups), out)
+    return out
+
+
+@njit(cache=True)
+def _salted_bits(hashes, key, out):
+    for d in range(hashes.shape[0]):
+        out[d] = np.uint8(_finalise(hashes[d] ^ key) & np.uint64(1))
+
+
+def salted_bits(hashes, salt):
+    """One pseudo-random bit per document (by hash) for an integer ``salt``: the lowest bit of
+    ``splitmix64_finaliser(hash ^ splitmix64_finaliser(salt ^ _SPLIT_SALT))`` (the salted corpus split)."""
+    key = np.uint64(finalise_reference(int(salt) ^ _SPLIT_SALT))
+    out = np.empty(len(hashes), dtype=np.uint8)
+    _salted_bits(np.ascontiguousarray(hashes, dtype=np.uint64), key, out)
     return out
 
 

@@ -17,6 +17,7 @@ the full-corpus values and the delete-a-group jackknife, and derives from them:
 * :meth:`~CorpusBootstrapResult.to_frame`: long form.
 """
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, ClassVar
 
 import numpy as np
@@ -48,6 +49,13 @@ UNIT_MEASURES = frozenset({
 })
 STATISTICS = ("mean", "gmean", "logit_mean")
 SYSTEM_METHODS = METHODS + ("parametric",)
+#: Per-topic variance rules of the parametric (Cormack & Lynam §8) system interval; see ``per_system``.
+PARAMETRIC_VARIANCES = ("mixed", "logit", "small_r", "score")
+DEFAULT_VARIANCE = "mixed"
+#: Name of the standard-error column of each statistic: it is on the scale where the statistic is a mean.
+SE_COLUMN = {"mean": "se", "logit_mean": "se(logit)", "gmean": "se(log)"}
+#: The scale of each statistic's paired differences (``difference``): scores, logits or logs.
+SCALES = {"mean": "score", "logit_mean": "logit", "gmean": "log"}
 
 
 def unit_measure(measure):
@@ -173,19 +181,7 @@ class CorpusBootstrapResult(TupleLike):
         self._check_unit(method, index, "scores")
         theta = self.statistic[..., index]
         dist = self.bootstrap_distribution[..., index]
-        low, high = image_interval(theta, dist, method=method, confidence_level=confidence_level,
-                                   jackknife=self.jackknife_distribution[..., index], epsilon=epsilon,
-                                   what="scores")
-        low, high = np.array(low), np.array(high)
-        corrected = np.zeros(theta.shape, dtype=bool)
-        if small_r:
-            R = np.broadcast_to(self.n_relevant[None, :, index], theta.shape)
-            ap = R >= 0
-            if ap.any():
-                new_low, new_high, applied = small_r_correction(
-                    theta[ap], low[ap], high[ap], R[ap], self.depth[..., index][ap],
-                    confidence_level=confidence_level)
-                low[ap], high[ap], corrected[ap] = new_low, new_high, applied
+        low, high, corrected = self._topic_interval(index, method, confidence_level, small_r, epsilon)
         S, Q, M = theta.shape
         labels = np.array([self.measures[m] for m in index], dtype=object)
         return _long({
@@ -198,6 +194,24 @@ class CorpusBootstrapResult(TupleLike):
             "ci_high": high.reshape(-1),
             "small_r": corrected.reshape(-1),
         })
+
+    def _topic_interval(self, index, method, confidence_level, small_r, epsilon):
+        """Per-topic interval ``low, high, corrected`` ``[system, topic, measure]`` (see :meth:`per_topic`)."""
+        theta = self.statistic[..., index]
+        low, high = image_interval(theta, self.bootstrap_distribution[..., index], method=method,
+                                   confidence_level=confidence_level,
+                                   jackknife=self.jackknife_distribution[..., index], epsilon=epsilon, what="scores")
+        low, high = np.array(low), np.array(high)
+        corrected = np.zeros(theta.shape, dtype=bool)
+        if small_r:
+            R = np.broadcast_to(self.n_relevant[None, :, index], theta.shape)
+            ap = R >= 0
+            if ap.any():
+                new_low, new_high, applied = small_r_correction(
+                    theta[ap], low[ap], high[ap], R[ap], self.depth[..., index][ap],
+                    confidence_level=confidence_level)
+                low[ap], high[ap], corrected[ap] = new_low, new_high, applied
+        return low, high, corrected
 
     # ------------------------------------------------------------ per system
 
@@ -213,7 +227,7 @@ class CorpusBootstrapResult(TupleLike):
         return agg(self.statistic, axis=1), agg(self.bootstrap_distribution, axis=2)
 
     def per_system(self, *, statistic="mean", method="percentile", confidence_level=0.95, measures=None,
-                   epsilon=EPSILON):
+                   epsilon=EPSILON, variance=DEFAULT_VARIANCE):
         """Each system's aggregate over topics (MAP, mean nDCG@10, ...) with its corpus-bootstrap interval.
 
         Args:
@@ -222,23 +236,39 @@ class CorpusBootstrapResult(TupleLike):
                 (Sakai's ``exp(mean(log(x + 1e-5))) - 1e-5``). Computed within each image.
             method: ``"percentile"``, ``"normal"``, ``"logit"``, ``"bca"`` on the image values of
                 the aggregate, or ``"parametric"`` (Cormack & Lynam §8, ``mean`` and ``logit_mean``
-                only): per-topic variances of ``logit(x)`` over images, weighted by
-                ``(x - x²)²`` (the squared derivative of x w.r.t. logit x, the delta method) for the
-                mean, unweighted for L-MAP, combined as the variance of a mean of independent
-                topics, ``Σ_q w_q σ_q² / Q²``, and ``θ ± z σ`` on the mean's scale (the logit scale
-                for L-MAP). ``normal`` works on the scale where the statistic is a mean (log for
-                ``gmean``, logit for ``logit_mean``) and maps back.
+                only): per-topic variances combined as the variance of a mean of independent
+                topics, ``Σ_q v_q / Q²``, and ``θ ± z σ`` on the statistic's scale (logit for
+                L-MAP, mapped back). ``normal`` works on the scale where the statistic is a mean
+                (log for ``gmean``, logit for ``logit_mean``) and maps back.
             confidence_level: e.g. 0.95.
             measures: labels to include (default all).
             epsilon: ε of the ``logit`` and ``parametric`` methods.
+            variance: the per-topic variance ``v_q`` of ``method="parametric"``
+                (:data:`PARAMETRIC_VARIANCES`; measured in ``pt_docs/corpus_bootstrap.md``):
+
+                * ``"mixed"`` (default): for MAP, the delta method on the logit scale,
+                  ``(x - x²)² var(logit x_b)``, except for cells whose images reach 0 or 1, which
+                  get the variance of their image values on the score scale ``var(x_b)``
+                  (``logit(ε)`` would otherwise dominate them); for L-MAP ``var(logit x_b)``.
+                * ``"logit"``: the paper's formula read with image variances: ``(x - x²)²
+                  var(logit x_b)`` for every MAP cell (over 2 times too wide on Robust 2003 and
+                  TREC DL: 99.5% of split-half predictions inside where 83.4% is expected),
+                  ``var(logit x_b)`` for L-MAP.
+                * ``"small_r"``: the variance implied by each topic's small-R-corrected logit
+                  interval, ``((logit high - logit low) / 2z)²``, as the paper combined its
+                  per-topic intervals, delta-weighted for MAP.
+                * ``"score"``: ``var(x_b)`` for MAP (no logit), ``var(logit x_b)`` for L-MAP.
 
         Returns:
             A frame with one row per system, as ``pt.Experiment``: ``name``, then for each measure
-            ``<m>``, ``<m> ci_low``, ``<m> ci_high``, ``<m> se`` (the SD of the aggregate over
-            images, or the parametric standard error).
+            ``<m>``, ``<m> ci_low``, ``<m> ci_high`` and the standard error on the scale where the
+            statistic is a mean: ``<m> se`` (scores) for ``mean``, ``<m> se(logit)`` for
+            ``logit_mean``, ``<m> se(log)`` for ``gmean``: the SD over images of the mean of the
+            transformed scores, or the parametric standard error.
         """
         agg = self._aggregate(statistic)
         method = check_choice(method, "method", SYSTEM_METHODS)
+        variance = check_choice(variance, "variance", PARAMETRIC_VARIANCES)
         confidence_level = check_confidence_level(confidence_level)
         index = self._measure_index(measures)
         self._check_unit(method, index, "scores")
@@ -252,36 +282,52 @@ class CorpusBootstrapResult(TupleLike):
         theta = agg(scores, axis=1)  # [S, M]
         dist = agg(images, axis=2)  # [B, S, M]
         z = special.ndtri(1 - (1 - confidence_level) / 2)
+        centre = agg.forward(scores).mean(axis=1)
         if method == "parametric":
-            logit_images = special.logit(np.clip(images, epsilon, 1 - epsilon))
-            var = logit_images.var(axis=0, ddof=1)  # [S, Q, M]
-            Q = scores.shape[1]
-            if agg.name == "mean":
-                weight = (scores - scores**2) ** 2
-                se = np.sqrt((weight * var).sum(axis=1)) / Q
-                low, high = theta - z * se, theta + z * se
-            else:
-                se = np.sqrt(var.sum(axis=1)) / Q
-                centre = special.logit(np.clip(scores, epsilon, 1 - epsilon)).mean(axis=1)
-                low, high = special.expit(centre - z * se), special.expit(centre + z * se)
-        elif method == "normal":
-            centre = agg.forward(scores).mean(axis=1)
-            spread = agg.forward(images).mean(axis=2).std(axis=0, ddof=1)
-            low, high = agg.inverse(centre - z * spread), agg.inverse(centre + z * spread)
-            se = standard_error(dist)
+            se = self._parametric_se(index, agg.name, variance, epsilon, confidence_level)
+            low, high = agg.inverse(centre - z * se), agg.inverse(centre + z * se)
         else:
-            jack = agg(self.jackknife_distribution[..., index], axis=2)
-            low, high = image_interval(theta, dist, method=method, confidence_level=confidence_level,
-                                       jackknife=jack, epsilon=epsilon, what=f"{agg.name} values")
-            se = standard_error(dist)
+            se = standard_error(agg.forward(images).mean(axis=2))
+            if method == "normal":
+                low, high = agg.inverse(centre - z * se), agg.inverse(centre + z * se)
+            else:
+                jack = agg(self.jackknife_distribution[..., index], axis=2)
+                low, high = image_interval(theta, dist, method=method, confidence_level=confidence_level,
+                                           jackknife=jack, epsilon=epsilon, what=f"{agg.name} values")
+        suffix = SE_COLUMN[agg.name]
         frame = pd.DataFrame({"name": list(self.systems)})
         for j, m in enumerate(index):
             label = self.measures[m]
             frame[label] = theta[:, j]
             frame[f"{label} ci_low"] = low[:, j]
             frame[f"{label} ci_high"] = high[:, j]
-            frame[f"{label} se"] = se[:, j]
+            frame[f"{label} {suffix}"] = se[:, j]
         return frame
+
+    def _parametric_se(self, index, statistic, variance, epsilon, confidence_level):
+        """Cormack & Lynam's §8 standard error ``sqrt(Σ_q v_q) / Q`` per ``[system, measure]``
+        (``v_q`` by ``variance``, see :meth:`per_system`), on the score scale for ``mean`` and the
+        logit scale for ``logit_mean``."""
+        x = self.statistic[..., index]
+        images = self.bootstrap_distribution[..., index]
+        Q = x.shape[1]
+        if variance == "small_r":
+            low, high, _ = self._topic_interval(index, "logit", confidence_level, True, epsilon)
+            z = special.ndtri(1 - (1 - confidence_level) / 2)
+            clip = partial(np.clip, a_min=epsilon, a_max=1 - epsilon)
+            logit_var = ((special.logit(clip(high)) - special.logit(clip(low))) / (2 * z)) ** 2
+        else:
+            logit_var = special.logit(np.clip(images, epsilon, 1 - epsilon)).var(axis=0, ddof=1)
+        if statistic == "logit_mean":
+            v = logit_var
+        elif variance == "score":
+            v = images.var(axis=0, ddof=1)
+        else:
+            v = (x - x**2) ** 2 * logit_var
+            if variance == "mixed":
+                extreme = (images.min(axis=0) <= 0) | (images.max(axis=0) >= 1)
+                v = np.where(extreme, images.var(axis=0, ddof=1), v)
+        return np.sqrt(v.sum(axis=1)) / Q
 
     # ------------------------------------------------------------ differences
 
@@ -290,8 +336,13 @@ class CorpusBootstrapResult(TupleLike):
 
         Args:
             a, b: system names.
-            statistic: aggregate over topics (``"mean"``, ``"logit_mean"``, ``"gmean"``); the
-                difference is ``agg(x_a) - agg(x_b)`` on each image.
+            statistic: the aggregate over topics, which fixes the scale of the differences (the
+                scale where it is a mean, as ``per_system(method="normal")`` and its ``se`` column):
+                ``"mean"``: ``x_a - x_b`` per topic, ``mean(x_a) - mean(x_b)`` (scores);
+                ``"logit_mean"``: ``logit x_a - logit x_b`` per topic (a log odds ratio, Cormack &
+                Lynam §9), whose mean is ``logit(L-MAP_a) - logit(L-MAP_b)`` (scores clipped to
+                ``[1e-5, 1 - 1e-5]``); ``"gmean"``: ``log(x_a + ε) - log(x_b + ε)`` per topic, whose
+                mean is the log ratio of Sakai's geometric means plus ε.
             method: ``"percentile"``, ``"normal"`` or ``"bca"``; the p-value inverts the same
                 interval (:func:`~pyterrier_boot.corpus.intervals.image_pvalue`), so ``p < α``
                 when 0 lies outside the ``1 - α`` interval (Cormack & Lynam §9).
@@ -299,8 +350,9 @@ class CorpusBootstrapResult(TupleLike):
             measures: labels to include (default all).
 
         Returns:
-            :class:`CorpusDifference`, with also the paired t-test over topics on the full corpus
-            and on every image (the p-values Zobel & Rashidi plot in Fig. 6).
+            :class:`CorpusDifference` (its ``scale`` says which), with also the paired t-test over
+            topics of the per-topic differences, on the full corpus and on every image (the
+            p-values Zobel & Rashidi plot in Fig. 6).
         """
         if method == "logit":
             raise ValueError("method='logit' is not available for differences, which lie in [-1, 1]: "
@@ -312,17 +364,11 @@ class CorpusBootstrapResult(TupleLike):
         if ia == ib:
             raise ValueError(f"'a' and 'b' are the same system ({a!r}): a difference needs two systems")
         index = self._measure_index(measures)
-        full = self.statistic[..., index]
         if agg.domain is not None:
-            agg.check_domain(full[[ia, ib]], name="scores")
-        x = self.bootstrap_distribution[:, [ia, ib]][..., index]  # [B, 2, Q, M]
-        jx = self.jackknife_distribution[:, [ia, ib]][..., index]
-        topic_theta = full[ia] - full[ib]
-        topic_dist = x[:, 0] - x[:, 1]
-        topic_jack = jx[:, 0] - jx[:, 1]
-        theta = agg(full[ia], axis=0) - agg(full[ib], axis=0)
-        dist = agg(x[:, 0], axis=1) - agg(x[:, 1], axis=1)
-        jack = agg(jx[:, 0], axis=1) - agg(jx[:, 1], axis=1)
+            agg.check_domain(self.statistic[[ia, ib]][..., index], name="scores")
+        pair = self._pair_differences([ia], [ib], index, agg)
+        theta, dist, jack = pair["theta"][0], pair["dist"][:, 0], pair["jack"][:, 0]
+        topic_theta, topic_dist, topic_jack = pair["topic_theta"][0], pair["topic_dist"][:, 0], pair["topic_jack"][:, 0]
         options = {"method": method, "confidence_level": confidence_level}
         low, high = image_interval(theta, dist, jackknife=jack, **options)
         t_low, t_high = image_interval(topic_theta, topic_dist, jackknife=topic_jack, **options)
@@ -348,7 +394,21 @@ class CorpusBootstrapResult(TupleLike):
             statistic_name=agg.name,
             method=method,
             confidence_level=confidence_level,
+            scale=SCALES[agg.name],
         )
+
+    def _pair_differences(self, ia, ib, index, agg):
+        """Differences of pairs ``ia[p] - ib[p]`` on ``agg``'s mean scale: ``theta [P, M]``,
+        ``dist [B, P, M]``, ``jack [G, P, M]`` and the per-topic ``topic_*`` (a topic axis before M)."""
+        out = {}
+        for name, values in (("", self.statistic[None]), ("dist", self.bootstrap_distribution),
+                             ("jack", self.jackknife_distribution)):
+            x = agg.forward(values[..., index])
+            topic = x[:, ia] - x[:, ib]  # [*, P, Q, M]
+            out["topic_" + (name or "theta")] = topic
+            out[name or "theta"] = topic.mean(axis=2)
+        out["theta"], out["topic_theta"] = out["theta"][0], out["topic_theta"][0]
+        return out
 
     # ------------------------------------------------------------ ranks
 
@@ -441,6 +501,9 @@ class CorpusDifference(TupleLike):
             Rashidi Fig. 6 plots them against ``bootstrap_distribution``); NaN where all topic
             differences are equal.
         systems: ``(a, b)``; qids, measures, statistic_name, method, confidence_level.
+        scale: the scale of every difference, interval and standard error above: ``"score"``
+            (``statistic="mean"``), ``"logit"`` (``"logit_mean"``: log odds ratios) or ``"log"``
+            (``"gmean"``: log ratios).
     """
 
     statistic: Any
@@ -462,11 +525,13 @@ class CorpusDifference(TupleLike):
     statistic_name: str
     method: str
     confidence_level: float
+    scale: str = "score"
     _tuple_fields: ClassVar[tuple[str, ...]] = ("statistic", "pvalue")
 
     def to_frame(self, *, per_topic=False):
-        """One row per measure (``measure, difference, ci_low, ci_high, standard_error, pvalue,
-        ttest_pvalue``), or with ``per_topic=True`` one row per (topic, measure)."""
+        """One row per measure (``measure, scale, difference, ci_low, ci_high, standard_error, pvalue,
+        ttest_pvalue``), or with ``per_topic=True`` one row per (topic, measure); ``scale`` says
+        what the differences are (``"score"``, ``"logit"`` or ``"log"``, see ``scale``)."""
         a, b = self.systems
         if per_topic:
             Q, M = self.topic_statistic.shape
@@ -489,6 +554,7 @@ class CorpusDifference(TupleLike):
                 "pvalue": self.pvalue,
                 "ttest_pvalue": self.ttest_pvalue,
             })
+        frame.insert(2 if per_topic else 1, "scale", self.scale)
         frame.insert(0, "b", b)
         frame.insert(0, "a", a)
         return frame
@@ -499,4 +565,4 @@ class CorpusDifference(TupleLike):
     def __repr__(self):
         a, b = self.systems
         return (f"CorpusDifference({a!r} - {b!r}, statistic={self.statistic!r}, pvalue={self.pvalue!r}, "
-                f"method={self.method!r})")
+                f"method={self.method!r}, scale={self.scale!r})")

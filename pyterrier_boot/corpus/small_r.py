@@ -29,7 +29,7 @@ AP = 1 may hide *lead balloons*: relevant documents the system can never retriev
   hull). Topics with ``R = 0`` (AP is 0 in every image and in the population model) are left alone.
 """
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
 __all__ = [
     "silver_bullet_share",
@@ -84,14 +84,20 @@ def expected_ap(n_relevant, depth, share):
     R, n, u = np.broadcast_arrays(np.asarray(n_relevant, dtype=np.int64), np.asarray(depth, dtype=np.int64),
                                   np.asarray(share, dtype=float))
     out = np.zeros(R.shape)
-    for key in set(zip(R.ravel().tolist(), n.ravel().tolist(), u.ravel().tolist())):
-        r, d, s = key
-        if r <= 0 or d <= 0 or not np.isfinite(s):
-            value = 0.0
-        else:
-            x = np.arange(r + 1)
-            value = float(np.dot(stats.binom.pmf(x, r, s), _precision_sum(x, d))) / r
-        out[(R == r) & (n == d) & (u == s)] = value
+    valid = (R > 0) & (n > 0) & np.isfinite(u)
+    if not valid.any():
+        return out if out.ndim else float(out)
+    keys, inverse = np.unique(np.stack([R[valid], n[valid], u[valid]]), axis=1, return_inverse=True)
+    r, d, p = keys[0].astype(np.int64), keys[1].astype(np.int64), keys[2]
+    # every x = 0..r of every distinct (r, d, p), flattened: E(AP) = Σ_x P(X = x) f(x, d) / r
+    key_of = np.repeat(np.arange(len(r)), r + 1)
+    x = np.arange(len(key_of)) - np.repeat(np.cumsum(r + 1) - (r + 1), r + 1)
+    rr, pp = r[key_of], p[key_of]
+    log_pmf = (special.gammaln(rr + 1) - special.gammaln(x + 1) - special.gammaln(rr - x + 1)
+               + special.xlogy(x, pp) + special.xlog1py(rr - x, -pp))
+    terms = np.exp(log_pmf) * _precision_sum(x, d[key_of])
+    values = np.bincount(key_of, weights=terms, minlength=len(r)) / r
+    out[valid] = values[inverse.reshape(-1)]
     return out if out.ndim else float(out)
 
 

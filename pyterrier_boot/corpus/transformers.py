@@ -24,7 +24,7 @@ from .multiplicity import (
     multinomial_multiplicities,
     poisson_multiplicities,
 )
-from .split import corpus_split
+from .split import check_salt, corpus_split
 
 __all__ = ["CorpusImage", "CorpusSplit", "corpus_image", "corpus_image_qrels", "image_multiplicities"]
 
@@ -162,6 +162,9 @@ class CorpusSplit(pt.Transformer):
 
     Args:
         half: ``"A"`` or ``"B"`` (see :mod:`pyterrier_boot.corpus.split` for the rule).
+        salt: None (default) for the MD5 split of the paper; a non-negative integer for another
+            random split (split ``i`` of :func:`~pyterrier_boot.split_half_validation` uses the
+            salt it reports).
 
     Ranks are recomputed within each topic; scores are kept. Split the qrels with the twin
     :func:`~pyterrier_boot.corpus_split` (``corpus_split(qrels, "A")``).
@@ -171,12 +174,13 @@ class CorpusSplit(pt.Transformer):
         >>> half_a = bm25 >> ptb.CorpusSplit("A")                                # doctest: +SKIP
     """
 
-    def __init__(self, half):
+    def __init__(self, half: str, *, salt: int | None = None):
         self.half = check_choice(half, "half", ("A", "B"))
+        self.salt = check_salt(salt)
 
     def __repr__(self):
-        return f"CorpusSplit({self.half!r})"
+        return f"CorpusSplit({self.half!r})" if self.salt is None else f"CorpusSplit({self.half!r}, salt={self.salt})"
 
     def transform(self, inp):
         pt.validate.result_frame(inp, context=self)
-        return corpus_split(inp, self.half)
+        return corpus_split(inp, self.half, salt=self.salt)

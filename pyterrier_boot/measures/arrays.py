@@ -77,6 +77,34 @@ class JudgedRuns:
         sl = slice(self.qrels_offsets[topic], self.qrels_offsets[topic + 1])
         return self.qrels_docs[sl], self.qrels_grades[sl]
 
+    def restrict(self, keep):
+        """The same runs and qrels on the sub-collection of the documents in ``keep`` (a boolean
+        mask over ``docnos``), e.g. a corpus half: the other documents leave every ranking and the
+        qrels, rankings keep their order, topics and systems are unchanged, and the kept documents
+        are renumbered in docno order (ids still compare as docnos)."""
+        keep = np.asarray(keep, dtype=bool)
+        new_id = (np.cumsum(keep) - 1).astype(np.int32)
+        S, Q = self.n_systems, self.n_topics
+        q_keep = keep[self.qrels_docs]
+        q_topic = np.repeat(np.arange(Q), np.diff(self.qrels_offsets))
+        qrels_offsets = np.zeros(Q + 1, np.int64)
+        np.cumsum(np.bincount(q_topic[q_keep], minlength=Q), out=qrels_offsets[1:])
+        r_keep = keep[self.run_docs]
+        cell = np.repeat(np.arange(S * Q), np.diff(self.run_offsets))[r_keep]
+        run_offsets = np.zeros(S * Q + 1, np.int64)
+        np.cumsum(np.bincount(cell, minlength=S * Q), out=run_offsets[1:])
+        run_grades = self.run_grades[r_keep]
+        judged = run_grades != UNJUDGED
+        within = np.arange(len(cell)) - run_offsets[cell]
+        stop = np.zeros(S * Q, np.int64)
+        np.maximum.at(stop, cell[judged], within[judged] + 1)
+        return JudgedRuns(
+            systems=self.systems, qids=self.qids, docnos=self.docnos[keep], qrels_offsets=qrels_offsets,
+            qrels_docs=new_id[self.qrels_docs[q_keep]], qrels_grades=self.qrels_grades[q_keep],
+            run_offsets=run_offsets, run_docs=new_id[self.run_docs[r_keep]], run_grades=run_grades,
+            run_stops=run_offsets[:-1] + stop,
+        )
+
     @classmethod
     def build(cls, runs, qrels, *, warn_unjudged=True):
         """Intern validated runs and qrels.
