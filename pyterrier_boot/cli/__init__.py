@@ -1,6 +1,6 @@
 """The ``pyterrier-boot`` command (also ``python -m pyterrier_boot``).
 
-Three commands:
+Four commands:
 
 * ``pyterrier-boot evaluate --qrels QRELS RUN [RUN ...]``: means with bootstrap intervals,
   significance tests (all pairs or against baselines), tables and an HTML report
@@ -8,7 +8,9 @@ Three commands:
 * ``pyterrier-boot demo``: the same on a simulated collection, with no files and no network
   (:mod:`.demo`);
 * ``pyterrier-boot topics``: power and topic-set size, from runs or from a given variance
-  (:mod:`.topics`).
+  (:mod:`.topics`);
+* ``pyterrier-boot ppi``: prediction-powered intervals from automatic qrels for every topic and
+  human qrels for some (:mod:`.ppi`).
 
 Exit status: 0 on success, 1 when the input is wrong or a file cannot be read or written (one
 ``error: ...`` line on stderr, no traceback; ``--debug`` shows it), 2 for wrong usage (argparse).
@@ -67,7 +69,7 @@ def _common_options():
 def build_parser():
     """The argument parser of ``pyterrier-boot`` and its commands."""
     from .. import __version__
-    from . import demo, evaluate, topics
+    from . import demo, evaluate, ppi, topics
 
     parser = argparse.ArgumentParser(prog="pyterrier-boot", description=DESCRIPTION, epilog=EPILOG,
                                      formatter_class=argparse.RawDescriptionHelpFormatter, allow_abbrev=False)
@@ -78,6 +80,7 @@ def build_parser():
     evaluate.add_parser(subparsers, common)
     demo.add_parser(subparsers, common)
     topics.add_parser(subparsers, common)
+    ppi.add_parser(subparsers, common)
     return parser
 
 

@@ -33,7 +33,8 @@ def Experiment(retr_systems, topics, qrels, eval_metrics, names=None, perquery=F
                correction=None, correction_alpha=0.05, highlight=None, round=None, verbose="auto",
                validate="warn", save_dir=None, save_mode="warn", save_format="trec",
                precompute_prefix=False, plan="linear", *, bootstrap="topic", n_resamples=None,
-               confidence_level=0.95, interval=None, corpus_size=None, model="poisson", rng=None, **kwargs):
+               confidence_level=0.95, interval=None, corpus_size=None, model="poisson", rng=None,
+               human_qrels=None, **kwargs):
     """``pt.Experiment`` with confidence intervals from the topic and/or corpus bootstrap.
 
     Every argument of ``pt.Experiment`` works and means the same; without new arguments the means
@@ -63,6 +64,11 @@ def Experiment(retr_systems, topics, qrels, eval_metrics, names=None, perquery=F
         corpus_size, model: the corpus bootstrap's ``N`` and image model (``"poisson"`` or
             ``"multinomial"``, which needs ``N``: given, or read from an ir_datasets qrels source).
         rng: seed or Generator (SPEC 7); the same ``rng`` gives the identical table.
+        human_qrels: human judgments of a random subset of the topics, ``qrels`` then being automatic
+            judgments (e.g. an LLM's) of every topic: the means and baseline differences get
+            prediction-powered intervals (PPI++; Angelopoulos et al. 2023, 2024), with the human-only
+            and automatic-only intervals in columns named ``"<m> human-only ..."`` and
+            ``"<m> auto-only ..."`` (see :func:`pyterrier_boot.ppi_evaluate` and ``pt_docs/ppi.md``).
 
     Output: ``name``, for each measure ``"<m>"``, ``"<m> ci_low"``, ``"<m> ci_high"``; with a
     baseline also ``"<m> +"``, ``"<m> -"``, ``"<m> diff"``, ``"<m> diff ci_low"``,
@@ -85,6 +91,10 @@ def Experiment(retr_systems, topics, qrels, eval_metrics, names=None, perquery=F
     """
     if kwargs:
         raise TypeError(f"Unknown kwargs: {list(kwargs)}")
+    if human_qrels is not None:  # prediction-powered intervals, computed entirely in pyterrier_boot.ppi
+        from ..ppi.experiment import ppi_experiment
+
+        return ppi_experiment(locals())
     systems, names, baselines = _systems_names_baselines(retr_systems, names, baseline)
     test_name = _check_test(test)
     bootstrap, interval, n_resamples = _check_bootstrap(bootstrap, interval, n_resamples)
