@@ -329,3 +329,35 @@ def test_coverage_on_dl19_with_a_simulated_judge():
     assert (auto["coverage"] < 0.80).all(), auto
     narrower = means[means["method"] == "PPI++"]["width / human-only"]
     assert (narrower < 1).all()
+
+
+# ---------------------------------------------------------------- docs
+
+
+@pytest.mark.parametrize("module", ["intervals", "judge"])
+def test_docstring_examples(module):
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(f"pyterrier_boot.ppi.{module}"),
+                             optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.failed == 0 and result.attempted > 0
+
+
+def test_docs_example_runs_offline_and_prints_its_table():
+    import re
+    from pathlib import Path
+
+    page = (Path(pb.__file__).parent / "pt_docs" / "ppi.md").read_text()
+    code = re.search(r"```python\n(import numpy.*?)```", page, re.S).group(1)
+    scope = {}
+    exec(code, scope)
+    table = scope["table"].set_index("name")
+    for run in ("S1", "S4", "S8"):  # the rows the page quotes
+        row = re.search(rf"\| {run} \| ([0-9.]+) \| \[([0-9.]+), ([0-9.]+)\] \| ([0-9.]+) \|", page)
+        quoted = [float(v) for v in row.groups()]
+        shown = table.loc[run, ["nDCG@10", "nDCG@10 ci_low", "nDCG@10 ci_high", "nDCG@10 lambda"]]
+        assert shown.round(3).tolist() == pytest.approx(quoted, abs=1e-9)
+    for name in ("ppi_evaluate(", "ppi_mean_ci(", "classical_mean_ci(", "ppi_lambda(", "simulate_judge(",
+                 "human_qrels=", "pyterrier-boot ppi"):
+        assert name in page

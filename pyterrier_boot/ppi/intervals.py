@@ -117,7 +117,7 @@ def ppi_lambda(human_scores, auto_scores_on_human, auto_scores_unlabeled) -> Any
         >>> from pyterrier_boot import ppi_lambda
         >>> y = np.array([0.2, 0.5, 0.4, 0.9]); yhat = y + 0.1
         >>> float(ppi_lambda(y, yhat, np.array([0.3, 0.6, 0.8, 0.4])))  # doctest: +ELLIPSIS
-        0.6...
+        0.543...
     """
     y, yhat, yhat_u = _check_samples(human_scores, auto_scores_on_human, auto_scores_unlabeled)
     return _tuned_lambda(y, yhat, yhat_u)
