@@ -205,6 +205,15 @@ def test_table_columns_and_one_story(judged):
     assert set(per_query["judge"]) == {"human", "auto"} and len(per_query) == 2 * 3 * (15 + 40)
 
 
+def test_run_without_results_on_the_human_topics_scores_zero_there(judged):
+    runs = dict(judged["runs"])
+    labeled = set(judged["evaluation"].labeled_qids)
+    runs["a"] = runs["a"][~runs["a"]["qid"].isin(labeled)]
+    ev = pb.ppi_evaluate(runs, judged["auto"], judged["human"], ["AP"])
+    assert (ev.human[0][:, 0] == 0).all() and (ev.auto_labeled[0][:, 0] == 0).all()
+    np.testing.assert_allclose(ev.auto_unlabeled[0], judged["evaluation"].auto_unlabeled[1])
+
+
 def test_human_topics_must_be_a_subset(judged):
     human = judged["human"].copy()
     human.loc[human.index[0], "qid"] = "999"

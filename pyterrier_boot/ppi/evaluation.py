@@ -273,10 +273,11 @@ def _scores(runs: dict, qrels: pd.DataFrame, measures, qids: list[str], labels: 
     """Per-topic scores ``(measures, qids, runs)``; a run without results for a topic scores 0 on it."""
     wanted = set(qids)
     subset = {name: run[run["qid"].isin(wanted)] for name, run in runs.items()}
-    long = evaluate(subset, qrels[qrels["qid"].isin(wanted)], measures)
-    cube = long.pivot_table(index=["measure", "qid"], columns="name", values="value", aggfunc="first")
+    retrieved = {name: run for name, run in subset.items() if len(run)}
     index = pd.MultiIndex.from_product([labels, qids], names=["measure", "qid"])
-    cube = cube.reindex(index=index, columns=list(runs))
-    if cube.isna().to_numpy().any():  # evaluate scores every qrels topic; a gap would be a bug here
-        raise ValueError("internal error: a per-topic score is missing")
+    cube = pd.DataFrame(0.0, index=index, columns=list(runs))  # no result for any of these topics: 0
+    if retrieved:
+        long = evaluate(retrieved, qrels[qrels["qid"].isin(wanted)], measures)
+        scored = long.pivot_table(index=["measure", "qid"], columns="name", values="value", aggfunc="first")
+        cube.update(scored.reindex(index=index, columns=list(retrieved)))
     return cube.to_numpy(dtype=float).reshape(len(labels), len(qids), len(runs))
