@@ -177,6 +177,7 @@ def judged():
 def test_evaluation_scores_are_evaluate_s(judged):
     ev = judged["evaluation"]
     assert len(ev.labeled_qids) == 15 and len(ev.unlabeled_qids) == 25
+    assert "15 human-judged + 25 automatic-only topics, PPI++" in repr(ev) and "<table" in ev._repr_html_()
     assert not set(ev.labeled_qids) & set(ev.unlabeled_qids)
     long = pb.evaluate(judged["runs"], judged["full"], ["AP"])
     human_ap = long[long["qid"].isin(ev.labeled_qids)].pivot(index="qid", columns="name", values="value")

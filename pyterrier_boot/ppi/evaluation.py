@@ -2,11 +2,12 @@
 and by human qrels on a random subset of the topics (Angelopoulos et al. 2023; PPI++ 2024)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 
+from .._results import ConfidenceInterval
 from .._warnings import one_warning_per_kind
 from ..inputs.qrels import read_qrels
 from ..inputs.runs import read_runs
@@ -21,7 +22,7 @@ __all__ = ["PPIEvaluation", "ppi_evaluate"]
 KINDS = ("ppi", "human-only", "auto-only")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class PPIEvaluation:
     """Per-topic scores of runs under automatic and human qrels, and their intervals.
 
@@ -56,6 +57,15 @@ class PPIEvaluation:
     auto_unlabeled: np.ndarray
     confidence_level: float = 0.95
     lam: float | None = None
+
+    def __repr__(self) -> str:
+        lam = "PPI++" if self.lam is None else f"lam={self.lam:g}"
+        return (f"PPIEvaluation({len(self.names)} runs, measures {list(self.measures)}, "
+                f"{len(self.labeled_qids)} human-judged + {len(self.unlabeled_qids)} automatic-only topics, "
+                f"{lam}, confidence_level={self.confidence_level:g})")
+
+    def _repr_html_(self) -> str:
+        return f"<p>{self!r}</p>" + self.table().to_html(index=False, float_format=lambda v: f"{v:.4f}")
 
     def _index(self, name) -> int:
         if isinstance(name, (int, np.integer)) and not isinstance(name, bool) and 0 <= name < len(self.names):
@@ -150,10 +160,6 @@ class PPIEvaluation:
 
 def _first(result: PPIResult) -> PPIResult:
     """A one-column result as scalars."""
-    from dataclasses import replace
-
-    from .._results import ConfidenceInterval
-
     ci = result.confidence_interval
     return replace(result, statistic=float(result.statistic[0]), standard_error=float(result.standard_error[0]),
                    pvalue=float(result.pvalue[0]), lam=float(result.lam[0]),
