@@ -263,6 +263,15 @@ def test_experiment_door(judged):
     assert isinstance(result, pb.PPIEvaluation) and result.names == ("a", "b", "c")
     rounded = pb.Experiment(runs, None, auto, ["AP"], human_qrels=human, round=2)
     assert rounded["AP"].tolist() == pytest.approx(expected["AP"].round(2).tolist())
+    import pyterrier as pt
+
+    transformer = pt.Transformer.from_df(runs["b"])  # run on the topics, as pt.Experiment does
+    ran = pb.Experiment([transformer], judged["topics"], auto, ["AP"], names=["b"], human_qrels=human)
+    assert ran.loc[0, "AP ci_low"] == pytest.approx(expected.loc[1, "AP ci_low"])
+    with pytest.raises(ValueError, match="'topics' are needed"):
+        pb.Experiment([transformer], None, auto, ["AP"], human_qrels=human)
+    unnamed = pb.Experiment(list(runs.values()), None, auto, ["AP"], human_qrels=human)
+    assert unnamed["name"].tolist() == ["run 0", "run 1", "run 2"]  # as Experiment names frames
     per_query = pb.Experiment(runs, None, auto, ["AP"], human_qrels=human, perquery=True)
     assert list(per_query.columns) == ["name", "qid", "measure", "judge", "value"]
 

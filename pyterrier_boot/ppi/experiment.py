@@ -11,6 +11,7 @@ from __future__ import annotations
 import inspect
 
 import numpy as np
+import pandas as pd
 
 from .evaluation import ppi_evaluate
 
@@ -48,13 +49,12 @@ def ppi_experiment(arguments: dict):
         raise ValueError(f"'perquery' must be True, False or 'both', got {arguments.get('perquery')!r}")
     systems = arguments["retr_systems"]
     names = arguments.get("names")
-    if isinstance(systems, dict):
-        if names is not None:
-            raise ValueError("'names' cannot be combined with a dict of systems (its keys are the names)")
+    if isinstance(systems, dict):  # the keys name the systems (names= is ignored, as in Experiment)
+        systems = {str(k): v for k, v in systems.items()}
     elif isinstance(systems, (list, tuple)):
         systems = list(systems)
         if names is None:
-            names = [f"run {i}" if not hasattr(s, "transform") else str(s) for i, s in enumerate(systems)]
+            names = [f"run {i}" if isinstance(s, pd.DataFrame) else str(s) for i, s in enumerate(systems)]
         elif len(names) != len(systems):
             raise ValueError("names should be the same length as retr_systems")
         systems = dict(zip(map(str, names), systems))
@@ -65,7 +65,7 @@ def ppi_experiment(arguments: dict):
     if "mrt" in metrics:
         raise ValueError("'mrt' cannot be combined with 'human_qrels'")
     topics = arguments.get("topics") if arguments.get("filter_by_topics", True) else None
-    if topics is None and any(not hasattr(s, "columns") for s in systems.values()):
+    if topics is None and any(not isinstance(s, pd.DataFrame) for s in systems.values()):
         raise ValueError("'topics' are needed to run the systems that are transformers")
     result = ppi_evaluate(systems, arguments["qrels"], arguments["human_qrels"], metrics, topics=topics,
                           confidence_level=arguments.get("confidence_level", 0.95),
