@@ -305,6 +305,7 @@ def test_cli_ppi(judged, tmp_path, capsys):
     assert code == 0
     assert "PPI++ 95% intervals: 15 human-judged topics, 25 judged only automatically" in printed
     assert "AP: difference from a" in printed and "human-only" in printed and "auto-only" in printed
+    assert "note: with fewer than 20 human-judged topics" in printed  # 15 here
     table = pd.read_csv(tmp_path / "out" / "ppi_table.csv")
     expected = judged["evaluation"].table(baseline="a")
     np.testing.assert_allclose(table["AP diff ci_low"].to_numpy()[1:], expected["AP diff ci_low"].to_numpy()[1:],

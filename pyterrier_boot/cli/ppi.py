@@ -8,6 +8,9 @@ import pandas as pd
 
 from . import _common
 
+# below this many human-judged topics the coverage study (pt_docs/ppi.md) finds every interval low
+FEW_TOPICS = 20
+
 EXAMPLES = """\
 examples:
   # LLM judgments for every topic, human judgments for a random quarter of the topics
@@ -117,6 +120,9 @@ def _text_blocks(result, table, args) -> str:
     level = f"{100 * result.confidence_level:g}%"
     lines = [f"{method} {level} intervals: {len(result.labeled_qids)} human-judged topics, "
              f"{len(result.unlabeled_qids)} judged only automatically"]
+    if len(result.labeled_qids) < FEW_TOPICS:
+        lines.append(f"note: with fewer than {FEW_TOPICS} human-judged topics these normal intervals tend to "
+                     "under-cover (human-only too); judge more topics, or prefer --lam 1")
 
     def cell(frame, head):
         low, high = frame[f"{head} ci_low"], frame[f"{head} ci_high"]
