@@ -126,6 +126,14 @@ _EXPORTS = {
     "corpus_replicates": "pyterrier_boot.meta.corpus_variance",
     "corpus_meta_analysis": "pyterrier_boot.meta.corpus_meta_analysis",
     "corpus_topic_effects": "pyterrier_boot.meta.corpus_meta_analysis",
+    # prediction-powered inference (automatic + human judgments)
+    "ppi_mean_ci": "pyterrier_boot.ppi.intervals",
+    "classical_mean_ci": "pyterrier_boot.ppi.intervals",
+    "ppi_lambda": "pyterrier_boot.ppi.intervals",
+    "PPIResult": "pyterrier_boot.ppi.intervals",
+    "ppi_evaluate": "pyterrier_boot.ppi.evaluation",
+    "PPIEvaluation": "pyterrier_boot.ppi.evaluation",
+    "simulate_judge": "pyterrier_boot.ppi.judge",
     # command line, reports and plots
     "plot_means": "pyterrier_boot.plotting",
     "plot_pairwise": "pyterrier_boot.plotting",

@@ -66,7 +66,7 @@ def Experiment(retr_systems, topics, qrels, eval_metrics, names=None, perquery=F
                validate="warn", save_dir=None, save_mode="warn", save_format="trec",
                precompute_prefix=False, plan="linear", *, bootstrap="topic", n_resamples=None,
                confidence_level=0.95, interval=None, corpus_size=None, model="poisson", rng=None,
-               max_memory=DEFAULT_MAX_MEMORY, **kwargs):
+               max_memory=DEFAULT_MAX_MEMORY, human_qrels=None, **kwargs):
     """``pt.Experiment`` with confidence intervals from the topic and/or corpus bootstrap.
 
     A drop-in ``pt.Experiment``: every argument works and means the same, and the result has the
@@ -105,6 +105,11 @@ def Experiment(retr_systems, topics, qrels, eval_metrics, names=None, perquery=F
             ``10·B·topics``, and the distributions kept, ``8·B·(systems + comparisons)·measures``;
             the corpus images ``8·B·systems·topics·measures``), so a too large ``n_resamples`` is a
             ValueError stating the estimate, not a failed allocation after the retrieval.
+        human_qrels: human judgments of a random subset of the topics, ``qrels`` then being automatic
+            judgments (e.g. an LLM's) of every topic: the means and baseline differences get
+            prediction-powered intervals (PPI++; Angelopoulos et al. 2023, 2024), with the human-only
+            and automatic-only intervals in columns named ``"<m> human-only ..."`` and
+            ``"<m> auto-only ..."`` (see :func:`pyterrier_boot.ppi_evaluate` and ``pt_docs/ppi.md``).
 
     Measures: trec_eval names (``"map"``, ``"ndcg_cut_10"``), ir_measures objects, and also
     ir_measures strings (``"nDCG@10"``). Measures summed over topics (``num_q``, ``NumRet``, ...)
@@ -123,6 +128,10 @@ def Experiment(retr_systems, topics, qrels, eval_metrics, names=None, perquery=F
     """
     if kwargs:
         raise TypeError(f"Unknown kwargs: {list(kwargs)}")
+    if human_qrels is not None:  # prediction-powered intervals, computed entirely in pyterrier_boot.ppi
+        from ..ppi.experiment import ppi_experiment
+
+        return ppi_experiment(locals())
     if perquery not in (False, True, "both"):
         raise ArgumentError(f"'perquery' must be True, False or 'both', got {perquery!r}")
     if highlight not in (None, "bold", "color", "colour"):

@@ -1,0 +1,174 @@
+"""Coverage of prediction-powered intervals with a simulated judge on real TREC collections.
+
+For each collection (TREC DL 2019 and 2020 passage, Robust 2003: real runs and human qrels), a
+simulated automatic judge (``pyterrier_boot.simulate_judge`` with its default, known bias and
+noise: lenient on non-relevant documents the runs rank in their top 10, misses marginal relevant
+documents, moves grades) relabels the human qrels; every run is scored per topic once with the
+human and once with the automatic qrels (``pyterrier_boot.evaluate``). Then, on these arrays:
+
+* the real topics are the topic *population*, and the target is each run's mean human score over
+  them (the full-human-qrels mean), and the difference of each run from the median run;
+* a replication draws a collection of ``N`` topics from the population at random (with
+  replacement: iid topics, the model the intervals assume), of which a random ``f`` share
+  (10%, 25%, 50%) is human-judged and the rest judged only automatically;
+* for every run (and difference), four 95% intervals: PPI (lam=1), PPI++ (tuned lam),
+  automatic-only (classical interval on the automatic scores of all N topics) and human-only
+  (classical interval on the human-judged topics); each either covers the target or not.
+
+Reported: coverage (mean over runs and replications) with its standard error (over the
+independent replication x judge units), and the mean width relative to the human-only interval.
+``N`` is the collection's real number of topics (43, 54, 100: few human-judged topics at 10%)
+and 200 (enough for the normal approximations the intervals rest on); ``--topics`` sets others.
+
+Usage: python benchmarks/ppi_coverage.py [--data ../shared/data] [--replications 1000]
+       [--judges 2] [--topics real 200] [--collections dl19 dl20 robust03] [--rng 1]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+import warnings
+from itertools import product
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+HERE = Path(__file__).resolve().parent
+DEFAULT_DATA = Path(os.environ.get("PYTERRIER_BOOT_SHARED", HERE.parents[1] / "shared")) / "data"
+COLLECTIONS = {
+    "dl19": ("trec-dl-2019-passage", "qrels.dl19-passage.txt", ("nDCG@10", "AP(rel=2)")),
+    "dl20": ("trec-dl-2020-passage", "qrels.dl20-passage.txt", ("nDCG@10", "AP(rel=2)")),
+    "robust03": ("trec-robust2003", "qrels.robust2003.txt.gz", ("nDCG@10", "AP")),
+}
+FRACTIONS = (0.10, 0.25, 0.50)
+METHODS = ("PPI", "PPI++", "auto-only", "human-only")
+
+
+def per_topic_scores(runs: dict, qrels, measures, judge_rng) -> tuple[np.ndarray, np.ndarray]:
+    """Human and simulated-judge scores, each ``(measures, topics, runs)``."""
+    import pyterrier_boot as pb
+
+    auto = pb.simulate_judge(qrels, runs, rng=judge_rng)
+    cubes = []
+    for q in (qrels, auto):
+        long = pb.evaluate(runs, q, list(measures))
+        cube = long.pivot_table(index=["measure", "qid"], columns="name", values="value")
+        cube = cube.reindex(columns=list(runs)).reindex(list(measures), level=0)
+        cubes.append(cube.to_numpy().reshape(len(measures), -1, len(runs)))
+    return cubes[0], cubes[1]
+
+
+def replicate(human: np.ndarray, auto: np.ndarray, n_topics: int, fraction: float, replications: int,
+              rng: np.random.Generator) -> dict:
+    """Coverage indicators ``(replications, columns)`` and widths for the four intervals.
+
+    ``human``/``auto``: ``(population topics, columns)``; the target is ``human.mean(0)``.
+    """
+    from pyterrier_boot import classical_mean_ci, ppi_mean_ci
+
+    target = human.mean(0)
+    n = max(2, int(round(fraction * n_topics)))
+    draws = rng.integers(0, human.shape[0], size=(replications, n_topics))
+    labeled, unlabeled = draws[:, :n], draws[:, n:]
+    cols = human.shape[1]
+
+    def stack(values, index):  # (topics in the sample, replications * columns)
+        return values[index].transpose(1, 0, 2).reshape(index.shape[1], replications * cols)
+
+    y, yhat, yhat_u = stack(human, labeled), stack(auto, labeled), stack(auto, unlabeled)
+    results = {
+        "PPI": ppi_mean_ci(y, yhat, yhat_u, lam=1),
+        "PPI++": ppi_mean_ci(y, yhat, yhat_u),
+        "auto-only": classical_mean_ci(np.concatenate([yhat, yhat_u])),
+        "human-only": classical_mean_ci(y),
+    }
+    goal = np.tile(target, replications)
+    out = {}
+    for method, res in results.items():
+        low, high = res.confidence_interval
+        out[method] = ((low <= goal) & (goal <= high)).reshape(replications, cols), (high - low).reshape(
+            replications, cols)
+    return out
+
+
+def coverage_table(data: Path, collections, replications: int, judges: int, sizes, seed: int,
+                   verbose: bool = True) -> pd.DataFrame:
+    """The full table; ``sizes``: topics per simulated collection, ``"real"`` for the real number."""
+    import pyterrier_boot as pb
+
+    root = np.random.default_rng(seed)
+    rows = []
+    for key in collections:
+        folder, qrels_file, measures = COLLECTIONS[key]
+        start = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", pb.InputWarning)
+            runs = pb.read_runs(str(data / folder / "runs"))
+        qrels = pb.read_qrels(str(data / folder / qrels_file))
+        judge_rngs = root.spawn(judges)
+        cubes = [per_topic_scores(runs, qrels, measures, r) for r in judge_rngs]
+        if verbose:
+            print(f"{key}: {len(runs)} runs, {cubes[0][0].shape[1]} topics, {judges} judges scored in "
+                  f"{time.perf_counter() - start:.0f}s", file=sys.stderr)
+        for m, measure in enumerate(measures):
+            for kind, fraction, design in product(("mean", "difference"), FRACTIONS, sizes):
+                size = cubes[0][0].shape[1] if design == "real" else int(design)
+                indicators = {k: [] for k in METHODS}
+                widths = {k: [] for k in METHODS}
+                for (human, auto), rng in zip(cubes, root.spawn(judges)):
+                    h, a = human[m], auto[m]
+                    if kind == "difference":  # every run minus the median run by human mean
+                        ref = np.argsort(h.mean(0))[h.shape[1] // 2]
+                        keep = np.arange(h.shape[1]) != ref
+                        h, a = (h - h[:, [ref]])[:, keep], (a - a[:, [ref]])[:, keep]
+                    for method, (cover, width) in replicate(h, a, size, fraction, replications, rng).items():
+                        indicators[method].append(cover.mean(1))  # one unit per replication
+                        widths[method].append(width.mean(1))
+                human_width = np.concatenate(widths["human-only"]).mean()
+                for method in METHODS:
+                    units = np.concatenate(indicators[method])
+                    rows.append({"collection": key, "measure": measure, "estimand": kind, "design": design,
+                                 "topics": size, "human share": fraction, "method": method,
+                                 "coverage": units.mean(), "se": units.std(ddof=1) / np.sqrt(len(units)),
+                                 "width / human-only": np.concatenate(widths[method]).mean() / human_width})
+    return pd.DataFrame(rows)
+
+
+def summary(table: pd.DataFrame) -> pd.DataFrame:
+    """Coverage (SE) and width ratio per method and human share, pooled over collections and measures."""
+    pooled = table.groupby(["design", "estimand", "human share", "method"], sort=False).agg(
+        coverage=("coverage", "mean"), se=("se", lambda s: np.sqrt((s**2).sum()) / len(s)),
+        width=("width / human-only", "mean"))
+    return pooled.reset_index()
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--replications", type=int, default=1000)
+    parser.add_argument("--judges", type=int, default=2)
+    parser.add_argument("--topics", nargs="+", default=["real", "200"],
+                        help="topics per simulated collection ('real': the collection's own number)")
+    parser.add_argument("--collections", nargs="+", default=list(COLLECTIONS), choices=list(COLLECTIONS))
+    parser.add_argument("--rng", type=int, default=1)
+    parser.add_argument("--csv", type=Path, help="also write the full table here")
+    args = parser.parse_args(argv)
+    if not args.data.exists():
+        parser.error(f"data folder {args.data} not found (set PYTERRIER_BOOT_SHARED or --data)")
+    start = time.perf_counter()
+    table = coverage_table(args.data, args.collections, args.replications, args.judges, args.topics, args.rng)
+    pd.set_option("display.width", 200)
+    pd.set_option("display.max_rows", 500)
+    print(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+    print()
+    print(summary(table).to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+    print(f"\n{time.perf_counter() - start:.0f}s", file=sys.stderr)
+    if args.csv:
+        table.to_csv(args.csv, index=False)
+
+
+if __name__ == "__main__":
+    main()

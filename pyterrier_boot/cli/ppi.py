@@ -1,0 +1,155 @@
+"""``pyterrier-boot ppi``: prediction-powered intervals from automatic qrels for every topic and
+human qrels for some (Angelopoulos et al. 2023; PPI++, Angelopoulos, Duchi & Zrnic 2024)."""
+import argparse
+import contextlib
+import sys
+
+import numpy as np
+import pandas as pd
+
+from . import _common
+
+# below this many human-judged topics the coverage study (pt_docs/ppi.md) finds every interval low
+FEW_TOPICS = 20
+
+EXAMPLES = """\
+examples:
+  # LLM judgments for every topic, human judgments for a random quarter of the topics
+  pyterrier-boot ppi --auto-qrels llm.qrels --human-qrels human.qrels runs/ --measures nDCG@10 AP --rel 2
+
+  # differences against a baseline, plain PPI (no power tuning), tables written to out/
+  pyterrier-boot ppi --auto-qrels llm.qrels --human-qrels human.qrels runs/ -b bm25 --lam 1 --out out/
+
+what is printed, for each measure and run (or difference against --baseline):
+  PPI          the prediction-powered estimate of the mean human score and its interval
+  lambda       the weight of the automatic scores (1 = plain PPI; tuned by PPI++ unless --lam)
+  human-only   the classical interval from the human-judged topics alone
+  auto-only    the classical interval from the automatic scores of every topic, as if the judge
+               were right (narrow, and wrong when the judge is biased)
+
+The human-judged topics must be a random subset of the topics; see the ppi page of the docs.
+exit status: 0 success, 1 error (bad input, unreadable file), 2 wrong usage.
+"""
+
+
+def add_parser(subparsers, common):
+    p = subparsers.add_parser(
+        "ppi", parents=[common], formatter_class=argparse.RawDescriptionHelpFormatter, allow_abbrev=False,
+        help="prediction-powered intervals: automatic qrels for all topics, human qrels for some",
+        description="Confidence intervals for the mean human-judged score of each run (and differences against "
+                    "a baseline) from automatic judgments of every topic and human judgments of a random subset "
+                    "of the topics, by prediction-powered inference with PPI++ power tuning, beside the "
+                    "human-only and automatic-only intervals.",
+        epilog=EXAMPLES)
+    p.add_argument("runs", nargs="*", metavar="RUN", help="run files in TREC format (plain or .gz) or folders of them")
+    p.add_argument("--auto-qrels", required=True, metavar="QRELS",
+                   help="automatic judgments (e.g. an LLM's) of every topic: a TREC qrels file or 'irds:<id>'")
+    p.add_argument("--human-qrels", required=True, metavar="QRELS",
+                   help="human judgments of a random subset of those topics (each of its topics fully judged)")
+    p.add_argument("-m", "--measures", nargs="+", action="extend", metavar="MEASURE",
+                   help=f"ir_measures or trec_eval names (default: {' '.join(_common.DEFAULT_MEASURES)})")
+    p.add_argument("-b", "--baseline", metavar="NAME", help="also give each run's difference from this run")
+    p.add_argument("--confidence", type=float, default=0.95, metavar="LEVEL",
+                   help="confidence level of every interval (default 0.95)")
+    p.add_argument("--lam", default="tune", metavar="LAMBDA",
+                   help="weight of the automatic scores: 'tune' (PPI++, default), 1 (plain PPI) or a number in [0, 1]")
+    p.add_argument("--rel", type=int, metavar="N", help="binary measures count grade >= N as relevant (trec_eval -l N)")
+    p.add_argument("-f", "--format", choices=("table", "csv"), default="table",
+                   help="table (default): readable blocks; csv: the wide table")
+    p.add_argument("--digits", type=int, default=3, help="decimals in the printed table (default 3)")
+    p.add_argument("-o", "--out", metavar="DIR",
+                   help="also write ppi_table.csv (wide), ppi_pairwise.csv (every pair) and ppi_per_query.csv")
+    p.add_argument("--overwrite", action="store_true", help="replace --out DIR when it exists and is not empty")
+    p.set_defaults(run=run, parser=p)
+    return p
+
+
+def _check(args, parser):
+    args.measures, args.runs = _common.split_measures(args.measures, args.runs)
+    if not args.runs:
+        parser.error("give at least one RUN file or folder (after the options, or after '--')")
+    if not args.measures:
+        args.measures = list(_common.DEFAULT_MEASURES)
+    if not 0 < args.confidence < 1:
+        parser.error(f"--confidence must be between 0 and 1, got {args.confidence}")
+    if args.rel is not None and args.rel < 1:
+        parser.error(f"--rel must be a grade of at least 1, got {args.rel}")
+    if args.overwrite and not args.out:
+        parser.error("--overwrite needs --out DIR")
+    if not 0 <= args.digits <= 10:
+        parser.error(f"--digits must be between 0 and 10, got {args.digits}")
+    if args.lam == "tune":
+        args.lam = None
+    else:
+        try:
+            args.lam = float(args.lam)
+        except ValueError:
+            parser.error(f"--lam must be 'tune' or a number in [0, 1], got {args.lam!r}")
+        if not 0 <= args.lam <= 1:
+            parser.error(f"--lam must be 'tune' or a number in [0, 1], got {args.lam:g}")
+
+
+def run(args):
+    _check(args, args.parser)
+    status = _common.Status(not args.quiet)
+    folder = _common.OutputFolder(args.out, command="ppi", overwrite=args.overwrite) if args.out else None
+    with folder or contextlib.nullcontext() as out:
+        result, table = _evaluate(args, status, out)
+    if args.format == "csv":
+        table.to_csv(sys.stdout, index=False, float_format=f"%.{args.digits + 3}g")
+    else:
+        print(_text_blocks(result, table, args))
+    if folder is not None:
+        status(f"wrote the tables to {folder.path}")
+    return 0
+
+
+def _evaluate(args, status, out):
+    """Read, evaluate; write the tables into ``out`` (the staging folder) when given."""
+    from ..ppi.evaluation import ppi_evaluate
+
+    measures = _common.parse_measures_rel(args.measures, args.rel)
+    status(f"reading the qrels {args.auto_qrels} and {args.human_qrels}")
+    auto = _common.read_qrels(args.auto_qrels)
+    human = _common.read_qrels(args.human_qrels)
+    runs = _common.read_runs(args.runs, auto, verbose=_common.progress_enabled(args))
+    if args.baseline is not None:
+        _common.check_baselines([args.baseline], list(runs))
+    status(f"evaluating {len(runs)} run(s) on {', '.join(m.label for m in measures)} with both qrels")
+    result = ppi_evaluate(runs, auto, human, measures, confidence_level=args.confidence, lam=args.lam)
+    table = result.table(baseline=args.baseline)
+    if out is not None:
+        _common.write_csv(out / "ppi_table.csv", table)
+        if len(runs) > 1:
+            _common.write_csv(out / "ppi_pairwise.csv", result.pairwise())
+        _common.write_csv(out / "ppi_per_query.csv", result.per_query())
+    return result, table
+
+
+def _text_blocks(result, table, args) -> str:
+    d = args.digits
+    method = "PPI++" if result.lam is None else "PPI" if result.lam == 1 else f"PPI (lambda={result.lam:g})"
+    level = f"{100 * result.confidence_level:g}%"
+    lines = [f"{method} {level} intervals: {len(result.labeled_qids)} human-judged topics, "
+             f"{len(result.unlabeled_qids)} judged only automatically"]
+    if len(result.labeled_qids) < FEW_TOPICS:
+        lines.append(f"note: with fewer than {FEW_TOPICS} human-judged topics these normal intervals tend to "
+                     "under-cover (human-only too); judge more topics, or prefer --lam 1")
+
+    def cell(frame, head):
+        low, high = frame[f"{head} ci_low"], frame[f"{head} ci_high"]
+        return [("" if np.isnan(v) else f"{v:.{d}f} [{lo:.{d}f}, {hi:.{d}f}]")
+                for v, lo, hi in zip(frame[head], low, high)]
+
+    for label in result.measures:
+        for diff in ([False, True] if args.baseline is not None else [False]):
+            head = f"{label} diff" if diff else label
+            block = pd.DataFrame({"name": table["name"], "PPI": cell(table, head),
+                                  "lambda": [("" if np.isnan(v) else f"{v:.2f}") for v in table[f"{head} lambda"]]})
+            if diff:
+                block["p-value"] = [("" if np.isnan(v) else f"{v:.{d}g}") for v in table[f"{label} p-value"]]
+            for kind in ("human-only", "auto-only"):
+                block[kind] = cell(table, f"{label} {kind} diff" if diff else f"{label} {kind}")
+            title = f"{label}: difference from {args.baseline}" if diff else f"{label}: mean"
+            lines += ["", title, block.to_string(index=False)]
+    return "\n".join(lines)

@@ -1,0 +1,289 @@
+"""``ppi_evaluate``: prediction-powered intervals for runs judged by automatic qrels on every topic
+and by human qrels on a random subset of the topics (Angelopoulos et al. 2023; PPI++ 2024)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+import pandas as pd
+
+from .._results import ConfidenceInterval
+from .._warnings import one_warning_per_kind
+from ..inputs.qrels import read_qrels
+from ..inputs.runs import read_runs
+from ..inputs.topics import read_topics
+from ..measures.evaluation import evaluate
+from ..measures.parsing import parse_measures, require_mean_aggregated
+from .intervals import PPIResult, classical_mean_ci, ppi_mean_ci
+
+__all__ = ["PPIEvaluation", "ppi_evaluate"]
+
+#: interval kinds, in table order
+KINDS = ("ppi", "human-only", "auto-only")
+
+
+@dataclass(frozen=True, eq=False)
+class PPIEvaluation:
+    """Per-topic scores of runs under automatic and human qrels, and their intervals.
+
+    Attributes:
+        names: run names.
+        measures: measure labels as written.
+        labeled_qids: the human-judged topics (human and automatic scores known).
+        unlabeled_qids: the topics judged only automatically.
+        human: human scores, shape ``(measures, labeled topics, runs)``.
+        auto_labeled: automatic scores on the human-judged topics, same shape.
+        auto_unlabeled: automatic scores on the other topics, ``(measures, unlabeled topics, runs)``.
+        confidence_level: of every interval.
+        lam: None (PPI++: tuned for each run / difference and measure) or the fixed weight.
+
+    Methods give each interval as a :class:`PPIResult` (:meth:`intervals`), a wide table like
+    ``pt.Experiment``'s (:meth:`table`), every pair of runs (:meth:`pairwise`) and the per-topic
+    scores (:meth:`per_query`). Three intervals are reported side by side, for the same quantity
+    (the mean human score over the topic population):
+
+    * ``ppi``: prediction-powered (PPI++ unless ``lam`` was fixed);
+    * ``human-only``: classical, from the human-judged topics alone;
+    * ``auto-only``: classical, from the automatic scores of every topic, as if the judge were
+      right; shown to make its bias visible, it does not cover the human mean when the judge is biased.
+    """
+
+    names: tuple[str, ...]
+    measures: tuple[str, ...]
+    labeled_qids: tuple[str, ...]
+    unlabeled_qids: tuple[str, ...]
+    human: np.ndarray
+    auto_labeled: np.ndarray
+    auto_unlabeled: np.ndarray
+    confidence_level: float = 0.95
+    lam: float | None = None
+
+    def __repr__(self) -> str:
+        lam = "PPI++" if self.lam is None else f"lam={self.lam:g}"
+        return (f"PPIEvaluation({len(self.names)} runs, measures {list(self.measures)}, "
+                f"{len(self.labeled_qids)} human-judged + {len(self.unlabeled_qids)} automatic-only topics, "
+                f"{lam}, confidence_level={self.confidence_level:g})")
+
+    def _repr_html_(self) -> str:
+        return f"<p>{self!r}</p>" + self.table().to_html(index=False, float_format=lambda v: f"{v:.4f}")
+
+    def _index(self, name) -> int:
+        if isinstance(name, (int, np.integer)) and not isinstance(name, bool) and 0 <= name < len(self.names):
+            return int(name)
+        if isinstance(name, str) and name in self.names:
+            return self.names.index(name)
+        raise ValueError(f"baseline {name!r} is not among the runs: give a position 0..{len(self.names) - 1} or "
+                         f"one of the names {list(self.names)}")
+
+    def _intervals(self, m: int, weights: np.ndarray) -> dict[str, PPIResult]:
+        """Intervals of the linear combinations ``scores @ weights`` (columns) of the runs, for measure ``m``."""
+        human, auto_l, auto_u = (a[m] @ weights for a in (self.human, self.auto_labeled, self.auto_unlabeled))
+        level = self.confidence_level
+        return {"ppi": ppi_mean_ci(human, auto_l, auto_u, confidence_level=level, lam=self.lam),
+                "human-only": classical_mean_ci(human, confidence_level=level),
+                "auto-only": classical_mean_ci(np.concatenate([auto_l, auto_u]), confidence_level=level)}
+
+    def intervals(self, measure: str, difference: tuple | None = None) -> dict[str, PPIResult]:
+        """The three intervals for one measure: ``{"ppi", "human-only", "auto-only"} -> PPIResult``.
+
+        Without ``difference``, one entry per run (in ``names`` order); with
+        ``difference=(a, b)`` (names or positions) the mean of ``a - b``.
+        """
+        if measure not in self.measures:
+            raise ValueError(f"unknown measure {measure!r}: expected one of {list(self.measures)}")
+        m = self.measures.index(measure)
+        if difference is None:
+            return self._intervals(m, np.eye(len(self.names)))
+        a, b = (self._index(x) for x in difference)
+        weights = np.zeros((len(self.names), 1))
+        weights[a, 0] += 1
+        weights[b, 0] -= 1
+        return {k: _first(r) for k, r in self._intervals(m, weights).items()}
+
+    def table(self, baseline=None) -> pd.DataFrame:
+        """One row per run: ``name`` and, for each measure ``m``, ``m`` (the PPI estimate),
+        ``m ci_low``, ``m ci_high``, ``m lambda``, then ``m human-only`` and ``m auto-only`` with
+        their ``ci_low`` / ``ci_high``. With a ``baseline`` (name or position) also ``m diff``,
+        ``m diff ci_low``, ``m diff ci_high``, ``m diff lambda``, ``m p-value`` (the PPI z-test of
+        no difference, from the same standard error as the interval) and the human-only and
+        auto-only differences with their intervals; the baseline's own row holds NaN there.
+        """
+        b = None if baseline is None else self._index(baseline)
+        columns: dict[str, object] = {"name": list(self.names)}
+        n_runs = len(self.names)
+        for m, label in enumerate(self.measures):
+            means = self._intervals(m, np.eye(n_runs))
+            _put(columns, label, means, diff=False)
+            if b is not None:
+                weights = np.eye(n_runs)
+                weights[b, :] -= 1  # column i: run i minus the baseline (zero for the baseline)
+                diffs = self._intervals(m, weights)
+                _put(columns, label, diffs, diff=True, blank=b)
+        return pd.DataFrame(columns)
+
+    def pairwise(self) -> pd.DataFrame:
+        """Every pair of runs ``(name, vs)`` with ``name`` before ``vs``, for each measure: the
+        difference ``name - vs`` by PPI (``diff``, ``ci_low``, ``ci_high``, ``lambda``,
+        ``p-value``) and the human-only and auto-only differences with their intervals."""
+        pairs = [(i, j) for i in range(len(self.names)) for j in range(i + 1, len(self.names))]
+        if not pairs:
+            raise ValueError("pairwise differences need at least 2 runs")
+        weights = np.zeros((len(self.names), len(pairs)))
+        for c, (i, j) in enumerate(pairs):
+            weights[i, c], weights[j, c] = 1, -1
+        frames = []
+        for m, label in enumerate(self.measures):
+            res = self._intervals(m, weights)
+            ppi, human, auto = res["ppi"], res["human-only"], res["auto-only"]
+            frames.append(pd.DataFrame({
+                "name": [self.names[i] for i, _ in pairs], "vs": [self.names[j] for _, j in pairs],
+                "measure": label, "diff": ppi.statistic, "ci_low": ppi.confidence_interval.low,
+                "ci_high": ppi.confidence_interval.high, "lambda": ppi.lam, "p-value": ppi.pvalue,
+                "human-only diff": human.statistic, "human-only ci_low": human.confidence_interval.low,
+                "human-only ci_high": human.confidence_interval.high, "auto-only diff": auto.statistic,
+                "auto-only ci_low": auto.confidence_interval.low, "auto-only ci_high": auto.confidence_interval.high,
+            }))
+        return pd.concat(frames, ignore_index=True)
+
+    def per_query(self) -> pd.DataFrame:
+        """Per-topic scores in long form: ``name, qid, measure, judge ("human" / "auto"), value``."""
+        rows = []
+        for m, label in enumerate(self.measures):
+            for judge, qids, values in (("human", self.labeled_qids, self.human[m]),
+                                        ("auto", self.labeled_qids, self.auto_labeled[m]),
+                                        ("auto", self.unlabeled_qids, self.auto_unlabeled[m])):
+                for s, name in enumerate(self.names):
+                    rows.append(pd.DataFrame({"name": name, "qid": list(qids), "measure": label, "judge": judge,
+                                              "value": values[:, s]}))
+        return pd.concat(rows, ignore_index=True)
+
+
+def _first(result: PPIResult) -> PPIResult:
+    """A one-column result as scalars."""
+    ci = result.confidence_interval
+    return replace(result, statistic=float(result.statistic[0]), standard_error=float(result.standard_error[0]),
+                   pvalue=float(result.pvalue[0]), lam=float(result.lam[0]),
+                   confidence_interval=ConfidenceInterval(float(ci.low[0]), float(ci.high[0])))
+
+
+def _put(columns: dict, label: str, results: dict[str, PPIResult], *, diff: bool, blank: int | None = None):
+    def values(a):
+        a = np.array(a, dtype=float)
+        if blank is not None:
+            a[blank] = np.nan
+        return a
+
+    ppi = results["ppi"]
+    head = f"{label} diff" if diff else label
+    columns[head] = values(ppi.statistic)
+    columns[f"{head} ci_low"] = values(ppi.confidence_interval.low)
+    columns[f"{head} ci_high"] = values(ppi.confidence_interval.high)
+    columns[f"{head} lambda"] = values(ppi.lam)
+    if diff:
+        columns[f"{label} p-value"] = values(ppi.pvalue)
+    for kind in ("human-only", "auto-only"):
+        res = results[kind]
+        name = f"{label} {kind} diff" if diff else f"{label} {kind}"
+        columns[name] = values(res.statistic)
+        columns[f"{name} ci_low"] = values(res.confidence_interval.low)
+        columns[f"{name} ci_high"] = values(res.confidence_interval.high)
+
+
+@one_warning_per_kind()
+def ppi_evaluate(runs, auto_qrels, human_qrels, measures, *, topics=None, names=None, confidence_level: float = 0.95,
+                 lam: float | None = None, batch_size: int | None = None, verbose: bool = False) -> PPIEvaluation:
+    """Evaluate runs with automatic qrels on every topic and human qrels on a subset of topics.
+
+    Each run is read (or run) once and scored per topic with both sets of qrels by
+    :func:`pyterrier_boot.evaluate`. The topics in ``human_qrels`` are the labeled sample, the
+    other topics of ``auto_qrels`` the unlabeled one; intervals come from
+    :func:`pyterrier_boot.ppi_mean_ci` (PPI, Angelopoulos et al. 2023; PPI++ power tuning,
+    Angelopoulos, Duchi & Zrnic 2024), beside the human-only and automatic-only intervals.
+
+    Args:
+        runs: runs or transformers, anything :func:`pyterrier_boot.read_runs` accepts.
+        auto_qrels: automatic judgments (e.g. from an LLM) covering every topic.
+        human_qrels: human judgments of a subset of those topics. Each of its topics is taken as
+            completely judged by people: its qrels give the gold per-topic score. Judging a sample
+            of documents *within* a topic is not supported (see ``pt_docs/ppi.md``).
+        measures: mean-aggregated measures (ir_measures syntax or trec_eval names).
+        topics: topics to run transformers on; when given, both qrels are limited to them.
+        names: names of the runs (as in :func:`read_runs`).
+        confidence_level: of every interval (default 0.95).
+        lam: None (default) for PPI++ tuning, 1 for plain PPI, or a fixed weight in [0, 1].
+        batch_size, verbose: as in :func:`read_runs`.
+
+    Returns:
+        :class:`PPIEvaluation`; ``.table(baseline=...)`` gives the wide table.
+
+    Raises:
+        ValueError: human-judged topics that the automatic qrels do not judge, fewer than 2
+            human-judged topics or fewer than 2 topics judged only automatically, measures summed
+            over topics, or any input the readers refuse.
+
+    The intervals assume the human-judged topics are a *random* subset of the topics and the
+    topics a random sample of the population the statement is about.
+
+    Example:
+        >>> import pyterrier_boot as pb
+        >>> ev = pb.ppi_evaluate(runs, llm_qrels, human_qrels, ["nDCG@10"])   # doctest: +SKIP
+        >>> ev.table(baseline="BM25")                                            # doctest: +SKIP
+    """
+    if not (isinstance(confidence_level, (float, int)) and 0 < confidence_level < 1):
+        raise ValueError(f"'confidence_level' must be a number in (0, 1), got {confidence_level!r}")
+    if lam is not None and (isinstance(lam, bool) or not isinstance(lam, (int, float)) or not 0 <= lam <= 1):
+        raise ValueError(f"'lam' must be None (tuned) or a number in [0, 1], got {lam!r}")
+    parsed = parse_measures(measures)
+    require_mean_aggregated(parsed, context="a prediction-powered interval")
+    auto = read_qrels(auto_qrels).frame
+    human = read_qrels(human_qrels).frame
+    if topics is not None:
+        topics = read_topics(topics)
+        wanted = set(topics["qid"])
+        auto, human = auto[auto["qid"].isin(wanted)], human[human["qid"].isin(wanted)]
+    labeled, unlabeled = _split_topics(auto, human)
+    read = read_runs(runs, topics=topics, names=names, batch_size=batch_size, verbose=verbose)
+    labels = [p.label for p in parsed]
+    human_scores = _scores(read, human, parsed, labeled, labels)
+    auto_scores = _scores(read, auto, parsed, labeled + unlabeled, labels)
+    return PPIEvaluation(names=tuple(read), measures=tuple(labels), labeled_qids=tuple(labeled),
+                         unlabeled_qids=tuple(unlabeled), human=human_scores,
+                         auto_labeled=auto_scores[:, :len(labeled)], auto_unlabeled=auto_scores[:, len(labeled):],
+                         confidence_level=float(confidence_level), lam=None if lam is None else float(lam))
+
+
+def _split_topics(auto: pd.DataFrame, human: pd.DataFrame) -> tuple[list[str], list[str]]:
+    auto_topics, human_topics = set(auto["qid"]), set(human["qid"])
+    missing = sorted(human_topics - auto_topics)
+    if missing:
+        shown = ", ".join(map(repr, missing[:5])) + (", ..." if len(missing) > 5 else "")
+        raise ValueError(f"'human_qrels' judges {len(missing)} topic(s) that 'auto_qrels' does not ({shown}): the "
+                         "automatic qrels must judge every topic, the human qrels a subset of them")
+    labeled = sorted(human_topics, key=_natural)
+    unlabeled = sorted(auto_topics - human_topics, key=_natural)
+    if len(labeled) < 2:
+        raise ValueError(f"'human_qrels' judges {len(labeled)} topic(s): prediction-powered intervals need at least "
+                         "2 human-judged topics (and, being normal approximations, many more to be accurate)")
+    if len(unlabeled) < 2:
+        raise ValueError(f"only {len(unlabeled)} topic(s) of 'auto_qrels' lack human judgments: prediction-powered "
+                         "intervals need at least 2 topics judged only automatically; with (almost) every topic "
+                         "judged by people, evaluate with the human qrels alone")
+    return labeled, unlabeled
+
+
+def _natural(qid: str):
+    return (0, int(qid), "") if qid.isdigit() else (1, 0, qid)
+
+
+def _scores(runs: dict, qrels: pd.DataFrame, measures, qids: list[str], labels: list[str]) -> np.ndarray:
+    """Per-topic scores ``(measures, qids, runs)``; a run without results for a topic scores 0 on it."""
+    wanted = set(qids)
+    subset = {name: run[run["qid"].isin(wanted)] for name, run in runs.items()}
+    retrieved = {name: run for name, run in subset.items() if len(run)}
+    index = pd.MultiIndex.from_product([labels, qids], names=["measure", "qid"])
+    cube = pd.DataFrame(0.0, index=index, columns=list(runs))  # no result for any of these topics: 0
+    if retrieved:
+        long = evaluate(retrieved, qrels[qrels["qid"].isin(wanted)], measures)
+        scored = long.pivot_table(index=["measure", "qid"], columns="name", values="value", aggfunc="first")
+        cube.update(scored.reindex(index=index, columns=list(retrieved)))
+    return cube.to_numpy(dtype=float).reshape(len(labels), len(qids), len(runs))

@@ -1,0 +1,238 @@
+"""Prediction-powered intervals for a mean, on arrays of per-topic scores.
+
+PPI (Angelopoulos, Bates, Fannjiang, Jordan & Zrnic 2023, *Prediction-powered inference*,
+Science 382) estimates the mean of a gold-standard score ``Y`` (here: a measure computed with
+human qrels) from a few topics where ``Y`` is known and many where only a prediction ``Yhat`` is
+(the same measure computed with automatic qrels, e.g. from an LLM judge):
+
+    theta = lam * mean(Yhat on unlabeled topics) + mean(Y - lam * Yhat on labeled topics)
+
+The second term, the *rectifier*, removes the judge's bias; the interval is normal, with the
+variance of the two independent means added. ``lam = 1`` is PPI, ``lam = 0`` the classical
+interval from the labeled topics alone, and PPI++ (Angelopoulos, Duchi & Zrnic 2024, *PPI++:
+Efficient prediction-powered inference*) picks the ``lam`` that minimises the estimated variance,
+``Cov(Y, Yhat) / ((1 + n/N) Var(Yhat))``, clipped to [0, 1], so it is never (asymptotically)
+wider than the classical interval.
+
+Labeled and unlabeled topics are disjoint samples: the unlabeled scores are those of the topics
+*without* human judgments. See ``pt_docs/ppi.md``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+from scipy import stats
+
+from .._results import ConfidenceInterval, TupleLike
+
+__all__ = ["PPIResult", "ppi_mean_ci", "classical_mean_ci", "ppi_lambda"]
+
+ALTERNATIVES = ("two-sided", "larger", "smaller")
+
+
+@dataclass(frozen=True, slots=True)
+class PPIResult(TupleLike):
+    """A normal confidence interval (and z-test) for a population mean.
+
+    Unpacks as ``statistic, confidence_interval``. For 1-D input the fields are scalars; for 2-D
+    input (topics x columns) arrays with one entry per column.
+
+    Attributes:
+        statistic: the point estimate (prediction-powered, or the plain mean for the classical
+            interval).
+        confidence_interval: ``ConfidenceInterval(low, high)``.
+        standard_error: the estimated standard error of ``statistic``.
+        pvalue: of the z-test of ``mean == null`` against ``alternative``, from the same
+            standard error as the interval (so it rejects exactly when the interval excludes ``null``).
+        lam: the weight of the automatic scores (1 for PPI, tuned for PPI++, 0 for classical).
+        n_labeled, n_unlabeled: topics with human scores, topics with automatic scores only.
+        confidence_level, alternative, null: the options used.
+        method: ``"ppi++"``, ``"ppi"`` (lam=1), ``"ppi(lam=...)"`` or ``"classical"``.
+    """
+
+    statistic: Any
+    confidence_interval: ConfidenceInterval
+    standard_error: Any
+    pvalue: Any
+    lam: Any
+    n_labeled: int
+    n_unlabeled: int
+    confidence_level: float
+    alternative: str
+    null: float
+    method: str
+    _tuple_fields: ClassVar[tuple[str, ...]] = ("statistic", "confidence_interval")
+
+
+def _as_scores(values, name: str) -> np.ndarray:
+    try:
+        array = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name!r} must be an array of numbers") from None
+    if array.ndim not in (1, 2):
+        raise ValueError(f"{name!r} must be 1-D (topics) or 2-D (topics x columns), got shape {array.shape}")
+    if not np.all(np.isfinite(array)):
+        raise ValueError(f"{name!r} holds NaN or infinite values")
+    return array
+
+
+def _check_options(confidence_level, alternative):
+    if not (isinstance(confidence_level, (float, int)) and 0 < confidence_level < 1):
+        raise ValueError(f"'confidence_level' must be a number in (0, 1), got {confidence_level!r}")
+    if alternative not in ALTERNATIVES:
+        raise ValueError(f"'alternative' must be one of {list(ALTERNATIVES)}, got {alternative!r}")
+
+
+def _check_samples(human, auto_labeled, auto_unlabeled):
+    human = _as_scores(human, "human_scores")
+    auto_labeled = _as_scores(auto_labeled, "auto_scores_on_human")
+    auto_unlabeled = _as_scores(auto_unlabeled, "auto_scores_unlabeled")
+    if human.shape != auto_labeled.shape:
+        raise ValueError(f"'human_scores' {human.shape} and 'auto_scores_on_human' {auto_labeled.shape} must have "
+                         "the same shape: one automatic score per human-judged topic")
+    if auto_unlabeled.ndim != human.ndim or auto_unlabeled.shape[1:] != human.shape[1:]:
+        raise ValueError(f"'auto_scores_unlabeled' {auto_unlabeled.shape} must have the columns of 'human_scores' "
+                         f"{human.shape}")
+    if human.shape[0] < 2:
+        raise ValueError(f"'human_scores' has {human.shape[0]} topic(s): a prediction-powered interval needs at "
+                         "least 2 human-judged topics (and, being a normal approximation, many more to be accurate)")
+    if auto_unlabeled.shape[0] < 2:
+        raise ValueError(f"'auto_scores_unlabeled' has {auto_unlabeled.shape[0]} topic(s): it needs at least 2 "
+                         "topics judged only automatically (with every topic human-judged, use the classical interval)")
+    return human, auto_labeled, auto_unlabeled
+
+
+def ppi_lambda(human_scores, auto_scores_on_human, auto_scores_unlabeled) -> Any:
+    """The PPI++ weight of the automatic scores for a mean (Angelopoulos, Duchi & Zrnic 2024, Eq. 6).
+
+    ``lam = Cov(Y, Yhat) / ((1 + n/N) Var(Yhat))`` with the covariance over the ``n`` labeled
+    topics (divisor ``n``) and the variance over all ``n + N`` automatic scores (divisor
+    ``n + N - 1``), clipped to [0, 1] (as ``ppi_py`` does). Constant automatic scores carry no
+    information: ``lam = 0``. Columns of 2-D input get their own ``lam``.
+
+    Example:
+        >>> import numpy as np
+        >>> from pyterrier_boot import ppi_lambda
+        >>> y = np.array([0.2, 0.5, 0.4, 0.9]); yhat = y + 0.1
+        >>> float(ppi_lambda(y, yhat, np.array([0.3, 0.6, 0.8, 0.4])))  # doctest: +ELLIPSIS
+        0.543...
+    """
+    y, yhat, yhat_u = _check_samples(human_scores, auto_scores_on_human, auto_scores_unlabeled)
+    return _tuned_lambda(y, yhat, yhat_u)
+
+
+def _tuned_lambda(y, yhat, yhat_u):
+    n, big_n = y.shape[0], yhat_u.shape[0]
+    covariance = ((y - y.mean(0)) * (yhat - yhat.mean(0))).mean(0)
+    variance = np.concatenate([yhat, yhat_u]).var(0, ddof=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lam = covariance / ((1 + n / big_n) * variance)
+    return np.clip(np.where(variance > 0, lam, 0.0), 0.0, 1.0)
+
+
+def _normal_result(estimate, se, confidence_level, alternative, null, lam, n, big_n, method):
+    alpha = 1 - confidence_level
+    if alternative == "two-sided":
+        z = stats.norm.ppf(1 - alpha / 2)
+        low, high = estimate - z * se, estimate + z * se
+    elif alternative == "larger":
+        low, high = estimate - stats.norm.ppf(1 - alpha) * se, np.full_like(estimate, np.inf)
+    else:
+        low, high = np.full_like(estimate, -np.inf), estimate + stats.norm.ppf(1 - alpha) * se
+    # zero standard error: the estimate is the value (p = 1 at the null, 0 elsewhere)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z_stat = np.where(se > 0, (estimate - null) / se,
+                          np.where(estimate == null, 0.0, np.copysign(np.inf, estimate - null)))
+    if alternative == "two-sided":
+        pvalue = np.minimum(2 * stats.norm.sf(np.abs(z_stat)), 1.0)
+    elif alternative == "larger":
+        pvalue = stats.norm.sf(z_stat)
+    else:
+        pvalue = stats.norm.cdf(z_stat)
+    scalar = np.ndim(estimate) == 0
+
+    def out(a):
+        return float(a) if scalar else np.asarray(a, dtype=float)
+
+    return PPIResult(statistic=out(estimate), confidence_interval=ConfidenceInterval(out(low), out(high)),
+                     standard_error=out(se), pvalue=out(pvalue), lam=out(lam), n_labeled=int(n),
+                     n_unlabeled=int(big_n), confidence_level=float(confidence_level), alternative=alternative,
+                     null=float(null), method=method)
+
+
+def ppi_mean_ci(human_scores, auto_scores_on_human, auto_scores_unlabeled, *, confidence_level: float = 0.95,
+                lam: float | None = None, alternative: str = "two-sided", null: float = 0.0) -> PPIResult:
+    """Prediction-powered confidence interval for the mean human score (PPI / PPI++).
+
+    Args:
+        human_scores: gold-standard scores ``Y`` on the ``n`` human-judged topics, shape ``(n,)``
+            or ``(n, k)`` for ``k`` columns (systems, or differences between systems).
+        auto_scores_on_human: the automatic scores ``Yhat`` on the same topics, same shape.
+        auto_scores_unlabeled: automatic scores on the ``N`` topics *without* human judgments,
+            ``(N,)`` or ``(N, k)``. The two sets of topics must be disjoint random samples of
+            the same population of topics.
+        confidence_level: of the interval (default 0.95).
+        lam: weight of the automatic scores: None (default) tunes it per column (PPI++,
+            Angelopoulos, Duchi & Zrnic 2024), 1 is plain PPI (Angelopoulos et al. 2023), 0 the
+            classical interval from the human scores alone.
+        alternative: ``"two-sided"``, ``"larger"`` (interval ``[low, inf)``) or ``"smaller"``.
+        null: the value the p-value tests (default 0, the natural null for a difference).
+
+    Returns:
+        :class:`PPIResult`. The estimate is ``lam * mean(Yhat_u) + mean(Y - lam * Yhat)``; the
+        standard error ``sqrt(lam^2 var(Yhat_u)/N + var(Y - lam * Yhat)/n)`` (variances with
+        divisor ``n`` and ``N``, as ``ppi_py``); the interval is normal (z quantiles). With
+        ``lam=None`` the tuned ``lam`` is also used for the p-value, so the test and interval agree.
+
+    Raises:
+        ValueError: shapes that do not match, fewer than 2 topics on either side, non-finite
+            scores, a ``lam`` outside [0, 1], or bad options.
+
+    Example:
+        >>> import numpy as np
+        >>> from pyterrier_boot import ppi_mean_ci
+        >>> rng = np.random.default_rng(0)
+        >>> truth = rng.uniform(size=200); judge = np.clip(truth + 0.1 + rng.normal(0, 0.05, 200), 0, 1)
+        >>> result = ppi_mean_ci(truth[:20], judge[:20], judge[20:])
+        >>> bool(result.confidence_interval.low < truth.mean() < result.confidence_interval.high)
+        True
+    """
+    _check_options(confidence_level, alternative)
+    y, yhat, yhat_u = _check_samples(human_scores, auto_scores_on_human, auto_scores_unlabeled)
+    if lam is None:
+        weight = _tuned_lambda(y, yhat, yhat_u)
+        method = "ppi++"
+    else:
+        if isinstance(lam, bool) or not isinstance(lam, (int, float, np.floating, np.integer)) or not 0 <= lam <= 1:
+            raise ValueError(f"'lam' must be None (tuned) or a number in [0, 1], got {lam!r}")
+        weight = np.full(y.shape[1:], float(lam))
+        method = "ppi" if lam == 1 else "classical" if lam == 0 else f"ppi(lam={float(lam):g})"
+    n, big_n = y.shape[0], yhat_u.shape[0]
+    rectifier = y - weight * yhat
+    estimate = weight * yhat_u.mean(0) + rectifier.mean(0)
+    se = np.sqrt(weight**2 * yhat_u.var(0) / big_n + rectifier.var(0) / n)
+    return _normal_result(estimate, se, confidence_level, alternative, null, weight, n, big_n, method)
+
+
+def classical_mean_ci(scores, *, confidence_level: float = 0.95, alternative: str = "two-sided",
+                      null: float = 0.0) -> PPIResult:
+    """The classical normal interval for a mean, ``mean +- z * sd / sqrt(n)`` (sd with divisor n).
+
+    The ``lam = 0`` case of :func:`ppi_mean_ci`, and the comparison the PPI papers use: applied to
+    the human scores it is the *human-only* interval; applied to the automatic scores of every
+    topic the *automatic-only* interval, which is narrow but centred on the judge's biased mean.
+
+    Example:
+        >>> from pyterrier_boot import classical_mean_ci
+        >>> classical_mean_ci([0.2, 0.4, 0.6]).statistic  # doctest: +ELLIPSIS
+        0.4...
+    """
+    _check_options(confidence_level, alternative)
+    y = _as_scores(scores, "scores")
+    if y.shape[0] < 2:
+        raise ValueError(f"'scores' has {y.shape[0]} topic(s): an interval needs at least 2")
+    n = y.shape[0]
+    return _normal_result(y.mean(0), y.std(0) / np.sqrt(n), confidence_level, alternative, null,
+                          np.zeros(y.shape[1:]), n, 0, "classical")

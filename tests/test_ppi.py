@@ -1,0 +1,383 @@
+"""Prediction-powered intervals: the core against ppi_py (the reference implementation of
+Angelopoulos et al. 2023 / PPI++ 2024), the qrels layer, the Experiment door and the command."""
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import shared_path
+
+import pyterrier_boot as pb
+from pyterrier_boot.cli import main
+
+
+def _oracle():
+    return pytest.importorskip("ppi_py", reason="ppi-python (the PPI reference, dev extra) is not installed")
+
+
+def _scores(seed=0, n=25, big_n=150, bias=0.1):
+    rng = np.random.default_rng(seed)
+    truth = rng.beta(2, 3, size=n + big_n)
+    judge = np.clip(truth + bias + rng.normal(0, 0.08, size=truth.size), 0, 1)
+    return truth[:n], judge[:n], judge[n:]
+
+
+# ---------------------------------------------------------------- the core against ppi_py
+
+
+@pytest.mark.parametrize("lam", [None, 1.0, 0.0, 0.37])
+@pytest.mark.parametrize("level", [0.95, 0.9])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_ppi_mean_ci_matches_ppi_py(lam, level, seed):
+    ppi = _oracle()
+    y, yhat, yhat_u = _scores(seed)
+    ours = pb.ppi_mean_ci(y, yhat, yhat_u, lam=lam, confidence_level=level)
+    low, high = ppi.ppi_mean_ci(y, yhat, yhat_u, alpha=1 - level, lam=lam)
+    assert ours.confidence_interval.low == pytest.approx(float(low[0]), abs=1e-9)
+    assert ours.confidence_interval.high == pytest.approx(float(high[0]), abs=1e-9)
+    estimate = ppi.ppi_mean_pointestimate(y, yhat, yhat_u, lam=lam)
+    assert ours.statistic == pytest.approx(float(np.ravel(estimate)[0]), abs=1e-9)
+    # the p-value uses the interval's lam (ppi_py's p-value does not clip a tuned lam: pass ours)
+    pvalue = ppi.ppi_mean_pval(y, yhat, yhat_u, null=0.4, lam=ours.lam)
+    assert pb.ppi_mean_ci(y, yhat, yhat_u, lam=lam, null=0.4).pvalue == pytest.approx(float(pvalue[0]), abs=1e-9)
+
+
+@pytest.mark.parametrize("alternative", ["larger", "smaller"])
+def test_one_sided_matches_ppi_py(alternative):
+    ppi = _oracle()
+    y, yhat, yhat_u = _scores(3)
+    tuned = pb.ppi_mean_ci(y, yhat, yhat_u).lam  # ppi_py drops 'alternative' when it tunes: give it lam
+    ours = pb.ppi_mean_ci(y, yhat, yhat_u, alternative=alternative)
+    low, high = ppi.ppi_mean_ci(y, yhat, yhat_u, alpha=0.05, lam=tuned, alternative=alternative)
+    assert (ours.confidence_interval.low, ours.confidence_interval.high) == pytest.approx(
+        (float(np.ravel(low)[0]), float(np.ravel(high)[0])), abs=1e-9)
+    p = ppi.ppi_mean_pval(y, yhat, yhat_u, null=0.45, lam=tuned, alternative=alternative)
+    assert pb.ppi_mean_ci(y, yhat, yhat_u, alternative=alternative, null=0.45).pvalue == pytest.approx(
+        float(p[0]), abs=1e-9)
+
+
+def test_tuned_lambda_is_ppi_py_s():
+    _oracle()
+    from ppi_py.ppi import _calc_lam_glm
+
+    y, yhat, yhat_u = _scores(4)
+    theta = pb.ppi_mean_ci(y, yhat, yhat_u, lam=1).statistic
+    expected = _calc_lam_glm(y - theta, yhat - theta, yhat_u - theta, np.eye(1), clip=True)
+    assert pb.ppi_lambda(y, yhat, yhat_u) == pytest.approx(expected, abs=1e-12)
+
+
+def test_columns_are_independent_problems():
+    ppi = _oracle()
+    cols = [_scores(s) for s in range(4)]
+    y, yhat, yhat_u = (np.column_stack([c[i] for c in cols]) for i in range(3))
+    ours = pb.ppi_mean_ci(y, yhat, yhat_u)
+    for j in range(4):
+        low, high = ppi.ppi_mean_ci(y[:, j], yhat[:, j], yhat_u[:, j], alpha=0.05)
+        assert ours.confidence_interval.low[j] == pytest.approx(float(low[0]), abs=1e-9)
+        assert ours.confidence_interval.high[j] == pytest.approx(float(high[0]), abs=1e-9)
+
+
+def test_classical_matches_ppi_py():
+    ppi = _oracle()
+    y, _, _ = _scores(5)
+    low, high = ppi.classical_mean_ci(y, alpha=0.1)
+    ours = pb.classical_mean_ci(y, confidence_level=0.9)
+    assert tuple(ours.confidence_interval) == pytest.approx((low, high), abs=1e-12)
+    assert pb.ppi_mean_ci(y, y, _scores(6)[2], lam=0, confidence_level=0.9).confidence_interval.low == \
+        pytest.approx(low, abs=1e-12)
+
+
+def test_on_per_topic_scores_of_runs_matches_ppi_py(judged):
+    ppi = _oracle()
+    ev = judged["evaluation"]
+    for m in range(len(ev.measures)):
+        for s in range(len(ev.names)):
+            y, yhat, yhat_u = ev.human[m][:, s], ev.auto_labeled[m][:, s], ev.auto_unlabeled[m][:, s]
+            low, high = ppi.ppi_mean_ci(y, yhat, yhat_u, alpha=0.05)
+            ours = ev.intervals(ev.measures[m])["ppi"]
+            assert ours.confidence_interval.low[s] == pytest.approx(float(low[0]), abs=1e-9)
+            assert ours.confidence_interval.high[s] == pytest.approx(float(high[0]), abs=1e-9)
+    y = ev.human[0][:, 1] - ev.human[0][:, 0]
+    yhat = ev.auto_labeled[0][:, 1] - ev.auto_labeled[0][:, 0]
+    yhat_u = ev.auto_unlabeled[0][:, 1] - ev.auto_unlabeled[0][:, 0]
+    low, high = ppi.ppi_mean_ci(y, yhat, yhat_u, alpha=0.05)
+    diff = ev.intervals(ev.measures[0], difference=(1, 0))["ppi"]
+    assert tuple(diff.confidence_interval) == pytest.approx((float(low[0]), float(high[0])), abs=1e-9)
+
+
+# ---------------------------------------------------------------- properties of the core
+
+
+def test_pvalue_rejects_exactly_when_interval_excludes_null():
+    y, yhat, yhat_u = _scores(7)
+    result = pb.ppi_mean_ci(y, yhat, yhat_u)
+    low, high = result.confidence_interval
+    for null in np.linspace(low - 0.05, high + 0.05, 41):
+        p = pb.ppi_mean_ci(y, yhat, yhat_u, null=null).pvalue
+        if not np.isclose(null, low) and not np.isclose(null, high):
+            assert (p < 0.05) == (not low <= null <= high)
+
+
+def test_unpacks_and_lambda_edges():
+    y, yhat, yhat_u = _scores(8)
+    statistic, (low, high) = pb.ppi_mean_ci(y, yhat, yhat_u)
+    assert low < statistic < high
+    assert pb.ppi_lambda(y, np.full_like(y, 0.3), np.full_like(yhat_u, 0.3)) == 0.0  # a constant judge
+    assert pb.ppi_mean_ci(y, yhat, yhat_u, lam=1).method == "ppi"
+    assert pb.ppi_mean_ci(y, yhat, yhat_u).method == "ppi++"
+    assert 0 <= pb.ppi_lambda(y, -yhat, -yhat_u) <= 1  # a judge that ranks backwards: clipped to 0
+
+
+def test_perfect_judge_gives_narrower_interval_than_human_only():
+    y, _, _ = _scores(9, n=30, big_n=300, bias=0.0)
+    rng = np.random.default_rng(1)
+    yhat_u = rng.beta(2, 3, size=300)
+    ppi = pb.ppi_mean_ci(y, y, yhat_u)
+    human = pb.classical_mean_ci(y)
+    width = np.subtract(*reversed(tuple(ppi.confidence_interval)))
+    assert ppi.lam > 0.85 and width < 0.5 * np.subtract(*reversed(tuple(human.confidence_interval)))
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (([0.1, 0.2], [0.1], [0.3, 0.4]), "same shape"),
+    (([0.1], [0.1], [0.3, 0.4]), "at least 2 human-judged"),
+    (([0.1, 0.2], [0.1, 0.2], [0.3]), "at least 2 topics judged only automatically"),
+    (([0.1, np.nan], [0.1, 0.2], [0.3, 0.4]), "NaN"),
+    ((np.ones((2, 2)), np.ones((2, 2)), np.ones((3, 3))), "columns"),
+    ((np.ones((2, 2, 2)), np.ones((2, 2, 2)), np.ones((3, 2, 2))), "1-D"),
+])
+def test_core_refuses_bad_arrays(args, message):
+    with pytest.raises(ValueError, match=message):
+        pb.ppi_mean_ci(*args)
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"lam": 1.5}, "'lam'"), ({"lam": True}, "'lam'"), ({"confidence_level": 95}, "'confidence_level'"),
+    ({"alternative": "less"}, "'alternative'"),
+])
+def test_core_refuses_bad_options(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        pb.ppi_mean_ci(*_scores(0), **kwargs)
+
+
+# ---------------------------------------------------------------- qrels layer, judge, Experiment, CLI
+
+
+@pytest.fixture(scope="module")
+def judged():
+    sim = pb.simulate_collection(n_topics=40, n_systems=3, corpus_size=3000, depth=50, pool_depth=20, rng=5)
+    runs = dict(zip("abc", sim.runs.values()))
+    auto = pb.simulate_judge(sim.qrels, runs, rng=6)
+    rng = np.random.default_rng(7)
+    human_topics = rng.choice(sorted(set(sim.qrels["qid"])), 15, replace=False)
+    human = sim.qrels[sim.qrels["qid"].isin(human_topics)]
+    evaluation = pb.ppi_evaluate(runs, auto, human, ["nDCG@10", "AP"])
+    return {"runs": runs, "auto": auto, "human": human, "full": sim.qrels, "evaluation": evaluation,
+            "topics": sim.topics}
+
+
+def test_evaluation_scores_are_evaluate_s(judged):
+    ev = judged["evaluation"]
+    assert len(ev.labeled_qids) == 15 and len(ev.unlabeled_qids) == 25
+    assert "15 human-judged + 25 automatic-only topics, PPI++" in repr(ev) and "<table" in ev._repr_html_()
+    assert not set(ev.labeled_qids) & set(ev.unlabeled_qids)
+    long = pb.evaluate(judged["runs"], judged["full"], ["AP"])
+    human_ap = long[long["qid"].isin(ev.labeled_qids)].pivot(index="qid", columns="name", values="value")
+    np.testing.assert_allclose(ev.human[1], human_ap.loc[list(ev.labeled_qids), list("abc")].to_numpy())
+    auto = pb.evaluate(judged["runs"], judged["auto"], ["AP"]).pivot(index="qid", columns="name", values="value")
+    np.testing.assert_allclose(ev.auto_unlabeled[1], auto.loc[list(ev.unlabeled_qids), list("abc")].to_numpy())
+
+
+def test_table_columns_and_one_story(judged):
+    ev = judged["evaluation"]
+    table = ev.table(baseline="a")
+    for col in ["nDCG@10", "nDCG@10 ci_low", "nDCG@10 ci_high", "nDCG@10 lambda", "nDCG@10 human-only",
+                "nDCG@10 human-only ci_low", "nDCG@10 auto-only ci_high", "nDCG@10 diff", "nDCG@10 diff ci_low",
+                "nDCG@10 p-value", "nDCG@10 human-only diff ci_high", "AP auto-only diff"]:
+        assert col in table.columns
+    assert table["nDCG@10 diff"].isna()[0] and not table["nDCG@10 diff"].isna()[1:].any()
+    rejected = table["AP p-value"][1:] < 0.05
+    excludes = (table["AP diff ci_low"][1:] > 0) | (table["AP diff ci_high"][1:] < 0)
+    assert (rejected == excludes).all()
+    pairwise = ev.pairwise()
+    assert len(pairwise) == 3 * 2
+    row = pairwise[(pairwise["name"] == "a") & (pairwise["vs"] == "b") & (pairwise["measure"] == "AP")].iloc[0]
+    assert row["diff"] == pytest.approx(-table.loc[1, "AP diff"])  # a - b, the table has b - a
+    assert row["p-value"] == pytest.approx(table.loc[1, "AP p-value"])
+    per_query = ev.per_query()
+    assert set(per_query["judge"]) == {"human", "auto"} and len(per_query) == 2 * 3 * (15 + 40)
+
+
+def test_run_without_results_on_the_human_topics_scores_zero_there(judged):
+    runs = dict(judged["runs"])
+    labeled = set(judged["evaluation"].labeled_qids)
+    runs["a"] = runs["a"][~runs["a"]["qid"].isin(labeled)]
+    ev = pb.ppi_evaluate(runs, judged["auto"], judged["human"], ["AP"])
+    assert (ev.human[0][:, 0] == 0).all() and (ev.auto_labeled[0][:, 0] == 0).all()
+    np.testing.assert_allclose(ev.auto_unlabeled[0], judged["evaluation"].auto_unlabeled[1])
+
+
+def test_human_topics_must_be_a_subset(judged):
+    human = judged["human"].copy()
+    human.loc[human.index[0], "qid"] = "999"
+    with pytest.raises(ValueError, match=r"'human_qrels' judges 1 topic\(s\) that 'auto_qrels' does not \('999'\)"):
+        pb.ppi_evaluate(judged["runs"], judged["auto"], human, ["AP"])
+
+
+def test_too_few_topics_on_either_side(judged):
+    auto, full = judged["auto"], judged["full"]
+    with pytest.raises(ValueError, match="'human_qrels' judges 1 topic"):
+        pb.ppi_evaluate(judged["runs"], auto, full[full["qid"] == "1"], ["AP"])
+    with pytest.raises(ValueError, match="only 1 topic"):
+        pb.ppi_evaluate(judged["runs"], auto, full[full["qid"] != "1"], ["AP"])
+
+
+def test_summed_and_unknown_measures_refused(judged):
+    with pytest.raises(ValueError, match="'NumRet' is summed over topics"):
+        pb.ppi_evaluate(judged["runs"], judged["auto"], judged["human"], ["AP", "NumRet"])
+    with pytest.raises(ValueError, match="unknown measure 'P@5'"):
+        judged["evaluation"].intervals("P@5")
+    with pytest.raises(ValueError, match="baseline 'z' is not among the runs"):
+        judged["evaluation"].table(baseline="z")
+
+
+def test_simulate_judge_is_reproducible_and_has_its_error_rates():
+    sim = pb.simulate_collection(n_topics=30, corpus_size=5000, rng=11)
+    a = pb.simulate_judge(sim.qrels, sim.runs, rng=3)
+    pd.testing.assert_frame_equal(a, pb.simulate_judge(sim.qrels, sim.runs, rng=3))
+    both = sim.qrels.assign(auto=a["label"].to_numpy())
+    grade1 = both[both["label"] == 1]
+    # grade-1 documents lost with probability 0.3: a binomial check with 4 standard errors
+    lost = (grade1["auto"] == 0).mean()
+    assert abs(lost - 0.3) < 4 * np.sqrt(0.3 * 0.7 / len(grade1))
+    assert set(a["label"]) <= {0, 1, 2, 3}
+    with pytest.raises(ValueError, match="'grade_noise' must be a probability"):
+        pb.simulate_judge(sim.qrels, sim.runs, grade_noise=2)
+
+
+def test_experiment_door(judged):
+    runs, auto, human = judged["runs"], judged["auto"], judged["human"]
+    table = pb.Experiment(list(runs.values()), None, auto, ["nDCG@10", "AP"], names=list(runs), baseline=0,
+                          human_qrels=human)
+    expected = judged["evaluation"].table(baseline="a")
+    pd.testing.assert_frame_equal(table, expected)
+    result = pb.Experiment(runs, judged["topics"], auto, ["AP"], human_qrels=human, dataframe=False)
+    assert isinstance(result, pb.PPIEvaluation) and result.names == ("a", "b", "c")
+    rounded = pb.Experiment(runs, None, auto, ["AP"], human_qrels=human, round=2)
+    assert rounded["AP"].tolist() == pytest.approx(expected["AP"].round(2).tolist())
+    import pyterrier as pt
+
+    transformer = pt.Transformer.from_df(runs["b"])  # run on the topics, as pt.Experiment does
+    ran = pb.Experiment([transformer], judged["topics"], auto, ["AP"], names=["b"], human_qrels=human)
+    assert ran.loc[0, "AP ci_low"] == pytest.approx(expected.loc[1, "AP ci_low"])
+    with pytest.raises(ValueError, match="'topics' are needed"):
+        pb.Experiment([transformer], None, auto, ["AP"], human_qrels=human)
+    unnamed = pb.Experiment(list(runs.values()), None, auto, ["AP"], human_qrels=human)
+    assert unnamed["name"].tolist() == ["run 0", "run 1", "run 2"]  # as Experiment names frames
+    per_query = pb.Experiment(runs, None, auto, ["AP"], human_qrels=human, perquery=True)
+    assert list(per_query.columns) == ["name", "qid", "measure", "judge", "value"]
+
+
+def test_experiment_door_refuses_bootstrap_options(judged):
+    with pytest.raises(ValueError, match="'bootstrap', 'test' cannot be combined"):
+        pb.Experiment(judged["runs"], None, judged["auto"], ["AP"], human_qrels=judged["human"],
+                      bootstrap="corpus", test="wilcoxon")
+    with pytest.raises(ValueError, match="'baseline' must be a single system"):
+        pb.Experiment(judged["runs"], None, judged["auto"], ["AP"], human_qrels=judged["human"], baseline=[0, 1])
+
+
+def _write(judged, tmp_path):
+    for name, run in judged["runs"].items():
+        with open(tmp_path / f"{name}.run", "w") as f:
+            for qid, group in run.groupby("qid"):
+                for rank, (docno, score) in enumerate(zip(group["docno"], group["score"]), 1):
+                    f.write(f"{qid} Q0 {docno} {rank} {score!r} {name}\n")
+    for name in ("auto", "human"):
+        frame = judged[name]
+        (tmp_path / f"{name}.qrels").write_text("".join(
+            f"{q} 0 {d} {g}\n" for q, d, g in zip(frame["qid"], frame["docno"], frame["label"])))
+
+
+def test_cli_ppi(judged, tmp_path, capsys):
+    _write(judged, tmp_path)
+    runs = [str(tmp_path / f"{n}.run") for n in "abc"]
+    code = main(["ppi", "--auto-qrels", str(tmp_path / "auto.qrels"), "--human-qrels", str(tmp_path / "human.qrels"),
+                 *runs, "-m", "nDCG@10", "AP", "-b", "a", "--out", str(tmp_path / "out"), "--quiet"])
+    printed = capsys.readouterr().out
+    assert code == 0
+    assert "PPI++ 95% intervals: 15 human-judged topics, 25 judged only automatically" in printed
+    assert "AP: difference from a" in printed and "human-only" in printed and "auto-only" in printed
+    assert "note: with fewer than 20 human-judged topics" in printed  # 15 here
+    table = pd.read_csv(tmp_path / "out" / "ppi_table.csv")
+    expected = judged["evaluation"].table(baseline="a")
+    np.testing.assert_allclose(table["AP diff ci_low"].to_numpy()[1:], expected["AP diff ci_low"].to_numpy()[1:],
+                               rtol=1e-9)
+    assert (tmp_path / "out" / "ppi_pairwise.csv").exists()
+    code = main(["ppi", "--auto-qrels", str(tmp_path / "auto.qrels"), "--human-qrels", str(tmp_path / "human.qrels"),
+                 *runs, "-m", "AP", "--lam", "1", "--format", "csv", "--quiet"])
+    frame = pd.read_csv(__import__("io").StringIO(capsys.readouterr().out))
+    assert code == 0 and (frame["AP lambda"] == 1).all()
+
+
+def test_cli_ppi_errors(judged, tmp_path, capsys):
+    _write(judged, tmp_path)
+    run = str(tmp_path / "a.run")
+    code = main(["ppi", "--auto-qrels", str(tmp_path / "human.qrels"), "--human-qrels", str(tmp_path / "auto.qrels"),
+                 run, "--quiet"])
+    assert code == 1 and "error: 'human_qrels' judges 25 topic(s) that 'auto_qrels' does not" in capsys.readouterr().err
+    code = main(["ppi", "--auto-qrels", str(tmp_path / "auto.qrels"), "--human-qrels", str(tmp_path / "human.qrels"),
+                 run, "--lam", "2"])
+    assert code == 2 and "--lam must be 'tune' or a number in [0, 1]" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- coverage (slow)
+
+
+@pytest.mark.slow
+@pytest.mark.integration
+def test_coverage_on_dl19_with_a_simulated_judge():
+    import sys
+    from pathlib import Path
+
+    data = shared_path("trec-dl-2019-passage").parent
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    from ppi_coverage import coverage_table
+
+    table = coverage_table(data, ["dl19"], replications=300, judges=2, sizes=["200"], seed=3, verbose=False)
+    means = table[(table["estimand"] == "mean") & (table["human share"] >= 0.25)]
+    ppi = means[means["method"] == "PPI"]
+    assert (abs(ppi["coverage"] - 0.95) < 0.015 + 3 * ppi["se"]).all(), ppi
+    auto = means[means["method"] == "auto-only"]
+    assert (auto["coverage"] < 0.80).all(), auto
+    narrower = means[means["method"] == "PPI++"]["width / human-only"]
+    assert (narrower < 1).all()
+
+
+# ---------------------------------------------------------------- docs
+
+
+@pytest.mark.parametrize("module", ["intervals", "judge"])
+def test_docstring_examples(module):
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(f"pyterrier_boot.ppi.{module}"),
+                             optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.failed == 0 and result.attempted > 0
+
+
+def test_docs_example_runs_offline_and_prints_its_table():
+    import re
+    from pathlib import Path
+
+    page = (Path(pb.__file__).parent / "pt_docs" / "ppi.md").read_text()
+    code = re.search(r"```python\n(import numpy.*?)```", page, re.S).group(1)
+    scope = {}
+    exec(code, scope)
+    table = scope["table"].set_index("name")
+    for run in ("S1", "S4", "S8"):  # the rows the page quotes
+        row = re.search(rf"\| {run} \| ([0-9.]+) \| \[([0-9.]+), ([0-9.]+)\] \| ([0-9.]+) \|", page)
+        quoted = [float(v) for v in row.groups()]
+        shown = table.loc[run, ["nDCG@10", "nDCG@10 ci_low", "nDCG@10 ci_high", "nDCG@10 lambda"]]
+        assert shown.round(3).tolist() == pytest.approx(quoted, abs=1e-9)
+    for name in ("ppi_evaluate(", "ppi_mean_ci(", "classical_mean_ci(", "ppi_lambda(", "simulate_judge(",
+                 "human_qrels=", "pyterrier-boot ppi"):
+        assert name in page
