@@ -63,6 +63,16 @@ _EXPORTS = {
     "compare": "pyterrier_boot.stats.comparison",
     "rank_intervals": "pyterrier_boot.stats.ranking",
     "RankIntervals": "pyterrier_boot.stats.ranking",
+    # equivalence tests and reproducibility (Breuer et al. 2020)
+    "paired_tost": "pyterrier_boot.stats.equivalence",
+    "unpaired_tost": "pyterrier_boot.stats.equivalence",
+    "EquivalenceTestResult": "pyterrier_boot.stats.equivalence",
+    "reproducibility": "pyterrier_boot.reproducibility.analysis",
+    "ReproducibilityResult": "pyterrier_boot.reproducibility.analysis",
+    "kendall_tau_union": "pyterrier_boot.reproducibility.measures",
+    "rank_biased_overlap": "pyterrier_boot.reproducibility.measures",
+    "effect_ratio": "pyterrier_boot.reproducibility.measures",
+    "delta_relative_improvement": "pyterrier_boot.reproducibility.measures",
     # simulation
     "simulate_collection": "pyterrier_boot.simulation.collection",
     "SimulatedCollection": "pyterrier_boot.simulation.collection",
