@@ -8,7 +8,8 @@ Three commands:
 * ``pyterrier-boot demo``: the same on a simulated collection, with no files and no network
   (:mod:`.demo`);
 * ``pyterrier-boot topics``: power and topic-set size, from runs or from a given variance
-  (:mod:`.topics`).
+  (:mod:`.topics`);
+* ``pyterrier-boot reproduce``: original against reproduced runs (:mod:`.reproduce`).
 
 Exit status: 0 on success, 1 when the input is wrong or a file cannot be read or written (one
 ``error: ...`` line on stderr, no traceback; ``--debug`` shows it), 2 for wrong usage (argparse).
@@ -67,7 +68,7 @@ def _common_options():
 def build_parser():
     """The argument parser of ``pyterrier-boot`` and its commands."""
     from .. import __version__
-    from . import demo, evaluate, topics
+    from . import demo, evaluate, reproduce, topics
 
     parser = argparse.ArgumentParser(prog="pyterrier-boot", description=DESCRIPTION, epilog=EPILOG,
                                      formatter_class=argparse.RawDescriptionHelpFormatter, allow_abbrev=False)
@@ -78,6 +79,7 @@ def build_parser():
     evaluate.add_parser(subparsers, common)
     demo.add_parser(subparsers, common)
     topics.add_parser(subparsers, common)
+    reproduce.add_parser(subparsers, common)
     return parser
 
 
