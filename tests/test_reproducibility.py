@@ -87,6 +87,10 @@ def repro_eval_reference(o, r):
                 dri=rpd.dri(), ttest=rpd.ttest(), unpaired=unpaired)
 
 
+REPRO_EVAL_NOISE = ("ignore::DeprecationWarning:ir_measures", "ignore::RuntimeWarning:repro_eval")
+
+
+@pytest.mark.filterwarnings(*REPRO_EVAL_NOISE)
 def test_measures_match_repro_eval(runs_and_files):
     _, _, _, o, r, _ = runs_and_files
     ref = repro_eval_reference(o, r)
@@ -132,6 +136,36 @@ def test_rankings_by_hand():
     assert rank_biased_overlap(list("abc"), list("acb"), p=0.5, depth=3) == pytest.approx(expected)
     assert rank_biased_overlap(list("abc"), list("xyz"), depth=3) == 0.0
     assert rank_biased_overlap(list("ab"), list("ab"), depth=4) < 1.0  # short rankings are penalised
+
+
+def test_document_pairing_is_the_textbook_tau():
+    """pairing="document": scipy's tau-b between the documents' ranks (missing ones tied last)."""
+    from scipy.stats import kendalltau
+
+    rng = np.random.default_rng(0)
+    docs = np.array([f"d{i}" for i in range(12)])
+    for _ in range(50):
+        o = rng.permutation(docs)[:10]
+        r = rng.permutation(docs)[:8]
+        union = sorted(set(o) | set(r))
+        rank_o = [list(o).index(d) if d in o else len(o) for d in union]
+        rank_r = [list(r).index(d) if d in r else len(r) for d in union]
+        expected = kendalltau(rank_o, rank_r).statistic
+        assert kendall_tau_union(o, r, pairing="document") == pytest.approx(expected, abs=1e-12)
+    # same documents: the textbook tau; rank by rank it can differ (one swap -> -1)
+    assert kendall_tau_union(list("bca"), list("bac"), pairing="document") == pytest.approx(1 / 3)
+    assert kendall_tau_union(list("bca"), list("bac")) == pytest.approx(-1.0)
+    with pytest.raises(ValueError, match="'pairing' must be one of"):
+        kendall_tau_union(list("ab"), list("ab"), pairing="rank")
+
+
+@pytest.mark.parametrize("module", ["pyterrier_boot.reproduction.measures", "pyterrier_boot.stats.equivalence"])
+def test_docstring_examples(module):
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(module), optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.failed == 0 and result.attempted > 0
 
 
 def test_intervals_contain_estimates_and_replay(runs_and_files):
@@ -191,6 +225,9 @@ def test_topics_missing_from_a_run_are_left_out_with_one_warning(runs_and_files)
     ({"alpha": 0.7}, ValueError, "'alpha' must be a number in"),
     ({"n_resamples": 1}, ValueError, "'n_resamples' must be an integer >= 2"),
     ({"plan": "x"}, TypeError, "'plan' must be a ResamplePlan"),
+    ({"depth": 0}, ValueError, "'depth' must be a positive integer"),
+    ({"rbo_p": 1.0}, ValueError, "'rbo_p' must be a number in"),
+    ({"ktu_pairing": "rank"}, ValueError, "'ktu_pairing' must be one of"),
 ])
 def test_bad_arguments(runs_and_files, kwargs, error, message):
     original, reproduced, qrels, *_ = runs_and_files
@@ -263,6 +300,7 @@ def test_cli_reproduce_bad_margin(runs_and_files, tmp_path, capsys):
 # ------------------------------------------------------------------ real runs
 
 
+@pytest.mark.filterwarnings(*REPRO_EVAL_NOISE)
 def test_real_dl2020_runs_against_repro_eval(tmp_path):
     """Two TREC DL 2020 runs as originals; reproductions made by perturbing them (scores jittered,
     a few documents dropped), checked against repro-eval."""

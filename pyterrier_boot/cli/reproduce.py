@@ -51,6 +51,9 @@ def add_parser(subparsers, common):
     p.add_argument("--alpha", type=float, default=0.05, help="level of each one-sided TOST test (default 0.05)")
     p.add_argument("--confidence", type=float, default=0.95, help="confidence level of the intervals (default 0.95)")
     p.add_argument("--depth", type=int, default=1000, help="rank cut-off of KTU and RBO (default 1000)")
+    p.add_argument("--ktu-pairing", choices=("position", "document"), default="position",
+                   help="KTU rank by rank as Breuer et al. and repro-eval (position, default) or the textbook "
+                        "tau between the documents' ranks (document)")
     p.add_argument("--rbo-p", type=float, default=0.95, help="RBO persistence (default 0.95)")
     p.add_argument("--n", type=int, default=10_000, dest="n_resamples", metavar="N",
                    help="topic resamples (default 10000)")
@@ -110,7 +113,7 @@ def run(args):
     result = reproducibility(original, reproduced, args.qrels, measures, baseline=args.baseline, margin=args.margin,
                              relative_margin=args.relative_margin, paired=not args.unpaired, alpha=args.alpha,
                              confidence_level=args.confidence, n_resamples=args.n_resamples, depth=args.depth,
-                             rbo_p=args.rbo_p, rng=seed)
+                             rbo_p=args.rbo_p, ktu_pairing=args.ktu_pairing, rng=seed)
     _common.write_csv(out / "reproducibility.csv", result.table)
     _common.write_csv(out / "per_topic.csv", result.per_topic)
     _common.write_csv(out / "ordering.csv", result.ordering)

@@ -3,6 +3,7 @@ an original and a reproduced set of runs on the same test collection."""
 from __future__ import annotations
 
 import html
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,7 +20,9 @@ from ..stats.intervals import bootstrap_ci
 from ..stats.resampling import ResamplePlan, resample_plan
 from .measures import (
     DEPTH,
+    PAIRINGS,
     RBO_P,
+    check_depth,
     delta_relative_improvement,
     effect_ratio,
     kendall_tau_union,
@@ -52,7 +55,8 @@ class ReproducibilityResult:
         per_topic: long frame ``name, qid, measure, original, reproduced``.
         ordering: per-topic KTU and RBO, ``name, qid, KTU, RBO``.
         qids: the topics used (judged, and retrieved by every original and reproduced run).
-        baseline, margin, relative_margin, alpha, confidence_level, paired, depth, rbo_p: options.
+        baseline, margin, relative_margin, alpha, confidence_level, paired, depth, rbo_p, ktu_pairing:
+            the options used.
         plan: the :class:`ResamplePlan` shared by every interval; pass it as ``plan=`` to replay.
     """
 
@@ -68,6 +72,7 @@ class ReproducibilityResult:
     paired: bool
     depth: int
     rbo_p: float
+    ktu_pairing: str
     plan: Any
 
     @property
@@ -93,7 +98,7 @@ class ReproducibilityResult:
         text = (f"{self.n_topics} topics. Intervals ({level}) are percentile topic-bootstrap intervals "
                 f"({self.plan.n_resamples} resamples of the topics, shared by all figures): they include "
                 "the variance over topics only. KTU and RBO compare the document rankings (depth "
-                f"{self.depth}, RBO p = {self.rbo_p}); RMSE the per-topic scores; ER and DeltaRI the "
+                f"{self.depth}, KTU pairing by {self.ktu_pairing}, RBO p = {self.rbo_p}); RMSE the per-topic scores; ER and DeltaRI the "
                 f"improvement over the baseline. 't p-value' is the {test} t-test of original against "
                 "reproduced scores: a large p-value does not show that they agree.")
         if self.margin is not None or self.relative_margin is not None:
@@ -178,6 +183,17 @@ def _interval(dist, confidence_level):
     return low, high
 
 
+def _percentile_ci(values, statistic, plan, confidence_level):
+    """``(estimate, low, high)``: ``bootstrap_ci``'s percentile interval (mean when ``statistic``
+    is None); a point interval when every topic has the same value (nothing varies)."""
+    if np.ptp(values) == 0:
+        value = float(values[0]) if statistic is None else float(statistic(values))
+        return value, value, value
+    res = bootstrap_ci(values, statistic="mean" if statistic is None else statistic, method="percentile",
+                       confidence_level=confidence_level, plan=plan)
+    return res.statistic, res.confidence_interval.low, res.confidence_interval.high
+
+
 def _mean_ci(values, plan, confidence_level, labels):
     """Mean over topics with its percentile interval, per row (run). KTU is undefined on topics
     where a ranking has fewer than 2 documents: such rows average the defined topics of each
@@ -187,8 +203,7 @@ def _mean_ci(values, plan, confidence_level, labels):
     for i, row in enumerate(values):
         finite = np.isfinite(row)
         if finite.all():
-            res = bootstrap_ci(row, method="percentile", confidence_level=confidence_level, plan=plan)
-            out[i] = res.statistic, res.confidence_interval.low, res.confidence_interval.high
+            out[i] = _percentile_ci(row, None, plan, confidence_level)
             continue
         report(DegenerateWarning, "KTU is undefined on topics where a ranking has fewer than 2 documents; "
                "the mean and interval use the other topics for {n} run(s): {cases}", [labels[i]])
@@ -206,7 +221,7 @@ def _mean_ci(values, plan, confidence_level, labels):
 def reproducibility(original, reproduced, qrels, measures, *, baseline: str | None = None,
                     margin: float | None = None, relative_margin: float | None = None, paired: bool = True,
                     alpha: float = 0.05, confidence_level: float = 0.95, n_resamples: int = 10_000,
-                    depth: int = DEPTH, rbo_p: float = RBO_P, rng=None,
+                    depth: int = DEPTH, rbo_p: float = RBO_P, ktu_pairing: str = "position", rng=None,
                     plan: ResamplePlan | None = None) -> ReproducibilityResult:
     """How closely a set of reproduced runs matches the original runs (Breuer et al. 2020), with
     topic-bootstrap intervals and a TOST equivalence test (Schuirmann 1987).
@@ -228,6 +243,9 @@ def reproducibility(original, reproduced, qrels, measures, *, baseline: str | No
         confidence_level: of the bootstrap intervals.
         n_resamples: topic-bootstrap resamples (ignored when ``plan`` is given).
         depth: rank cut-off of KTU and RBO; rbo_p: RBO's persistence.
+        ktu_pairing: ``"position"`` (Breuer et al.'s KTU, as repro-eval computes it) or
+            ``"document"`` (the textbook Kendall tau between the documents' ranks); see
+            :func:`kendall_tau_union`.
         rng: seed or Generator for the resample plan (SPEC 7).
         plan: a :class:`ResamplePlan` over the topics used, to replay a result.
 
@@ -253,6 +271,11 @@ def reproducibility(original, reproduced, qrels, measures, *, baseline: str | No
     """
     confidence_level = _check_number(confidence_level, "confidence_level", 0, 1)
     alpha = _check_number(alpha, "alpha", 0, 0.5)
+    depth = check_depth(depth)
+    if isinstance(rbo_p, bool) or not isinstance(rbo_p, (int, float, np.floating)) or not 0 < rbo_p < 1:
+        raise ValueError(f"'rbo_p' must be a number in (0, 1), got {rbo_p!r}")
+    if ktu_pairing not in PAIRINGS:
+        raise ValueError(f"'ktu_pairing' must be one of {PAIRINGS}, got {ktu_pairing!r}")
     if not isinstance(paired, (bool, np.bool_)):
         raise TypeError(f"'paired' must be True or False, got {paired!r}")
     if margin is not None or relative_margin is not None:
@@ -307,7 +330,7 @@ def reproducibility(original, reproduced, qrels, measures, *, baseline: str | No
     for i, name in enumerate(names):
         o_rank, r_rank = _rankings(orig_runs[name], depth), _rankings(rep_runs[name], depth)
         for j, q in enumerate(qids):
-            ktu[i, j] = kendall_tau_union(o_rank[q], r_rank[q], depth=depth)
+            ktu[i, j] = kendall_tau_union(o_rank[q], r_rank[q], depth=depth, pairing=ktu_pairing)
             rbo[i, j] = rank_biased_overlap(o_rank[q], r_rank[q], p=rbo_p, depth=depth)
     ktu_ci = _mean_ci(ktu, plan, confidence_level, names)
     rbo_ci = _mean_ci(rbo, plan, confidence_level, names)
@@ -319,13 +342,12 @@ def reproducibility(original, reproduced, qrels, measures, *, baseline: str | No
     for i, name in enumerate(names):
         for k, label in enumerate(labels):
             o, r = orig[i, :, k], rep[i, :, k]
-            res = bootstrap_ci(r - o, statistic=rmse_stat, method="percentile",
-                               confidence_level=confidence_level, plan=plan)
+            _, rmse_low, rmse_high = _percentile_ci(r - o, rmse_stat, plan, confidence_level)
             row = dict(name=name, measure=label, original=o.mean(), reproduced=r.mean(),
                        KTU=ktu_ci[i, 0], **{"KTU ci_low": ktu_ci[i, 1], "KTU ci_high": ktu_ci[i, 2]},
                        RBO=rbo_ci[i, 0], **{"RBO ci_low": rbo_ci[i, 1], "RBO ci_high": rbo_ci[i, 2]},
                        RMSE=float(rmse(o, r)),
-                       **{"RMSE ci_low": res.confidence_interval.low, "RMSE ci_high": res.confidence_interval.high})
+                       **{"RMSE ci_low": rmse_low, "RMSE ci_high": rmse_high})
             if baseline is not None and name != baseline:
                 b = names.index(baseline)
                 ob, rb = orig[b, :, k], rep[b, :, k]
@@ -364,7 +386,7 @@ def reproducibility(original, reproduced, qrels, measures, *, baseline: str | No
                                  margin=None if margin is None else float(margin),
                                  relative_margin=None if relative_margin is None else float(relative_margin),
                                  alpha=alpha, confidence_level=confidence_level, paired=bool(paired), depth=depth,
-                                 rbo_p=float(rbo_p), plan=plan)
+                                 rbo_p=float(rbo_p), ktu_pairing=ktu_pairing, plan=plan)
 
 
 def _tost_defined(original, relative_margin, name, label):
@@ -380,6 +402,7 @@ def _t_pvalue(original, reproduced, paired):
     two score vectors are identical (the test statistic is then undefined)."""
     if np.array_equal(original, reproduced):
         return 1.0
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # scipy's precision note on nearly equal scores
         res = stats.ttest_rel(original, reproduced) if paired else stats.ttest_ind(original, reproduced)
     return float(res.pvalue)

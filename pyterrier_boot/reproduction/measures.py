@@ -35,41 +35,67 @@ def _ranking(values, name):
     return array.astype(str)
 
 
-def _check_depth(depth):
+def check_depth(depth):
     if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1:
         raise ValueError(f"'depth' must be a positive integer, got {depth!r}")
     return int(depth)
 
 
-def kendall_tau_union(original, reproduced, *, depth: int = DEPTH) -> float:
+PAIRINGS = ("position", "document")
+
+
+def kendall_tau_union(original, reproduced, *, depth: int = DEPTH, pairing: str = "position") -> float:
     """Kendall's tau Union (KTU) between two rankings of one topic (Breuer et al. 2020, §4.1).
 
-    Both rankings are cut to their first ``min(depth, len(original), len(reproduced))``
-    documents; every document is replaced by its position in the sorted union of the two cut
-    rankings, and Kendall's tau-b (``scipy.stats.kendalltau``) is taken between the two position
-    sequences, rank by rank. Identical rankings score 1, reversed ones -1. When the rankings hold
-    different documents the value depends on how the union sorts them (by document id), as in
-    the definition.
+    ``pairing="position"`` (default; Breuer et al.'s reference implementation, repro-eval): both
+    rankings are cut to their first ``min(depth, len(original), len(reproduced))`` documents;
+    every document is replaced by its position in the sorted union of the two cut rankings, and
+    Kendall's tau-b (``scipy.stats.kendalltau``) is taken between the two sequences *rank by
+    rank*: the observations are rank positions, not documents. So it is not the textbook tau
+    between the documents' ranks, it depends on how the document ids sort, and one document
+    inserted or dropped near the top shifts every later position: small perturbations of a run
+    can bring it near 0 while RBO stays near 1.
+
+    ``pairing="document"`` is the textbook reading: the observations are the documents of the
+    union of the two cut rankings (cut to ``depth`` each), each ranked by both rankings, those
+    missing from a ranking tied below its last document; Kendall's tau-b between the two ranks.
 
     Args:
         original, reproduced: document ids in rank order (best first).
         depth: rank cut-off (repro-eval's default, 1000).
+        pairing: ``"position"`` or ``"document"`` (see above).
 
     Returns:
-        KTU in [-1, 1]; NaN when fewer than 2 documents remain (tau is undefined).
+        KTU in [-1, 1]; NaN when fewer than 2 observations remain (tau is undefined).
 
-    Difference from repro-eval: it refuses rankings of different lengths (scipy's error); here
-    the longer one is cut to the length of the shorter.
+    Difference from repro-eval (``"position"``): it refuses rankings of different lengths
+    (scipy's error); here the longer one is cut to the length of the shorter.
 
     Example:
         >>> kendall_tau_union(["a", "b", "c"], ["a", "b", "c"])
         1.0
         >>> kendall_tau_union(["a", "b", "c"], ["c", "b", "a"])
         -1.0
+        >>> kendall_tau_union(["b", "c", "a"], ["b", "a", "c"])   # one swap, yet rank by rank: -1
+        -1.0
+        >>> round(kendall_tau_union(["b", "c", "a"], ["b", "a", "c"], pairing="document"), 6)
+        0.333333
     """
-    depth = _check_depth(depth)
+    depth = check_depth(depth)
+    if pairing not in PAIRINGS:
+        raise ValueError(f"'pairing' must be one of {PAIRINGS}, got {pairing!r}")
     o = _ranking(original, "original")
     r = _ranking(reproduced, "reproduced")
+    if pairing == "document":
+        o, r = o[:depth], r[:depth]
+        union = np.unique(np.concatenate([o, r]))
+        if union.size < 2:
+            return float("nan")
+        rank_o = np.full(union.size, o.size, dtype=float)
+        rank_o[np.searchsorted(union, o)] = np.arange(o.size)
+        rank_r = np.full(union.size, r.size, dtype=float)
+        rank_r[np.searchsorted(union, r)] = np.arange(r.size)
+        return float(stats.kendalltau(rank_o, rank_r).statistic)
     k = min(depth, o.size, r.size)
     if k < 2:
         return float("nan")
@@ -100,7 +126,7 @@ def rank_biased_overlap(original, reproduced, *, p: float = RBO_P, depth: int = 
         >>> round(rank_biased_overlap(["a", "b"], ["b", "a"], p=0.5, depth=2), 6)
         0.333333
     """
-    depth = _check_depth(depth)
+    depth = check_depth(depth)
     if isinstance(p, bool) or not isinstance(p, (int, float, np.floating)) or not 0 < p < 1:
         raise ValueError(f"'p' must be a number in (0, 1), got {p!r}")
     o = _ranking(original, "original")[:depth]
@@ -116,8 +142,8 @@ def rmse(original, reproduced, axis: int = -1):
     """Root mean square error ``sqrt(mean((original - reproduced)^2))`` of per-topic scores.
 
     Example:
-        >>> float(rmse([0.2, 0.4], [0.2, 0.1]))
-        0.212132034355964
+        >>> round(float(rmse([0.2, 0.4], [0.2, 0.1])), 6)
+        0.212132
     """
     d = np.asarray(original, dtype=float) - np.asarray(reproduced, dtype=float)
     return np.sqrt(np.mean(d ** 2, axis=axis))

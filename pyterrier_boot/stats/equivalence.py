@@ -186,7 +186,7 @@ def unpaired_tost(x, y, *, margin: float | None = None, relative_margin: float |
     Example:
         >>> res = unpaired_tost([0.31, 0.42, 0.25, 0.50], [0.30, 0.44, 0.27, 0.48, 0.39], margin=0.2)
         >>> round(res.difference, 3), bool(res.equivalent)
-        (-0.012, True)
+        (-0.006, True)
     """
     x = _sample(x, "x")
     y = _sample(y, "y")
