@@ -345,3 +345,33 @@ def test_real_dl2020_runs_against_repro_eval(tmp_path):
     assert table.loc[("p_d2q_bm25", "nDCG@10"), "ER"] == pytest.approx(ref["er"]["nDCG@10"], rel=1e-9)
     assert table.loc[("p_d2q_bm25", "nDCG@10"), "DeltaRI"] == pytest.approx(ref["dri"]["nDCG@10"], rel=1e-9, abs=1e-12)
     assert table.loc[("p_bm25", "nDCG@10"), "RMSE"] == pytest.approx(ref["rmse"]["baseline"]["nDCG@10"], rel=1e-9)
+
+
+# ------------------------------------------------------------------ the docs page
+
+
+def _page():
+    from pathlib import Path
+
+    return (Path(ptb.__file__).parent / "pt_docs" / "reproducibility.md").read_text()
+
+
+def test_docs_page_mentions_every_public_function():
+    page = _page()
+    for name in ["reproducibility", "paired_tost", "unpaired_tost", "kendall_tau_union", "rank_biased_overlap",
+                 "effect_ratio", "delta_relative_improvement"]:
+        assert f"{name}(" in page, name
+
+
+def test_docs_worked_example_prints_what_the_page_quotes():
+    page = _page()
+    code = page.split("```python\n", 1)[1].split("```", 1)[0]
+    namespace = {}
+    exec(code, namespace)
+    table = namespace["res"].to_frame().set_index(["name", "measure"])
+    row = table.loc[("rm3", "AP")]
+    assert f"{row['t p-value']:.4f}" == "0.0053" and bool(row["equivalent"])
+    assert f"{row['TOST ci_low']:.4f}" == "-0.0088" and f"{row['TOST ci_high']:.4f}" == "-0.0024"
+    assert f"{table.loc[('neural', 'AP'), 'TOST ci_low']:.4f}" == "-0.0112"
+    assert f"{table.loc[('rm3', 'AP'), 'ER']:.3f}" == "0.979" and f"{table.loc[('bm25', 'AP'), 'KTU']:.3f}" == "0.059"
+    assert "-0.0088       -0.0024" in page
