@@ -87,7 +87,8 @@ def repro_eval_reference(o, r):
                 dri=rpd.dri(), ttest=rpd.ttest(), unpaired=unpaired)
 
 
-REPRO_EVAL_NOISE = ("ignore::DeprecationWarning:ir_measures", "ignore::RuntimeWarning:repro_eval")
+REPRO_EVAL_NOISE = ("ignore::DeprecationWarning:ir_measures", "ignore::RuntimeWarning:repro_eval",
+                    "ignore:Precision loss occurred:RuntimeWarning")
 
 
 @pytest.mark.filterwarnings(*REPRO_EVAL_NOISE)
@@ -288,6 +289,22 @@ def test_cli_reproduce_mismatch_is_one_error_line(runs_and_files, tmp_path, caps
     err = capsys.readouterr().err
     assert code == 1
     assert err.startswith("error: ") and "only in 'original': ['adv']" in err and "Traceback" not in err
+
+
+def test_cli_reproduce_match_by_file_name(runs_and_files, tmp_path, capsys):
+    """Reproduced files carry other run tags: matched by file name with --match file only."""
+    _, reproduced, _, o, _, _ = runs_and_files
+    folder = tmp_path / "rep"
+    folder.mkdir()
+    for name, frame in reproduced.items():
+        (folder / f"{name}.txt").write_text("\n".join(_frame_lines(frame, f"{name}_repro")) + "\n")
+    args = ["reproduce", "--original", str(o["base"].parent), "--reproduced", str(folder), "--qrels",
+            str(o["qrels"]), "--measures", "AP", "--n", "50", "--rng", "1", "--out", str(tmp_path / "out"), "--quiet"]
+    assert main(args) == 1
+    assert "only in 'reproduced': ['adv_repro', 'base_repro']" in capsys.readouterr().err
+    assert main(args + ["--match", "file"]) == 0
+    out = capsys.readouterr().out
+    assert "base.txt" in out and "adv.txt" in out and "KTU ci" in out
 
 
 def test_cli_reproduce_bad_margin(runs_and_files, tmp_path, capsys):

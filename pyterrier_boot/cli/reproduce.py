@@ -23,8 +23,29 @@ or --unpaired). See pyterrier_boot.reproduction.
 exit status: 0 success, 1 error (bad input, unreadable file), 2 wrong usage.
 """
 
-TABLE_COLUMNS = ("name", "measure", "original", "reproduced", "KTU", "RBO", "RMSE", "ER", "DeltaRI",
-                 "t p-value", "TOST p-value", "equivalent")
+INTERVAL_COLUMNS = ("KTU", "RBO", "RMSE", "ER", "DeltaRI", "TOST")
+
+
+def printed_table(table):
+    """The table as text cells: estimates with their intervals as ``[low, high]``."""
+    shown = table[["name", "measure", "original", "reproduced"]].copy()
+    for column in ("original", "reproduced"):
+        shown[column] = table[column].map("{:.4f}".format)
+
+    def interval(low, high, digits=3):
+        return "" if low != low else f"[{low:.{digits}f}, {high:.{digits}f}]"
+
+    for stat in INTERVAL_COLUMNS:
+        if stat != "TOST":
+            shown[stat] = table[stat].map(lambda v: "" if v != v else f"{v:.4f}")
+            shown[f"{stat} ci"] = [interval(lo, hi) for lo, hi in zip(table[f"{stat} ci_low"], table[f"{stat} ci_high"],
+                                                                      strict=True)]
+    shown["t p-value"] = table["t p-value"].map(lambda v: "" if v != v else f"{v:.3g}")
+    if table["TOST p-value"].notna().any():
+        shown["TOST ci"] = [interval(lo, hi, 4) for lo, hi in zip(table["TOST ci_low"], table["TOST ci_high"], strict=True)]
+        shown["TOST p-value"] = table["TOST p-value"].map(lambda v: "" if v != v else f"{v:.3g}")
+        shown["equivalent"] = table["equivalent"].map(lambda v: "" if v is None or v != v else ("yes" if v else "no"))
+    return shown
 
 
 def add_parser(subparsers, common):
@@ -124,12 +145,7 @@ def run(args):
     if args.format == "csv":
         print(result.table.to_csv(index=False), end="")
     else:
-        shown = result.table[list(TABLE_COLUMNS)].copy()
-        for column in shown.columns[2:]:
-            if shown[column].dtype.kind == "f":
-                fmt = "{:.3g}" if "p-value" in column else "{:.4f}"
-                shown[column] = shown[column].map(lambda v, fmt=fmt: "" if v != v else fmt.format(v))
-        shown["equivalent"] = shown["equivalent"].map(lambda v: "" if v is None or v != v else ("yes" if v else "no"))
+        shown = printed_table(result.table)
         print(_text.render_table(shown, key_columns=2))
         print()
         print(_text.wrap(result.note()))
