@@ -160,7 +160,8 @@ def test_document_pairing_is_the_textbook_tau():
         kendall_tau_union(list("ab"), list("ab"), pairing="rank")
 
 
-@pytest.mark.parametrize("module", ["pyterrier_boot.reproduction.measures", "pyterrier_boot.stats.equivalence"])
+@pytest.mark.parametrize("module", ["pyterrier_boot.reproduction.measures", "pyterrier_boot.reproduction.intervals",
+                                    "pyterrier_boot.stats.equivalence"])
 def test_docstring_examples(module):
     import doctest
     import importlib

@@ -16,15 +16,13 @@ from ..inputs.qrels import read_qrels
 from ..inputs.runs import read_runs
 from ..measures.evaluation import evaluate
 from ..stats.equivalence import paired_tost, resolve_margin, unpaired_tost
-from ..stats.intervals import bootstrap_ci
 from ..stats.resampling import ResamplePlan, resample_plan
+from .intervals import effect_intervals, mean_interval, rmse_interval
 from .measures import (
     DEPTH,
     PAIRINGS,
     RBO_P,
     check_depth,
-    delta_relative_improvement,
-    effect_ratio,
     kendall_tau_union,
     rank_biased_overlap,
     rmse,
@@ -175,48 +173,6 @@ def _check_number(value, name, low, high):
     return float(value)
 
 
-def _interval(dist, confidence_level):
-    """Percentile interval of a bootstrap distribution (rows, B), as ``bootstrap_ci(method="percentile")``."""
-    tail = (1 - confidence_level) / 2
-    with np.errstate(invalid="ignore"):
-        low, high = np.quantile(dist, [tail, 1 - tail], axis=-1)
-    return low, high
-
-
-def _percentile_ci(values, statistic, plan, confidence_level):
-    """``(estimate, low, high)``: ``bootstrap_ci``'s percentile interval (mean when ``statistic``
-    is None); a point interval when every topic has the same value (nothing varies)."""
-    if np.ptp(values) == 0:
-        value = float(values[0]) if statistic is None else float(statistic(values))
-        return value, value, value
-    res = bootstrap_ci(values, statistic="mean" if statistic is None else statistic, method="percentile",
-                       confidence_level=confidence_level, plan=plan)
-    return res.statistic, res.confidence_interval.low, res.confidence_interval.high
-
-
-def _mean_ci(values, plan, confidence_level, labels):
-    """Mean over topics with its percentile interval, per row (run). KTU is undefined on topics
-    where a ranking has fewer than 2 documents: such rows average the defined topics of each
-    resample of the same plan."""
-    out = np.full((values.shape[0], 3), np.nan)
-    weights = None
-    for i, row in enumerate(values):
-        finite = np.isfinite(row)
-        if finite.all():
-            out[i] = _percentile_ci(row, None, plan, confidence_level)
-            continue
-        report(DegenerateWarning, "KTU is undefined on topics where a ranking has fewer than 2 documents; "
-               "the mean and interval use the other topics for {n} run(s): {cases}", [labels[i]])
-        if not finite.any():
-            continue
-        weights = plan.weights() if weights is None else weights
-        with np.errstate(invalid="ignore", divide="ignore"):
-            dist = (weights @ np.where(finite, row, 0.0)) / (weights @ finite)
-        low, high = _interval(dist[None], confidence_level)
-        out[i] = row[finite].mean(), low[0], high[0]
-    return out
-
-
 @one_warning_per_kind()
 def reproducibility(original, reproduced, qrels, measures, *, baseline: str | None = None,
                     margin: float | None = None, relative_margin: float | None = None, paired: bool = True,
@@ -323,7 +279,6 @@ def reproducibility(original, reproduced, qrels, measures, *, baseline: str | No
         plan = resample_plan(n_q, n_resamples=n_resamples, rng=rng)
     elif plan.n_topics != n_q:
         raise ValueError(f"'plan' resamples {plan.n_topics} topics, but {n_q} topics are used")
-    weights = plan.weights()  # (B, n): how often each topic is drawn
 
     ktu = np.full((len(names), n_q), np.nan)
     rbo = np.full((len(names), n_q), np.nan)
@@ -332,17 +287,17 @@ def reproducibility(original, reproduced, qrels, measures, *, baseline: str | No
         for j, q in enumerate(qids):
             ktu[i, j] = kendall_tau_union(o_rank[q], r_rank[q], depth=depth, pairing=ktu_pairing)
             rbo[i, j] = rank_biased_overlap(o_rank[q], r_rank[q], p=rbo_p, depth=depth)
-    ktu_ci = _mean_ci(ktu, plan, confidence_level, names)
-    rbo_ci = _mean_ci(rbo, plan, confidence_level, names)
-
-    def rmse_stat(sample, axis=-1):
-        return np.sqrt(np.mean(sample ** 2, axis=axis))
+    undefined = [name for name, row in zip(names, ktu, strict=True) if np.isnan(row).any()]
+    report(DegenerateWarning, "KTU is undefined on topics where a ranking has fewer than 2 documents; the mean "
+           "and interval use the other topics for {n} run(s): {cases}", undefined)
+    ktu_ci = np.array([mean_interval(row, plan, confidence_level) for row in ktu])
+    rbo_ci = np.array([mean_interval(row, plan, confidence_level) for row in rbo])
 
     rows = []
     for i, name in enumerate(names):
         for k, label in enumerate(labels):
             o, r = orig[i, :, k], rep[i, :, k]
-            _, rmse_low, rmse_high = _percentile_ci(r - o, rmse_stat, plan, confidence_level)
+            _, rmse_low, rmse_high = rmse_interval(o, r, plan, confidence_level)
             row = dict(name=name, measure=label, original=o.mean(), reproduced=r.mean(),
                        KTU=ktu_ci[i, 0], **{"KTU ci_low": ktu_ci[i, 1], "KTU ci_high": ktu_ci[i, 2]},
                        RBO=rbo_ci[i, 0], **{"RBO ci_low": rbo_ci[i, 1], "RBO ci_high": rbo_ci[i, 2]},
@@ -350,15 +305,9 @@ def reproducibility(original, reproduced, qrels, measures, *, baseline: str | No
                        **{"RMSE ci_low": rmse_low, "RMSE ci_high": rmse_high})
             if baseline is not None and name != baseline:
                 b = names.index(baseline)
-                ob, rb = orig[b, :, k], rep[b, :, k]
-                means = [(weights @ v / n_q)[:, None] for v in (o, ob, r, rb)]  # resampled means (B, 1)
-                er_dist = effect_ratio(*means)[None]
-                dri_dist = delta_relative_improvement(*means)[None]
-                row["ER"] = float(effect_ratio(o, ob, r, rb))
-                row["ER ci_low"], row["ER ci_high"] = (float(v[0]) for v in _interval(er_dist, confidence_level))
-                row["DeltaRI"] = float(delta_relative_improvement(o, ob, r, rb))
-                row["DeltaRI ci_low"], row["DeltaRI ci_high"] = (
-                    float(v[0]) for v in _interval(dri_dist, confidence_level))
+                effects = effect_intervals(o, orig[b, :, k], r, rep[b, :, k], plan, confidence_level)
+                for stat, (estimate, low, high) in effects.items():
+                    row[stat], row[f"{stat} ci_low"], row[f"{stat} ci_high"] = estimate, low, high
                 if not np.isfinite(row["ER"]):
                     report(DegenerateWarning, "the Effect Ratio is undefined where the original improvement over "
                            "the baseline is 0: {cases}", [f"{name} {label}"])
