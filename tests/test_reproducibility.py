@@ -393,3 +393,28 @@ def test_docs_worked_example_prints_what_the_page_quotes():
     assert f"{table.loc[('neural', 'AP'), 'TOST ci_low']:.4f}" == "-0.0112"
     assert f"{table.loc[('rm3', 'AP'), 'ER']:.3f}" == "0.979" and f"{table.loc[('bm25', 'AP'), 'KTU']:.3f}" == "0.059"
     assert "-0.0088       -0.0024" in page
+
+
+def test_docs_name_only_existing_reproduce_options():
+    import re
+
+    from pyterrier_boot.cli import build_parser
+
+    parser = build_parser()
+    sub = next(a for a in parser._subparsers._group_actions).choices["reproduce"]
+    options = {o for a in sub._actions for o in a.option_strings}
+    mentioned = set(re.findall(r"(?<![\w-])(--[a-z][a-z-]*)", _page()))
+    assert mentioned and mentioned <= options, mentioned - options
+
+
+@pytest.mark.slow
+def test_paired_tost_size_at_the_margin():
+    """With normal per-topic differences whose mean is exactly the margin, equivalence is declared
+    at most alpha of the time (2,000 replications; binomial tolerance)."""
+    from scipy import stats
+
+    rng = np.random.default_rng(11)
+    n, margin, reps = 60, 0.01, 2000
+    hits = sum(ptb.paired_tost(x + margin + rng.normal(0, 0.04, n), x, margin=margin).equivalent
+               for x in (rng.beta(0.6, 1.8, n) for _ in range(reps)))
+    assert stats.binomtest(hits, reps, 0.05, alternative="greater").pvalue > 0.001, hits / reps
