@@ -308,6 +308,22 @@ def test_cli_reproduce_match_by_file_name(runs_and_files, tmp_path, capsys):
     assert "base.txt" in out and "adv.txt" in out and "KTU ci" in out
 
 
+def test_cli_reproduce_csv_output(runs_and_files, tmp_path, capsys):
+    _, _, _, o, r, _ = runs_and_files
+    code = main(["reproduce", "--original", str(o["base"]), str(o["adv"]), "--reproduced", str(r["base"]),
+                 str(r["adv"]), "--qrels", str(o["qrels"]), "--measures", "AP", "--relative-margin", "0.1",
+                 "--ktu-pairing", "document", "--unpaired", "--n", "50", "--rng", "3", "--out", str(tmp_path / "out"),
+                 "--format", "csv", "--quiet"])
+    out = capsys.readouterr().out
+    assert code == 0
+    import io
+
+    printed = pd.read_csv(io.StringIO(out))
+    written = pd.read_csv(tmp_path / "out" / "reproducibility.csv")
+    pd.testing.assert_frame_equal(printed, written)
+    assert (printed["TOST margin"] == pytest.approx(0.1 * printed["original"])).all()
+
+
 def test_cli_reproduce_bad_margin(runs_and_files, tmp_path, capsys):
     _, _, _, o, r, _ = runs_and_files
     code = main(["reproduce", "--original", str(o["base"]), "--reproduced", str(r["base"]), "--qrels",

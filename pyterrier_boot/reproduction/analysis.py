@@ -2,6 +2,7 @@
 an original and a reproduced set of runs on the same test collection."""
 from __future__ import annotations
 
+import datetime
 import html
 import warnings
 from dataclasses import dataclass
@@ -120,12 +121,16 @@ class ReproducibilityResult:
                     frame[column] = frame[column].map(lambda v, fmt=fmt: "" if pd.isna(v) else f"{v:{fmt}}")
             return frame.to_html(index=False, escape=True, na_rep="", border=0)
 
+        from .. import __version__
+
         rows = "".join(f"<tr><td>{html.escape(str(k))}</td><td>{html.escape(str(v))}</td></tr>"
                        for k, v in (settings or {}).items())
+        now = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
         return "\n".join([
             "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
             f"<title>{html.escape(title)}</title><style>{_STYLE}</style></head><body>",
             f"<h1>{html.escape(title)}</h1>",
+            f'<p class="muted">Written by pyterrier-boot {html.escape(__version__)} on {now}.</p>',
             f'<table class="kv">{rows}</table>' if rows else "",
             f"<p>{html.escape(self.note())}</p>",
             "<h2>Original and reproduced runs</h2>", table_html(self.table),
@@ -136,7 +141,7 @@ _STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2em; max-width: 90em; }
 table { border-collapse: collapse; margin: 1em 0; font-size: 0.9em; }
 th, td { padding: 2px 8px; border-bottom: 1px solid #ddd; text-align: right; }
-th { background: #f4f4f4; } table.kv td { text-align: left; }
+th { background: #f4f4f4; } table.kv td { text-align: left; } .muted { color: #666; }
 """
 
 
@@ -194,7 +199,8 @@ def reproducibility(original, reproduced, qrels, measures, *, baseline: str | No
             (score units, > 0). None (and no ``relative_margin``): no equivalence test.
         relative_margin: instead of ``margin``, a share of each original mean score (0.05 = 5%).
         paired: paired t-test and TOST over topics (a reproduction on the same topics); False for
-            the unpaired (two-sample) versions, as Breuer et al. use for replications.
+            the unpaired (two-sample, pooled-variance Student) versions, as Breuer et al. use for
+            replications.
         alpha: level of each one-sided TOST test (its interval is ``1 - 2 alpha``).
         confidence_level: of the bootstrap intervals.
         n_resamples: topic-bootstrap resamples (ignored when ``plan`` is given).
