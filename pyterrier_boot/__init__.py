@@ -64,6 +64,16 @@ _EXPORTS = {
     "compare": "pyterrier_boot.stats.comparison",
     "rank_intervals": "pyterrier_boot.stats.ranking",
     "RankIntervals": "pyterrier_boot.stats.ranking",
+    # equivalence tests and reproducibility (Breuer et al. 2020)
+    "paired_tost": "pyterrier_boot.stats.equivalence",
+    "unpaired_tost": "pyterrier_boot.stats.equivalence",
+    "EquivalenceTestResult": "pyterrier_boot.stats.equivalence",
+    "reproducibility": "pyterrier_boot.reproduction.analysis",
+    "ReproducibilityResult": "pyterrier_boot.reproduction.analysis",
+    "kendall_tau_union": "pyterrier_boot.reproduction.measures",
+    "rank_biased_overlap": "pyterrier_boot.reproduction.measures",
+    "effect_ratio": "pyterrier_boot.reproduction.measures",
+    "delta_relative_improvement": "pyterrier_boot.reproduction.measures",
     # simulation
     "simulate_collection": "pyterrier_boot.simulation.collection",
     "SimulatedCollection": "pyterrier_boot.simulation.collection",

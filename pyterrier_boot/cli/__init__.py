@@ -13,6 +13,7 @@ Commands:
   collection (:mod:`.split_half`).
 * ``pyterrier-boot ppi``: prediction-powered intervals from automatic qrels for every topic and
   human qrels for some (:mod:`.ppi`).
+* ``pyterrier-boot reproduce``: original against reproduced runs (:mod:`.reproduce`).
 
 Exit status: 0 on success, 1 when the input is wrong, a file cannot be read or written or the work
 does not fit in memory (one ``error: ...`` line on stderr, never a traceback; ``--debug`` shows it),
@@ -97,7 +98,7 @@ def _common_options():
 def build_parser():
     """The argument parser of ``pyterrier-boot`` and its commands."""
     from .. import __version__
-    from . import demo, evaluate, ppi, split_half, topics
+    from . import demo, evaluate, ppi, reproduce, split_half, topics
 
     parser = argparse.ArgumentParser(prog="pyterrier-boot", description=DESCRIPTION, epilog=EPILOG,
                                      formatter_class=argparse.RawDescriptionHelpFormatter, allow_abbrev=False)
@@ -110,6 +111,7 @@ def build_parser():
     topics.add_parser(subparsers, common)
     split_half.add_parser(subparsers, common)
     ppi.add_parser(subparsers, common)
+    reproduce.add_parser(subparsers, common)
     return parser
 
 
