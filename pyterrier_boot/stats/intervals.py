@@ -35,7 +35,7 @@ from .resampling import as_resample_plan, weighted_sums
 
 METHODS = ("percentile", "basic", "bca", "studentized", "normal", "t", "z")
 
-__all__ = ["bootstrap_ci", "IntervalResult", "METHODS"]
+__all__ = ["bootstrap_ci", "default_method", "IntervalResult", "METHODS"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,7 +209,16 @@ def _bca_probabilities(dist, theta, jack, confidence_level, alternative):
     return np.stack(probs, axis=1)
 
 
-def bootstrap_ci(scores, *, statistic="mean", method="bca", confidence_level=0.95,
+def default_method(statistic="mean"):
+    """The default interval method: ``"studentized"`` for a mean on some scale, ``"bca"`` otherwise.
+
+    Measured on real TREC-5..8 ad hoc AP (every system's 50 topics the population, n topics drawn
+    from them), the studentised bootstrap covers 95% within ±0.5 points from 10 topics up, where
+    BCa covers 88% at 10 topics and 93% at 25 (coverage table in the statistics docs)."""
+    return "studentized" if get_aggregate(statistic).linear else "bca"
+
+
+def bootstrap_ci(scores, *, statistic="mean", method=None, confidence_level=0.95,
                  alternative="two-sided", n_resamples=10_000, sigma=None, rng=None, plan=None,
                  batch=None, nan_policy="raise"):
     """Confidence interval of a system's population score from its per-topic scores.
@@ -220,7 +229,9 @@ def bootstrap_ci(scores, *, statistic="mean", method="bca", confidence_level=0.9
         statistic: ``"mean"``, ``"gmean"`` (Sakai's ε = 1e-5), ``"logit_mean"`` (L-MAP),
             ``"median"`` or a callable ``f(sample, axis=-1)``.
         method: ``"percentile"``, ``"basic"``, ``"bca"``, ``"studentized"``, ``"normal"``, ``"t"``
-            or ``"z"`` (see the module docstring).
+            or ``"z"`` (see the module docstring). None (default): ``"studentized"`` for the mean,
+            ``"gmean"`` and ``"logit_mean"`` (the method that covers best at small topic sets on
+            real TREC scores), ``"bca"`` for the median and callables (:func:`default_method`).
         confidence_level: e.g. 0.95.
         alternative: ``"two-sided"``, or ``"less"``/``"greater"`` for a one-sided bound
             ``(-inf, high]``/``[low, inf)`` (as scipy).
@@ -261,6 +272,8 @@ def bootstrap_ci(scores, *, statistic="mean", method="bca", confidence_level=0.9
         Sakai, T. (2007). Evaluating information retrieval metrics based on bootstrap hypothesis
         tests. IPSJ Digital Courier 3.
     """
+    if method is None:
+        method = default_method(statistic)
     agg, matrix, is_1d, confidence_level, n_resamples, sigma, batch = _bootstrap_ci_iv(
         scores, statistic, method, confidence_level, alternative, n_resamples, sigma, batch, nan_policy)
     values = matrix.values
