@@ -138,10 +138,13 @@ def Experiment(retr_systems, topics, qrels, eval_metrics, names=None, perquery=F
     if baselines:
         comparisons = Comparisons.build(values, names, baselines, [m.label for m in evaluator.measures],
                                         test=test if test_name is None else test_name, plan=topic_plan,
-                                        rng=topic_rng, correction=correction, correction_alpha=correction_alpha)
-        comparisons = comparisons.with_intervals(*difference_spreads(
-            values, comparisons.system_index, comparisons.baseline_index, bootstrap, interval, confidence_level,
-            topic_plan, corpus))
+                                        rng=topic_rng, correction=correction, correction_alpha=correction_alpha,
+                                        confidence_level=confidence_level, bootstrap=bootstrap, interval=interval,
+                                        corpus=corpus)
+        if comparisons.distribution is None and bootstrap is not None:
+            comparisons = comparisons.with_intervals(comparisons.intervals, difference_spreads(
+                values, comparisons.system_index, comparisons.baseline_index, bootstrap, interval,
+                confidence_level, topic_plan, corpus)[1])
 
     n_q = arrays.n_topics
     result = ExperimentResult(
