@@ -17,6 +17,7 @@ from ._inputs import (
     check_choice,
     check_confidence_level,
     check_positive_int,
+    oriented,
     test_name,
 )
 from .correction import METHODS as CORRECTIONS
@@ -25,12 +26,12 @@ from .inversion import alpha_of
 from .resampling import as_resample_plan, as_sign_flip_plan
 from .significance import (
     _describe_diffs,
-    warn_unbounded,
     paired_bootstrap_core,
     randomization_core,
     sign_core,
     t_core,
     warn_degenerate,
+    warn_unbounded,
     wilcoxon_core,
 )
 
@@ -75,7 +76,7 @@ def _as_measure_matrices(scores, nan_policy):
         measures = list(scores)
         parts = []
         for m in measures:
-            value = scores[m]
+            value = oriented(scores[m], f"scores[{m!r}]", strict=True)
             if _is_pandas(value, "DataFrame"):
                 parts.append(value)
             else:
@@ -103,7 +104,7 @@ def _as_measure_matrices(scores, nan_policy):
             raise ValueError("'scores' must be a systems x topics matrix (2-D array or DataFrame), "
                              "a dict {measure: matrix}, or a long DataFrame with columns "
                              f"{list(LONG_COLUMNS)}; got {np.ndim(scores)} dimension(s)")
-        matrix = as_score_matrix(scores, "scores", nan_policy=nan_policy, allow_1d=False)
+        matrix = as_score_matrix(scores, "scores", nan_policy=nan_policy, allow_1d=False, strict=True)
         return ["score"], matrix.system_labels, matrix.topics, matrix.values[None]
     M = len(measures)
     S = stacked.shape[0] // M

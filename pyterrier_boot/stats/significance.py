@@ -43,7 +43,7 @@ from ._inputs import (
     check_positive_int,
     tolerance,
 )
-from ._quantiles import quantiles, sorted_quantiles
+from ._quantiles import sorted_quantiles
 from .aggregates import get_aggregate
 from .intervals import _tail_probabilities
 from .inversion import accept_count, alpha_of, invert_scan, kth_largest, kth_smallest
