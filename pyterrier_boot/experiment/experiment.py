@@ -58,7 +58,13 @@ def Experiment(retr_systems, topics, qrels, eval_metrics, names=None, perquery=F
             ``"percentile"`` for differences, which are not in [0, 1]).
         test: also ``"paired-bootstrap"`` (Sakai's studentised test), ``"randomization"``,
             ``"sign"``, besides ``"t"`` (default) and ``"wilcoxon"`` as in ``pt.Experiment``, or a
-            callable ``test(x, y)`` whose result has the p-value at ``[1]``. Tests are over topics.
+            callable ``test(x, y)`` whose result has the p-value at ``[1]``. Tests are over topics,
+            and the ``diff`` interval beside them is the interval the test inverts, so
+            ``p < 1 - confidence_level`` exactly when it excludes 0. With ``bootstrap="corpus"`` or
+            ``"both"`` the p-value is instead the replicate test of the difference over the same
+            replicates as its interval (corpus variance in both; ``test`` is then unused). With
+            ``correction`` Bonferroni/Sidak the intervals are simultaneous, with step-wise
+            corrections unadjusted (docs: "One verdict per row").
         baseline: as in ``pt.Experiment`` (a position, or a name when systems are a dict), or a list
             of them; with several baselines the baseline columns end in ``" vs <baseline>"``.
         corpus_size, model: the corpus bootstrap's ``N`` and image model (``"poisson"`` or
