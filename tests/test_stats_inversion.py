@@ -45,7 +45,7 @@ def test_t_interval_is_scipys():
 def _brute_force(d, pvalue_at, low, high, alpha=0.05, margin=1e-9):
     """Every grid shift the reference test does not reject lies in [low, high], and every grid shift
     well inside (low, high) is not rejected."""
-    grid = np.linspace(d.min() - 0.2, d.max() + 0.2, 801)
+    grid = np.linspace(d.min() - 0.2, d.max() + 0.2, 401)
     accepted = np.array([pvalue_at(d - g) >= alpha for g in grid])
     assert accepted.any()
     assert grid[accepted].min() >= low - margin and grid[accepted].max() <= high + margin
@@ -100,17 +100,12 @@ def test_paired_bootstrap_interval_inverts_the_test_on_shifted_data():
 
 # ------------------------------------------------------------------ property: verdict == interval
 
-scores = st.integers(3, 12).flatmap(lambda n: st.lists(
+scores = st.integers(3, 20).flatmap(lambda n: st.lists(
     st.lists(st.sampled_from([0.0, 0.1, 0.2, 0.25, 0.3, 0.5, 0.6, 0.75, 0.9, 1.0]) | st.floats(0, 1),
              min_size=n, max_size=n), min_size=3, max_size=3))
 
 
-@pytest.mark.parametrize("test", TESTS)
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(matrix=scores, alternative=st.sampled_from(["two-sided", "greater", "less"]),
-       correction=st.sampled_from([None, "bonferroni", "sidak", "holm", "fdr_bh"]),
-       alpha=st.sampled_from([0.05, 0.1, 0.2]))
-def test_no_row_rejects_beside_an_interval_holding_zero(test, matrix, alternative, correction, alpha):
+def _check_rows(test, matrix, alternative, correction, alpha):
     X = pd.DataFrame(np.array(matrix), columns=pd.Index(range(len(matrix[0])), name="qid"))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -121,6 +116,26 @@ def test_no_row_rejects_beside_an_interval_holding_zero(test, matrix, alternativ
         assert (table["reject"].to_numpy() == excluded).all(), table
     else:  # step-wise: unadjusted intervals; a rejected row still excludes 0
         assert not (table["reject"].to_numpy() & ~excluded).any(), table
+
+
+ROWS = dict(matrix=scores, alternative=st.sampled_from(["two-sided", "greater", "less"]),
+            correction=st.sampled_from([None, "bonferroni", "sidak", "holm", "fdr_bh"]),
+            alpha=st.sampled_from([0.05, 0.1, 0.2]))
+
+
+@pytest.mark.parametrize("test", TESTS)
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(**ROWS)
+def test_no_row_rejects_beside_an_interval_holding_zero(test, matrix, alternative, correction, alpha):
+    _check_rows(test, matrix, alternative, correction, alpha)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("test", TESTS)
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(**ROWS)
+def test_no_row_rejects_beside_an_interval_holding_zero_many_inputs(test, matrix, alternative, correction, alpha):
+    _check_rows(test, matrix, alternative, correction, alpha)
 
 
 def test_bonferroni_intervals_are_simultaneous_at_alpha_over_m():
@@ -147,12 +162,17 @@ def test_unbounded_interval_warns_why():
 
 @pytest.fixture(scope="module")
 def sim():
-    return ptb.simulate_collection(n_topics=12, n_systems=4, rng=5)
+    return ptb.simulate_collection(n_topics=16, n_systems=4, rng=5)
 
 
-@pytest.mark.parametrize("bootstrap", ["topic", "corpus", "both"])
-@pytest.mark.parametrize("test", TESTS)
-@pytest.mark.parametrize("correction", [None, "bonferroni"])
+FAST = {("topic", "t", None), ("topic", "wilcoxon", "bonferroni"), ("topic", "randomization", None),
+        ("topic", "sign", None), ("topic", "paired_bootstrap", "bonferroni"), ("both", "t", None),
+        ("corpus", "t", "bonferroni")}
+MATRIX = [pytest.param(b, t, c, marks=() if (b, t, c) in FAST else pytest.mark.slow)
+          for b in ("topic", "corpus", "both") for t in TESTS for c in (None, "bonferroni")]
+
+
+@pytest.mark.parametrize("bootstrap, test, correction", MATRIX)
 def test_experiment_rows_tell_one_story(sim, bootstrap, test, correction):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

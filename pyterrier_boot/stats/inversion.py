@@ -117,7 +117,8 @@ def invert_scan(d, pvalue_at, estimate: float, breakpoints, alpha: float, altern
         low, high = bound(edge(last, 0, -1), -1), np.inf
     elif alternative == "less":
         low, high = -np.inf, bound(edge(0, last, 1), 1)
-    else:
+    else:  # start at the estimate, or beside it when the estimate itself is a rejected breakpoint
+        e = next((i for i in (e, e - 1, e + 1) if 0 <= i <= last and accepted(i)), e)
         low, high = bound(edge(e, 0, -1), -1), bound(edge(e, last, 1), 1)
     if p0 is None:
         return float(low), float(high)
@@ -125,14 +126,13 @@ def invert_scan(d, pvalue_at, estimate: float, breakpoints, alpha: float, altern
     inside = low <= 0 <= high
     if not reject0 and not inside:  # accepted at 0 but the search stopped short: reach 0
         low, high = min(low, 0.0), max(high, 0.0)
-    elif reject0 and inside:  # rejected at 0: the bound on 0's side moves to the first accepted point past 0
-        after = [i for i in range(points.size) if (points[i] > 0 if estimate >= 0 else points[i] < 0)
-                 and accepted(i)]
-        if not after:
-            return float(low), float(high)
-        nearest = min(after, key=lambda i: abs(points[i]))
-        if estimate >= 0:
-            low = points[nearest]
-        else:
-            high = points[nearest]
+    elif reject0 and inside:  # rejected at 0: keep the side of 0 holding the nearest accepted point
+        below = [i for i in range(points.size) if low <= points[i] < 0 and accepted(i)]
+        above = [i for i in range(points.size) if 0 < points[i] <= high and accepted(i)]
+        if below and (not above or points[max(below)] >= -points[min(above)]):
+            i = max(below)  # an accepted open segment ends at its breakpoint unless that is 0 itself
+            high = points[i] if i % 2 == 1 or points[i + 1] >= 0 else points[i + 1]
+        elif above:
+            i = min(above)
+            low = points[i] if i % 2 == 1 or points[i - 1] <= 0 else points[i - 1]
     return float(low), float(high)
