@@ -257,3 +257,10 @@ def test_default_interval_is_studentized_for_means_and_bca_otherwise():
     x = np.random.default_rng(0).random(12)
     assert ptb.bootstrap_ci(x, rng=1).method == "studentized"
     assert ptb.bootstrap_ci(x, statistic="median", rng=1).method == "bca"
+
+
+def test_unbounded_default_interval_warns_why():
+    sparse = np.r_[np.zeros(8), 0.4, 0.6]  # over 2.5% of resamples draw only zeros: t* is infinite
+    with pytest.warns(DegenerateWarning, match="unbounded.*identical scores"):
+        low, high = ptb.bootstrap_ci(sparse, rng=1).confidence_interval
+    assert np.isinf(high) and np.isfinite(low)

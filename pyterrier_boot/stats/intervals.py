@@ -23,6 +23,7 @@ from .._warnings import DegenerateWarning
 from ._inputs import (
     ALTERNATIVES,
     NAN_POLICIES,
+    _describe,
     as_score_matrix,
     check_batch,
     check_choice,
@@ -335,6 +336,14 @@ def bootstrap_ci(scores, *, statistic="mean", method=None, confidence_level=0.95
         keep_high = alternative == "greater"
         low = np.where(constant & ~keep_low, theta, low)
         high = np.where(constant & ~keep_high, theta, high)
+    unbounded = ~constant & ((np.isinf(low) & (alternative != "less")) | (np.isinf(high) & (alternative != "greater")))
+    if unbounded.any():
+        which = _describe([matrix.system_labels[i] for i in np.flatnonzero(unbounded)])
+        warnings.warn(
+            f"the {method} interval of system(s) {which} is unbounded: more than {(1 - confidence_level) / 2:.3g} "
+            f"of the {n_resamples if used_plan is None else used_plan.n_resamples} resamples draw topics with "
+            "identical scores (e.g. all 0), whose studentised t is infinite; use more topics or "
+            "method='bca'/'t'", DegenerateWarning, stacklevel=2)
     if is_1d:
         ci = ConfidenceInterval(float(low[0]), float(high[0]))
         return IntervalResult(float(theta[0]), ci, float(np.asarray(standard_error)[0]),
