@@ -281,12 +281,13 @@ def paired_bootstrap_core(D, plan, *, alternative="two-sided", confidence_level=
     sign = -1.0 if alternative == "less" else 1.0
     for sl in _chunks(P, B):
         null = studentized_null(D[sl] - mean[sl, None], plan)
-        with np.errstate(invalid="ignore"):
+        with np.errstate(invalid="ignore", over="ignore"):
             reach = (np.abs(null) if alternative == "two-sided" else sign * null) * se[sl, None]
+        reach = np.nan_to_num(reach, nan=0.0, posinf=np.inf, neginf=-np.inf)
         observed = np.abs(mean[sl]) if alternative == "two-sided" else sign * mean[sl]
         count = np.count_nonzero(reach >= observed[:, None], axis=1)
         pvalue[sl] = (count + 1) / (B + 1)
-        half[sl] = kth_largest(np.nan_to_num(reach, nan=0.0), K)
+        half[sl] = kth_largest(reach, K)
         if keep_null:
             null_all[sl] = null
     low, high = mean - half, mean + half
