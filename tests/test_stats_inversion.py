@@ -173,11 +173,7 @@ def sim():
     return ptb.simulate_collection(n_topics=16, n_systems=4, rng=5)
 
 
-FAST = {("topic", "t", None), ("topic", "wilcoxon", "bonferroni"), ("topic", "randomization", None),
-        ("topic", "sign", None), ("topic", "paired_bootstrap", "bonferroni"), ("both", "t", None),
-        ("corpus", "t", "bonferroni")}
-MATRIX = [pytest.param(b, t, c, marks=() if (b, t, c) in FAST else pytest.mark.slow)
-          for b in ("topic", "corpus", "both") for t in TESTS for c in (None, "bonferroni")]
+MATRIX = [(b, t, c) for b in ("topic", "corpus", "both") for t in TESTS for c in (None, "bonferroni")]
 
 
 @pytest.mark.parametrize("bootstrap, test, correction", MATRIX)
