@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 import pyterrier_boot as ptb
-from pyterrier_boot._warnings import DegenerateWarning
+from pyterrier_boot._warnings import DegenerateWarning, InputWarning
 from pyterrier_boot.stats.comparison import compare
 from pyterrier_boot.stats.resampling import resample_plan, sign_flip_plan
 from pyterrier_boot.stats.significance import (
@@ -268,3 +268,9 @@ def test_unbounded_default_interval_warns_why():
     with pytest.warns(DegenerateWarning, match="unbounded.*identical scores"):
         low, high = ptb.bootstrap_ci(sparse, rng=1).confidence_interval
     assert np.isinf(high) and np.isfinite(low)
+
+
+def test_experiment_says_when_test_is_not_used(sim):
+    with pytest.warns(InputWarning, match="is not used with"):
+        ptb.Experiment(list(sim.runs.values()), sim.topics, sim.qrels, ["map"], names=list(sim.runs), baseline=0,
+                       bootstrap="both", test="wilcoxon", n_resamples=50, rng=1)

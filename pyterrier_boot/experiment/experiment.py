@@ -95,6 +95,10 @@ def Experiment(retr_systems, topics, qrels, eval_metrics, names=None, perquery=F
     systems, names, baselines = _systems_names_baselines(retr_systems, names, baseline)
     test_name = _check_test(test)
     bootstrap, interval, n_resamples = _check_bootstrap(bootstrap, interval, n_resamples)
+    if bootstrap in ("corpus", "both") and baseline is not None and test != "t":
+        warnings.warn(f"test={test!r} is not used with bootstrap={bootstrap!r}: the p-values are the {bootstrap}-"
+                      "bootstrap test over the same replicates as the difference intervals (corpus variance in "
+                      "both); use bootstrap='topic' for a test over topics", InputWarning, stacklevel=2)
     _check_options(perquery, baselines, correction, round, save_dir, save_mode, plan, names, highlight)
     mrt_needed = "mrt" in list(eval_metrics)
     metrics = [m for m in eval_metrics if m != "mrt"]
