@@ -53,6 +53,25 @@ class FitWarning(BootWarning):
 
 # (category, template) -> cases, while a decorated call runs; None outside
 _pooled: ContextVar[dict | None] = ContextVar("pyterrier_boot_pooled_warnings", default=None)
+# categories that report() drops, while a suppressed() block runs
+_suppressed: ContextVar[tuple] = ContextVar("pyterrier_boot_suppressed_warnings", default=())
+
+
+@contextlib.contextmanager
+def suppressed(category: type[BootWarning] | None) -> Iterator[None]:
+    """Drop the :func:`report` findings of ``category`` (and its subclasses) made inside the block:
+    for inner work whose findings do not apply to what the caller shows (``None``: drop nothing).
+    Warnings emitted directly are filtered with :func:`warnings.catch_warnings` as usual."""
+    if category is None:
+        yield
+        return
+    token = _suppressed.set(_suppressed.get() + (category,))
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", category)
+            yield
+    finally:
+        _suppressed.reset(token)
 
 
 def report(category: type[BootWarning], template: str, cases: Iterable) -> None:
@@ -66,7 +85,7 @@ def report(category: type[BootWarning], template: str, cases: Iterable) -> None:
         cases: what the problem was found in; nothing is reported when empty.
     """
     cases = list(cases)
-    if not cases:
+    if not cases or issubclass(category, _suppressed.get()):
         return
     pooled = _pooled.get()
     if pooled is None:

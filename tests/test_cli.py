@@ -317,3 +317,23 @@ def test_resampling_test_that_cannot_reject_warns(capsys, collection):
            "0.00049" in err and "no difference can be significant" in err
     code, out, err = _evaluate(capsys, collection, "-m", "AP", "--test", "randomization", "--format", "csv")
     assert "warning" not in err  # 0.05 / 6 is reachable
+
+
+@pytest.mark.parametrize("extra", [
+    ("--bootstrap", "both", "--n", "200", "--correction", "bonferroni"),
+    ("--bootstrap", "topic", "--test", "sign", "--correction", "sidak"),
+    ("--bootstrap", "corpus", "--n", "200", "--baseline", "run0", "--correction", "bonferroni"),
+])
+def test_every_written_row_rejects_exactly_when_its_interval_excludes_zero(capsys, collection, tmp_path, extra):
+    # issue 11: one verdict per row in pairwise.csv (what the report's comparison table shows)
+    out_dir = tmp_path / "out"
+    argv = list(extra)
+    if "--baseline" in argv:
+        argv[argv.index("--baseline") + 1] = list(collection[1].runs)[0]
+    code, _, _ = _evaluate(capsys, collection, "-m", "AP", "nDCG@10", "--out", out_dir, "--no-plots", *argv)
+    assert code == 0
+    rows = pd.read_csv(out_dir / "pairwise.csv")
+    excluded = (rows["ci_low"] > 0) | (rows["ci_high"] < 0)
+    assert (rows["reject"].astype(bool) == excluded).all()
+    page = (out_dir / "report.html").read_text()
+    assert "ci_low" in page

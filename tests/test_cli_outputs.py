@@ -365,7 +365,7 @@ def test_memory_size_units(text, value):
 
 
 def test_warnings_say_the_command_line_option(capsys, collection):
-    code = main(["evaluate", "-q", str(collection / "qrels.txt"), str(collection / "runs"), "--n", "50", "--quiet"])
+    code = main(["evaluate", "-q", str(collection / "qrels.txt"), str(collection / "runs"), "--n", "50", "--interval", "bca", "--quiet"])
     err = capsys.readouterr().err
     assert code == 0
     assert "warning: --n 50 is too few for a 95% bca interval" in err and "use --n >= 200" in err

@@ -73,7 +73,9 @@ def test_constant_differences_give_p_1_and_a_warning(test):
         res = test(x + 0.125, x)
     assert res.pvalue == 1.0
     assert res.difference == pytest.approx(0.125)
-    assert tuple(res.confidence_interval) == (pytest.approx(0.125), pytest.approx(0.125))
+    # issue 11: the interval is the test's own, so with p = 1 no shift is rejected and it is the whole
+    # line (it was [0.125, 0.125], which excluded 0 beside p = 1); the warning says so
+    assert tuple(res.confidence_interval) == (-np.inf, np.inf)
 
 
 def test_constant_nonzero_differences_are_fine_for_rank_and_permutation_tests():

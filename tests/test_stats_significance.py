@@ -133,13 +133,25 @@ def test_paired_bootstrap_equals_sakai_figures_2_and_3(pair, alternative):
     np.testing.assert_allclose(ours.null_distribution, t_star, rtol=1e-9)
 
 
-def test_paired_bootstrap_interval_is_the_studentized_interval_of_the_differences(pair):
+def test_paired_bootstrap_interval_is_the_symmetric_studentized_interval_it_inverts(pair):
+    # issue 11: the interval beside Sakai's test is the one the test inverts. The test counts
+    # |t*| >= |t|, so its interval is the symmetric bootstrap-t interval mean ± c·se with c the
+    # K-th largest |t*| (K = the smallest count the test does not reject), not the equal-tailed
+    # studentized interval of bootstrap_ci (which this test pinned before).
     x, y = pair
     plan = resample_plan(x.size, n_resamples=2000, rng=2)
     test = paired_bootstrap_test(x, y, plan=plan)
-    ci = bootstrap_ci(x - y, method="studentized", plan=plan)
-    assert test.confidence_interval.low == pytest.approx(ci.confidence_interval.low, rel=1e-9)
-    assert test.confidence_interval.high == pytest.approx(ci.confidence_interval.high, rel=1e-9)
+    d = x - y
+    se = d.std(ddof=1) / np.sqrt(d.size)
+    abs_t = np.sort(np.abs(test.null_distribution))[::-1]
+    K = next(c for c in range(2001) if (c + 1) / 2001 >= 0.05)
+    c = abs_t[K - 1]
+    assert test.confidence_interval.low == pytest.approx(d.mean() - c * se, rel=1e-9)
+    assert test.confidence_interval.high == pytest.approx(d.mean() + c * se, rel=1e-9)
+    # the same pivot as bootstrap_ci's studentized interval: the two agree to within the asymmetry of t*
+    ci = bootstrap_ci(d, method="studentized", plan=plan)
+    assert test.confidence_interval.high - test.confidence_interval.low == pytest.approx(
+        ci.confidence_interval.high - ci.confidence_interval.low, rel=0.25)
     assert test.plan is plan
 
 

@@ -66,7 +66,7 @@ def add_parser(subparsers, common):
     p.add_argument("--confidence", type=float, default=0.95, metavar="LEVEL",
                    help="confidence level of the intervals (default 0.95)")
     p.add_argument("--interval", metavar="METHOD",
-                   help="interval method: topic bootstrap bca (default), percentile, basic, studentized, normal, "
+                   help="interval method: topic bootstrap studentized (default), bca, percentile, basic, normal, "
                         "t; corpus bootstrap normal (default), percentile, logit, bca; both: normal (default), "
                         "percentile, basic")
     p.add_argument("--test", choices=TESTS, default="t",

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from .._memory import DEFAULT_MAX_MEMORY
-from .._warnings import InputWarning
+from .._warnings import DegenerateWarning, InputWarning, suppressed
 from ..stats.comparison import compare
 
 
@@ -36,10 +36,25 @@ class Comparisons:
 
     @classmethod
     def build(cls, values, names, baselines, measures, *, test, plan, rng, correction, correction_alpha,
-              max_memory=DEFAULT_MAX_MEMORY):
+              confidence_level=0.95, bootstrap=None, interval=None, corpus=None, max_memory=DEFAULT_MAX_MEMORY):
+        """The tests and, with a bootstrap, the interval each one inverts (see
+        :func:`~pyterrier_boot.experiment.uncertainty.matched_intervals`): topic tests with their own
+        intervals, or with the corpus bootstrap the replicate test of the shown interval."""
+        from ..stats.comparison import interval_alpha
+        from ..stats.correction import canonical
+        from ..stats.inversion import alpha_of
+        from .uncertainty import matched_intervals
+
         scores = {m: pd.DataFrame(values[:, :, j], index=list(names)) for j, m in enumerate(measures)}
-        table = compare(scores, baseline=[names[b] for b in baselines], test=test, correction=None,
-                        plan=plan if test == "paired_bootstrap" else None, rng=rng, max_memory=max_memory)
+        family = canonical(correction) if correction is not None else None
+        alpha = correction_alpha if correction is not None else alpha_of(confidence_level)
+        # with the corpus bootstrap the topic test's interval is replaced below: its warnings do not apply
+        with suppressed(DegenerateWarning if bootstrap in ("corpus", "both") else None):
+            # the correction itself is statsmodels' below (any spelling pt accepts); compare only
+            # needs it to put each interval at the level that matches the verdict
+            table = compare(scores, baseline=[names[b] for b in baselines], test=test, correction=family,
+                            alpha=alpha, plan=plan if test == "paired_bootstrap" else None, rng=rng,
+                            max_memory=max_memory)
         index = {n: i for i, n in enumerate(names)}
         system_index = np.array([index[n] for n in table["system_a"][table["measure"] == measures[0]]])
         baseline_index = np.array([index[n] for n in table["system_b"][table["measure"] == measures[0]]])
@@ -47,7 +62,17 @@ class Comparisons:
             "measure": table["measure"], "name": table["system_a"], "baseline": table["system_b"],
             "+": table["wins"].astype(int), "-": table["losses"].astype(int), "diff": table["difference"],
             "effect size": table["effect_size"], "p-value": table["p-value"],
-        })
+            "ci_low": table["ci_low"], "ci_high": table["ci_high"],
+        }).reset_index(drop=True)
+        P, M = len(system_index), len(measures)
+        intervals = np.stack([frame["ci_low"].to_numpy(float).reshape(M, P).T,
+                              frame["ci_high"].to_numpy(float).reshape(M, P).T], axis=-1)
+        distribution = None
+        if bootstrap in ("corpus", "both"):
+            ci_alpha, inclusive = interval_alpha(alpha, family, P)
+            frame, intervals, distribution = matched_intervals(
+                frame, values, system_index, baseline_index, bootstrap=bootstrap, interval=interval, plan=plan,
+                corpus=corpus, alpha=ci_alpha, inclusive=inclusive)
         if correction is not None:
             import statsmodels.stats.multitest as multitest
 
@@ -62,8 +87,8 @@ class Comparisons:
                     raise ValueError(f"correction={correction!r}: {error}") from None
             frame["reject"] = reject
             frame["p-value corrected"] = corrected
-        return cls(tuple(names), tuple(measures), system_index, baseline_index, frame.reset_index(drop=True),
-                   correction)
+        return cls(tuple(names), tuple(measures), system_index, baseline_index, frame, correction,
+                   intervals if bootstrap is not None else None, distribution)
 
     def with_intervals(self, intervals, distribution):
         return replace(self, intervals=intervals, distribution=distribution)
@@ -211,29 +236,47 @@ class ExperimentResult:
     def pairwise(self, *, test="t", correction="holm", alpha=0.05, n_resamples=10_000, rng=None,
                  max_memory=DEFAULT_MAX_MEMORY):
         """All pairs of systems on every measure (:func:`pyterrier_boot.compare` with ``test``,
-        ``correction``, ``n_resamples``, ``rng`` and ``max_memory``). When a bootstrap ran, ``ci_low``/``ci_high``
-        are the experiment's bootstrap interval of each difference (the method of the table), and
-        with the corpus bootstrap a ``corpus p-value`` column is added (differences within images)."""
-        from ..corpus.intervals import image_pvalue
-        from .uncertainty import difference_spreads
+        ``correction``, ``alpha``, ``n_resamples``, ``rng`` and ``max_memory``). Each row's ``ci_low``/``ci_high`` is the
+        interval its verdict inverts: the test's own interval (topic bootstrap or none), or with the
+        corpus bootstrap (``"corpus"``/``"both"``) the experiment's replicate interval of the
+        difference, and ``p-value`` (then ``statistic`` is NaN) is the replicate test that inverts it
+        (:func:`~pyterrier_boot.experiment.uncertainty.replicate_test`), so the verdict includes the
+        same corpus variance as the interval."""
+        from ..stats.comparison import interval_alpha
+        from ..stats.correction import correct_pvalues
+        from .uncertainty import matched_intervals
 
         scores = {m: pd.DataFrame(self.values[:, :, j], index=list(self.names)) for j, m in enumerate(self.measures)}
         table = compare(scores, test=test, correction=correction, alpha=alpha, rng=rng, n_resamples=n_resamples,
-                        confidence_level=self.confidence_level, max_memory=max_memory)
-        if self.bootstrap is None:
+                        max_memory=max_memory)
+        if self.bootstrap not in ("corpus", "both"):
             return table
         index = {n: i for i, n in enumerate(self.names)}
         first = table["measure"] == self.measures[0]
         a = table.loc[first, "system_a"].map(index).to_numpy()
         b = table.loc[first, "system_b"].map(index).to_numpy()
-        intervals, dist = difference_spreads(self.values, a, b, self.bootstrap, self.interval, self.confidence_level,
-                                             self.plan, self.corpus)
-        # table rows are measure-major: rows of measure j are pairs 0..P-1
-        table["ci_low"] = intervals[:, :, 0].T.reshape(-1)
-        table["ci_high"] = intervals[:, :, 1].T.reshape(-1)
-        if self.corpus is not None and self.bootstrap == "corpus":
-            theta = self.means[a] - self.means[b]
-            table["corpus p-value"] = image_pvalue(theta, dist).T.reshape(-1)
+        corrected = correction not in (None, "none")
+        ci_alpha, inclusive = interval_alpha(alpha, correction if corrected else None, len(a))
+        table, _, _ = matched_intervals(table, self.values, a, b, bootstrap=self.bootstrap, interval=self.interval,
+                                        plan=self.plan, corpus=self.corpus, alpha=ci_alpha, inclusive=inclusive)
+        table["statistic"] = np.nan
+        table["estimate"] = table["difference"]
+        if corrected:
+            for m in self.measures:
+                rows = np.flatnonzero((table["measure"] == m).to_numpy())
+                res = correct_pvalues(table["p-value"].to_numpy()[rows], method=correction, alpha=alpha)
+                table.loc[table.index[rows], "p-value corrected"] = res.pvalues
+                table.loc[table.index[rows], "reject"] = res.reject
+        else:
+            table["p-value corrected"] = table["p-value"]
+            table["reject"] = table["p-value"] < alpha
+        table["reject"] = table["reject"].astype(bool)
+        if self.bootstrap == "corpus":  # the percentile test over images (earlier versions' column)
+            from ..corpus.intervals import image_pvalue
+
+            theta, dist = self.corpus.system_distribution()
+            table["corpus p-value"] = image_pvalue(theta[a] - theta[b], dist[:, a] - dist[:, b]).T.reshape(-1)
+        table.attrs["test"] = f"{self.bootstrap}-bootstrap replicate test ({replicate_name(self.interval)})"
         return table
 
     def ranks(self):
@@ -357,6 +400,12 @@ class ExperimentResult:
         from ..plotting import plot_pvalues
 
         return plot_pvalues(self, a, b, **kwargs)
+
+
+def replicate_name(interval):
+    from .uncertainty import replicate_method
+
+    return replicate_method(None, interval)
 
 
 def _latex_escape(text):

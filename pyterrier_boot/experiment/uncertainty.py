@@ -119,3 +119,80 @@ def _per_measure(values, pairs, bootstrap, interval, confidence_level, plan, cor
         spreads.append(joint_spread(rows, images, plan, method=interval, confidence_level=confidence_level))
     intervals = np.stack([np.stack([sp.low, sp.high], axis=-1) for sp in spreads], axis=1)
     return intervals, np.stack([sp.distribution for sp in spreads], axis=-1)
+
+
+# ---------------------------------------------------------------- verdicts that match the intervals
+
+
+def replicate_test(theta, dist, method, alpha, inclusive=False):
+    """Two-sided test of ``difference = 0`` over bootstrap replicates, and the interval it inverts.
+
+    ``theta``: ``(P,)`` differences on the collection; ``dist``: ``(B, P)`` replicate differences
+    (corpus images, or topic resamples on images for ``"both"``). ``"percentile"``: p is
+    ``2 (min(#{d* <= 0}, #{d* >= 0}) + 1) / (B + 1)`` and the interval's ends are the order
+    statistics that test inverts; ``"basic"``: the same on ``2 theta - d*``; ``"normal"``: the Wald
+    test ``2 Φ(-|theta| / sd(d*))`` with ``theta ± z sd(d*)``. The interval excludes 0 exactly when
+    ``p < alpha`` (``<=`` when ``inclusive``). Returns ``pvalue, low, high``.
+    """
+    from scipy import stats
+
+    from ..stats.inversion import accept_count, kth_largest, kth_smallest
+
+    theta = np.asarray(theta, dtype=float)
+    dist = np.asarray(dist, dtype=float)
+    B = dist.shape[0]
+    if method == "normal":
+        sd = dist.std(axis=0, ddof=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            z = np.abs(theta) / sd
+        z = np.where(sd == 0, np.where(theta == 0, 0.0, np.inf), z)
+        pvalue = 2 * stats.norm.sf(z)
+        half = stats.norm.isf(alpha / 2) * sd
+        return pvalue, theta - half, theta + half
+    rows = (2 * theta[None, :] - dist if method == "basic" else dist).T  # (P, B)
+
+    def p_of(count):
+        return np.minimum(1.0, 2 * (count + 1) / (B + 1))
+
+    n_le = np.count_nonzero(rows <= 0, axis=1)
+    n_ge = np.count_nonzero(rows >= 0, axis=1)
+    pvalue = p_of(np.minimum(n_le, n_ge))
+    K = accept_count(p_of, B, alpha, inclusive)
+    return pvalue, kth_smallest(rows, K), kth_largest(rows, K)
+
+
+def replicate_method(bootstrap, interval):
+    """The replicate test of differences for an interval method: the corpus bootstrap's ``"bca"``
+    and ``"logit"`` become ``"percentile"`` (differences are not in [0, 1], and BCa has no test)."""
+    return "percentile" if interval in ("bca", "logit") else interval
+
+
+def difference_replicates(values, a, b, bootstrap, plan, corpus):
+    """``(theta [P, M], dist [B, P, M])``: differences on the collection and over the replicates."""
+    _, dist = difference_spreads(values, a, b, bootstrap, "percentile", 0.95, plan, corpus)
+    if bootstrap == "corpus":
+        theta, _ = corpus.system_distribution()
+        theta = theta[a] - theta[b]
+    else:
+        theta = values[a].mean(axis=1) - values[b].mean(axis=1)
+    return theta, dist
+
+
+def matched_intervals(frame, values, a, b, *, bootstrap, interval, plan, corpus, alpha, inclusive):
+    """Make a long comparison table (measure-major rows, pairs ``a[p] - b[p]``) tell one story.
+
+    Topic bootstrap (or none): the interval beside each test is already the test's own (nothing
+    changes). Corpus or both: the p-value becomes the replicate test whose interval is shown
+    (:func:`replicate_test`, same replicates), so corpus variance is in both. Returns the frame
+    with ``p-value`` and ``ci_low``/``ci_high`` replaced, and the ``[P, M, 2]`` intervals.
+    """
+    theta, dist = difference_replicates(values, a, b, bootstrap, plan, corpus)
+    P, M = theta.shape
+    method = replicate_method(bootstrap, interval)
+    p, low, high = replicate_test(theta.reshape(-1), dist.reshape(dist.shape[0], -1), method, alpha, inclusive)
+    p, low, high = (v.reshape(P, M) for v in (p, low, high))
+    frame = frame.copy()
+    frame["p-value"] = p.T.reshape(-1)  # frame rows: measure-major
+    frame["ci_low"] = low.T.reshape(-1)
+    frame["ci_high"] = high.T.reshape(-1)
+    return frame, np.stack([low, high], axis=-1), dist

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..stats._inputs import _describe, _is_pandas, as_score_matrix
+from ..stats._inputs import _describe, _is_pandas, as_score_matrix, oriented
 
 LONG_COLUMNS = ("name", "qid", "measure", "value")
 MIN_SYSTEMS = 3
@@ -114,6 +114,7 @@ def as_measure_scores(scores, name="scores_by_measure", *, min_systems=MIN_SYSTE
         )
     if not scores:
         raise ValueError(f"{name!r} is empty; expected {{measure: systems x topics matrix}}")
+    scores = {m: oriented(v, f"{name}[{m!r}]") for m, v in scores.items()}
     measures = list(scores)
     frames = [_is_pandas(scores[m], "DataFrame") for m in measures]
     if any(frames) and not all(frames):

@@ -210,7 +210,62 @@ class ScoreMatrix:
         return self.systems if self.systems is not None else list(range(self.values.shape[0]))
 
 
-def as_score_matrix(scores, name="scores", *, nan_policy="raise", min_topics=2, allow_1d=True):
+TOPIC_LABELS = ("qid", "query_id", "topic", "topic_id")
+SYSTEM_LABELS = ("name", "system", "run")
+HOW_TO_PASS = ("pass a DataFrame whose labels say which axis is which: systems x topics with the topics "
+               "as columns named 'qid' (e.g. perquery.pivot(index='name', columns='qid', values='value')), a "
+               "topics x systems pivot with a 'qid' index or column, or the long frame of "
+               "pt.Experiment(perquery=True) (qid, name, measure, value)")
+
+
+def oriented(scores, name="scores", *, strict=False):
+    """``scores`` as systems x topics, reading the orientation from its labels.
+
+    * a long frame with ``qid``, ``name``, ``value`` columns (one measure) is pivoted;
+    * a frame with a ``qid`` column (a topics x systems pivot after ``reset_index()``) is indexed by it
+      and transposed; a frame whose index is named ``qid`` (or whose columns are named ``name``) is
+      transposed; one whose columns are named ``qid`` (or index ``name``) is kept;
+    * a bare 2-D array (or an unlabelled frame) is read as systems x topics; with ``strict`` it is
+      refused when it has more rows than columns, the shape of a topics x systems matrix (a
+      comparison of a few systems over many topics), with an error that says how to pass it.
+    """
+    if _is_pandas(scores, "DataFrame"):
+        columns = set(map(str, scores.columns))
+        if {"qid", "name", "value"} <= columns:
+            if "measure" in columns and scores["measure"].nunique() > 1:
+                raise ValueError(f"{name!r} is a long frame with {scores['measure'].nunique()} measures; pass one "
+                                 "measure's rows (frame[frame.measure == 'map']) or use a function that takes "
+                                 "several measures")
+            dup = scores.duplicated(subset=["name", "qid"])
+            if dup.any():
+                raise ValueError(f"{name!r} has {int(dup.sum())} duplicated (name, qid) rows")
+            wide = scores.pivot(index="name", columns="qid", values="value")
+            return wide.reindex(index=list(dict.fromkeys(scores["name"])), columns=list(dict.fromkeys(scores["qid"])))
+        if "qid" in columns:
+            return scores.set_index("qid").T
+        if scores.index.name in TOPIC_LABELS or scores.columns.name in SYSTEM_LABELS:
+            return scores.T
+        if scores.columns.name in TOPIC_LABELS or scores.index.name in SYSTEM_LABELS:
+            return scores
+        labelled = not (isinstance(scores.index, __import__("pandas").RangeIndex)
+                        and isinstance(scores.columns, __import__("pandas").RangeIndex))
+        if labelled:
+            return scores
+        shape = scores.shape
+    elif _is_pandas(scores, "Series"):
+        return scores
+    else:
+        shape = np.shape(scores)
+    if strict and len(shape) == 2 and shape[0] > shape[1] >= 1:
+        raise ValueError(
+            f"{name!r} is an unlabelled {shape[0]} x {shape[1]} matrix: it is read as systems x topics, but "
+            "it has more rows than columns, as a topics x systems matrix has, so its orientation is "
+            f"ambiguous; {HOW_TO_PASS}, or a systems x topics array transposed if it is topics x systems "
+            "(scores.T)")
+    return scores
+
+
+def as_score_matrix(scores, name="scores", *, nan_policy="raise", min_topics=2, allow_1d=True, strict=False):
     """Scores as a (systems, topics) float matrix.
 
     Accepts a 1-D array/Series (one system), a 2-D array (systems as rows), or a DataFrame with
@@ -218,6 +273,7 @@ def as_score_matrix(scores, name="scores", *, nan_policy="raise", min_topics=2, 
     error unless ``nan_policy='omit'`` drops those topics for every system, warning with their names.
     """
     systems = topics = None
+    scores = oriented(scores, name, strict=strict)
     if _is_pandas(scores, "DataFrame"):
         systems, topics = list(scores.index), list(scores.columns)
         if scores.index.has_duplicates:

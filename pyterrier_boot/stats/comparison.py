@@ -27,10 +27,12 @@ from ._inputs import (
     check_choice,
     check_confidence_level,
     check_spread,
+    oriented,
     test_name,
 )
 from .correction import METHODS as CORRECTIONS
 from .correction import correct_pvalues
+from .inversion import alpha_of
 from .resampling import as_resample_plan, as_sign_flip_plan, planned_resamples
 from .significance import (
     _describe_diffs,
@@ -39,6 +41,7 @@ from .significance import (
     sign_core,
     t_core,
     warn_degenerate,
+    warn_unbounded,
     wilcoxon_core,
 )
 
@@ -48,8 +51,10 @@ LONG_COLUMNS = ("name", "qid", "measure", "value")
 COLUMNS = [
     "measure", "system_a", "system_b", "mean_a", "mean_b", "difference", "ci_low", "ci_high",
     "statistic", "p-value", "p-value corrected", "reject", "effect_size", "wins", "ties", "losses",
-    "n_topics",
+    "n_topics", "estimate", "ci_level",
 ]
+# corrections with a simultaneous interval to match: the level of each interval is adjusted
+ADJUSTED = ("bonferroni", "sidak")
 
 __all__ = ["compare", "TESTS", "COLUMNS"]
 
@@ -81,7 +86,7 @@ def _as_measure_matrices(scores, nan_policy):
         measures = list(scores)
         parts = []
         for m in measures:
-            value = scores[m]
+            value = oriented(scores[m], f"scores[{m!r}]", strict=True)
             if _is_pandas(value, "DataFrame"):
                 parts.append(value)
             else:
@@ -109,7 +114,7 @@ def _as_measure_matrices(scores, nan_policy):
             raise ValueError("'scores' must be a systems x topics matrix (2-D array or DataFrame), "
                              "a dict {measure: matrix}, or a long DataFrame with columns "
                              f"{list(LONG_COLUMNS)}; got {np.ndim(scores)} dimension(s)")
-        matrix = as_score_matrix(scores, "scores", nan_policy=nan_policy, allow_1d=False)
+        matrix = as_score_matrix(scores, "scores", nan_policy=nan_policy, allow_1d=False, strict=True)
         return ["score"], matrix.system_labels, matrix.topics, matrix.values[None]
     M = len(measures)
     S = stacked.shape[0] // M
@@ -160,7 +165,8 @@ def _compare_iv(test, correction, correction_scope, alpha, alternative, confiden
             check_n_resamples(n_resamples))
 
 
-def _callable_core(test, Xa, Xb):
+def _callable_core(test, Xa, Xb, confidence_level):
+    """A user's test: its own interval when its result has one (an attribute, or scipy's method), else NaN."""
     D = Xa - Xb
     info = _describe_diffs(D)
     P = D.shape[0]
@@ -169,10 +175,30 @@ def _callable_core(test, Xa, Xb):
         res = test(Xa[i], Xb[i])
         statistic[i], pvalue[i] = float(res[0]), float(res[1])
         ci = getattr(res, "confidence_interval", None)
-        if ci is not None and not callable(ci):
+        if callable(ci):
+            try:
+                ci = ci(confidence_level)
+            except TypeError:
+                ci = None
+        if ci is not None:
             low[i], high[i] = ci[0], ci[1]
-    return dict(info, statistic=statistic, pvalue=pvalue, low=low, high=high, null=None,
-                degenerate=np.zeros(P, dtype=bool))
+    return dict(info, statistic=statistic, pvalue=pvalue, low=low, high=high, estimate=info["mean"],
+                null=None, degenerate=np.zeros(P, dtype=bool))
+
+
+def interval_alpha(alpha, correction, family_size):
+    """``(alpha, inclusive)`` of the intervals that match the verdicts: Bonferroni ``alpha / m`` and
+    Sidak ``1 - (1 - alpha)^(1/m)`` (statsmodels' thresholds, which reject at ``p <=``); for the
+    step-wise corrections (Holm, BH, ...) the unadjusted ``alpha`` with ``p <=`` (a rejected row's
+    raw p-value is at most ``alpha``, so its interval still excludes 0)."""
+    if correction is None or correction == "none":
+        return alpha, False
+    m = max(int(family_size), 1)
+    if correction == "bonferroni":
+        return alpha / float(m), True
+    if correction == "sidak":
+        return 1.0 - np.power(1.0 - alpha, 1.0 / m), True
+    return alpha, True
 
 
 def _check_resampling(test, plan, n, n_resamples, n_pairs, n_measures, alpha, confidence_level, alternative,
@@ -198,7 +224,7 @@ def _check_resampling(test, plan, n, n_resamples, n_pairs, n_measures, alpha, co
 
 @one_warning_per_kind()
 def compare(scores, *, baseline=None, test="paired_bootstrap", correction="holm",
-            correction_scope="measure", alpha=0.05, alternative="two-sided", confidence_level=0.95,
+            correction_scope="measure", alpha=0.05, alternative="two-sided", confidence_level=None,
             n_resamples=10_000, rng=None, plan=None, nan_policy="raise", max_memory=DEFAULT_MAX_MEMORY):
     """Test every pair of systems (or every system against baselines) on every measure.
 
@@ -219,7 +245,9 @@ def compare(scores, *, baseline=None, test="paired_bootstrap", correction="holm"
             across measures).
         alpha: level for ``reject``.
         alternative: ``"two-sided"``, ``"greater"`` (``system_a`` better) or ``"less"``.
-        confidence_level: level of the interval of each difference.
+        confidence_level: level of the interval of each difference. None (default): the level
+            that matches the verdict, ``1 - alpha`` (adjusted for Bonferroni and Sidak), so a row
+            rejects exactly when its interval excludes 0; a number: intervals at that level.
         n_resamples, rng: resamples and seed for the resampling tests.
         plan: a :class:`ResamplePlan` (paired bootstrap) or :class:`SignFlipPlan` (randomisation)
             to replay; one plan serves every pair and measure.
@@ -232,9 +260,16 @@ def compare(scores, *, baseline=None, test="paired_bootstrap", correction="holm"
     Returns:
         pandas.DataFrame, one row per (measure, pair), columns :data:`COLUMNS`:
         ``measure, system_a, system_b, mean_a, mean_b, difference, ci_low, ci_high, statistic,
-        p-value, p-value corrected, reject, effect_size, wins, ties, losses, n_topics``.
+        p-value, p-value corrected, reject, effect_size, wins, ties, losses, n_topics, estimate,
+        ci_level``. ``ci_low``/``ci_high`` is the interval the test inverts (see
+        :class:`~pyterrier_boot.stats.significance.PairedTestResult`), centred on ``estimate`` (the
+        mean difference, or the Hodges-Lehmann / median difference for Wilcoxon / sign), at level
+        ``ci_level``: with no correction, Bonferroni or Sidak, ``reject`` holds exactly when the
+        interval excludes 0 (simultaneous intervals for Bonferroni/Sidak); with a step-wise
+        correction (Holm, BH, ...) the intervals are unadjusted (``ci_level = 1 - alpha``): every
+        rejected row's interval excludes 0, but an interval may exclude 0 without a rejection.
         Each row equals the single-pair function on the same plan (e.g.
-        ``paired_bootstrap_test(x_a, x_b, plan=plan)``).
+        ``paired_bootstrap_test(x_a, x_b, plan=plan)``) at the same level.
 
     Example:
         >>> import numpy as np
@@ -246,49 +281,60 @@ def compare(scores, *, baseline=None, test="paired_bootstrap", correction="holm"
         [[1, 0, True], [2, 0, True]]
     """
     test = test_name(test)
+    given_level = confidence_level
     alpha, confidence_level, n_resamples = _compare_iv(
-        test, correction, correction_scope, alpha, alternative, confidence_level, n_resamples, nan_policy)
+        test, correction, correction_scope, alpha, alternative,
+        0.5 if confidence_level is None else confidence_level, n_resamples, nan_policy)
     measures, systems, _, values = _as_measure_matrices(scores, nan_policy)
     a, b = _pairs(systems, baseline)
     n = values.shape[2]
     if n < 2:
         raise ValueError(f"'scores' needs at least 2 topics, got {n}")
+    import pandas as pd
+
+    labels_a = [systems[i] for i in a]
+    labels_b = [systems[j] for j in b]
+    pair_names = [f"{sa} vs {sb}" for sa, sb in zip(labels_a, labels_b, strict=True)]
+    if given_level is None:
+        corrected = correction not in (None, "none")
+        family = len(a) * (len(measures) if correction_scope == "all" else 1)
+        ci_alpha, inclusive = interval_alpha(alpha, correction if corrected else None, family)
+    else:
+        ci_alpha, inclusive = alpha_of(given_level), False
     if test in ("paired_bootstrap", "randomization"):
         max_memory = _check_resampling(test, plan, n, n_resamples, len(a), len(measures), alpha,
-                                       confidence_level, alternative, max_memory)
+                                       1 - ci_alpha, alternative, max_memory)
     if test == "paired_bootstrap":
         used = as_resample_plan(plan, n, n_resamples, rng, max_memory)
     elif test == "randomization":
         used = as_sign_flip_plan(plan, n, n_resamples, rng, max_memory)
     elif plan is not None:
         raise ValueError(f"'plan' is only used by the resampling tests, not test={test!r}")
-    import pandas as pd
-
-    labels_a = [systems[i] for i in a]
-    labels_b = [systems[j] for j in b]
-    pair_names = [f"{sa} vs {sb}" for sa, sb in zip(labels_a, labels_b, strict=True)]
+    level = dict(alpha=ci_alpha, inclusive=inclusive, alternative=alternative)
     frames = []
+    unbounded = np.zeros(0, dtype=bool)
     for m, measure in enumerate(measures):
         X = values[m]
         D = X[a] - X[b]
         for row in np.flatnonzero(np.abs(D).max(axis=1, initial=0.0) < SMALLEST_SPREAD):
             check_spread(D[row], f"'scores' ({measure}: {pair_names[row]})", "differences")
         if test == "paired_bootstrap":
-            core = paired_bootstrap_core(D, used, alternative=alternative, confidence_level=confidence_level)
+            core = paired_bootstrap_core(D, used, **level)
         elif test == "randomization":
-            core = randomization_core(D, used, alternative=alternative, confidence_level=confidence_level)
+            core = randomization_core(D, used, **level)
         elif test == "t":
-            core = t_core(D, alternative=alternative, confidence_level=confidence_level)
+            core = t_core(D, **level)
         elif test == "wilcoxon":
-            core = wilcoxon_core(D, alternative=alternative, confidence_level=confidence_level)
+            core = wilcoxon_core(D, **level)
         elif test == "sign":
-            core = sign_core(D, alternative=alternative, confidence_level=confidence_level)
+            core = sign_core(D, **level)
         else:
-            core = _callable_core(test, X[a], X[b])
+            core = _callable_core(test, X[a], X[b], 1 - ci_alpha)
+        names = [f"{measure}: {p}" for p in pair_names]
         if core["degenerate"].any():
-            names = [f"{measure}: {p}" for p in pair_names]
             warn_degenerate("zero", core["degenerate"] & core["zero"], names)
             warn_degenerate("constant", core["degenerate"] & ~core["zero"], names)
+        unbounded = np.concatenate([unbounded, ~core["degenerate"] & (np.isinf(core["low"]) | np.isinf(core["high"]))])
         frames.append(pd.DataFrame({
             "measure": measure,
             "system_a": labels_a,
@@ -305,8 +351,13 @@ def compare(scores, *, baseline=None, test="paired_bootstrap", correction="holm"
             "ties": core["ties"],
             "losses": core["losses"],
             "n_topics": n,
+            "estimate": core["estimate"],
+            "ci_level": 1 - ci_alpha,
         }))
     table = pd.concat(frames, ignore_index=True)
+    if alternative == "two-sided" and unbounded.any():
+        labels = [f"{m}: {p}" for m in measures for p in pair_names]
+        warn_unbounded(test if isinstance(test, str) else "the given test", unbounded, labels, ci_alpha, n)
     if correction is None or correction == "none":
         table["p-value corrected"] = table["p-value"]
         table["reject"] = table["p-value"] < alpha
@@ -323,5 +374,5 @@ def compare(scores, *, baseline=None, test="paired_bootstrap", correction="holm"
         table["p-value corrected"], table["reject"] = corrected, reject
     table.attrs.update(test=test if isinstance(test, str) else getattr(test, "__name__", "callable"),
                        correction=correction, correction_scope=correction_scope, alpha=alpha,
-                       alternative=alternative, confidence_level=confidence_level)
+                       alternative=alternative, confidence_level=1 - ci_alpha if given_level is None else given_level)
     return table[COLUMNS]

@@ -26,7 +26,23 @@ METHODS = (
     "fdr_tsbky",
 )
 
-__all__ = ["correct_pvalues", "CorrectionResult", "METHODS"]
+# statsmodels' other spellings (pt.Experiment passes them through), by the name above
+ALIASES = {"b": "bonferroni", "bonf": "bonferroni", "s": "sidak", "hs": "holm-sidak", "h": "holm",
+           "sh": "simes-hochberg", "ho": "hommel", "fdr_i": "fdr_bh", "fdr_p": "fdr_bh", "fdri": "fdr_bh",
+           "fdrp": "fdr_bh", "fdr_n": "fdr_by", "fdr_c": "fdr_by", "fdrn": "fdr_by", "fdrcorr": "fdr_by",
+           "fdr_2sbky": "fdr_tsbky", "fdr_twostage": "fdr_tsbky", "fdr_2sbh": "fdr_tsbh"}
+
+
+def canonical(method):
+    """A statsmodels correction name in the spelling of :data:`METHODS`, or None if it has none there."""
+    if not isinstance(method, str):
+        return None
+    name = method.lower()
+    name = ALIASES.get(name, name)
+    return name if name in METHODS else None
+
+
+__all__ = ["correct_pvalues", "CorrectionResult", "METHODS", "canonical"]
 
 
 @dataclass(frozen=True, slots=True)

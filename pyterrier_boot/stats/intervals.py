@@ -39,7 +39,7 @@ from .resampling import as_resample_plan, planned_resamples, weighted_sums
 
 METHODS = ("percentile", "basic", "bca", "studentized", "normal", "t", "z")
 
-__all__ = ["bootstrap_ci", "IntervalResult", "METHODS"]
+__all__ = ["bootstrap_ci", "default_method", "IntervalResult", "METHODS"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,8 +219,17 @@ def _bca_probabilities(dist, theta, jack, confidence_level, alternative):
     return np.stack(probs, axis=1)
 
 
+def default_method(statistic="mean"):
+    """The default interval method: ``"studentized"`` for a mean on some scale, ``"bca"`` otherwise.
+
+    Measured on real TREC-5..8 ad hoc AP (every system's 50 topics the population, n topics drawn
+    from them), the studentised bootstrap covers 95% within ±0.5 points from 10 topics up, where
+    BCa covers 88% at 10 topics and 93% at 25 (coverage table in the statistics docs)."""
+    return "studentized" if get_aggregate(statistic).linear else "bca"
+
+
 @one_warning_per_kind()
-def bootstrap_ci(scores, *, statistic="mean", method="bca", confidence_level=0.95,
+def bootstrap_ci(scores, *, statistic="mean", method=None, confidence_level=0.95,
                  alternative="two-sided", n_resamples=10_000, sigma=None, rng=None, plan=None,
                  batch=None, nan_policy="raise", max_memory=DEFAULT_MAX_MEMORY):
     """Confidence interval of a system's population score from its per-topic scores.
@@ -231,7 +240,9 @@ def bootstrap_ci(scores, *, statistic="mean", method="bca", confidence_level=0.9
         statistic: ``"mean"``, ``"gmean"`` (Sakai's ε = 1e-5), ``"logit_mean"`` (L-MAP),
             ``"median"`` or a callable ``f(sample, axis=-1)``.
         method: ``"percentile"``, ``"basic"``, ``"bca"``, ``"studentized"``, ``"normal"``, ``"t"``
-            or ``"z"`` (see the module docstring).
+            or ``"z"`` (see the module docstring). None (default): ``"studentized"`` for the mean,
+            ``"gmean"`` and ``"logit_mean"`` (the method that covers best at small topic sets on
+            real TREC scores), ``"bca"`` for the median and callables (:func:`default_method`).
         confidence_level: e.g. 0.95.
         alternative: ``"two-sided"``, or ``"less"``/``"greater"`` for a one-sided bound
             ``(-inf, high]``/``[low, inf)`` (as scipy).
@@ -276,6 +287,8 @@ def bootstrap_ci(scores, *, statistic="mean", method="bca", confidence_level=0.9
         Sakai, T. (2007). Evaluating information retrieval metrics based on bootstrap hypothesis
         tests. IPSJ Digital Courier 3.
     """
+    if method is None:
+        method = default_method(statistic)
     agg, matrix, is_1d, confidence_level, n_resamples, sigma, batch = _bootstrap_ci_iv(
         scores, statistic, method, confidence_level, alternative, n_resamples, sigma, batch, nan_policy)
     values = matrix.values
@@ -342,6 +355,11 @@ def bootstrap_ci(scores, *, statistic="mean", method="bca", confidence_level=0.9
         keep_high = alternative == "greater"
         low = np.where(constant & ~keep_low, theta, low)
         high = np.where(constant & ~keep_high, theta, high)
+    unbounded = ~constant & ((np.isinf(low) & (alternative != "less")) | (np.isinf(high) & (alternative != "greater")))
+    report(DegenerateWarning, f"the {method} interval of {{n}} system(s) is unbounded: {{cases}}; more than "
+           f"{(1 - confidence_level) / 2:.3g} of the {n_resamples if used_plan is None else used_plan.n_resamples} "
+           "resamples draw topics with identical scores (e.g. all 0), whose studentised t is infinite; use more "
+           "topics or method='bca'/'t'", (matrix.system_labels[i] for i in np.flatnonzero(unbounded)))
     if is_1d:
         ci = ConfidenceInterval(float(low[0]), float(high[0]))
         return IntervalResult(float(theta[0]), ci, float(np.asarray(standard_error)[0]),

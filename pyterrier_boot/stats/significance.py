@@ -22,6 +22,7 @@ differences are equal, so their standard deviation is 0) the test statistic is u
 tests then return ``pvalue = 1.0`` and emit a :class:`~pyterrier_boot.DegenerateWarning` instead
 of failing.
 """
+import functools
 import warnings
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -50,9 +51,10 @@ from ._inputs import (
     check_confidence_level,
     tolerance,
 )
-from ._quantiles import quantiles, sorted_quantiles
+from ._quantiles import sorted_quantiles
 from .aggregates import get_aggregate
-from .intervals import _tail_probabilities, t_interval
+from .intervals import _tail_probabilities
+from .inversion import accept_count, alpha_of, invert_scan, kth_largest, kth_smallest
 from .resampling import (
     SignFlipPlan,
     as_resample_plan,
@@ -83,14 +85,21 @@ class PairedTestResult(TupleLike):
             among non-tied topics for the sign test).
         pvalue: the p-value for ``alternative``.
         difference: ``mean(x - y)``.
-        confidence_interval: ``ConfidenceInterval`` of the population mean difference (the
-            studentised bootstrap interval from the same resamples for the paired bootstrap test,
-            the t interval otherwise).
+        confidence_interval: the interval the test inverts (:mod:`~pyterrier_boot.stats.inversion`):
+            the t interval of the mean difference (t-test); the symmetric bootstrap-t interval from
+            the same resamples (paired bootstrap); the shifts not rejected by the same sign flips
+            (randomisation); the Hodges-Lehmann interval (Wilcoxon); the order-statistic interval of
+            the median difference (sign test). It excludes 0 exactly when
+            ``pvalue < 1 - confidence_level``; it is unbounded where the test cannot reject at that
+            level (too few topics), and one-sided for one-sided alternatives.
         effect_size: ``mean(x - y) / sd(x - y)`` (standardised effect, Kanoulas; ddof=1).
         n_topics, wins, ties, losses: topics used; topics where ``x > y``, ``x == y``, ``x < y``.
         method, alternative, confidence_level: the options used.
         null_distribution: the statistic under the null on each resample (resampling tests).
         plan: the resample or sign-flip plan used (resampling tests); pass it as ``plan=`` to replay.
+        estimate: the estimate of the test's model, the centre of its interval: the mean difference
+            (t, paired bootstrap, randomisation), the Hodges-Lehmann estimate (Wilcoxon), the
+            median difference (sign).
     """
 
     statistic: float
@@ -107,6 +116,7 @@ class PairedTestResult(TupleLike):
     confidence_level: float
     null_distribution: Any = None
     plan: Any = None
+    estimate: float = float("nan")
     _tuple_fields: ClassVar[tuple[str, ...]] = ("statistic", "pvalue")
 
     def __repr__(self):
@@ -162,14 +172,24 @@ _DEGENERATE = {
     "zero": "all paired differences are 0 for {n} pair(s): {cases}; the test statistic is undefined; "
             "returning pvalue=1.0",
     "constant": "all paired differences are equal (zero variance) for {n} pair(s): {cases}; the t statistic "
-                "is undefined or infinite; returning pvalue=1.0 (randomization_test and sign_test are "
-                "defined for such data)",
+                "is undefined or infinite; returning pvalue=1.0 and an unbounded interval (randomization_test "
+                "and sign_test are defined for such data)",
 }
 
 
 def warn_degenerate(kind, mask, labels=("x vs y",)):
     """Report the pairs in ``mask`` (``kind``: 'zero' or 'constant') as one DegenerateWarning per kind."""
     report(DegenerateWarning, _DEGENERATE[kind], (labels[i] for i in np.flatnonzero(mask)))
+
+
+def warn_unbounded(test, mask, labels=("x vs y",), alpha=0.05, n_topics=None):
+    """Report the pairs in ``mask`` whose two-sided interval has an infinite end (one DegenerateWarning)."""
+    topics = "" if n_topics is None else f" with {n_topics} topics"
+    report(DegenerateWarning,
+           f"the {test} test cannot reject some shifts at level alpha={alpha:.3g}{topics} (its smallest "
+           "possible p-value is not below alpha, or too few resamples) for {n} pair(s): {cases}; the interval "
+           "it inverts is unbounded on that side; use more topics, more resamples, or the t-test",
+           (labels[i] for i in np.flatnonzero(mask)))
 
 
 def _describe_diffs(D):
@@ -241,37 +261,64 @@ def studentized_null(W, plan):
     return s1
 
 
-def paired_bootstrap_core(D, plan, *, alternative="two-sided", confidence_level=0.95, keep_null=False):
-    """Sakai's studentised paired bootstrap test for every row of ``D`` with one shared plan."""
+def paired_bootstrap_core(D, plan, *, alternative="two-sided", confidence_level=0.95, keep_null=False,
+                          alpha=None, inclusive=False):
+    """Sakai's studentised paired bootstrap test for every row of ``D`` with one shared plan.
+
+    The interval is the one the test inverts: with ``h_b = |t*_b| * se``, the test counts
+    ``h_b >= |mean|`` and the interval is ``mean ± h_(K)``, ``h_(K)`` the K-th largest ``h_b`` and
+    ``K`` the smallest count the test does not reject at ``alpha`` (a symmetric bootstrap-t
+    interval; one-sided alternatives use ``±t*_b * se``).
+    """
+    alpha = alpha_of(confidence_level) if alpha is None else alpha
     info = _describe_diffs(D)
     n = info["n"]
+    mean = info["mean"]
     se = info["sd"] / np.sqrt(n)
     with np.errstate(divide="ignore", invalid="ignore"):
-        t_obs = info["mean"] / se
+        t_obs = mean / se
     B = plan.n_resamples
     P = D.shape[0]
     pvalue = np.empty(P)
-    low = np.empty(P)
-    high = np.empty(P)
+    half = np.empty(P)
     null_all = np.empty((P, B)) if keep_null else None
-    lo_p, hi_p = _tail_probabilities(confidence_level, alternative)
+    K = accept_count(lambda c: (c + 1) / (B + 1), B, alpha, inclusive)
+    sign = -1.0 if alternative == "less" else 1.0
     for sl in _chunks(P, B):
-        null = studentized_null(D[sl] - info["mean"][sl, None], plan)
-        count = _count_extreme(null, t_obs[sl], alternative)
+        null = studentized_null(D[sl] - mean[sl, None], plan)
+        with np.errstate(invalid="ignore", over="ignore"):
+            reach = (np.abs(null) if alternative == "two-sided" else sign * null) * se[sl, None]
+        reach = np.nan_to_num(reach, nan=0.0, posinf=np.inf, neginf=-np.inf)
+        observed = np.abs(mean[sl]) if alternative == "two-sided" else sign * mean[sl]
+        count = np.count_nonzero(reach >= observed[:, None], axis=1)
         pvalue[sl] = (count + 1) / (B + 1)
-        q = quantiles(null, [lo_p, hi_p])
-        low[sl] = info["mean"][sl] - q[:, 1] * se[sl]
-        high[sl] = info["mean"][sl] - q[:, 0] * se[sl]
+        half[sl] = kth_largest(reach, K)
         if keep_null:
             null_all[sl] = null
-    low, high = _one_sided(low, high, alternative)
+    low, high = mean - half, mean + half
+    if alternative == "greater":
+        high = np.full(P, np.inf)
+    elif alternative == "less":
+        low = np.full(P, -np.inf)
     degenerate = info["constant"]
     pvalue[degenerate] = 1.0
-    low[degenerate & (alternative != "less")] = info["mean"][degenerate & (alternative != "less")]
-    high[degenerate & (alternative != "greater")] = info["mean"][degenerate & (alternative != "greater")]
+    low, high = _degenerate_bounds(low, high, info, degenerate, alternative)
     t_obs = np.where(info["zero"], np.nan, t_obs)
-    return dict(info, statistic=t_obs, pvalue=pvalue, low=low, high=high, null=null_all,
-                degenerate=degenerate)
+    return dict(info, statistic=t_obs, pvalue=pvalue, low=low, high=high, estimate=mean.copy(),
+                null=null_all, degenerate=degenerate)
+
+
+def _degenerate_bounds(low, high, info, degenerate, alternative):
+    """Rows where the test is undefined (``pvalue = 1``): all differences 0 give the interval
+    ``[0, 0]`` (a ray from 0 when one-sided); all equal but not 0 (zero variance, t-based tests) give
+    the whole line, since no shift is rejected."""
+    low, high = low.copy(), high.copy()
+    zero = degenerate & info["zero"]
+    constant = degenerate & ~info["zero"]
+    low[zero] = -np.inf if alternative == "less" else 0.0
+    high[zero] = np.inf if alternative == "greater" else 0.0
+    low[constant], high[constant] = -np.inf, np.inf
+    return low, high
 
 
 def _one_sided(low, high, alternative):
@@ -282,86 +329,163 @@ def _one_sided(low, high, alternative):
     return low, high
 
 
-def _t_effect_interval(info, alternative, confidence_level):
-    low, high = t_interval(info["mean"], info["sd"], info["n"], confidence_level=confidence_level,
-                           alternative=alternative)
-    return np.asarray(low, dtype=float), np.asarray(high, dtype=float)
+def randomization_core(D, plan, *, alternative="two-sided", confidence_level=0.95, keep_null=False,
+                       alpha=None, inclusive=False):
+    """Sign-flip randomisation test of the mean difference for every row of ``D``, and its interval.
 
-
-def randomization_core(D, plan, *, alternative="two-sided", confidence_level=0.95, keep_null=False):
-    """Sign-flip randomisation test of the mean difference for every row of ``D``."""
+    A flip ``s`` with flipped topics ``T`` counts as extreme for the shifted differences ``d - delta``
+    exactly when ``delta`` lies between the mean of ``d`` over ``T`` and over the kept topics
+    (two-sided; ``delta >= mean_T`` for ``"greater"``). The count at ``delta = 0`` is the test's,
+    and the set of ``delta`` whose count is not rejected is an interval whose ends are order
+    statistics of those means: the interval the test inverts, from the same flips.
+    """
+    alpha = alpha_of(confidence_level) if alpha is None else alpha
     info = _describe_diffs(D)
     n = info["n"]
-    observed = info["mean"]
+    mean = info["mean"]
     B = plan.n_resamples
     P = D.shape[0]
+    exact = plan.exact
+    flipped = np.count_nonzero(plan.signs < 0, axis=1).astype(float)  # |T| per flip
+    kept = n - flipped
     pvalue = np.empty(P)
+    low = np.empty(P)
+    high = np.empty(P)
     null_all = np.empty((P, B)) if keep_null else None
+
+    def p_of(count):
+        return np.minimum(count / B if exact else (count + 1) / (B + 1), 1.0)
+
+    K = accept_count(p_of, B, alpha, inclusive)
     for sl in _chunks(P, B):
-        null = weighted_sums(plan, D[sl])
-        null /= n
-        count = _count_extreme(null, observed[sl], alternative)
-        pvalue[sl] = count / B if plan.exact else (count + 1) / (B + 1)
+        signed = weighted_sums(plan, D[sl])  # sum_i s_i d_i
+        total = D[sl].sum(axis=1)[:, None]
+        tol = 100 * np.finfo(float).eps * np.abs(D[sl]).max(axis=1)[:, None]
+        m = mean[sl, None]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            mean_t = (total - signed) / 2 / flipped  # mean over the flipped topics
+            mean_k = (total + signed) / 2 / kept  # mean over the kept topics
+        if alternative == "two-sided":
+            lo = np.where(flipped == 0, -np.inf, np.where(kept == 0, -np.inf, np.minimum(np.minimum(mean_t, mean_k), m)))
+            hi = np.where(flipped == 0, np.inf, np.where(kept == 0, np.inf, np.maximum(np.maximum(mean_t, mean_k), m)))
+            lo, hi = lo - tol, hi + tol
+            count = np.count_nonzero((lo <= 0) & (hi >= 0), axis=1)
+            low[sl], high[sl] = kth_smallest(lo, K), kth_largest(hi, K)
+        elif alternative == "greater":
+            v = np.where(flipped == 0, -np.inf, mean_t) - tol
+            count = np.count_nonzero(v <= 0, axis=1)
+            low[sl], high[sl] = kth_smallest(v, K), np.inf
+        else:
+            v = np.where(flipped == 0, np.inf, mean_t) + tol
+            count = np.count_nonzero(v >= 0, axis=1)
+            low[sl], high[sl] = -np.inf, kth_largest(v, K)
+        pvalue[sl] = p_of(count)
         if keep_null:
-            null_all[sl] = null
-    pvalue = np.minimum(pvalue, 1.0)
+            null_all[sl] = signed / n
     pvalue[info["zero"]] = 1.0
-    low, high = _t_effect_interval(info, alternative, confidence_level)
-    return dict(info, statistic=observed.copy(), pvalue=pvalue, low=low, high=high, null=null_all,
-                degenerate=info["zero"])
+    low, high = _degenerate_bounds(low, high, info, info["zero"], alternative)
+    return dict(info, statistic=mean.copy(), pvalue=pvalue, low=low, high=high, estimate=mean.copy(),
+                null=null_all, degenerate=info["zero"])
 
 
-def t_core(D, *, alternative="two-sided", confidence_level=0.95):
-    """scipy's ``ttest_rel`` on every row of ``D`` (as a one-sample t-test of the differences)."""
+def t_core(D, *, alternative="two-sided", confidence_level=0.95, alpha=None, inclusive=False):
+    """scipy's ``ttest_rel`` on every row of ``D`` (as a one-sample t-test of the differences),
+    with its t interval of the mean difference at level ``1 - alpha``."""
+    alpha = alpha_of(confidence_level) if alpha is None else alpha
     info = _describe_diffs(D)
     with np.errstate(divide="ignore", invalid="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         res = stats.ttest_rel(D, np.zeros_like(D), axis=1, alternative=alternative)
-        ci = res.confidence_interval(confidence_level)
+        ci = res.confidence_interval(1 - alpha)
     statistic = np.asarray(res.statistic, dtype=float).copy()
     pvalue = np.asarray(res.pvalue, dtype=float).copy()
     low = np.asarray(ci.low, dtype=float).copy()
     high = np.asarray(ci.high, dtype=float).copy()
     degenerate = info["constant"]
     pvalue[degenerate] = 1.0
-    low[degenerate & (alternative != "less")] = info["mean"][degenerate & (alternative != "less")]
-    high[degenerate & (alternative != "greater")] = info["mean"][degenerate & (alternative != "greater")]
-    return dict(info, statistic=statistic, pvalue=pvalue, low=low, high=high, null=None,
-                degenerate=degenerate)
+    low, high = _degenerate_bounds(low, high, info, degenerate, alternative)
+    return dict(info, statistic=statistic, pvalue=pvalue, low=low, high=high, estimate=info["mean"].copy(),
+                null=None, degenerate=degenerate)
+
+
+def walsh_averages(d):
+    """``(d_i + d_j) / 2`` for ``i <= j``: the Hodges-Lehmann estimate is their median."""
+    i, j = np.triu_indices(d.size)
+    return (d[i] + d[j]) / 2
 
 
 def wilcoxon_core(D, *, alternative="two-sided", confidence_level=0.95, zero_method="wilcox",
-                  correction=False, method="auto"):
-    """scipy's ``wilcoxon`` on every row of ``D``."""
+                  correction=False, method="auto", alpha=None, inclusive=False):
+    """scipy's ``wilcoxon`` on every row of ``D``, with the Hodges-Lehmann interval it inverts.
+
+    The estimate is the Hodges-Lehmann median of the Walsh averages; the interval is the set of
+    shifts ``delta`` for which ``wilcoxon(d - delta)`` (same options, so the same exact or
+    normal-approximation p-values) does not reject (:func:`~.inversion.invert_scan`).
+    """
+    alpha = alpha_of(confidence_level) if alpha is None else alpha
     info = _describe_diffs(D)
     P = D.shape[0]
     statistic = np.full(P, np.nan)
     pvalue = np.ones(P)
+    low = np.full(P, np.nan)
+    high = np.full(P, np.nan)
+    estimate = np.full(P, np.nan)
+
+    def p_at(d):
+        if not np.any(d != 0):
+            return 1.0
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return float(stats.wilcoxon(d, zero_method=zero_method, correction=correction,
+                                        alternative=alternative, method=method).pvalue)
+
     for i in range(P):
+        walsh = walsh_averages(D[i])
+        estimate[i] = float(np.median(walsh))
         if info["zero"][i]:
+            low[i] = high[i] = 0.0
             continue
-        res = stats.wilcoxon(D[i], zero_method=zero_method, correction=correction,
-                             alternative=alternative, method=method)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            res = stats.wilcoxon(D[i], zero_method=zero_method, correction=correction,
+                                 alternative=alternative, method=method)
         statistic[i], pvalue[i] = res.statistic, res.pvalue
-    low, high = _t_effect_interval(info, alternative, confidence_level)
-    return dict(info, statistic=statistic, pvalue=pvalue, low=low, high=high, null=None,
+        low[i], high[i] = invert_scan(D[i], p_at, estimate[i], walsh, alpha, alternative, inclusive, p0=pvalue[i])
+    low, high = _one_sided(low, high, alternative)
+    return dict(info, statistic=statistic, pvalue=pvalue, low=low, high=high, estimate=estimate, null=None,
                 degenerate=info["zero"])
 
 
-def sign_core(D, *, alternative="two-sided", confidence_level=0.95):
-    """Sign test (scipy's ``binomtest`` on wins among non-tied topics) on every row of ``D``."""
+@functools.lru_cache(maxsize=65536)
+def _binom_p(k, m, alternative):
+    return float(stats.binomtest(k, m, 0.5, alternative=alternative).pvalue) if m else 1.0
+
+
+def sign_core(D, *, alternative="two-sided", confidence_level=0.95, alpha=None, inclusive=False):
+    """Sign test (scipy's ``binomtest`` on wins among non-tied topics) on every row of ``D``, with
+    the order-statistic interval of the median difference it inverts (the shifts ``delta`` for which
+    the sign test of ``d - delta`` does not reject; its ends are data values)."""
+    alpha = alpha_of(confidence_level) if alpha is None else alpha
     info = _describe_diffs(D)
     P = D.shape[0]
     statistic = np.full(P, np.nan)
     pvalue = np.ones(P)
+    low = np.full(P, np.nan)
+    high = np.full(P, np.nan)
+    estimate = np.median(D, axis=1)
+
+    def p_at(d):
+        return _binom_p(int(np.count_nonzero(d > 0)), int(np.count_nonzero(d)), alternative)
+
     for i in range(P):
         k, m = int(info["wins"][i]), int(info["wins"][i] + info["losses"][i])
         if m == 0:
+            low[i] = high[i] = 0.0
             continue
-        res = stats.binomtest(k, m, 0.5, alternative=alternative)
-        statistic[i], pvalue[i] = res.statistic, res.pvalue
-    low, high = _t_effect_interval(info, alternative, confidence_level)
-    return dict(info, statistic=statistic, pvalue=pvalue, low=low, high=high, null=None,
+        statistic[i], pvalue[i] = k / m, _binom_p(k, m, alternative)
+        low[i], high[i] = invert_scan(D[i], p_at, estimate[i], D[i], alpha, alternative, inclusive, p0=pvalue[i])
+    low, high = _one_sided(low, high, alternative)
+    return dict(info, statistic=statistic, pvalue=pvalue, low=low, high=high, estimate=estimate, null=None,
                 degenerate=info["zero"])
 
 
@@ -381,6 +505,7 @@ def _result(core, method, alternative, confidence_level, plan=None):
         confidence_level=confidence_level,
         null_distribution=None if core["null"] is None else core["null"][0],
         plan=plan,
+        estimate=float(core["estimate"][0]),
     )
 
 
