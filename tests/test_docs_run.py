@@ -61,7 +61,7 @@ def _run(lang, code, cwd):
         return [subprocess.run([sys.executable, "-c", code], cwd=cwd, env=env, capture_output=True, text=True,
                                timeout=600)]
     done = []
-    for line in code.splitlines():
+    for line in code.replace("\\\n", " ").splitlines():  # a trailing backslash continues the line
         line = re.sub(r"\s+#.*$", "", line.removeprefix("$ ")).strip()
         if not line:
             continue
