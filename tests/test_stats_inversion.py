@@ -109,8 +109,12 @@ def _check_rows(test, matrix, alternative, correction, alpha):
     X = pd.DataFrame(np.array(matrix), columns=pd.Index(range(len(matrix[0])), name="qid"))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        table = compare(X, test=test, correction=correction, alpha=alpha, alternative=alternative,
-                        n_resamples=199, rng=0)
+        try:
+            table = compare(X, test=test, correction=correction, alpha=alpha, alternative=alternative,
+                            n_resamples=199, rng=0)
+        except ValueError as error:  # differences too small for float64 variances: refused, documented
+            assert "rescale them" in str(error)
+            return
     excluded = _excludes_zero(table["ci_low"], table["ci_high"])
     if correction in (None, "bonferroni", "sidak"):  # a matching (simultaneous) interval exists
         assert (table["reject"].to_numpy() == excluded).all(), table
