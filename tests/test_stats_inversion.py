@@ -27,7 +27,9 @@ TESTS = ("t", "paired_bootstrap", "randomization", "wilcoxon", "sign")
 
 
 def _excludes_zero(low, high):
-    return (np.asarray(low) > 0) | (np.asarray(high) < 0)
+    """Whether the interval excludes 0; an empty one (both ends NaN: every shift rejected) does."""
+    low, high = np.asarray(low, dtype=float), np.asarray(high, dtype=float)
+    return (low > 0) | (high < 0) | (np.isnan(low) & np.isnan(high))
 
 
 # ------------------------------------------------------------------ independent references
@@ -140,6 +142,19 @@ def test_no_row_rejects_beside_an_interval_holding_zero(test, matrix, alternativ
 @given(**ROWS)
 def test_no_row_rejects_beside_an_interval_holding_zero_many_inputs(test, matrix, alternative, correction, alpha):
     _check_rows(test, matrix, alternative, correction, alpha)
+
+
+def test_wilcoxon_that_rejects_every_shift_has_an_empty_interval():
+    """Two of 14 differences non-zero: scipy drops the zeros (p = 0.18 at 0) and every shift is
+    rejected at alpha = 0.2, so the confidence set is empty (NaN ends) beside reject = True."""
+    matrix = [[0.0] * 14, [0.0] * 14, [0.0] * 12 + [0.1, 0.1]]
+    X = pd.DataFrame(np.array(matrix), columns=pd.Index(range(14), name="qid"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        table = compare(X, test="wilcoxon", correction=None, alpha=0.2)
+    rows = table[table["system_b"] == 2] if (table["system_b"] == 2).any() else table[table["system_a"] == 2]
+    assert rows["reject"].all() and rows["ci_low"].isna().all() and rows["ci_high"].isna().all()
+    _check_rows("wilcoxon", matrix, "two-sided", None, 0.2)
 
 
 @pytest.mark.slow

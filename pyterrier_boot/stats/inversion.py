@@ -70,7 +70,8 @@ def invert_scan(d, pvalue_at, estimate: float, breakpoints, alpha: float, altern
     (ties, zeros dropped, the switch between exact and approximate p-values).
 
     Returns:
-        ``(low, high)``; an end is infinite when no shift on that side is rejected.
+        ``(low, high)``; an end is infinite when no shift on that side is rejected; both are NaN
+        when every shift is rejected (an empty confidence set, which excludes 0).
     """
     brk = np.unique(np.asarray(breakpoints, dtype=float))
     span = max(brk[-1] - brk[0], 1.0)
@@ -117,9 +118,15 @@ def invert_scan(d, pvalue_at, estimate: float, breakpoints, alpha: float, altern
         low, high = bound(edge(last, 0, -1), -1), np.inf
     elif alternative == "less":
         low, high = -np.inf, bound(edge(0, last, 1), 1)
-    else:  # start at the estimate, or beside it when the estimate itself is a rejected breakpoint
-        e = next((i for i in (e, e - 1, e + 1) if 0 <= i <= last and accepted(i)), e)
-        low, high = bound(edge(e, 0, -1), -1), bound(edge(e, last, 1), 1)
+    else:  # start at the estimate, beside it when the estimate itself is a rejected breakpoint,
+        # else at the accepted point nearest to it (a test whose p-value is not monotone in the shift)
+        start = next((i for i in (e, e - 1, e + 1) if 0 <= i <= last and accepted(i)), None)
+        if start is None:
+            start = min((i for i in range(points.size) if accepted(i)),
+                        key=lambda i: abs(points[i] - estimate), default=None)
+        if start is None:  # the test rejects every shift: the confidence set is empty
+            return float("nan"), float("nan")
+        low, high = bound(edge(start, 0, -1), -1), bound(edge(start, last, 1), 1)
     if p0 is None:
         return float(low), float(high)
     reject0 = bool(rejects(p0, alpha, inclusive))
