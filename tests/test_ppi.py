@@ -29,7 +29,7 @@ def _scores(seed=0, n=25, big_n=150, bias=0.1):
 def test_ppi_mean_ci_matches_ppi_py(lam, level, seed):
     ppi = _oracle()
     y, yhat, yhat_u = _scores(seed)
-    ours = pb.ppi_mean_ci(y, yhat, yhat_u, lam=lam, confidence_level=level)
+    ours = pb.ppi_mean_ci(y, yhat, yhat_u, lam=lam, confidence_level=level, small_sample=False)
     low, high = ppi.ppi_mean_ci(y, yhat, yhat_u, alpha=1 - level, lam=lam)
     assert ours.confidence_interval.low == pytest.approx(float(low[0]), abs=1e-9)
     assert ours.confidence_interval.high == pytest.approx(float(high[0]), abs=1e-9)
@@ -37,20 +37,21 @@ def test_ppi_mean_ci_matches_ppi_py(lam, level, seed):
     assert ours.statistic == pytest.approx(float(np.ravel(estimate)[0]), abs=1e-9)
     # the p-value uses the interval's lam (ppi_py's p-value does not clip a tuned lam: pass ours)
     pvalue = ppi.ppi_mean_pval(y, yhat, yhat_u, null=0.4, lam=ours.lam)
-    assert pb.ppi_mean_ci(y, yhat, yhat_u, lam=lam, null=0.4).pvalue == pytest.approx(float(pvalue[0]), abs=1e-9)
+    assert pb.ppi_mean_ci(y, yhat, yhat_u, lam=lam, null=0.4, small_sample=False).pvalue == pytest.approx(
+        float(pvalue[0]), abs=1e-9)
 
 
 @pytest.mark.parametrize("alternative", ["larger", "smaller"])
 def test_one_sided_matches_ppi_py(alternative):
     ppi = _oracle()
     y, yhat, yhat_u = _scores(3)
-    tuned = pb.ppi_mean_ci(y, yhat, yhat_u).lam  # ppi_py drops 'alternative' when it tunes: give it lam
-    ours = pb.ppi_mean_ci(y, yhat, yhat_u, alternative=alternative)
+    tuned = pb.ppi_mean_ci(y, yhat, yhat_u, small_sample=False).lam  # ppi_py drops 'alternative' when it tunes
+    ours = pb.ppi_mean_ci(y, yhat, yhat_u, alternative=alternative, small_sample=False)
     low, high = ppi.ppi_mean_ci(y, yhat, yhat_u, alpha=0.05, lam=tuned, alternative=alternative)
     assert (ours.confidence_interval.low, ours.confidence_interval.high) == pytest.approx(
         (float(np.ravel(low)[0]), float(np.ravel(high)[0])), abs=1e-9)
     p = ppi.ppi_mean_pval(y, yhat, yhat_u, null=0.45, lam=tuned, alternative=alternative)
-    assert pb.ppi_mean_ci(y, yhat, yhat_u, alternative=alternative, null=0.45).pvalue == pytest.approx(
+    assert pb.ppi_mean_ci(y, yhat, yhat_u, alternative=alternative, null=0.45, small_sample=False).pvalue == pytest.approx(
         float(p[0]), abs=1e-9)
 
 
@@ -59,7 +60,7 @@ def test_tuned_lambda_is_ppi_py_s():
     from ppi_py.ppi import _calc_lam_glm
 
     y, yhat, yhat_u = _scores(4)
-    theta = pb.ppi_mean_ci(y, yhat, yhat_u, lam=1).statistic
+    theta = pb.ppi_mean_ci(y, yhat, yhat_u, lam=1, small_sample=False).statistic
     expected = _calc_lam_glm(y - theta, yhat - theta, yhat_u - theta, np.eye(1), clip=True)
     assert pb.ppi_lambda(y, yhat, yhat_u) == pytest.approx(expected, abs=1e-12)
 
@@ -68,7 +69,7 @@ def test_columns_are_independent_problems():
     ppi = _oracle()
     cols = [_scores(s) for s in range(4)]
     y, yhat, yhat_u = (np.column_stack([c[i] for c in cols]) for i in range(3))
-    ours = pb.ppi_mean_ci(y, yhat, yhat_u)
+    ours = pb.ppi_mean_ci(y, yhat, yhat_u, small_sample=False)
     for j in range(4):
         low, high = ppi.ppi_mean_ci(y[:, j], yhat[:, j], yhat_u[:, j], alpha=0.05)
         assert ours.confidence_interval.low[j] == pytest.approx(float(low[0]), abs=1e-9)
@@ -79,15 +80,17 @@ def test_classical_matches_ppi_py():
     ppi = _oracle()
     y, _, _ = _scores(5)
     low, high = ppi.classical_mean_ci(y, alpha=0.1)
-    ours = pb.classical_mean_ci(y, confidence_level=0.9)
+    ours = pb.classical_mean_ci(y, confidence_level=0.9, small_sample=False)
     assert tuple(ours.confidence_interval) == pytest.approx((low, high), abs=1e-12)
-    assert pb.ppi_mean_ci(y, y, _scores(6)[2], lam=0, confidence_level=0.9).confidence_interval.low == \
-        pytest.approx(low, abs=1e-12)
+    assert pb.ppi_mean_ci(y, y, _scores(6)[2], lam=0, confidence_level=0.9,
+                          small_sample=False).confidence_interval.low == pytest.approx(low, abs=1e-12)
 
 
 def test_on_per_topic_scores_of_runs_matches_ppi_py(judged):
+    from dataclasses import replace
+
     ppi = _oracle()
-    ev = judged["evaluation"]
+    ev = replace(judged["evaluation"], small_sample=False)  # the asymptotic intervals, as ppi_py
     for m in range(len(ev.measures)):
         for s in range(len(ev.names)):
             y, yhat, yhat_u = ev.human[m][:, s], ev.auto_labeled[m][:, s], ev.auto_unlabeled[m][:, s]
@@ -122,7 +125,8 @@ def test_unpacks_and_lambda_edges():
     assert low < statistic < high
     assert pb.ppi_lambda(y, np.full_like(y, 0.3), np.full_like(yhat_u, 0.3)) == 0.0  # a constant judge
     assert pb.ppi_mean_ci(y, yhat, yhat_u, lam=1).method == "ppi"
-    assert pb.ppi_mean_ci(y, yhat, yhat_u).method == "ppi++"
+    assert pb.ppi_mean_ci(y, yhat, yhat_u).method == "ppi"  # 25 human-judged topics: plain PPI (the rule)
+    assert pb.ppi_mean_ci(y, yhat, yhat_u, small_sample=False).method == "ppi++"
     assert 0 <= pb.ppi_lambda(y, -yhat, -yhat_u) <= 1  # a judge that ranks backwards: clipped to 0
 
 
@@ -177,7 +181,7 @@ def judged():
 def test_evaluation_scores_are_evaluate_s(judged):
     ev = judged["evaluation"]
     assert len(ev.labeled_qids) == 15 and len(ev.unlabeled_qids) == 25
-    assert "15 human-judged + 25 automatic-only topics, PPI++" in repr(ev) and "<table" in ev._repr_html_()
+    assert "15 human-judged + 25 automatic-only topics, PPI," in repr(ev) and "<table" in ev._repr_html_()
     assert not set(ev.labeled_qids) & set(ev.unlabeled_qids)
     long = pb.evaluate(judged["runs"], judged["full"], ["AP"])
     human_ap = long[long["qid"].isin(ev.labeled_qids)].pivot(index="qid", columns="name", values="value")
@@ -259,7 +263,7 @@ def test_experiment_door(judged):
                           human_qrels=human)
     expected = judged["evaluation"].table(baseline="a")
     pd.testing.assert_frame_equal(table, expected)
-    result = pb.Experiment(runs, judged["topics"], auto, ["AP"], human_qrels=human, dataframe=False)
+    result = pb.experiment_result(runs, judged["topics"], auto, ["AP"], human_qrels=human)
     assert isinstance(result, pb.PPIEvaluation) and result.names == ("a", "b", "c")
     rounded = pb.Experiment(runs, None, auto, ["AP"], human_qrels=human, round=2)
     assert rounded["AP"].tolist() == pytest.approx(expected["AP"].round(2).tolist())
@@ -270,10 +274,37 @@ def test_experiment_door(judged):
     assert ran.loc[0, "AP ci_low"] == pytest.approx(expected.loc[1, "AP ci_low"])
     with pytest.raises(ValueError, match="'topics' are needed"):
         pb.Experiment([transformer], None, auto, ["AP"], human_qrels=human)
-    unnamed = pb.Experiment(list(runs.values()), None, auto, ["AP"], human_qrels=human)
-    assert unnamed["name"].tolist() == ["run 0", "run 1", "run 2"]  # as Experiment names frames
-    per_query = pb.Experiment(runs, None, auto, ["AP"], human_qrels=human, perquery=True)
-    assert list(per_query.columns) == ["name", "qid", "measure", "judge", "value"]
+
+
+def test_experiment_door_returns_pt_experiment_s_types(judged):
+    """dataframe=False, perquery and default names as pt.Experiment on the same systems."""
+    import pyterrier as pt
+
+    runs, auto, human, topics = judged["runs"], judged["auto"], judged["human"], judged["topics"]
+    systems = list(runs.values())
+    ours = pb.Experiment(systems, topics, auto, ["map", "ndcg_cut_10"], human_qrels=human)
+    theirs = pt.Experiment(systems, topics, auto, ["map", "ndcg_cut_10"])
+    assert ours["name"].tolist() == theirs["name"].tolist()  # str(frame), as pt.Experiment names frames
+    as_dict = pb.Experiment(systems, topics, auto, ["map", "ndcg_cut_10"], human_qrels=human, dataframe=False)
+    pt_dict = pt.Experiment(systems, topics, auto, ["map", "ndcg_cut_10"], dataframe=False)
+    assert type(as_dict) is dict and as_dict.keys() == pt_dict.keys()
+    for name, row in zip(ours["name"], ours.itertuples()):
+        assert as_dict[name].keys() == pt_dict[name].keys()
+        assert as_dict[name]["map"] == pytest.approx(row.map)  # the PPI estimate, as the table's column
+    per_query = pb.Experiment(systems, topics, auto, ["map"], names=list(runs), human_qrels=human, perquery=True)
+    pt_per_query = pt.Experiment(systems, topics, auto, ["map"], names=list(runs), perquery=True)
+    assert list(per_query.columns) == list(pt_per_query.columns)
+    merged = per_query.merge(pt_per_query, on=["name", "qid", "measure"], suffixes=("", " pt"))
+    assert len(merged) == len(pt_per_query)
+    np.testing.assert_allclose(merged["value"], merged["value pt"], atol=1e-9)
+    pq_dict = pb.Experiment(systems, topics, auto, ["map"], names=list(runs), human_qrels=human, perquery=True,
+                            dataframe=False)
+    pt_pq_dict = pt.Experiment(systems, topics, auto, ["map"], names=list(runs), perquery=True, dataframe=False)
+    assert pq_dict.keys() == pt_pq_dict.keys() and pq_dict[0].keys() == pt_pq_dict[0].keys()
+    qid = next(iter(pt_pq_dict[1]))
+    assert pq_dict[1][qid]["map"] == pytest.approx(pt_pq_dict[1][qid]["map"], abs=1e-9)
+    table, both = pb.Experiment(runs, topics, auto, ["map"], human_qrels=human, perquery="both", dataframe=False)
+    assert type(table) is dict and type(both) is dict
 
 
 def test_experiment_door_refuses_bootstrap_options(judged):
@@ -303,9 +334,9 @@ def test_cli_ppi(judged, tmp_path, capsys):
                  *runs, "-m", "nDCG@10", "AP", "-b", "a", "--out", str(tmp_path / "out"), "--quiet"])
     printed = capsys.readouterr().out
     assert code == 0
-    assert "PPI++ 95% intervals: 15 human-judged topics, 25 judged only automatically" in printed
+    assert "PPI 95% intervals (small-sample t): 15 human-judged topics, 25 judged only automatically" in printed
     assert "AP: difference from a" in printed and "human-only" in printed and "auto-only" in printed
-    assert "note: with fewer than 20 human-judged topics" in printed  # 15 here
+    assert "note:" not in printed
     table = pd.read_csv(tmp_path / "out" / "ppi_table.csv")
     expected = judged["evaluation"].table(baseline="a")
     np.testing.assert_allclose(table["AP diff ci_low"].to_numpy()[1:], expected["AP diff ci_low"].to_numpy()[1:],

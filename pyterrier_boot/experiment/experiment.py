@@ -165,7 +165,7 @@ def experiment_result(retr_systems, topics, qrels, eval_metrics, names=None, bat
                       save_mode="warn", save_format="trec", precompute_prefix=False, plan="linear", *,
                       bootstrap="topic", n_resamples=None, confidence_level=0.95, interval=None,
                       corpus_size=None, model="poisson", rng=None,
-                      max_memory=DEFAULT_MAX_MEMORY) -> ExperimentResult:
+                      max_memory=DEFAULT_MAX_MEMORY, human_qrels=None) -> ExperimentResult:
     """Run an experiment as :func:`Experiment` does and return everything it measured.
 
     Takes :func:`Experiment`'s arguments (those shaping ``pt.Experiment``'s output, ``perquery``,
@@ -175,13 +175,19 @@ def experiment_result(retr_systems, topics, qrels, eval_metrics, names=None, bat
     refused with a bootstrap (a ValueError: use ``bootstrap=None``); trec_eval families are expanded
     into their measures (without their summed ones when bootstrapping); with
     fewer than two judged topics intervals and tests are NaN (one warning). ``save_dir`` writes
-    the runs and the table's ``aggregated.csv``/``perquery.csv``.
+    the runs and the table's ``aggregated.csv``/``perquery.csv``. With ``human_qrels`` (as in
+    :func:`Experiment`) it returns the :class:`pyterrier_boot.PPIEvaluation` of the
+    prediction-powered intervals instead (``pt_docs/ppi.md``).
 
     Example:
         >>> res = pyterrier_boot.experiment_result([bm25, dph], topics, qrels, ["map"],
         ...                                        names=["BM25", "DPH"], baseline=0)  # doctest: +SKIP
         >>> res.pairwise(); res.ranks(); print(res.to_latex())                      # doctest: +SKIP
     """
+    if human_qrels is not None:  # prediction-powered intervals, computed entirely in pyterrier_boot.ppi
+        from ..ppi.experiment import ppi_experiment
+
+        return ppi_experiment(locals(), rich=True)
     run = _experiment(retr_systems, topics, qrels, eval_metrics, names, batch_size, filter_by_qrels,
                       filter_by_topics, baseline, test, correction, correction_alpha, round, verbose, validate,
                       save_dir, save_mode, save_format, precompute_prefix, plan, bootstrap, n_resamples,
