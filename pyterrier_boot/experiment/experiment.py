@@ -115,9 +115,12 @@ def Experiment(retr_systems, topics, qrels, eval_metrics, names=None, perquery=F
             ValueError stating the estimate, not a failed allocation after the retrieval.
         human_qrels: human judgments of a random subset of the topics, ``qrels`` then being automatic
             judgments (e.g. an LLM's) of every topic: the means and baseline differences get
-            prediction-powered intervals (PPI++; Angelopoulos et al. 2023, 2024), with the human-only
-            and automatic-only intervals in columns named ``"<m> human-only ..."`` and
-            ``"<m> auto-only ..."`` (see :func:`pyterrier_boot.ppi_evaluate` and ``pt_docs/ppi.md``).
+            prediction-powered intervals (PPI and PPI++; Angelopoulos et al. 2023, 2024), with the
+            human-only and automatic-only intervals in columns named ``"<m> human-only ..."`` and
+            ``"<m> auto-only ..."`` (see :func:`pyterrier_boot.ppi_evaluate` and ``pt_docs/ppi.md``);
+            ``dataframe=False`` gives ``pt.Experiment``'s dict with the prediction-powered estimates,
+            ``perquery`` its per-query output under ``qrels``; :func:`experiment_result` with
+            ``human_qrels`` returns the :class:`pyterrier_boot.PPIEvaluation`.
 
     Measures: trec_eval names (``"map"``, ``"ndcg_cut_10"``), ir_measures objects, and also
     ir_measures strings (``"nDCG@10"``). Measures summed over topics (``num_q``, ``NumRet``, ...)
