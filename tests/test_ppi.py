@@ -483,7 +483,8 @@ def test_coverage_on_dl19_with_a_simulated_judge():
     ppi = enough[enough["method"] == "PPI default"]
     assert (abs(ppi["coverage"] - 0.95) < 0.015 + 3 * ppi["se"]).all(), ppi
     auto = table[table["method"] == "auto-only"]
-    assert (auto["coverage"] < 0.80).all(), auto
+    assert (auto["coverage"] < 0.95 - 0.015 - 3 * auto["se"]).all(), auto  # not within 1.5 points
+    assert (auto[auto["estimand"] == "mean"]["coverage"] < 0.6).all(), auto
     shares = ppi[ppi["human share"] <= 0.25]["width / human-only"]
     assert (shares < 0.9).all() and (ppi["width / human-only"] < 1.02).all(), ppi
 

@@ -256,8 +256,8 @@ def ppi_mean_ci(human_scores, auto_scores_on_human, auto_scores_unlabeled, *, co
     n, big_n = y.shape[0], yhat_u.shape[0]
     if small_sample and n < FEW_TOPICS:
         report(FitWarning, f"only {{cases}} human-judged topic(s): below {FEW_TOPICS}, no interval keeps its nominal "
-               "coverage in our measurements on TREC collections (95% intervals: PPI about 93-95%, human-only about "
-               "92-94% at 5 topics); judge more topics, chosen at random (see the ppi page of the docs)", [n])
+               "coverage in our measurements on TREC collections (95% intervals: PPI 92-95%, human-only 91-95% with "
+               "4-10 topics); judge more topics, chosen at random (see the ppi page of the docs)", [n])
     if not small_sample:
         weight = _tuned_lambda(y, yhat, yhat_u) if lam is None else np.full(y.shape[1:], float(lam))
         rectifier = y - weight * yhat
