@@ -451,6 +451,32 @@ def test_cli_ppi(judged, tmp_path, capsys):
     np.testing.assert_allclose(asymptotic["AP ci_low"], expected.confidence_interval.low, rtol=1e-5)
 
 
+def test_cli_ppi_warns_once_below_10_human_topics(judged, tmp_path, capsys):
+    five = sorted(set(judged["human"]["qid"]))[:5]
+    few = dict(judged, human=judged["human"][judged["human"]["qid"].isin(five)])
+    _write(few, tmp_path)
+    runs = [str(tmp_path / f"{n}.run") for n in "abc"]
+    code = main(["ppi", "--auto-qrels", str(tmp_path / "auto.qrels"), "--human-qrels",
+                 str(tmp_path / "human.qrels"), *runs, "-m", "AP", "nDCG@10", "-b", "a", "--quiet"])
+    printed = capsys.readouterr()
+    assert code == 0 and "PPI 95% intervals (small-sample t): 5 human-judged topics" in printed.out
+    assert printed.err.count("warning: only 5 human-judged topic(s): below 10, no interval keeps") == 1
+
+
+def test_evaluation_warns_once_below_10_human_topics(judged):
+    import warnings
+
+    five = sorted(set(judged["human"]["qid"]))[:5]
+    human = judged["human"][judged["human"]["qid"].isin(five)]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ev = pb.ppi_evaluate(judged["runs"], judged["auto"], human, ["AP", "nDCG@10"])
+        ev.table(baseline="a"), ev.pairwise()
+        pb.ppi_evaluate(judged["runs"], judged["auto"], human, ["AP"], small_sample=False)
+    few = [w for w in caught if issubclass(w.category, pb.FitWarning)]
+    assert len(few) == 1 and "only 5 human-judged" in str(few[0].message)
+
+
 def test_cli_ppi_errors(judged, tmp_path, capsys):
     _write(judged, tmp_path)
     run = str(tmp_path / "a.run")
@@ -484,7 +510,6 @@ def test_coverage_on_dl19_with_a_simulated_judge():
     assert (abs(ppi["coverage"] - 0.95) < 0.015 + 3 * ppi["se"]).all(), ppi
     auto = table[table["method"] == "auto-only"]
     assert (auto["coverage"] < 0.95 - 0.015 - 3 * auto["se"]).all(), auto  # not within 1.5 points
-    assert (auto[auto["estimand"] == "mean"]["coverage"] < 0.6).all(), auto
     shares = ppi[ppi["human share"] <= 0.25]["width / human-only"]
     assert (shares < 0.9).all() and (ppi["width / human-only"] < 1.02).all(), ppi
 

@@ -8,13 +8,19 @@ import numpy as np
 import pandas as pd
 
 from .._results import ConfidenceInterval
-from .._warnings import one_warning_per_kind
+from .._warnings import FitWarning, one_warning_per_kind, suppressed
 from ..inputs.qrels import read_qrels
 from ..inputs.runs import read_runs
 from ..inputs.topics import read_topics
 from ..measures.evaluation import evaluate
 from ..measures.parsing import parse_measures, require_mean_aggregated
-from .intervals import CROSSFIT_MIN_TOPICS, PPIResult, classical_mean_ci, ppi_mean_ci
+from .intervals import (
+    CROSSFIT_MIN_TOPICS,
+    PPIResult,
+    classical_mean_ci,
+    ppi_mean_ci,
+    warn_few_topics,
+)
 
 __all__ = ["PPIEvaluation", "ppi_evaluate"]
 
@@ -93,8 +99,9 @@ class PPIEvaluation:
         human, auto_l, auto_u = (a[m] @ weights for a in (self.human, self.auto_labeled, self.auto_unlabeled))
         level = self.confidence_level
         small = self.small_sample
-        return {"ppi": ppi_mean_ci(human, auto_l, auto_u, confidence_level=level, lam=self.lam, small_sample=small),
-                "human-only": classical_mean_ci(human, confidence_level=level, small_sample=small),
+        with suppressed(FitWarning):  # said once, by ppi_evaluate
+            ppi = ppi_mean_ci(human, auto_l, auto_u, confidence_level=level, lam=self.lam, small_sample=small)
+        return {"ppi": ppi, "human-only": classical_mean_ci(human, confidence_level=level, small_sample=small),
                 "auto-only": classical_mean_ci(np.concatenate([auto_l, auto_u]), confidence_level=level,
                                                small_sample=small)}
 
@@ -265,6 +272,8 @@ def ppi_evaluate(runs, auto_qrels, human_qrels, measures, *, topics=None, names=
         wanted = set(topics["qid"])
         auto, human = auto[auto["qid"].isin(wanted)], human[human["qid"].isin(wanted)]
     labeled, unlabeled = _split_topics(auto, human)
+    if small_sample:
+        warn_few_topics(len(labeled))
     read = read_runs(runs, topics=topics, names=names, batch_size=batch_size, verbose=verbose)
     labels = [p.label for p in parsed]
     human_scores = _scores(read, human, parsed, labeled, labels)

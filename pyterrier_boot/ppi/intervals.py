@@ -254,10 +254,8 @@ def ppi_mean_ci(human_scores, auto_scores_on_human, auto_scores_unlabeled, *, co
                             or not 0 <= lam <= 1):
         raise ValueError(f"'lam' must be None (chosen) or a number in [0, 1], got {lam!r}")
     n, big_n = y.shape[0], yhat_u.shape[0]
-    if small_sample and n < FEW_TOPICS:
-        report(FitWarning, f"only {{cases}} human-judged topic(s): below {FEW_TOPICS}, no interval keeps its nominal "
-               "coverage in our measurements on TREC collections (95% intervals: PPI 92-95%, human-only 91-95% with "
-               "4-10 topics); judge more topics, chosen at random (see the ppi page of the docs)", [n])
+    if small_sample:
+        warn_few_topics(n)
     if not small_sample:
         weight = _tuned_lambda(y, yhat, yhat_u) if lam is None else np.full(y.shape[1:], float(lam))
         rectifier = y - weight * yhat
@@ -277,6 +275,14 @@ def ppi_mean_ci(human_scores, auto_scores_on_human, auto_scores_unlabeled, *, co
     df = _welch_df(auto_part, human_part, n, big_n)
     return _normal_result(estimate, np.sqrt(auto_part + human_part), confidence_level, alternative, null, weight, n,
                           big_n, method, df)
+
+
+def warn_few_topics(n: int) -> None:
+    """The one warning below :data:`FEW_TOPICS` human-judged topics (pooled per public call)."""
+    if n < FEW_TOPICS:
+        report(FitWarning, f"only {{cases}} human-judged topic(s): below {FEW_TOPICS}, no interval keeps its nominal "
+               "coverage in our measurements on TREC collections (95% intervals: PPI 92-95%, human-only 91-95% with "
+               "4-10 topics); judge more topics, chosen at random (see the ppi page of the docs)", [n])
 
 
 def _fixed_name(lam) -> str:
