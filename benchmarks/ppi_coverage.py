@@ -11,12 +11,15 @@ human and once with the automatic qrels (``pyterrier_boot.evaluate``). Then, on 
 * a replication draws a collection of ``N`` topics from the population at random (with
   replacement: iid topics, the model the intervals assume), of which a random ``f`` share
   (10%, 25%, 50%) is human-judged and the rest judged only automatically;
-* for every run (and difference), four 95% intervals: PPI (lam=1), PPI++ (tuned lam),
-  automatic-only (classical interval on the automatic scores of all N topics) and human-only
-  (classical interval on the human-judged topics); each either covers the target or not.
+* for every run (and difference), 95% intervals: the default of ``ppi_mean_ci`` (the
+  small-sample rule: plain PPI below 30 human-judged topics, cross-fitted PPI++ from 30,
+  Welch-Satterthwaite t quantiles), the asymptotic PPI (lam=1) and PPI++ (in-sample lam) of the
+  papers and ``ppi_py`` (z quantiles), plain PPI with the small-sample t quantile, automatic-only
+  (classical interval on the automatic scores of all N topics) and human-only (Student's t, and
+  the z interval of the PPI papers, on the human-judged topics); each covers the target or not.
 
 Reported: coverage (mean over runs and replications) with its standard error (over the
-independent replication x judge units), and the mean width relative to the human-only interval.
+independent replication x judge units), and the mean width relative to the human-only (t) interval.
 ``N`` is the collection's real number of topics (43, 54, 100: few human-judged topics at 10%)
 and 200 (enough for the normal approximations the intervals rest on); ``--topics`` sets others.
 
@@ -44,7 +47,7 @@ COLLECTIONS = {
     "robust03": ("trec-robust2003", "qrels.robust2003.txt.gz", ("nDCG@10", "AP")),
 }
 FRACTIONS = (0.10, 0.25, 0.50)
-METHODS = ("PPI", "PPI++", "auto-only", "human-only")
+METHODS = ("PPI default", "PPI (z)", "PPI++ (z)", "PPI (t)", "auto-only", "human-only (t)", "human-only (z)")
 
 
 def per_topic_scores(runs: dict, qrels, measures, judge_rng) -> tuple[np.ndarray, np.ndarray]:
@@ -63,11 +66,11 @@ def per_topic_scores(runs: dict, qrels, measures, judge_rng) -> tuple[np.ndarray
 
 def replicate(human: np.ndarray, auto: np.ndarray, n_topics: int, fraction: float, replications: int,
               rng: np.random.Generator) -> dict:
-    """Coverage indicators ``(replications, columns)`` and widths for the four intervals.
+    """Coverage indicators ``(replications, columns)`` and widths for the intervals of ``METHODS``.
 
     ``human``/``auto``: ``(population topics, columns)``; the target is ``human.mean(0)``.
     """
-    from pyterrier_boot import classical_mean_ci, ppi_mean_ci
+    from pyterrier_boot import FitWarning, classical_mean_ci, ppi_mean_ci
 
     target = human.mean(0)
     n = max(2, int(round(fraction * n_topics)))
@@ -79,12 +82,17 @@ def replicate(human: np.ndarray, auto: np.ndarray, n_topics: int, fraction: floa
         return values[index].transpose(1, 0, 2).reshape(index.shape[1], replications * cols)
 
     y, yhat, yhat_u = stack(human, labeled), stack(auto, labeled), stack(auto, unlabeled)
-    results = {
-        "PPI": ppi_mean_ci(y, yhat, yhat_u, lam=1),
-        "PPI++": ppi_mean_ci(y, yhat, yhat_u),
-        "auto-only": classical_mean_ci(np.concatenate([yhat, yhat_u])),
-        "human-only": classical_mean_ci(y),
-    }
+    with warnings.catch_warnings():  # the warning below 10 human-judged topics: measured here
+        warnings.simplefilter("ignore", FitWarning)
+        results = {
+            "PPI default": ppi_mean_ci(y, yhat, yhat_u),
+            "PPI (z)": ppi_mean_ci(y, yhat, yhat_u, lam=1, small_sample=False),
+            "PPI++ (z)": ppi_mean_ci(y, yhat, yhat_u, small_sample=False),
+            "PPI (t)": ppi_mean_ci(y, yhat, yhat_u, lam=1),
+            "auto-only": classical_mean_ci(np.concatenate([yhat, yhat_u])),
+            "human-only (t)": classical_mean_ci(y),
+            "human-only (z)": classical_mean_ci(y, small_sample=False),
+        }
     goal = np.tile(target, replications)
     out = {}
     for method, res in results.items():
@@ -127,11 +135,12 @@ def coverage_table(data: Path, collections, replications: int, judges: int, size
                     for method, (cover, width) in replicate(h, a, size, fraction, replications, rng).items():
                         indicators[method].append(cover.mean(1))  # one unit per replication
                         widths[method].append(width.mean(1))
-                human_width = np.concatenate(widths["human-only"]).mean()
+                human_width = np.concatenate(widths["human-only (t)"]).mean()
                 for method in METHODS:
                     units = np.concatenate(indicators[method])
                     rows.append({"collection": key, "measure": measure, "estimand": kind, "design": design,
-                                 "topics": size, "human share": fraction, "method": method,
+                                 "topics": size, "human share": fraction,
+                                 "human topics": max(2, int(round(fraction * size))), "method": method,
                                  "coverage": units.mean(), "se": units.std(ddof=1) / np.sqrt(len(units)),
                                  "width / human-only": np.concatenate(widths[method]).mean() / human_width})
     return pd.DataFrame(rows)

@@ -29,7 +29,7 @@ def _scores(seed=0, n=25, big_n=150, bias=0.1):
 def test_ppi_mean_ci_matches_ppi_py(lam, level, seed):
     ppi = _oracle()
     y, yhat, yhat_u = _scores(seed)
-    ours = pb.ppi_mean_ci(y, yhat, yhat_u, lam=lam, confidence_level=level)
+    ours = pb.ppi_mean_ci(y, yhat, yhat_u, lam=lam, confidence_level=level, small_sample=False)
     low, high = ppi.ppi_mean_ci(y, yhat, yhat_u, alpha=1 - level, lam=lam)
     assert ours.confidence_interval.low == pytest.approx(float(low[0]), abs=1e-9)
     assert ours.confidence_interval.high == pytest.approx(float(high[0]), abs=1e-9)
@@ -37,20 +37,21 @@ def test_ppi_mean_ci_matches_ppi_py(lam, level, seed):
     assert ours.statistic == pytest.approx(float(np.ravel(estimate)[0]), abs=1e-9)
     # the p-value uses the interval's lam (ppi_py's p-value does not clip a tuned lam: pass ours)
     pvalue = ppi.ppi_mean_pval(y, yhat, yhat_u, null=0.4, lam=ours.lam)
-    assert pb.ppi_mean_ci(y, yhat, yhat_u, lam=lam, null=0.4).pvalue == pytest.approx(float(pvalue[0]), abs=1e-9)
+    assert pb.ppi_mean_ci(y, yhat, yhat_u, lam=lam, null=0.4, small_sample=False).pvalue == pytest.approx(
+        float(pvalue[0]), abs=1e-9)
 
 
 @pytest.mark.parametrize("alternative", ["larger", "smaller"])
 def test_one_sided_matches_ppi_py(alternative):
     ppi = _oracle()
     y, yhat, yhat_u = _scores(3)
-    tuned = pb.ppi_mean_ci(y, yhat, yhat_u).lam  # ppi_py drops 'alternative' when it tunes: give it lam
-    ours = pb.ppi_mean_ci(y, yhat, yhat_u, alternative=alternative)
+    tuned = pb.ppi_mean_ci(y, yhat, yhat_u, small_sample=False).lam  # ppi_py drops 'alternative' when it tunes
+    ours = pb.ppi_mean_ci(y, yhat, yhat_u, alternative=alternative, small_sample=False)
     low, high = ppi.ppi_mean_ci(y, yhat, yhat_u, alpha=0.05, lam=tuned, alternative=alternative)
     assert (ours.confidence_interval.low, ours.confidence_interval.high) == pytest.approx(
         (float(np.ravel(low)[0]), float(np.ravel(high)[0])), abs=1e-9)
     p = ppi.ppi_mean_pval(y, yhat, yhat_u, null=0.45, lam=tuned, alternative=alternative)
-    assert pb.ppi_mean_ci(y, yhat, yhat_u, alternative=alternative, null=0.45).pvalue == pytest.approx(
+    assert pb.ppi_mean_ci(y, yhat, yhat_u, alternative=alternative, null=0.45, small_sample=False).pvalue == pytest.approx(
         float(p[0]), abs=1e-9)
 
 
@@ -59,7 +60,7 @@ def test_tuned_lambda_is_ppi_py_s():
     from ppi_py.ppi import _calc_lam_glm
 
     y, yhat, yhat_u = _scores(4)
-    theta = pb.ppi_mean_ci(y, yhat, yhat_u, lam=1).statistic
+    theta = pb.ppi_mean_ci(y, yhat, yhat_u, lam=1, small_sample=False).statistic
     expected = _calc_lam_glm(y - theta, yhat - theta, yhat_u - theta, np.eye(1), clip=True)
     assert pb.ppi_lambda(y, yhat, yhat_u) == pytest.approx(expected, abs=1e-12)
 
@@ -68,7 +69,7 @@ def test_columns_are_independent_problems():
     ppi = _oracle()
     cols = [_scores(s) for s in range(4)]
     y, yhat, yhat_u = (np.column_stack([c[i] for c in cols]) for i in range(3))
-    ours = pb.ppi_mean_ci(y, yhat, yhat_u)
+    ours = pb.ppi_mean_ci(y, yhat, yhat_u, small_sample=False)
     for j in range(4):
         low, high = ppi.ppi_mean_ci(y[:, j], yhat[:, j], yhat_u[:, j], alpha=0.05)
         assert ours.confidence_interval.low[j] == pytest.approx(float(low[0]), abs=1e-9)
@@ -79,15 +80,17 @@ def test_classical_matches_ppi_py():
     ppi = _oracle()
     y, _, _ = _scores(5)
     low, high = ppi.classical_mean_ci(y, alpha=0.1)
-    ours = pb.classical_mean_ci(y, confidence_level=0.9)
+    ours = pb.classical_mean_ci(y, confidence_level=0.9, small_sample=False)
     assert tuple(ours.confidence_interval) == pytest.approx((low, high), abs=1e-12)
-    assert pb.ppi_mean_ci(y, y, _scores(6)[2], lam=0, confidence_level=0.9).confidence_interval.low == \
-        pytest.approx(low, abs=1e-12)
+    assert pb.ppi_mean_ci(y, y, _scores(6)[2], lam=0, confidence_level=0.9,
+                          small_sample=False).confidence_interval.low == pytest.approx(low, abs=1e-12)
 
 
 def test_on_per_topic_scores_of_runs_matches_ppi_py(judged):
+    from dataclasses import replace
+
     ppi = _oracle()
-    ev = judged["evaluation"]
+    ev = replace(judged["evaluation"], small_sample=False)  # the asymptotic intervals, as ppi_py
     for m in range(len(ev.measures)):
         for s in range(len(ev.names)):
             y, yhat, yhat_u = ev.human[m][:, s], ev.auto_labeled[m][:, s], ev.auto_unlabeled[m][:, s]
@@ -101,6 +104,102 @@ def test_on_per_topic_scores_of_runs_matches_ppi_py(judged):
     low, high = ppi.ppi_mean_ci(y, yhat, yhat_u, alpha=0.05)
     diff = ev.intervals(ev.measures[0], difference=(1, 0))["ppi"]
     assert tuple(diff.confidence_interval) == pytest.approx((float(low[0]), float(high[0])), abs=1e-9)
+
+
+# ---------------------------------------------------------------- the small-sample rule against scipy
+
+
+@pytest.mark.parametrize("lam", [1.0, 0.37])
+@pytest.mark.parametrize(("alternative", "scipy_alternative"),
+                         [("two-sided", "two-sided"), ("larger", "greater"), ("smaller", "less")])
+def test_fixed_lam_is_welch_s_two_sample_t(lam, alternative, scipy_alternative):
+    """With a fixed lam the estimate is mean(lam*Yhat_u) - mean(lam*Yhat - Y), two independent samples:
+    the small-sample interval and test are Welch's (scipy's ttest_ind, equal_var=False)."""
+    from scipy import stats
+
+    y, yhat, yhat_u = _scores(10, n=12, big_n=60)
+    ours = pb.ppi_mean_ci(y, yhat, yhat_u, lam=lam, alternative=alternative, confidence_level=0.9, null=0.4)
+    welch = stats.ttest_ind(lam * yhat_u - 0.4, lam * yhat - y, equal_var=False, alternative=scipy_alternative)
+    low, high = welch.confidence_interval(0.9)
+    assert (ours.confidence_interval.low, ours.confidence_interval.high) == pytest.approx(
+        (low + 0.4, high + 0.4), abs=1e-9)
+    assert ours.pvalue == pytest.approx(welch.pvalue, abs=1e-9)
+    assert ours.df == pytest.approx(welch.df, abs=1e-9) and ours.method in ("ppi", "ppi(lam=0.37)")
+
+
+def test_classical_and_lam_zero_are_student_s_t():
+    from scipy import stats
+
+    y, yhat, yhat_u = _scores(11, n=8)
+    student = stats.ttest_1samp(y, popmean=0.3)
+    with pytest.warns(pb.FitWarning, match="only 8 human-judged"):
+        lam_zero = pb.ppi_mean_ci(y, yhat, yhat_u, lam=0, null=0.3)
+    for ours in (pb.classical_mean_ci(y, null=0.3), lam_zero):
+        assert tuple(ours.confidence_interval) == pytest.approx(tuple(student.confidence_interval(0.95)), abs=1e-12)
+        assert ours.pvalue == pytest.approx(student.pvalue, abs=1e-12) and ours.df == 7
+
+
+def test_default_lam_is_plain_ppi_below_30_topics_and_cross_fitted_from_30():
+    y, yhat, yhat_u = _scores(12, n=40, big_n=120)
+    assert pb.ppi_mean_ci(y[:29], yhat[:29], yhat_u).method == "ppi"
+    result = pb.ppi_mean_ci(y[:30], yhat[:30], yhat_u)
+    from pyterrier_boot.ppi.intervals import CROSSFIT_MIN_TOPICS
+
+    assert result.method == "ppi++ cross-fit" and CROSSFIT_MIN_TOPICS == 30
+    # by hand: topic i is in fold i % 5 and gets the PPI++ lam of the other folds (ppi_lambda, in-sample there)
+    y, yhat = y[:30], yhat[:30]
+    folds = np.arange(30) % 5
+    lam = np.array([float(pb.ppi_lambda(y[folds != f], yhat[folds != f], yhat_u)) for f in folds])
+    assert result.lam == pytest.approx(lam.mean(), abs=1e-12)
+    estimate = lam.mean() * yhat_u.mean() + (y - lam * yhat).mean()
+    assert result.statistic == pytest.approx(estimate, abs=1e-12)
+    se = np.sqrt(lam.mean() ** 2 * yhat_u.var(ddof=1) / 120 + (y - lam * yhat).var(ddof=1) / 30)
+    assert result.standard_error == pytest.approx(se, abs=1e-12)
+    assert 29 < result.df < 150  # Welch-Satterthwaite, between the two samples' n - 1 and their sum
+
+
+def test_fewer_than_10_human_topics_warn_once_and_asymptotic_does_not():
+    import warnings
+
+    y, yhat, yhat_u = _scores(13, n=5)
+    with pytest.warns(pb.FitWarning, match=r"only 5 human-judged topic\(s\): below 10, no interval keeps"):
+        pb.ppi_mean_ci(y, yhat, yhat_u)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        pb.ppi_mean_ci(y, yhat, yhat_u, small_sample=False)
+        pb.ppi_mean_ci(*_scores(13, n=10))
+
+
+def test_small_sample_rule_covers_where_the_asymptotic_intervals_do_not():
+    """2,000 simulated collections of 8 human-judged and 40 automatic-only topics with skewed scores
+    (like AP) and a biased, noisy judge: the default keeps 95% within 1.5 points (3 SE), the
+    asymptotic PPI++ and human-only z intervals fall short."""
+    rng = np.random.default_rng(2024)
+    reps, n, big_n = 2000, 8, 40
+    truth = rng.beta(0.6, 1.8, size=(n + big_n, reps))
+    judge = np.clip(0.8 * truth + 0.08 + rng.normal(0, 0.1, size=truth.shape), 0, 1)
+    target = 0.6 / (0.6 + 1.8)
+
+    def coverage(result):
+        low, high = result.confidence_interval
+        return ((low <= target) & (target <= high)).mean()
+
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", pb.FitWarning)
+        default = coverage(pb.ppi_mean_ci(truth[:n], judge[:n], judge[n:]))
+    se = np.sqrt(0.95 * 0.05 / reps)
+    assert abs(default - 0.95) < max(0.015, 3 * se)
+    assert coverage(pb.ppi_mean_ci(truth[:n], judge[:n], judge[n:], small_sample=False)) < 0.92
+    assert coverage(pb.classical_mean_ci(truth[:n], small_sample=False)) < 0.92
+
+
+def test_small_sample_must_be_a_bool():
+    with pytest.raises(TypeError, match="'small_sample' must be True or False"):
+        pb.ppi_mean_ci(*_scores(0), small_sample="yes")
+    with pytest.raises(TypeError, match="'small_sample' must be True or False"):
+        pb.classical_mean_ci([0.1, 0.2, 0.3], small_sample=1)
 
 
 # ---------------------------------------------------------------- properties of the core
@@ -122,7 +221,8 @@ def test_unpacks_and_lambda_edges():
     assert low < statistic < high
     assert pb.ppi_lambda(y, np.full_like(y, 0.3), np.full_like(yhat_u, 0.3)) == 0.0  # a constant judge
     assert pb.ppi_mean_ci(y, yhat, yhat_u, lam=1).method == "ppi"
-    assert pb.ppi_mean_ci(y, yhat, yhat_u).method == "ppi++"
+    assert pb.ppi_mean_ci(y, yhat, yhat_u).method == "ppi"  # 25 human-judged topics: plain PPI (the rule)
+    assert pb.ppi_mean_ci(y, yhat, yhat_u, small_sample=False).method == "ppi++"
     assert 0 <= pb.ppi_lambda(y, -yhat, -yhat_u) <= 1  # a judge that ranks backwards: clipped to 0
 
 
@@ -177,7 +277,7 @@ def judged():
 def test_evaluation_scores_are_evaluate_s(judged):
     ev = judged["evaluation"]
     assert len(ev.labeled_qids) == 15 and len(ev.unlabeled_qids) == 25
-    assert "15 human-judged + 25 automatic-only topics, PPI++" in repr(ev) and "<table" in ev._repr_html_()
+    assert "15 human-judged + 25 automatic-only topics, PPI," in repr(ev) and "<table" in ev._repr_html_()
     assert not set(ev.labeled_qids) & set(ev.unlabeled_qids)
     long = pb.evaluate(judged["runs"], judged["full"], ["AP"])
     human_ap = long[long["qid"].isin(ev.labeled_qids)].pivot(index="qid", columns="name", values="value")
@@ -259,7 +359,7 @@ def test_experiment_door(judged):
                           human_qrels=human)
     expected = judged["evaluation"].table(baseline="a")
     pd.testing.assert_frame_equal(table, expected)
-    result = pb.Experiment(runs, judged["topics"], auto, ["AP"], human_qrels=human, dataframe=False)
+    result = pb.experiment_result(runs, judged["topics"], auto, ["AP"], human_qrels=human)
     assert isinstance(result, pb.PPIEvaluation) and result.names == ("a", "b", "c")
     rounded = pb.Experiment(runs, None, auto, ["AP"], human_qrels=human, round=2)
     assert rounded["AP"].tolist() == pytest.approx(expected["AP"].round(2).tolist())
@@ -270,10 +370,37 @@ def test_experiment_door(judged):
     assert ran.loc[0, "AP ci_low"] == pytest.approx(expected.loc[1, "AP ci_low"])
     with pytest.raises(ValueError, match="'topics' are needed"):
         pb.Experiment([transformer], None, auto, ["AP"], human_qrels=human)
-    unnamed = pb.Experiment(list(runs.values()), None, auto, ["AP"], human_qrels=human)
-    assert unnamed["name"].tolist() == ["run 0", "run 1", "run 2"]  # as Experiment names frames
-    per_query = pb.Experiment(runs, None, auto, ["AP"], human_qrels=human, perquery=True)
-    assert list(per_query.columns) == ["name", "qid", "measure", "judge", "value"]
+
+
+def test_experiment_door_returns_pt_experiment_s_types(judged):
+    """dataframe=False, perquery and default names as pt.Experiment on the same systems."""
+    import pyterrier as pt
+
+    runs, auto, human, topics = judged["runs"], judged["auto"], judged["human"], judged["topics"]
+    systems = list(runs.values())
+    ours = pb.Experiment(systems, topics, auto, ["map", "ndcg_cut_10"], human_qrels=human)
+    theirs = pt.Experiment(systems, topics, auto, ["map", "ndcg_cut_10"])
+    assert ours["name"].tolist() == theirs["name"].tolist()  # str(frame), as pt.Experiment names frames
+    as_dict = pb.Experiment(systems, topics, auto, ["map", "ndcg_cut_10"], human_qrels=human, dataframe=False)
+    pt_dict = pt.Experiment(systems, topics, auto, ["map", "ndcg_cut_10"], dataframe=False)
+    assert type(as_dict) is dict and as_dict.keys() == pt_dict.keys()
+    for name, row in zip(ours["name"], ours.itertuples()):
+        assert as_dict[name].keys() == pt_dict[name].keys()
+        assert as_dict[name]["map"] == pytest.approx(row.map)  # the PPI estimate, as the table's column
+    per_query = pb.Experiment(systems, topics, auto, ["map"], names=list(runs), human_qrels=human, perquery=True)
+    pt_per_query = pt.Experiment(systems, topics, auto, ["map"], names=list(runs), perquery=True)
+    assert list(per_query.columns) == list(pt_per_query.columns)
+    merged = per_query.merge(pt_per_query, on=["name", "qid", "measure"], suffixes=("", " pt"))
+    assert len(merged) == len(pt_per_query)
+    np.testing.assert_allclose(merged["value"], merged["value pt"], atol=1e-9)
+    pq_dict = pb.Experiment(systems, topics, auto, ["map"], names=list(runs), human_qrels=human, perquery=True,
+                            dataframe=False)
+    pt_pq_dict = pt.Experiment(systems, topics, auto, ["map"], names=list(runs), perquery=True, dataframe=False)
+    assert pq_dict.keys() == pt_pq_dict.keys() and pq_dict[0].keys() == pt_pq_dict[0].keys()
+    qid = next(iter(pt_pq_dict[1]))
+    assert pq_dict[1][qid]["map"] == pytest.approx(pt_pq_dict[1][qid]["map"], abs=1e-9)
+    table, both = pb.Experiment(runs, topics, auto, ["map"], human_qrels=human, perquery="both", dataframe=False)
+    assert type(table) is dict and type(both) is dict
 
 
 def test_experiment_door_refuses_bootstrap_options(judged):
@@ -303,9 +430,9 @@ def test_cli_ppi(judged, tmp_path, capsys):
                  *runs, "-m", "nDCG@10", "AP", "-b", "a", "--out", str(tmp_path / "out"), "--quiet"])
     printed = capsys.readouterr().out
     assert code == 0
-    assert "PPI++ 95% intervals: 15 human-judged topics, 25 judged only automatically" in printed
+    assert "PPI 95% intervals (small-sample t): 15 human-judged topics, 25 judged only automatically" in printed
     assert "AP: difference from a" in printed and "human-only" in printed and "auto-only" in printed
-    assert "note: with fewer than 20 human-judged topics" in printed  # 15 here
+    assert "note:" not in printed
     table = pd.read_csv(tmp_path / "out" / "ppi_table.csv")
     expected = judged["evaluation"].table(baseline="a")
     np.testing.assert_allclose(table["AP diff ci_low"].to_numpy()[1:], expected["AP diff ci_low"].to_numpy()[1:],
@@ -315,6 +442,39 @@ def test_cli_ppi(judged, tmp_path, capsys):
                  *runs, "-m", "AP", "--lam", "1", "--format", "csv", "--quiet"])
     frame = pd.read_csv(__import__("io").StringIO(capsys.readouterr().out))
     assert code == 0 and (frame["AP lambda"] == 1).all()
+    code = main(["ppi", "--auto-qrels", str(tmp_path / "auto.qrels"), "--human-qrels", str(tmp_path / "human.qrels"),
+                 *runs, "-m", "AP", "--asymptotic", "--format", "csv", "--quiet"])
+    asymptotic = pd.read_csv(__import__("io").StringIO(capsys.readouterr().out))
+    ev = judged["evaluation"]
+    expected = pb.ppi_mean_ci(ev.human[1], ev.auto_labeled[1], ev.auto_unlabeled[1], small_sample=False)
+    assert code == 0
+    np.testing.assert_allclose(asymptotic["AP ci_low"], expected.confidence_interval.low, rtol=1e-5)
+
+
+def test_cli_ppi_warns_once_below_10_human_topics(judged, tmp_path, capsys):
+    five = sorted(set(judged["human"]["qid"]))[:5]
+    few = dict(judged, human=judged["human"][judged["human"]["qid"].isin(five)])
+    _write(few, tmp_path)
+    runs = [str(tmp_path / f"{n}.run") for n in "abc"]
+    code = main(["ppi", "--auto-qrels", str(tmp_path / "auto.qrels"), "--human-qrels",
+                 str(tmp_path / "human.qrels"), *runs, "-m", "AP", "nDCG@10", "-b", "a", "--quiet"])
+    printed = capsys.readouterr()
+    assert code == 0 and "PPI 95% intervals (small-sample t): 5 human-judged topics" in printed.out
+    assert printed.err.count("warning: only 5 human-judged topic(s): below 10, no interval keeps") == 1
+
+
+def test_evaluation_warns_once_below_10_human_topics(judged):
+    import warnings
+
+    five = sorted(set(judged["human"]["qid"]))[:5]
+    human = judged["human"][judged["human"]["qid"].isin(five)]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ev = pb.ppi_evaluate(judged["runs"], judged["auto"], human, ["AP", "nDCG@10"])
+        ev.table(baseline="a"), ev.pairwise()
+        pb.ppi_evaluate(judged["runs"], judged["auto"], human, ["AP"], small_sample=False)
+    few = [w for w in caught if issubclass(w.category, pb.FitWarning)]
+    assert len(few) == 1 and "only 5 human-judged" in str(few[0].message)
 
 
 def test_cli_ppi_errors(judged, tmp_path, capsys):
@@ -334,6 +494,9 @@ def test_cli_ppi_errors(judged, tmp_path, capsys):
 @pytest.mark.slow
 @pytest.mark.integration
 def test_coverage_on_dl19_with_a_simulated_judge():
+    """The issue's criterion on DL 2019 (43 real topics, and 200 drawn from them): the default PPI
+    interval within 1.5 points of 95% (plus 3 SE) from 10 human-judged topics up, the automatic-only
+    interval not within 1.5 points, and PPI narrower than human-only when a quarter or less is human-judged."""
     import sys
     from pathlib import Path
 
@@ -341,14 +504,15 @@ def test_coverage_on_dl19_with_a_simulated_judge():
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
     from ppi_coverage import coverage_table
 
-    table = coverage_table(data, ["dl19"], replications=300, judges=2, sizes=["200"], seed=3, verbose=False)
-    means = table[(table["estimand"] == "mean") & (table["human share"] >= 0.25)]
-    ppi = means[means["method"] == "PPI"]
+    table = coverage_table(data, ["dl19"], replications=300, judges=2, sizes=["real", "200"], seed=3, verbose=False)
+    enough = table[table["human topics"] >= 10]
+    ppi = enough[enough["method"] == "PPI default"]
     assert (abs(ppi["coverage"] - 0.95) < 0.015 + 3 * ppi["se"]).all(), ppi
-    auto = means[means["method"] == "auto-only"]
-    assert (auto["coverage"] < 0.80).all(), auto
-    narrower = means[means["method"] == "PPI++"]["width / human-only"]
-    assert (narrower < 1).all()
+    auto = table[table["method"] == "auto-only"]
+    assert (auto["coverage"] < 0.95 - 0.015 - 3 * auto["se"]).all(), auto  # not within 1.5 points
+    shares = ppi[ppi["human share"] <= 0.25]["width / human-only"]
+    # at 50% human-judged and fewer than 30 such topics plain PPI is about as wide as human-only (docs)
+    assert (shares < 0.9).all() and (ppi["width / human-only"] < 1.1).all(), ppi
 
 
 # ---------------------------------------------------------------- docs

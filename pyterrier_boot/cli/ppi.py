@@ -9,9 +9,6 @@ import pandas as pd
 
 from . import _common
 
-# below this many human-judged topics the coverage study (pt_docs/ppi.md) finds every interval low
-FEW_TOPICS = 20
-
 EXAMPLES = """\
 examples:
   # LLM judgments for every topic, human judgments for a random quarter of the topics
@@ -20,10 +17,14 @@ examples:
   # differences against a baseline, plain PPI (no power tuning), tables written to out/
   pyterrier-boot ppi --auto-qrels llm.qrels --human-qrels human.qrels runs/ -b bm25 --lam 1 --out out/
 
+  # the asymptotic intervals of the PPI papers and ppi_py (z quantile, PPI++ lambda tuned in-sample)
+  pyterrier-boot ppi --auto-qrels llm.qrels --human-qrels human.qrels runs/ --asymptotic
+
 what is printed, for each measure and run (or difference against --baseline):
   PPI          the prediction-powered estimate of the mean human score and its interval
-  lambda       the weight of the automatic scores (1 = plain PPI; tuned by PPI++ unless --lam)
-  human-only   the classical interval from the human-judged topics alone
+  lambda       the weight of the automatic scores (1 = plain PPI below 30 human-judged topics,
+               cross-fitted PPI++ from 30, unless --lam)
+  human-only   the classical (Student t) interval from the human-judged topics alone
   auto-only    the classical interval from the automatic scores of every topic, as if the judge
                were right (narrow, and wrong when the judge is biased)
 
@@ -38,7 +39,8 @@ def add_parser(subparsers, common):
         help="prediction-powered intervals: automatic qrels for all topics, human qrels for some",
         description="Confidence intervals for the mean human-judged score of each run (and differences against "
                     "a baseline) from automatic judgments of every topic and human judgments of a random subset "
-                    "of the topics, by prediction-powered inference with PPI++ power tuning, beside the "
+                    "of the topics, by prediction-powered inference (PPI, PPI++ power tuning from 30 human-judged "
+                    "topics, small-sample t quantiles), beside the "
                     "human-only and automatic-only intervals.",
         epilog=EXAMPLES)
     p.add_argument("runs", nargs="*", metavar="RUN", help="run files in TREC format (plain or .gz) or folders of them")
@@ -52,7 +54,11 @@ def add_parser(subparsers, common):
     p.add_argument("--confidence", type=float, default=0.95, metavar="LEVEL",
                    help="confidence level of every interval (default 0.95)")
     p.add_argument("--lam", default="tune", metavar="LAMBDA",
-                   help="weight of the automatic scores: 'tune' (PPI++, default), 1 (plain PPI) or a number in [0, 1]")
+                   help="weight of the automatic scores: 'tune' (default: plain PPI below 30 human-judged topics, "
+                        "cross-fitted PPI++ from 30), 1 (plain PPI) or a number in [0, 1]")
+    p.add_argument("--asymptotic", action="store_true",
+                   help="switch the small-sample rule off: z quantiles, divisor-n variances, PPI++ lambda tuned "
+                        "in-sample (the intervals of the PPI papers and ppi_py; they under-cover below ~50 topics)")
     p.add_argument("--rel", type=int, metavar="N", help="binary measures count grade >= N as relevant (trec_eval -l N)")
     p.add_argument("-f", "--format", choices=("table", "csv"), default="table",
                    help="table (default): readable blocks; csv: the wide table")
@@ -116,7 +122,8 @@ def _evaluate(args, status, out):
     if args.baseline is not None:
         _common.check_baselines([args.baseline], list(runs))
     status(f"evaluating {len(runs)} run(s) on {', '.join(m.label for m in measures)} with both qrels")
-    result = ppi_evaluate(runs, auto, human, measures, confidence_level=args.confidence, lam=args.lam)
+    result = ppi_evaluate(runs, auto, human, measures, confidence_level=args.confidence, lam=args.lam,
+                          small_sample=not args.asymptotic)
     table = result.table(baseline=args.baseline)
     if out is not None:
         _common.write_csv(out / "ppi_table.csv", table)
@@ -128,13 +135,10 @@ def _evaluate(args, status, out):
 
 def _text_blocks(result, table, args) -> str:
     d = args.digits
-    method = "PPI++" if result.lam is None else "PPI" if result.lam == 1 else f"PPI (lambda={result.lam:g})"
     level = f"{100 * result.confidence_level:g}%"
-    lines = [f"{method} {level} intervals: {len(result.labeled_qids)} human-judged topics, "
+    kind = "small-sample t" if result.small_sample else "asymptotic normal"
+    lines = [f"{result.method} {level} intervals ({kind}): {len(result.labeled_qids)} human-judged topics, "
              f"{len(result.unlabeled_qids)} judged only automatically"]
-    if len(result.labeled_qids) < FEW_TOPICS:
-        lines.append(f"note: with fewer than {FEW_TOPICS} human-judged topics these normal intervals tend to "
-                     "under-cover (human-only too); judge more topics, or prefer --lam 1")
 
     def cell(frame, head):
         low, high = frame[f"{head} ci_low"], frame[f"{head} ci_high"]

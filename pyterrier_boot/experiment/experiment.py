@@ -115,9 +115,12 @@ def Experiment(retr_systems, topics, qrels, eval_metrics, names=None, perquery=F
             ValueError stating the estimate, not a failed allocation after the retrieval.
         human_qrels: human judgments of a random subset of the topics, ``qrels`` then being automatic
             judgments (e.g. an LLM's) of every topic: the means and baseline differences get
-            prediction-powered intervals (PPI++; Angelopoulos et al. 2023, 2024), with the human-only
-            and automatic-only intervals in columns named ``"<m> human-only ..."`` and
-            ``"<m> auto-only ..."`` (see :func:`pyterrier_boot.ppi_evaluate` and ``pt_docs/ppi.md``).
+            prediction-powered intervals (PPI and PPI++; Angelopoulos et al. 2023, 2024), with the
+            human-only and automatic-only intervals in columns named ``"<m> human-only ..."`` and
+            ``"<m> auto-only ..."`` (see :func:`pyterrier_boot.ppi_evaluate` and ``pt_docs/ppi.md``);
+            ``dataframe=False`` gives ``pt.Experiment``'s dict with the prediction-powered estimates,
+            ``perquery`` its per-query output under ``qrels``; :func:`experiment_result` with
+            ``human_qrels`` returns the :class:`pyterrier_boot.PPIEvaluation`.
 
     Measures: trec_eval names (``"map"``, ``"ndcg_cut_10"``), ir_measures objects, and also
     ir_measures strings (``"nDCG@10"``). Measures summed over topics (``num_q``, ``NumRet``, ...)
@@ -165,7 +168,7 @@ def experiment_result(retr_systems, topics, qrels, eval_metrics, names=None, bat
                       save_mode="warn", save_format="trec", precompute_prefix=False, plan="linear", *,
                       bootstrap="topic", n_resamples=None, confidence_level=0.95, interval=None,
                       corpus_size=None, model="poisson", rng=None,
-                      max_memory=DEFAULT_MAX_MEMORY) -> ExperimentResult:
+                      max_memory=DEFAULT_MAX_MEMORY, human_qrels=None) -> ExperimentResult:
     """Run an experiment as :func:`Experiment` does and return everything it measured.
 
     Takes :func:`Experiment`'s arguments (those shaping ``pt.Experiment``'s output, ``perquery``,
@@ -175,13 +178,19 @@ def experiment_result(retr_systems, topics, qrels, eval_metrics, names=None, bat
     refused with a bootstrap (a ValueError: use ``bootstrap=None``); trec_eval families are expanded
     into their measures (without their summed ones when bootstrapping); with
     fewer than two judged topics intervals and tests are NaN (one warning). ``save_dir`` writes
-    the runs and the table's ``aggregated.csv``/``perquery.csv``.
+    the runs and the table's ``aggregated.csv``/``perquery.csv``. With ``human_qrels`` (as in
+    :func:`Experiment`) it returns the :class:`pyterrier_boot.PPIEvaluation` of the
+    prediction-powered intervals instead (``pt_docs/ppi.md``).
 
     Example:
         >>> res = pyterrier_boot.experiment_result([bm25, dph], topics, qrels, ["map"],
         ...                                        names=["BM25", "DPH"], baseline=0)  # doctest: +SKIP
         >>> res.pairwise(); res.ranks(); print(res.to_latex())                      # doctest: +SKIP
     """
+    if human_qrels is not None:  # prediction-powered intervals, computed entirely in pyterrier_boot.ppi
+        from ..ppi.experiment import ppi_experiment
+
+        return ppi_experiment(locals(), rich=True)
     run = _experiment(retr_systems, topics, qrels, eval_metrics, names, batch_size, filter_by_qrels,
                       filter_by_topics, baseline, test, correction, correction_alpha, round, verbose, validate,
                       save_dir, save_mode, save_format, precompute_prefix, plan, bootstrap, n_resamples,

@@ -8,13 +8,19 @@ import numpy as np
 import pandas as pd
 
 from .._results import ConfidenceInterval
-from .._warnings import one_warning_per_kind
+from .._warnings import FitWarning, one_warning_per_kind, suppressed
 from ..inputs.qrels import read_qrels
 from ..inputs.runs import read_runs
 from ..inputs.topics import read_topics
 from ..measures.evaluation import evaluate
 from ..measures.parsing import parse_measures, require_mean_aggregated
-from .intervals import PPIResult, classical_mean_ci, ppi_mean_ci
+from .intervals import (
+    CROSSFIT_MIN_TOPICS,
+    PPIResult,
+    classical_mean_ci,
+    ppi_mean_ci,
+    warn_few_topics,
+)
 
 __all__ = ["PPIEvaluation", "ppi_evaluate"]
 
@@ -35,15 +41,17 @@ class PPIEvaluation:
         auto_labeled: automatic scores on the human-judged topics, same shape.
         auto_unlabeled: automatic scores on the other topics, ``(measures, unlabeled topics, runs)``.
         confidence_level: of every interval.
-        lam: None (PPI++: tuned for each run / difference and measure) or the fixed weight.
+        lam: None (chosen for each run / difference and measure, see :func:`ppi_mean_ci`) or the
+            fixed weight.
+        small_sample: whether the small-sample rule of :func:`ppi_mean_ci` applies (default True).
 
     Methods give each interval as a :class:`PPIResult` (:meth:`intervals`), a wide table like
     ``pt.Experiment``'s (:meth:`table`), every pair of runs (:meth:`pairwise`) and the per-topic
     scores (:meth:`per_query`). Three intervals are reported side by side, for the same quantity
     (the mean human score over the topic population):
 
-    * ``ppi``: prediction-powered (PPI++ unless ``lam`` was fixed);
-    * ``human-only``: classical, from the human-judged topics alone;
+    * ``ppi``: prediction-powered (``lam`` chosen by :func:`ppi_mean_ci` unless fixed);
+    * ``human-only``: classical (Student's t), from the human-judged topics alone;
     * ``auto-only``: classical, from the automatic scores of every topic, as if the judge were
       right; shown to make its bias visible, it does not cover the human mean when the judge is biased.
     """
@@ -57,9 +65,20 @@ class PPIEvaluation:
     auto_unlabeled: np.ndarray
     confidence_level: float = 0.95
     lam: float | None = None
+    small_sample: bool = True
+
+    @property
+    def method(self) -> str:
+        """What ``lam=None`` means for these topics, or the fixed weight: ``"PPI"``, ``"PPI++ (cross-fitted)"``,
+        ``"PPI++"`` (in-sample, ``small_sample=False``) or ``"PPI (lam=...)"``."""
+        if self.lam is not None:
+            return "PPI" if self.lam == 1 else f"PPI (lam={self.lam:g})"
+        if not self.small_sample:
+            return "PPI++"
+        return "PPI++ (cross-fitted)" if len(self.labeled_qids) >= CROSSFIT_MIN_TOPICS else "PPI"
 
     def __repr__(self) -> str:
-        lam = "PPI++" if self.lam is None else f"lam={self.lam:g}"
+        lam = self.method + ("" if self.small_sample else ", asymptotic")
         return (f"PPIEvaluation({len(self.names)} runs, measures {list(self.measures)}, "
                 f"{len(self.labeled_qids)} human-judged + {len(self.unlabeled_qids)} automatic-only topics, "
                 f"{lam}, confidence_level={self.confidence_level:g})")
@@ -79,9 +98,12 @@ class PPIEvaluation:
         """Intervals of the linear combinations ``scores @ weights`` (columns) of the runs, for measure ``m``."""
         human, auto_l, auto_u = (a[m] @ weights for a in (self.human, self.auto_labeled, self.auto_unlabeled))
         level = self.confidence_level
-        return {"ppi": ppi_mean_ci(human, auto_l, auto_u, confidence_level=level, lam=self.lam),
-                "human-only": classical_mean_ci(human, confidence_level=level),
-                "auto-only": classical_mean_ci(np.concatenate([auto_l, auto_u]), confidence_level=level)}
+        small = self.small_sample
+        with suppressed(FitWarning):  # said once, by ppi_evaluate
+            ppi = ppi_mean_ci(human, auto_l, auto_u, confidence_level=level, lam=self.lam, small_sample=small)
+        return {"ppi": ppi, "human-only": classical_mean_ci(human, confidence_level=level, small_sample=small),
+                "auto-only": classical_mean_ci(np.concatenate([auto_l, auto_u]), confidence_level=level,
+                                               small_sample=small)}
 
     def intervals(self, measure: str, difference: tuple | None = None) -> dict[str, PPIResult]:
         """The three intervals for one measure: ``{"ppi", "human-only", "auto-only"} -> PPIResult``.
@@ -162,7 +184,7 @@ def _first(result: PPIResult) -> PPIResult:
     """A one-column result as scalars."""
     ci = result.confidence_interval
     return replace(result, statistic=float(result.statistic[0]), standard_error=float(result.standard_error[0]),
-                   pvalue=float(result.pvalue[0]), lam=float(result.lam[0]),
+                   pvalue=float(result.pvalue[0]), lam=float(result.lam[0]), df=float(result.df[0]),
                    confidence_interval=ConfidenceInterval(float(ci.low[0]), float(ci.high[0])))
 
 
@@ -191,7 +213,8 @@ def _put(columns: dict, label: str, results: dict[str, PPIResult], *, diff: bool
 
 @one_warning_per_kind()
 def ppi_evaluate(runs, auto_qrels, human_qrels, measures, *, topics=None, names=None, confidence_level: float = 0.95,
-                 lam: float | None = None, batch_size: int | None = None, verbose: bool = False) -> PPIEvaluation:
+                 lam: float | None = None, small_sample: bool = True, batch_size: int | None = None,
+                 verbose: bool = False) -> PPIEvaluation:
     """Evaluate runs with automatic qrels on every topic and human qrels on a subset of topics.
 
     Each run is read (or run) once and scored per topic with both sets of qrels by
@@ -210,7 +233,12 @@ def ppi_evaluate(runs, auto_qrels, human_qrels, measures, *, topics=None, names=
         topics: topics to run transformers on; when given, both qrels are limited to them.
         names: names of the runs (as in :func:`read_runs`).
         confidence_level: of every interval (default 0.95).
-        lam: None (default) for PPI++ tuning, 1 for plain PPI, or a fixed weight in [0, 1].
+        lam: None (default): chosen by the small-sample rule (plain PPI below 30 human-judged
+            topics, cross-fitted PPI++ from 30), or PPI++ tuned in-sample with
+            ``small_sample=False``; 1 for plain PPI, or a fixed weight in [0, 1].
+        small_sample: True (default): Student t quantiles (Welch-Satterthwaite degrees of
+            freedom), unbiased variances, cross-fitted ``lam`` (see :func:`ppi_mean_ci`); False: the
+            asymptotic intervals of the PPI papers and ``ppi_py``.
         batch_size, verbose: as in :func:`read_runs`.
 
     Returns:
@@ -232,7 +260,9 @@ def ppi_evaluate(runs, auto_qrels, human_qrels, measures, *, topics=None, names=
     if not (isinstance(confidence_level, (float, int)) and 0 < confidence_level < 1):
         raise ValueError(f"'confidence_level' must be a number in (0, 1), got {confidence_level!r}")
     if lam is not None and (isinstance(lam, bool) or not isinstance(lam, (int, float)) or not 0 <= lam <= 1):
-        raise ValueError(f"'lam' must be None (tuned) or a number in [0, 1], got {lam!r}")
+        raise ValueError(f"'lam' must be None (chosen) or a number in [0, 1], got {lam!r}")
+    if not isinstance(small_sample, bool):
+        raise TypeError(f"'small_sample' must be True or False, got {small_sample!r}")
     parsed = parse_measures(measures)
     require_mean_aggregated(parsed, context="a prediction-powered interval")
     auto = read_qrels(auto_qrels).frame
@@ -242,6 +272,8 @@ def ppi_evaluate(runs, auto_qrels, human_qrels, measures, *, topics=None, names=
         wanted = set(topics["qid"])
         auto, human = auto[auto["qid"].isin(wanted)], human[human["qid"].isin(wanted)]
     labeled, unlabeled = _split_topics(auto, human)
+    if small_sample:
+        warn_few_topics(len(labeled))
     read = read_runs(runs, topics=topics, names=names, batch_size=batch_size, verbose=verbose)
     labels = [p.label for p in parsed]
     human_scores = _scores(read, human, parsed, labeled, labels)
@@ -249,7 +281,8 @@ def ppi_evaluate(runs, auto_qrels, human_qrels, measures, *, topics=None, names=
     return PPIEvaluation(names=tuple(read), measures=tuple(labels), labeled_qids=tuple(labeled),
                          unlabeled_qids=tuple(unlabeled), human=human_scores,
                          auto_labeled=auto_scores[:, :len(labeled)], auto_unlabeled=auto_scores[:, len(labeled):],
-                         confidence_level=float(confidence_level), lam=None if lam is None else float(lam))
+                         confidence_level=float(confidence_level), lam=None if lam is None else float(lam),
+                         small_sample=bool(small_sample))
 
 
 def _split_topics(auto: pd.DataFrame, human: pd.DataFrame) -> tuple[list[str], list[str]]:

@@ -4,7 +4,11 @@
 with the automatic qrels as ``qrels`` and the human qrels for their topics, and returns
 :meth:`PPIEvaluation.table`: ``"<m>"`` is the prediction-powered estimate with its interval in
 ``"<m> ci_low"`` / ``"<m> ci_high"``, the differences against the baseline likewise, and the
-human-only and automatic-only intervals in columns named so.
+human-only and automatic-only intervals in columns named so. The other outputs keep
+``pt.Experiment``'s types: ``dataframe=False`` a dict ``{name: {measure: estimate}}`` of the
+prediction-powered estimates; ``perquery`` the per-topic scores with ``qrels`` (the automatic
+judgments), in ``pt.Experiment``'s frame or dict. ``experiment_result(..., human_qrels=...)``
+returns the :class:`PPIEvaluation` itself.
 """
 from __future__ import annotations
 
@@ -22,13 +26,15 @@ USED = {"retr_systems", "topics", "qrels", "eval_metrics", "names", "baseline", 
         "batch_size", "round", "verbose", "confidence_level", "human_qrels", "rng", "filter_by_topics"}
 
 
-def ppi_experiment(arguments: dict):
+def ppi_experiment(arguments: dict, *, rich: bool = False):
     """Run ``Experiment`` with ``human_qrels``: ``arguments`` are Experiment's (``locals()``).
 
-    Returns the wide table (``dataframe=True``), the :class:`PPIEvaluation` (``dataframe=False``)
-    or the per-topic scores (``perquery=True``). Options of the bootstrap and of the classical
-    tests have no meaning here and must keep their defaults; the p-value is the PPI z-test, the
-    dual of the interval beside it.
+    Returns what ``pt.Experiment`` would, in its types: the wide table (``dataframe=True``), a
+    dict ``{name: {measure: PPI estimate}}`` (``dataframe=False``), or the per-topic scores with
+    the automatic ``qrels`` (``perquery``, frame or dict); ``rich=True`` (the door
+    ``experiment_result``) returns the :class:`PPIEvaluation`. Options of the bootstrap and of the
+    classical tests have no meaning here and must keep their defaults; the p-value is the PPI test,
+    the dual of the interval beside it.
     """
     from ..experiment.experiment import Experiment
 
@@ -37,7 +43,7 @@ def ppi_experiment(arguments: dict):
     changed = sorted(name for name, default in defaults.items()
                      if name not in USED and name in arguments and not _same(arguments[name], default))
     if changed:
-        raise ValueError(f"with 'human_qrels', Experiment computes prediction-powered intervals (PPI++); "
+        raise ValueError(f"with 'human_qrels', Experiment computes prediction-powered intervals; "
                          f"{', '.join(map(repr, changed))} cannot be combined with it (they set the topic/corpus "
                          "bootstrap, classical tests or saving); leave them at their defaults")
     baseline = arguments.get("baseline")
@@ -45,21 +51,9 @@ def ppi_experiment(arguments: dict):
         if len(baseline) != 1:
             raise ValueError("with 'human_qrels', 'baseline' must be a single system (a position or a name)")
         baseline = baseline[0]
-    if arguments.get("perquery") not in (False, True, "both"):
+    if arguments.get("perquery", False) not in (False, True, "both"):
         raise ValueError(f"'perquery' must be True, False or 'both', got {arguments.get('perquery')!r}")
-    systems = arguments["retr_systems"]
-    names = arguments.get("names")
-    if isinstance(systems, dict):  # the keys name the systems (names= is ignored, as in Experiment)
-        systems = {str(k): v for k, v in systems.items()}
-    elif isinstance(systems, (list, tuple)):
-        systems = list(systems)
-        if names is None:
-            names = [f"run {i}" if isinstance(s, pd.DataFrame) else str(s) for i, s in enumerate(systems)]
-        elif len(names) != len(systems):
-            raise ValueError("names should be the same length as retr_systems")
-        systems = dict(zip(map(str, names), systems))
-    else:
-        raise TypeError(f"Expected list or dict of transformers for retr_systems, instead received {type(systems)}")
+    names, systems = _named_systems(arguments["retr_systems"], arguments.get("names"))
     metrics = arguments["eval_metrics"]
     metrics = [metrics] if isinstance(metrics, str) else list(metrics)
     if "mrt" in metrics:
@@ -70,15 +64,72 @@ def ppi_experiment(arguments: dict):
     result = ppi_evaluate(systems, arguments["qrels"], arguments["human_qrels"], metrics, topics=topics,
                           confidence_level=arguments.get("confidence_level", 0.95),
                           batch_size=arguments.get("batch_size"), verbose=arguments.get("verbose") is True)
-    if arguments.get("perquery") is True:
-        return result.per_query()
-    table = result.table(baseline=baseline) if arguments.get("dataframe", True) else result
+    if rich:
+        return result
     rounding = arguments.get("round")
-    if rounding is not None and arguments.get("dataframe", True):
-        table = _rounded(table, rounding)
-    if arguments.get("perquery") == "both":
-        return table, result.per_query()
+    if rounding is not None and (isinstance(rounding, bool) or not isinstance(rounding, (int, dict))):
+        raise ValueError("Argument round should be an integer or a dictionary")
+    dataframe, perquery = arguments.get("dataframe", True), arguments.get("perquery", False)
+    if perquery is True:
+        return _per_query(result, names, dataframe, rounding)
+    if dataframe:
+        table = result.table(baseline=baseline).assign(name=names)  # pt.Experiment's names, duplicates too
+        table = _rounded(table, rounding) if rounding is not None else table
+    else:
+        table = _averages(result, names, rounding)
+    if perquery == "both":
+        return table, _per_query(result, names, dataframe, rounding)
     return table
+
+
+def _named_systems(systems, names) -> tuple[list[str], dict]:
+    """pt.Experiment's names (a dict's keys; ``str(system)`` by default, frames too) and the systems
+    under unique keys (``"name (i)"`` for repeated names)."""
+    if isinstance(systems, dict):  # the keys name the systems (names= is ignored, as in Experiment)
+        names, systems = [str(k) for k in systems], list(systems.values())
+    elif isinstance(systems, (list, tuple)):
+        systems = list(systems)
+        if names is None:
+            names = [str(s) for s in systems]  # as pt.Experiment, also for frames
+        elif len(names) != len(systems):
+            raise ValueError("names should be the same length as retr_systems")
+        names = [str(n) for n in names]
+    else:
+        raise TypeError(f"Expected list or dict of transformers for retr_systems, instead received {type(systems)}")
+    keys = names if len(set(names)) == len(names) else [f"{n} ({i})" for i, n in enumerate(names)]
+    return names, dict(zip(keys, systems))
+
+
+def _round(value: float, measure: str, rounding) -> float:
+    if isinstance(rounding, dict):
+        return round(value, rounding[measure]) if measure in rounding else value
+    return value if rounding is None else round(value, rounding)
+
+
+def _averages(result, names: list[str], rounding) -> dict:
+    """``pt.Experiment(dataframe=False)``'s dict ``{name: {measure: value}}``, with the PPI estimates."""
+    out: dict = {}
+    for label in result.measures:
+        estimates = result.intervals(label)["ppi"].statistic
+        for name, value in zip(names, estimates):
+            out.setdefault(name, {})[label] = _round(float(value), label, rounding)
+    return out
+
+
+def _per_query(result, names: list[str], dataframe: bool, rounding):
+    """``pt.Experiment(perquery=True)``'s output (frame ``name, qid, measure, value`` sorted by name and
+    qid, or dict ``{position: {qid: {measure: value}}}``) with the scores under the automatic qrels."""
+    qids = list(result.labeled_qids) + list(result.unlabeled_qids)
+    auto = np.concatenate([result.auto_labeled, result.auto_unlabeled], axis=1)  # (measures, topics, runs)
+    by_system: dict = {}
+    for s in range(len(names)):
+        by_system[s] = {q: {label: _round(float(auto[m, t, s]), label, rounding)
+                            for m, label in enumerate(result.measures)} for t, q in enumerate(qids)}
+    if not dataframe:
+        return by_system
+    rows = [(names[s], q, label, value) for s, per_topic in by_system.items()
+            for q, values in per_topic.items() for label, value in values.items()]
+    return pd.DataFrame(rows, columns=["name", "qid", "measure", "value"]).sort_values(["name", "qid"])
 
 
 def _same(value, default) -> bool:
@@ -89,8 +140,6 @@ def _same(value, default) -> bool:
 
 
 def _rounded(table, rounding):
-    if isinstance(rounding, bool) or not isinstance(rounding, (int, dict)):
-        raise ValueError("Argument round should be an integer or a dictionary")
     if isinstance(rounding, int):
         return table.round({c: rounding for c in table.columns if c != "name"})
     columns = {c: d for m, d in rounding.items() for c in table.columns if c == m or c.startswith(f"{m} ")}

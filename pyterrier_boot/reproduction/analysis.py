@@ -231,6 +231,42 @@ def reproducibility(original, reproduced, qrels, measures, *, baseline: str | No
         Schuirmann, D. J. (1987). A comparison of the two one-sided tests procedure and the power
         approach for assessing the equivalence of average bioavailability. J. Pharmacokin. Biopharm.
     """
+    confidence_level, alpha, depth = _check_options(confidence_level, alpha, depth, rbo_p, ktu_pairing, paired,
+                                                    margin, relative_margin, n_resamples, plan)
+    orig_runs, rep_runs, names = _read_pair(original, reproduced, baseline)
+    qrels = read_qrels(qrels)
+    common = _common_topics(qrels, orig_runs, rep_runs)
+    orig, rep, labels, qids = _score_cubes(orig_runs, rep_runs, names, qrels, measures, common)
+    if plan is None:
+        plan = resample_plan(len(qids), n_resamples=n_resamples, rng=rng)
+    elif plan.n_topics != len(qids):
+        raise ValueError(f"'plan' resamples {plan.n_topics} topics, but {len(qids)} topics are used")
+    ktu, rbo = _ordering(orig_runs, rep_runs, names, qids, depth, rbo_p, ktu_pairing)
+    ordering_ci = {"KTU": np.array([mean_interval(row, plan, confidence_level) for row in ktu]),
+                   "RBO": np.array([mean_interval(row, plan, confidence_level) for row in rbo])}
+    tost = None if margin is None and relative_margin is None else dict(
+        margin=margin, relative_margin=relative_margin, alpha=alpha, paired=paired)
+    rows = [_row(names, i, label, orig[i, :, k], rep[i, :, k], ordering_ci, plan, confidence_level, paired, tost,
+                 None if baseline is None or name == baseline else
+                 (orig[names.index(baseline), :, k], rep[names.index(baseline), :, k]))
+            for i, name in enumerate(names) for k, label in enumerate(labels)]
+    table = pd.DataFrame(rows).reindex(columns=list(COLUMNS))
+    if tost is None:
+        table["equivalent"] = table["equivalent"].astype(object)
+    per_topic, ordering = _long_frames(names, qids, labels, orig, rep, ktu, rbo)
+    return ReproducibilityResult(table=table, per_topic=per_topic, ordering=ordering, qids=qids, baseline=baseline,
+                                 margin=None if margin is None else float(margin),
+                                 relative_margin=None if relative_margin is None else float(relative_margin),
+                                 alpha=alpha, confidence_level=confidence_level, paired=bool(paired), depth=depth,
+                                 rbo_p=float(rbo_p), ktu_pairing=ktu_pairing, plan=plan)
+
+
+# ---------------------------------------------------------------- the steps of reproducibility
+
+
+def _check_options(confidence_level, alpha, depth, rbo_p, ktu_pairing, paired, margin, relative_margin,
+                   n_resamples, plan) -> tuple[float, float, int]:
+    """Every option checked before any work; returns the normalised confidence level, alpha and depth."""
     confidence_level = _check_number(confidence_level, "confidence_level", 0, 1)
     alpha = _check_number(alpha, "alpha", 0, 0.5)
     depth = check_depth(depth)
@@ -247,6 +283,11 @@ def reproducibility(original, reproduced, qrels, measures, *, baseline: str | No
         raise ValueError(f"'n_resamples' must be an integer >= 2, got {n_resamples!r}")
     if plan is not None and not isinstance(plan, ResamplePlan):
         raise TypeError(f"'plan' must be a ResamplePlan (from resample_plan), got {type(plan).__name__}")
+    return confidence_level, alpha, depth
+
+
+def _read_pair(original, reproduced, baseline) -> tuple[dict, dict, list[str]]:
+    """Both sets of runs, read and matched by name, and the baseline checked against them."""
     orig_runs = _read(original, "original")
     rep_runs = _read(reproduced, "reproduced")
     names = _match(orig_runs, rep_runs)
@@ -254,8 +295,11 @@ def reproducibility(original, reproduced, qrels, measures, *, baseline: str | No
         raise ValueError(f"'baseline' {baseline!r} is not one of the runs: {names}")
     if baseline is not None and len(names) < 2:
         raise ValueError("'baseline' needs at least one other run to compare with")
-    qrels = read_qrels(qrels)
+    return orig_runs, rep_runs, names
 
+
+def _common_topics(qrels, orig_runs: dict, rep_runs: dict) -> set:
+    """The judged topics every original and reproduced run retrieved for (one warning names the others)."""
     judged = set(qrels.frame["qid"].unique())
     common = set(judged)
     for runs in (orig_runs, rep_runs):
@@ -264,30 +308,30 @@ def reproducibility(original, reproduced, qrels, measures, *, baseline: str | No
     if not common:
         raise ValueError("no common topics: no judged topic is retrieved by every original and reproduced run "
                          f"(qrels topics e.g. {sorted(judged)[:3]}); are the runs and qrels of the same collection?")
-    dropped = sorted(judged - common)
     report(InputWarning, "{n} judged topic(s) are left out because some original or reproduced run has no "
-           "results for them (all figures use the other topics): {cases}", dropped)
+           "results for them (all figures use the other topics): {cases}", sorted(judged - common))
+    return common
 
+
+def _score_cubes(orig_runs, rep_runs, names, qrels, measures, common):
+    """Per-topic scores ``(runs, topics, measures)`` of the original and reproduced runs, the measure
+    labels and the topics (in the evaluation's order)."""
     values = []
     for runs in (orig_runs, rep_runs):
         long = evaluate({n: runs[n] for n in names}, qrels, measures)
-        long = long[long["qid"].isin(common)]
-        values.append(long)
+        values.append(long[long["qid"].isin(common)])
     labels = list(dict.fromkeys(values[0]["measure"]))
     qids = tuple(dict.fromkeys(values[0]["qid"]))
-    n_q, n_m = len(qids), len(labels)
-    cube = [v.set_index(["name", "qid", "measure"])["value"]
-            .reindex(pd.MultiIndex.from_product([names, qids, labels])).to_numpy().reshape(len(names), n_q, n_m)
-            for v in values]
-    orig, rep = cube
+    index = pd.MultiIndex.from_product([names, qids, labels])
+    orig, rep = (v.set_index(["name", "qid", "measure"])["value"].reindex(index).to_numpy()
+                 .reshape(len(names), len(qids), len(labels)) for v in values)
+    return orig, rep, labels, qids
 
-    if plan is None:
-        plan = resample_plan(n_q, n_resamples=n_resamples, rng=rng)
-    elif plan.n_topics != n_q:
-        raise ValueError(f"'plan' resamples {plan.n_topics} topics, but {n_q} topics are used")
 
-    ktu = np.full((len(names), n_q), np.nan)
-    rbo = np.full((len(names), n_q), np.nan)
+def _ordering(orig_runs, rep_runs, names, qids, depth, rbo_p, ktu_pairing) -> tuple[np.ndarray, np.ndarray]:
+    """Per-topic KTU and RBO between each original and reproduced ranking, ``(runs, topics)``."""
+    ktu = np.full((len(names), len(qids)), np.nan)
+    rbo = np.full((len(names), len(qids)), np.nan)
     for i, name in enumerate(names):
         o_rank, r_rank = _rankings(orig_runs[name], depth), _rankings(rep_runs[name], depth)
         for j, q in enumerate(qids):
@@ -296,39 +340,38 @@ def reproducibility(original, reproduced, qrels, measures, *, baseline: str | No
     undefined = [name for name, row in zip(names, ktu, strict=True) if np.isnan(row).any()]
     report(DegenerateWarning, "KTU is undefined on topics where a ranking has fewer than 2 documents; the mean "
            "and interval use the other topics for {n} run(s): {cases}", undefined)
-    ktu_ci = np.array([mean_interval(row, plan, confidence_level) for row in ktu])
-    rbo_ci = np.array([mean_interval(row, plan, confidence_level) for row in rbo])
+    return ktu, rbo
 
-    rows = []
-    for i, name in enumerate(names):
-        for k, label in enumerate(labels):
-            o, r = orig[i, :, k], rep[i, :, k]
-            _, rmse_low, rmse_high = rmse_interval(o, r, plan, confidence_level)
-            row = dict(name=name, measure=label, original=o.mean(), reproduced=r.mean(),
-                       KTU=ktu_ci[i, 0], **{"KTU ci_low": ktu_ci[i, 1], "KTU ci_high": ktu_ci[i, 2]},
-                       RBO=rbo_ci[i, 0], **{"RBO ci_low": rbo_ci[i, 1], "RBO ci_high": rbo_ci[i, 2]},
-                       RMSE=float(rmse(o, r)),
-                       **{"RMSE ci_low": rmse_low, "RMSE ci_high": rmse_high})
-            if baseline is not None and name != baseline:
-                b = names.index(baseline)
-                effects = effect_intervals(o, orig[b, :, k], r, rep[b, :, k], plan, confidence_level)
-                for stat, (estimate, low, high) in effects.items():
-                    row[stat], row[f"{stat} ci_low"], row[f"{stat} ci_high"] = estimate, low, high
-                if not np.isfinite(row["ER"]):
-                    report(DegenerateWarning, "the Effect Ratio is undefined where the original improvement over "
-                           "the baseline is 0: {cases}", [f"{name} {label}"])
-            row["t p-value"] = _t_pvalue(o, r, paired)
-            if (margin is not None or relative_margin is not None) and _tost_defined(o, relative_margin, name, label):
-                tost = (paired_tost if paired else unpaired_tost)(r, o, margin=margin, relative_margin=relative_margin,
-                                                                   alpha=alpha)
-                row.update({"TOST margin": tost.margin, "TOST p-value": tost.pvalue,
-                            "TOST ci_low": tost.confidence_interval.low,
-                            "TOST ci_high": tost.confidence_interval.high, "equivalent": tost.equivalent})
-            rows.append(row)
-    table = pd.DataFrame(rows).reindex(columns=list(COLUMNS))
-    if margin is None and relative_margin is None:
-        table["equivalent"] = table["equivalent"].astype(object)
 
+def _row(names, i, label, o, r, ordering_ci, plan, confidence_level, paired, tost, base) -> dict:
+    """One table row: run ``names[i]`` on measure ``label``, original scores ``o`` and reproduced ``r``;
+    ``base``: the baseline's (original, reproduced) scores, or None; ``tost``: the TOST options, or None."""
+    name = names[i]
+    _, rmse_low, rmse_high = rmse_interval(o, r, plan, confidence_level)
+    row = {"name": name, "measure": label, "original": o.mean(), "reproduced": r.mean()}
+    for stat, ci in ordering_ci.items():
+        row[stat], row[f"{stat} ci_low"], row[f"{stat} ci_high"] = ci[i]
+    row.update({"RMSE": float(rmse(o, r)), "RMSE ci_low": rmse_low, "RMSE ci_high": rmse_high})
+    if base is not None:
+        effects = effect_intervals(o, base[0], r, base[1], plan, confidence_level)
+        for stat, (estimate, low, high) in effects.items():
+            row[stat], row[f"{stat} ci_low"], row[f"{stat} ci_high"] = estimate, low, high
+        if not np.isfinite(row["ER"]):
+            report(DegenerateWarning, "the Effect Ratio is undefined where the original improvement over "
+                   "the baseline is 0: {cases}", [f"{name} {label}"])
+    row["t p-value"] = _t_pvalue(o, r, paired)
+    if tost is not None and _tost_defined(o, tost["relative_margin"], name, label):
+        test = (paired_tost if paired else unpaired_tost)(r, o, margin=tost["margin"],
+                                                          relative_margin=tost["relative_margin"], alpha=tost["alpha"])
+        row.update({"TOST margin": test.margin, "TOST p-value": test.pvalue,
+                    "TOST ci_low": test.confidence_interval.low, "TOST ci_high": test.confidence_interval.high,
+                    "equivalent": test.equivalent})
+    return row
+
+
+def _long_frames(names, qids, labels, orig, rep, ktu, rbo) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The per-topic scores (``name, qid, measure, original, reproduced``) and orderings (``name, qid, KTU, RBO``)."""
+    n_q, n_m = len(qids), len(labels)
     per_topic = pd.DataFrame({
         "name": np.repeat(np.array(names, dtype=object), n_q * n_m),
         "qid": np.tile(np.repeat(np.array(qids, dtype=object), n_m), len(names)),
@@ -337,11 +380,7 @@ def reproducibility(original, reproduced, qrels, measures, *, baseline: str | No
     ordering = pd.DataFrame({"name": np.repeat(np.array(names, dtype=object), n_q),
                              "qid": np.tile(np.array(qids, dtype=object), len(names)),
                              "KTU": ktu.reshape(-1), "RBO": rbo.reshape(-1)})
-    return ReproducibilityResult(table=table, per_topic=per_topic, ordering=ordering, qids=qids, baseline=baseline,
-                                 margin=None if margin is None else float(margin),
-                                 relative_margin=None if relative_margin is None else float(relative_margin),
-                                 alpha=alpha, confidence_level=confidence_level, paired=bool(paired), depth=depth,
-                                 rbo_p=float(rbo_p), ktu_pairing=ktu_pairing, plan=plan)
+    return per_topic, ordering
 
 
 def _tost_defined(original, relative_margin, name, label):
