@@ -43,15 +43,6 @@ def describe_intervals(result):
             f"({n:,} {unit[result.bootstrap]})")
 
 
-TEST_NAMES = {"t": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test", "paired-bootstrap": "paired bootstrap test",
-              "paired_bootstrap": "paired bootstrap test", "randomization": "randomization test", "sign": "sign test"}
-
-
-def test_name(test):
-    """How a test is called in text (``"t"`` -> ``"paired t-test"``)."""
-    return TEST_NAMES.get(test, str(test)) if isinstance(test, str) else getattr(test, "__name__", "custom test")
-
-
 def _number(value, digits):
     return "" if value is None or not np.isfinite(value) else f"{value:.{digits}f}"
 
@@ -146,7 +137,7 @@ def comparison_note(result, *, pairwise=None, test="t", correction="holm", alpha
     if result.bootstrap in ("corpus", "both"):  # the verdicts are the replicate test of the intervals
         test_label = f"{result.bootstrap}-bootstrap test over the same replicates as the intervals"
     else:
-        test_label = test_name(test)
+        test_label = test_label(test)
     if result.comparisons is not None:
         corrected = result.comparisons.correction
         how = test_label + (f", {corrected}-corrected per measure" if corrected else ", not corrected")

@@ -24,8 +24,8 @@ import numpy as np
 import pandas as pd
 from scipy import special, stats
 
+from .._checks import check_choice, check_confidence_level
 from .._results import ConfidenceInterval, TupleLike
-from ..stats._inputs import check_choice, check_confidence_level
 from ..stats.aggregates import get_aggregate
 from ..stats.ranking import rank_intervals
 from .intervals import (
@@ -63,7 +63,7 @@ def unit_measure(measure):
     return getattr(measure, "NAME", None) in UNIT_MEASURES
 
 
-def _describe(names, limit=8):
+def describe(names, limit=8):
     shown = ", ".join(repr(n) for n in list(names)[:limit])
     return f"[{shown}{', ...' if len(names) > limit else ''}]"
 
@@ -133,7 +133,7 @@ class CorpusBootstrapResult(TupleLike):
         index = []
         for m in measures:
             if m not in self.measures:
-                raise ValueError(f"unknown measure {m!r} in 'measures': expected one of {_describe(self.measures)}")
+                raise ValueError(f"unknown measure {m!r} in 'measures': expected one of {describe(self.measures)}")
             index.append(self.measures.index(m))
         if not index:
             raise ValueError("'measures' is empty")
@@ -141,7 +141,7 @@ class CorpusBootstrapResult(TupleLike):
 
     def _system_index(self, name, argument):
         if name not in self.systems:
-            raise ValueError(f"unknown system {name!r} for {argument!r}: expected one of {_describe(self.systems)}")
+            raise ValueError(f"unknown system {name!r} for {argument!r}: expected one of {describe(self.systems)}")
         return self.systems.index(name)
 
     def _check_unit(self, method, index, what):
@@ -151,7 +151,7 @@ class CorpusBootstrapResult(TupleLike):
         bad = [self.measures[m] for m in index if not unit[m]]
         if bad:
             raise ValueError(
-                f"method={method!r} needs {what} in [0, 1], and {_describe(bad)} "
+                f"method={method!r} needs {what} in [0, 1], and {describe(bad)} "
                 f"{'is' if len(bad) == 1 else 'are'} not known to lie in [0, 1]; use 'percentile', "
                 "'normal' or 'bca', or pick measures=[...]"
             )

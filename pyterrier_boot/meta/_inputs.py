@@ -8,7 +8,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..stats._inputs import _describe, _is_pandas, as_score_matrix, oriented
+from .._checks import describe, is_pandas
+from .._scores import as_score_matrix, oriented
 
 LONG_COLUMNS = ("name", "qid", "measure", "value")
 MIN_SYSTEMS = 3
@@ -62,7 +63,7 @@ def _check_complete(values, label, topics):
     if bad.any():
         where = np.asarray(topics, dtype=object)[bad] if topics is not None else np.flatnonzero(bad)
         raise ValueError(
-            f"{label} has missing (NaN) scores for {int(bad.sum())} topic(s) {_describe(list(where))}: "
+            f"{label} has missing (NaN) scores for {int(bad.sum())} topic(s) {describe(list(where))}: "
             "every measure must score every system on every topic (drop those topics from all "
             "measures first)"
         )
@@ -82,9 +83,9 @@ def _same_labels(kind, labels_by_measure, name):
         extra = [t for t in labels if t not in ref_set]
         parts = []
         if missing:
-            parts.append(f"{len(missing)} of {first!r}'s {kind} missing from {m!r} {_describe(missing)}")
+            parts.append(f"{len(missing)} of {first!r}'s {kind} missing from {m!r} {describe(missing)}")
         if extra:
-            parts.append(f"{len(extra)} {kind} of {m!r} not scored by {first!r} {_describe(extra)}")
+            parts.append(f"{len(extra)} {kind} of {m!r} not scored by {first!r} {describe(extra)}")
         raise ValueError(
             f"{name!r}: the measures cover different {kind}: " + "; ".join(parts)
             + f"; every measure must score the same {kind} (meta-evaluation compares measures on the "
@@ -105,7 +106,7 @@ def as_measure_scores(scores, name="scores_by_measure", *, min_systems=MIN_SYSTE
     Raises ValueError when the measures cover different systems or topics (naming them), when a
     cell is missing (NaN), or when there are fewer than ``min_systems`` systems.
     """
-    if _is_pandas(scores, "DataFrame") and set(LONG_COLUMNS) <= set(scores.columns):
+    if is_pandas(scores, "DataFrame") and set(LONG_COLUMNS) <= set(scores.columns):
         scores = _from_long(scores, name)
     if not isinstance(scores, dict):
         raise TypeError(
@@ -116,7 +117,7 @@ def as_measure_scores(scores, name="scores_by_measure", *, min_systems=MIN_SYSTE
         raise ValueError(f"{name!r} is empty; expected {{measure: systems x topics matrix}}")
     scores = {m: oriented(v, f"{name}[{m!r}]") for m, v in scores.items()}
     measures = list(scores)
-    frames = [_is_pandas(scores[m], "DataFrame") for m in measures]
+    frames = [is_pandas(scores[m], "DataFrame") for m in measures]
     if any(frames) and not all(frames):
         raise TypeError(f"{name!r} must hold either all DataFrames or all arrays")
     if all(frames):
@@ -137,7 +138,7 @@ def as_measure_scores(scores, name="scores_by_measure", *, min_systems=MIN_SYSTE
         mats = []
         for m in measures:
             value = scores[m]
-            if _is_pandas(value, "Series") or np.ndim(value) != 2:
+            if is_pandas(value, "Series") or np.ndim(value) != 2:
                 raise ValueError(f"{name}[{m!r}] must be a 2-D systems x topics matrix, got "
                                  f"{np.ndim(value)} dimension(s)")
             _check_complete(value, f"{name}[{m!r}]", None)

@@ -25,8 +25,8 @@ from typing import Any, ClassVar
 import numpy as np
 from scipy import stats
 
+from .._checks import check_positive_int, describe
 from .._results import TupleLike
-from ..stats._inputs import _describe, check_positive_int
 from ._corpus import check_corpus_result, one_measure, system_indices
 from .variance_decomposition import COMPONENTS, variance_decomposition
 
@@ -199,7 +199,7 @@ def corpus_variance_decomposition(result, measure=None, *, qrels=None, systems=N
     if reference is None:
         reference = names[0]
     elif reference not in names:
-        raise ValueError(f"'reference' {reference!r} is not one of the systems {_describe(names)}")
+        raise ValueError(f"'reference' {reference!r} is not one of the systems {describe(names)}")
     data = corpus_replicates(result, result.measures[m], systems=names, images=images)
     fits = [variance_decomposition(data, heteroscedastic=h, reference=reference, reml=reml, solver=solver)
             for h in (False, True)]

@@ -18,25 +18,24 @@ from typing import Any, ClassVar
 import numpy as np
 from scipy import stats
 
+from .._checks import check_alpha
 from .._memory import DEFAULT_MAX_MEMORY, check_n_resamples, require_resamples_memory
 from .._random import as_generator
 from .._results import TupleLike
 from .._warnings import one_warning_per_kind
-from ..stats._inputs import check_alpha, check_choice, test_name
 from ..stats.aggregates import get_aggregate
+from ..stats.registry import TESTS as REGISTRY
+from ..stats.registry import get_test
 from ..stats.resampling import as_resample_plan, as_sign_flip_plan, planned_resamples, weighted_sums
 from ..stats.significance import (
-    _count_extreme,
+    count_extreme,
     paired_bootstrap_core,
     randomization_core,
-    sign_core,
-    t_core,
     warn_degenerate,
-    wilcoxon_core,
 )
 from ._inputs import as_measure_scores, pair_indices, pair_labels
 
-TESTS = ("paired_bootstrap", "unpaired_bootstrap", "randomization", "t", "wilcoxon", "sign")
+TESTS = tuple(REGISTRY)
 _CELLS = 1 << 22  # pairs x resamples (x topics for non-mean unpaired statistics) per chunk
 
 __all__ = ["discriminative_power", "DiscriminativePowerResult", "TESTS"]
@@ -252,7 +251,7 @@ def _unpaired(Xa, Xb, pooled, k, agg):
         else:
             draws = V[sl][:, pooled.indices]  # (pairs, B, 2n)
             null = agg(draws[..., :n], axis=-1) - agg(draws[..., n:], axis=-1)
-        count = _count_extreme(null, observed[sl], "two-sided")
+        count = count_extreme(null, observed[sl], "two-sided")
         pvalue[sl] = (count + 1) / (B + 1)
         absnull = np.abs(null)
         required[sl] = np.partition(absnull, B - k, axis=1)[:, B - k]
@@ -262,7 +261,7 @@ def _unpaired(Xa, Xb, pooled, k, agg):
 def _discriminative_power_iv(test, alpha, n_resamples, statistic):
     if callable(test) or not isinstance(test, str):
         raise TypeError(f"'test' must be one of {', '.join(repr(t) for t in TESTS)}; got {type(test).__name__}")
-    test = check_choice(test_name(test), "test", TESTS)
+    test = get_test(test, allowed=TESTS).name
     alpha = check_alpha(alpha)
     n_resamples = check_n_resamples(n_resamples)
     agg = get_aggregate(statistic)
@@ -379,7 +378,7 @@ def discriminative_power(scores_by_measure, *, test="paired_bootstrap", alpha=0.
             res, difference[m] = _unpaired(X[a], X[b], used, k, agg)
             degenerate = zero = np.zeros(len(a), bool)
         else:
-            core = {"t": t_core, "wilcoxon": wilcoxon_core, "sign": sign_core}[test](D)
+            core = REGISTRY[test].core(D)
             res = {"pvalue": core["pvalue"], "statistic": core["statistic"]}
             if test == "t":
                 res["required"] = t_crit * core["sd"] / np.sqrt(n)

@@ -6,19 +6,11 @@ with ``pip install pyterrier-boot[plots]``.
 """
 import numpy as np
 
+from .._figures import axes as _axes
+from .._figures import grid as _grid
+
 __all__ = ["plot_asl_curves", "plot_swap_rates", "plot_mr_pt", "plot_forest", "plot_user_variance",
            "plot_pool_pvalues", "plot_pool_differences"]
-
-
-def _axes(ax, figsize=(6.4, 4.2)):
-    try:
-        import matplotlib.pyplot as plt
-    except ImportError:  # pragma: no cover - matplotlib is an optional dependency
-        raise ImportError("plotting needs matplotlib: pip install 'pyterrier-boot[plots]' "
-                          "(or pip install matplotlib)") from None
-    if ax is None:
-        _, ax = plt.subplots(figsize=figsize, constrained_layout=True)
-    return ax
 
 
 def plot_asl_curves(result, ax=None, *, log=False, title=None):
@@ -135,17 +127,6 @@ def plot_user_variance(result, ax=None, *, title=None):
     ax.set_title(title or f"User variance ({result.distribution.shape[1]} users)")
     ax.legend(fontsize="small")
     return ax
-
-
-def _grid(n_rows, n_cols, panel=(2.6, 2.3), sharey=False):
-    try:
-        import matplotlib.pyplot as plt
-    except ImportError:  # pragma: no cover - matplotlib is an optional dependency
-        raise ImportError("plotting needs matplotlib: pip install 'pyterrier-boot[plots]' "
-                          "(or pip install matplotlib)") from None
-    _, axes = plt.subplots(n_rows, n_cols, figsize=(panel[0] * n_cols + 0.6, panel[1] * n_rows + 0.6),
-                           constrained_layout=True, squeeze=False, sharey=sharey)
-    return axes
 
 
 def _pool_measures(result, measures):

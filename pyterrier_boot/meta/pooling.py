@@ -13,8 +13,8 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from .._checks import describe
 from .._warnings import InputWarning
-from ..stats._inputs import _describe
 
 __all__ = ["pool", "top_documents"]
 
@@ -34,8 +34,8 @@ def pooled_runs(names, runs, argument):
         raise ValueError(f"{argument!r} is empty: name at least one run to pool")
     unknown = [s for s in chosen if s not in runs]
     if unknown:
-        raise ValueError(f"{argument!r} names run(s) not in 'runs': {_describe(unknown)}; the runs are "
-                         f"{_describe(list(runs))}")
+        raise ValueError(f"{argument!r} names run(s) not in 'runs': {describe(unknown)}; the runs are "
+                         f"{describe(list(runs))}")
     return list(dict.fromkeys(chosen))
 
 
@@ -86,7 +86,7 @@ def pool(qrels, runs, depth, *, systems=None):
     lost = [q for q in pd.unique(frame["qid"]) if q not in set(kept["qid"])]
     if lost:
         warnings.warn(f"pool(depth={depth}): {len(lost)} topic(s) have no judged document in the pool "
-                      f"and drop out of the qrels: {_describe(lost)}", InputWarning, stacklevel=2)
+                      f"and drop out of the qrels: {describe(lost)}", InputWarning, stacklevel=2)
     if kept.empty:
         raise ValueError(f"pool(depth={depth}) keeps no judgement: the chosen runs retrieved no judged "
                          "document in their top ranks")

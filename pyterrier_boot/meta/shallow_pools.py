@@ -39,9 +39,9 @@ from typing import ClassVar
 
 import numpy as np
 
+from .._checks import check_choice, check_confidence_level, check_positive_int, describe
 from .._results import TupleLike
 from .._warnings import InputWarning, one_warning_per_kind, report
-from ..stats._inputs import _describe, check_choice, check_confidence_level, check_positive_int
 from .pooling import pool, pooled_runs
 
 __all__ = ["shallow_pool_comparison", "ShallowPoolResult", "FULL"]
@@ -151,10 +151,10 @@ def _check_depths(depths):
         raise TypeError(f"'depths' must be a list of positive integers, got {type(depths).__name__}") from None
     bad = [d for d in depths if isinstance(d, bool) or not isinstance(d, numbers.Integral) or d < 1]
     if bad:
-        raise ValueError(f"'depths' must be positive integers (pool depths), got {_describe(bad)}; "
+        raise ValueError(f"'depths' must be positive integers (pool depths), got {describe(bad)}; "
                          "pass full=True for the original qrels")
     if len(set(depths)) != len(depths):
-        raise ValueError(f"'depths' has repeated values: {_describe(depths)}")
+        raise ValueError(f"'depths' has repeated values: {describe(depths)}")
     return [int(d) for d in depths]
 
 
@@ -192,7 +192,7 @@ def _shallow_iv(runs, qrels, a, b, depths, measures, pool_systems, full, n_image
     read = read_runs(runs)
     for value, name in ((a, "a"), (b, "b")):
         if value not in read:
-            raise ValueError(f"unknown system {value!r} for {name!r}: the runs are {_describe(list(read))}")
+            raise ValueError(f"unknown system {value!r} for {name!r}: the runs are {describe(list(read))}")
     if a == b:
         raise ValueError(f"'a' and 'b' are the same system ({a!r}): a comparison needs two systems")
     pool_systems = [a, b] if pool_systems is None else pooled_runs(pool_systems, read, "pool_systems")

@@ -12,10 +12,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from .._checks import check_alpha, check_positive_int
 from .._memory import DEFAULT_MAX_MEMORY, check_n_resamples, require_resamples_memory
 from .._random import as_generator
 from .._results import TupleLike
-from ..stats._inputs import check_alpha, check_positive_int
 from ..stats.resampling import as_resample_plan, planned_resamples, weighted_sums
 from ._inputs import as_measure_scores, pair_indices
 

@@ -32,22 +32,22 @@ from typing import Any, ClassVar
 import numpy as np
 from scipy import stats
 
+from .._checks import (
+    ALTERNATIVES,
+    check_alpha,
+    check_choice,
+    check_confidence_level,
+    check_positive_int,
+)
 from .._memory import (
     DEFAULT_MAX_MEMORY,
     check_n_resamples,
     require_resamples_memory,
     warn_interval_resolution,
 )
+from .._quantiles import sorted_quantiles
 from .._results import ConfidenceInterval, TupleLike
-from ..stats._inputs import (
-    ALTERNATIVES,
-    as_score_matrix,
-    check_alpha,
-    check_choice,
-    check_confidence_level,
-    check_positive_int,
-)
-from ..stats._quantiles import sorted_quantiles
+from .._scores import as_score_matrix
 from ..stats.power import paired_power, topics_needed, two_tailed_power
 from ..stats.resampling import as_resample_plan, planned_resamples, weighted_sums
 

@@ -19,9 +19,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from .._checks import check_confidence_level, check_positive_int
 from .._random import as_generator
 from .._results import ConfidenceInterval, TupleLike
-from ..stats._inputs import check_confidence_level, check_positive_int
 
 __all__ = ["user_variance", "UserVarianceResult"]
 

@@ -60,9 +60,9 @@ from typing import Any, ClassVar
 import numpy as np
 from scipy import stats
 
+from .._checks import check_choice, describe, is_pandas
 from .._results import TupleLike
 from .._warnings import FitWarning
-from ..stats._inputs import _describe, _is_pandas, check_choice
 
 __all__ = ["variance_decomposition", "VarianceDecompositionResult", "COMPONENTS", "SOLVERS"]
 
@@ -152,7 +152,7 @@ class VarianceDecompositionResult(TupleLike):
 
 
 def _vd_iv(data, score, system, topic, replicate, heteroscedastic, reference):
-    if not _is_pandas(data, "DataFrame"):
+    if not is_pandas(data, "DataFrame"):
         raise TypeError(f"'data' must be a long DataFrame with columns {score!r}, {system!r}, {topic!r} "
                         f"(and {replicate!r}); got {type(data).__name__}")
     missing = [c for c in (score, system, topic) if c not in data.columns]
@@ -176,7 +176,7 @@ def _vd_iv(data, score, system, topic, replicate, heteroscedastic, reference):
     if reference is None:
         reference = systems[0]
     elif reference not in systems:
-        raise ValueError(f"'reference' {reference!r} is not a system of 'data'; systems are {_describe(systems)}")
+        raise ValueError(f"'reference' {reference!r} is not a system of 'data'; systems are {describe(systems)}")
     s_code = pd.Index(systems).get_indexer(data[system])
     q_code = pd.Index(topics).get_indexer(data[topic])
     counts = np.zeros((len(systems), len(topics)), int)

@@ -7,6 +7,17 @@ across measures).
 """
 import numpy as np
 
+from .._checks import (
+    ALTERNATIVES,
+    NAN_POLICIES,
+    SMALLEST_SPREAD,
+    check_alpha,
+    check_choice,
+    check_confidence_level,
+    check_spread,
+    describe,
+    is_pandas,
+)
 from .._memory import (
     DEFAULT_MAX_MEMORY,
     check_n_resamples,
@@ -15,37 +26,17 @@ from .._memory import (
     warn_interval_resolution,
     warn_pvalue_resolution,
 )
+from .._scores import as_score_matrix, oriented
 from .._warnings import one_warning_per_kind
-from ._inputs import (
-    ALTERNATIVES,
-    NAN_POLICIES,
-    SMALLEST_SPREAD,
-    _describe,
-    _is_pandas,
-    as_score_matrix,
-    check_alpha,
-    check_choice,
-    check_confidence_level,
-    check_spread,
-    oriented,
-    test_name,
-)
 from .correction import METHODS as CORRECTIONS
 from .correction import correct_pvalues
 from .inversion import alpha_of
+from .registry import PAIRED, canonical
+from .registry import TESTS as REGISTRY
 from .resampling import as_resample_plan, as_sign_flip_plan, planned_resamples
-from .significance import (
-    _describe_diffs,
-    paired_bootstrap_core,
-    randomization_core,
-    sign_core,
-    t_core,
-    warn_degenerate,
-    warn_unbounded,
-    wilcoxon_core,
-)
+from .significance import _describe_diffs, warn_degenerate, warn_unbounded
 
-TESTS = ("paired_bootstrap", "randomization", "t", "wilcoxon", "sign")
+TESTS = PAIRED
 SCOPES = ("measure", "all")
 LONG_COLUMNS = ("name", "qid", "measure", "value")
 COLUMNS = [
@@ -68,7 +59,7 @@ def _first_seen(values):
 
 def _as_measure_matrices(scores, nan_policy):
     """``(measures, systems, topics, values (M, S, n))`` from any accepted input."""
-    if _is_pandas(scores, "DataFrame") and set(LONG_COLUMNS) <= set(scores.columns):
+    if is_pandas(scores, "DataFrame") and set(LONG_COLUMNS) <= set(scores.columns):
         dup = scores.duplicated(subset=["name", "qid", "measure"])
         if dup.any():
             first = scores.loc[dup, ["name", "qid", "measure"]].iloc[0].tolist()
@@ -87,21 +78,21 @@ def _as_measure_matrices(scores, nan_policy):
         parts = []
         for m in measures:
             value = oriented(scores[m], f"scores[{m!r}]", strict=True)
-            if _is_pandas(value, "DataFrame"):
+            if is_pandas(value, "DataFrame"):
                 parts.append(value)
             else:
-                arr = np.asarray(value, dtype=float) if not _is_pandas(value, "Series") else None
+                arr = np.asarray(value, dtype=float) if not is_pandas(value, "Series") else None
                 if arr is None or arr.ndim != 2:
                     raise ValueError(f"scores[{m!r}] must be a 2-D systems x topics matrix")
                 parts.append(arr)
-        if all(_is_pandas(p, "DataFrame") for p in parts):
+        if all(is_pandas(p, "DataFrame") for p in parts):
             systems = list(parts[0].index)
             topics = _first_seen(t for p in parts for t in p.columns)
             for m, p in zip(measures, parts, strict=True):
                 if set(p.index) != set(systems) or p.index.has_duplicates:
-                    raise ValueError(f"scores[{m!r}] has systems {_describe(p.index)}, expected {_describe(systems)}")
+                    raise ValueError(f"scores[{m!r}] has systems {describe(p.index)}, expected {describe(systems)}")
             stacked = np.vstack([p.reindex(index=systems, columns=topics).to_numpy(dtype=float) for p in parts])
-        elif any(_is_pandas(p, "DataFrame") for p in parts):
+        elif any(is_pandas(p, "DataFrame") for p in parts):
             raise TypeError("'scores' dict must hold either all DataFrames or all arrays")
         else:
             shapes = {p.shape for p in parts}
@@ -146,7 +137,7 @@ def _pairs(systems, baseline):
             pos = int(base) % S
         else:
             raise ValueError(f"'baseline' {base!r} is neither a system name nor a row position; "
-                             f"systems are {_describe(systems)}")
+                             f"systems are {describe(systems)}")
         others = [s for s in range(S) if s != pos]
         pairs_a.extend(others)
         pairs_b.extend([pos] * len(others))
@@ -280,7 +271,7 @@ def compare(scores, *, baseline=None, test="paired_bootstrap", correction="holm"
         >>> table[["system_a", "system_b", "reject"]].values.tolist()
         [[1, 0, True], [2, 0, True]]
     """
-    test = test_name(test)
+    test = canonical(test)
     given_level = confidence_level
     alpha, confidence_level, n_resamples = _compare_iv(
         test, correction, correction_scope, alpha, alternative,
@@ -318,18 +309,12 @@ def compare(scores, *, baseline=None, test="paired_bootstrap", correction="holm"
         D = X[a] - X[b]
         for row in np.flatnonzero(np.abs(D).max(axis=1, initial=0.0) < SMALLEST_SPREAD):
             check_spread(D[row], f"'scores' ({measure}: {pair_names[row]})", "differences")
-        if test == "paired_bootstrap":
-            core = paired_bootstrap_core(D, used, **level)
-        elif test == "randomization":
-            core = randomization_core(D, used, **level)
-        elif test == "t":
-            core = t_core(D, **level)
-        elif test == "wilcoxon":
-            core = wilcoxon_core(D, **level)
-        elif test == "sign":
-            core = sign_core(D, **level)
-        else:
+        if callable(test):
             core = _callable_core(test, X[a], X[b], 1 - ci_alpha)
+        elif REGISTRY[test].plan is not None:
+            core = REGISTRY[test].core(D, used, **level)
+        else:
+            core = REGISTRY[test].core(D, **level)
         names = [f"{measure}: {p}" for p in pair_names]
         if core["degenerate"].any():
             warn_degenerate("zero", core["degenerate"] & core["zero"], names)

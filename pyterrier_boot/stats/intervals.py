@@ -15,27 +15,27 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
-from scipy import special, stats
+from scipy import stats
 
+from .._checks import ALTERNATIVES, NAN_POLICIES, check_batch, check_choice, check_confidence_level
 from .._memory import (
     DEFAULT_MAX_MEMORY,
     check_n_resamples,
     require_resamples_memory,
     warn_interval_resolution,
 )
-from .._results import ConfidenceInterval, TupleLike
-from .._warnings import DegenerateWarning, one_warning_per_kind, report
-from ._inputs import (
-    ALTERNATIVES,
-    NAN_POLICIES,
-    as_score_matrix,
-    check_batch,
-    check_choice,
-    check_confidence_level,
+from .._quantiles import (
+    bca_probabilities,
+    one_sided,
+    quantiles,
+    sorted_quantiles,
+    tail_probabilities,
 )
-from ._quantiles import quantiles, sorted_quantiles
+from .._results import ConfidenceInterval, TupleLike
+from .._scores import as_score_matrix
+from .._warnings import DegenerateWarning, one_warning_per_kind, report
 from .aggregates import get_aggregate
-from .resampling import as_resample_plan, planned_resamples, weighted_sums
+from .resampling import as_resample_plan, planned_resamples, studentized_pivot, weighted_sums
 
 METHODS = ("percentile", "basic", "bca", "studentized", "normal", "t", "z")
 
@@ -133,30 +133,12 @@ def _bootstrap_ci_iv(scores, statistic, method, confidence_level, alternative, n
     return agg, matrix, is_1d, confidence_level, n_resamples, sigma, batch
 
 
-def _tail_probabilities(confidence_level, alternative):
-    """Lower and upper probabilities of the interval (one side is unused when one-sided)."""
-    alpha = 1 - confidence_level
-    if alternative == "two-sided":
-        return alpha / 2, 1 - alpha / 2
-    return alpha, 1 - alpha
-
-
-def _one_sided(low, high, alternative):
-    low = np.asarray(low, dtype=float)
-    high = np.asarray(high, dtype=float)
-    if alternative == "less":
-        low = np.full_like(low, -np.inf)
-    elif alternative == "greater":
-        high = np.full_like(high, np.inf)
-    return low, high
-
-
 def t_interval(mean, sd, n, *, confidence_level=0.95, alternative="two-sided"):
     """``mean ± t_{n-1} sd/√n`` (Park 2010, eq. 3); arrays broadcast. Private helper for the tests' effects."""
-    lo_p, hi_p = _tail_probabilities(confidence_level, alternative)
+    lo_p, hi_p = tail_probabilities(confidence_level, alternative)
     se = np.asarray(sd, dtype=float) / np.sqrt(n)
     crit = stats.t.ppf(hi_p, n - 1)
-    return _one_sided(mean - crit * se, mean + crit * se, alternative)
+    return one_sided(mean - crit * se, mean + crit * se, alternative)
 
 
 def _resample_distribution(agg, values, plan, batch):
@@ -188,35 +170,6 @@ def _jackknife(agg, values):
     for s in range(S):
         out[s] = agg(np.broadcast_to(values[s], (n, n))[keep].reshape(n, n - 1), axis=-1)
     return out
-
-
-def _acceleration(jack):
-    """BCa acceleration from jackknife values (rows, n) (Efron & Tibshirani eq. 14.15); 0 without spread.
-
-    The ratio does not depend on the scale of ``d``, so each row is divided by its largest
-    deviation first: cubes of large or small scores neither overflow nor underflow.
-    """
-    d = jack.mean(axis=1, keepdims=True) - jack
-    scale = np.abs(d).max(axis=1, keepdims=True)
-    d = d / np.where(scale > 0, scale, 1.0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        accel = (d ** 3).sum(axis=1) / (6 * ((d ** 2).sum(axis=1)) ** 1.5)
-    return np.where(np.isfinite(accel), accel, 0.0)
-
-
-def _bca_probabilities(dist, theta, jack, confidence_level, alternative):
-    B = dist.shape[1]
-    below = np.count_nonzero(dist < theta[:, None], axis=1) + np.count_nonzero(dist <= theta[:, None], axis=1)
-    z0 = special.ndtri(below / (2 * B))
-    accel = _acceleration(jack)
-    lo_p, hi_p = _tail_probabilities(confidence_level, alternative)
-    probs = []
-    for p in (lo_p, hi_p):
-        zp = special.ndtri(p)
-        with np.errstate(invalid="ignore"):
-            num = z0 + zp
-            probs.append(special.ndtr(z0 + num / (1 - accel * num)))
-    return np.stack(probs, axis=1)
 
 
 def default_method(statistic="mean"):
@@ -296,7 +249,7 @@ def bootstrap_ci(scores, *, statistic="mean", method=None, confidence_level=0.95
     theta = np.asarray(agg(values, axis=-1), dtype=float)
     dist = None
     used_plan = None
-    lo_p, hi_p = _tail_probabilities(confidence_level, alternative)
+    lo_p, hi_p = tail_probabilities(confidence_level, alternative)
 
     if method in ("t", "z"):
         transformed = agg.forward(values)
@@ -326,7 +279,7 @@ def bootstrap_ci(scores, *, statistic="mean", method=None, confidence_level=0.95
             q_lo, q_hi = sorted_quantiles(srt, [lo_p, hi_p]).T
             low, high = 2 * theta - q_hi, 2 * theta - q_lo
         elif method == "bca":
-            probs = _bca_probabilities(dist, theta, _jackknife(agg, values), confidence_level, alternative)
+            probs = bca_probabilities(dist, theta, _jackknife(agg, values), confidence_level, alternative)
             low, high = sorted_quantiles(srt, probs).T
         elif method == "normal":
             z = stats.norm.ppf(hi_p)
@@ -334,17 +287,11 @@ def bootstrap_ci(scores, *, statistic="mean", method=None, confidence_level=0.95
         else:  # studentized
             transformed = agg.forward(values)
             m = transformed.mean(axis=1)
-            centred = transformed - m[:, None]
-            s1 = weighted_sums(used_plan, centred) / n
-            s2 = weighted_sums(used_plan, centred ** 2)
-            var = np.maximum(s2 - n * s1 ** 2, 0.0) / (n - 1)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                pivot = s1 / np.sqrt(var / n)
-            pivot = np.where(np.isnan(pivot), 0.0, pivot)
+            pivot = studentized_pivot(transformed - m[:, None], used_plan)
             q_lo, q_hi = quantiles(pivot, [lo_p, hi_p]).T
             se = transformed.std(axis=1, ddof=1) / np.sqrt(n)
             low, high = agg.inverse(m - q_hi * se), agg.inverse(m - q_lo * se)
-    low, high = _one_sided(low, high, alternative)
+    low, high = one_sided(low, high, alternative)
 
     constant = np.ptp(values, axis=1) == 0
     if constant.any():
