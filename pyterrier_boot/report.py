@@ -135,16 +135,16 @@ def summary_table(result, *, pairwise=None, alpha=0.05, digits=3, sort=True):
 def comparison_note(result, *, pairwise=None, test="t", correction="holm", alpha=0.05):
     """One sentence explaining the comparison columns of :func:`summary_table` (empty without any)."""
     if result.bootstrap in ("corpus", "both"):  # the verdicts are the replicate test of the intervals
-        test_label = f"{result.bootstrap}-bootstrap test over the same replicates as the intervals"
+        test_text = f"{result.bootstrap}-bootstrap test over the same replicates as the intervals"
     else:
-        test_label = test_label(test)
+        test_text = test_label(test)
     if result.comparisons is not None:
         corrected = result.comparisons.correction
-        how = test_label + (f", {corrected}-corrected per measure" if corrected else ", not corrected")
+        how = test_text + (f", {corrected}-corrected per measure" if corrected else ", not corrected")
         return (f"'<m> vs <b>': difference from the baseline b and its p-value ({how}); "
                 f"* marks p < {alpha:g}.")
     if pairwise is not None and len(pairwise):
-        how = test_label + (f", {correction}-corrected per measure" if correction else ", not corrected")
+        how = test_text + (f", {correction}-corrected per measure" if correction else ", not corrected")
         return (f"'<m> >/<': number of systems this one is significantly better / worse than, over all "
                 f"pairs ({how}, p < {alpha:g}).")
     return ""

@@ -17,7 +17,7 @@ def plot_asl_curves(result, ax=None, *, log=False, title=None):
     """Sakai's ASL curves (Fig. 10-13): each measure's ASLs sorted, one line per measure.
 
     Args:
-        result: a :class:`~pyterrier_boot.meta.discriminative_power.DiscriminativePowerResult`.
+        result: a :class:`~pyterrier_boot.meta.quality.discriminative_power.DiscriminativePowerResult`.
         ax: matplotlib Axes to draw on (default: a new figure).
         log: logarithmic ASL axis (spreads out the small ASLs).
         title: plot title (default: the test and alpha).
@@ -147,7 +147,7 @@ def plot_pool_pvalues(result, axes=None, *, measures=None, log=False, title=None
     """Zobel & Rashidi's Fig. 6: per image, the paired t-test p-value against the score difference.
 
     Args:
-        result: a :class:`~pyterrier_boot.meta.shallow_pools.ShallowPoolResult`.
+        result: a :class:`~pyterrier_boot.meta.pools.shallow_pools.ShallowPoolResult`.
         axes: a 2-D array of Axes, one row per measure and one column per depth (default: a new
             figure).
         measures: labels to draw (default all).

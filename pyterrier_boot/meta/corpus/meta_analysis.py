@@ -27,11 +27,11 @@ import warnings
 
 import numpy as np
 
-from .._checks import check_choice, describe
-from .._warnings import InputWarning
-from ..stats.aggregates import EPS
-from ._corpus import check_corpus_result, constant_rows, one_measure, one_system
-from .meta_analysis import logit_difference, meta_analysis
+from ..._checks import check_choice, describe
+from ..._warnings import InputWarning
+from ...stats.aggregates import EPS
+from ..meta_analysis import logit_difference, meta_analysis
+from ._inputs import check_corpus_result, constant_rows, one_measure, one_system
 
 __all__ = ["corpus_meta_analysis", "corpus_topic_effects", "EFFECTS"]
 

@@ -5,14 +5,14 @@ measures from it by label, with the same error messages everywhere.
 """
 import numpy as np
 
-from .._checks import describe
+from ..._checks import describe
 
 MIN_IMAGES = 2
 
 
 def check_corpus_result(result, name="result"):
     """Raise unless ``result`` is a CorpusBootstrapResult with at least 2 images (an SD needs 2)."""
-    from ..corpus.result import CorpusBootstrapResult
+    from ...corpus.result import CorpusBootstrapResult
 
     if not isinstance(result, CorpusBootstrapResult):
         raise TypeError(f"{name!r} must be a CorpusBootstrapResult (from CorpusBootstrap(...).evaluate(runs, "

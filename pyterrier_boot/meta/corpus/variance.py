@@ -2,7 +2,7 @@
 
 Each corpus image is a replicate of the whole experiment: ``y[s,q,k]`` is the score of system
 ``s`` on topic ``q`` in image ``k``. The mixed model of
-:func:`~pyterrier_boot.meta.variance_decomposition.variance_decomposition`,
+:func:`~pyterrier_boot.meta.design.variance_decomposition.variance_decomposition`,
 
     y[s,q,k] = β_s + b_q + c_sq + ε[s,q,k],
 
@@ -25,10 +25,10 @@ from typing import Any, ClassVar
 import numpy as np
 from scipy import stats
 
-from .._checks import check_positive_int, describe
-from .._results import TupleLike
-from ._corpus import check_corpus_result, one_measure, system_indices
-from .variance_decomposition import COMPONENTS, variance_decomposition
+from ..._checks import check_positive_int, describe
+from ..._results import TupleLike
+from ..design.variance_decomposition import COMPONENTS, variance_decomposition
+from ._inputs import check_corpus_result, one_measure, system_indices
 
 __all__ = ["corpus_variance_decomposition", "CorpusVarianceResult", "corpus_replicates"]
 
@@ -179,7 +179,7 @@ def corpus_variance_decomposition(result, measure=None, *, qrels=None, systems=N
         Kanoulas, E., experimental-design slides (mixed-effects homoscedastic and heteroscedastic
         models on simulated collections); Cormack & Lynam (2006); Zobel & Rashidi (2020).
     """
-    from ..corpus.result import CorpusBootstrapResult
+    from ...corpus.result import CorpusBootstrapResult
 
     if not isinstance(result, CorpusBootstrapResult):
         if qrels is None:
@@ -187,7 +187,7 @@ def corpus_variance_decomposition(result, measure=None, *, qrels=None, systems=N
                             f"{type(result).__name__} and no qrels")
         if not isinstance(measure, str):
             raise ValueError("'measure' is required (one measure label) when runs and qrels are given")
-        from ..corpus.bootstrap import CorpusBootstrap
+        from ...corpus.bootstrap import CorpusBootstrap
 
         result = CorpusBootstrap(qrels, n_images=n_images, rng=rng, verbose=False).evaluate(result, [measure])
     elif qrels is not None:

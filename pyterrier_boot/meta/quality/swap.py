@@ -12,12 +12,12 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from .._checks import check_alpha, check_positive_int
-from .._memory import DEFAULT_MAX_MEMORY, check_n_resamples, require_resamples_memory
-from .._random import as_generator
-from .._results import TupleLike
-from ..stats.resampling import as_resample_plan, planned_resamples, weighted_sums
-from ._inputs import as_measure_scores, pair_indices
+from ..._checks import check_alpha, check_positive_int
+from ..._memory import DEFAULT_MAX_MEMORY, check_n_resamples, require_resamples_memory
+from ..._random import as_generator
+from ..._results import TupleLike
+from ...stats.resampling import as_resample_plan, planned_resamples, weighted_sums
+from .._inputs import as_measure_scores, pair_indices
 
 __all__ = ["swap_method", "SwapResult"]
 
@@ -88,7 +88,7 @@ class SwapResult(TupleLike):
 
     def plot(self, ax=None, **kwargs):
         """Swap rate per bin, one line per measure (:func:`~pyterrier_boot.meta.plots.plot_swap_rates`)."""
-        from .plots import plot_swap_rates
+        from ..plots import plot_swap_rates
 
         return plot_swap_rates(self, ax=ax, **kwargs)
 

@@ -60,9 +60,9 @@ from typing import Any, ClassVar
 import numpy as np
 from scipy import stats
 
-from .._checks import check_choice, describe, is_pandas
-from .._results import TupleLike
-from .._warnings import FitWarning
+from ..._checks import check_choice, describe, is_pandas
+from ..._results import TupleLike
+from ..._warnings import FitWarning
 
 __all__ = ["variance_decomposition", "VarianceDecompositionResult", "COMPONENTS", "SOLVERS"]
 

@@ -19,9 +19,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from .._checks import check_confidence_level, check_positive_int
-from .._random import as_generator
-from .._results import ConfidenceInterval, TupleLike
+from ..._checks import check_confidence_level, check_positive_int
+from ..._random import as_generator
+from ..._results import ConfidenceInterval, TupleLike
 
 __all__ = ["user_variance", "UserVarianceResult"]
 
@@ -80,7 +80,7 @@ class UserVarianceResult(TupleLike):
 
     def plot(self, ax=None, **kwargs):
         """Distribution over users per system (:func:`~pyterrier_boot.meta.plots.plot_user_variance`)."""
-        from .plots import plot_user_variance
+        from ..plots import plot_user_variance
 
         return plot_user_variance(self, ax=ax, **kwargs)
 
@@ -239,11 +239,11 @@ def user_variance(runs, qrels, measure, distribution, *, n_draws=1000, confidenc
         distribution for RBP", "Distribution of RBP"); Moffat, A. & Zobel, J. (2008).
         Rank-biased precision for measurement of retrieval effectiveness. ACM TOIS 27(1).
     """
-    from ..inputs.qrels import read_qrels
-    from ..inputs.runs import read_runs
-    from ..measures.arrays import JudgedRuns
-    from ..measures.engine import Evaluator
-    from ..measures.parsing import parse_measures, require_mean_aggregated
+    from ...inputs.qrels import read_qrels
+    from ...inputs.runs import read_runs
+    from ...measures.arrays import JudgedRuns
+    from ...measures.engine import Evaluator
+    from ...measures.parsing import parse_measures, require_mean_aggregated
 
     n_draws, confidence_level, discrete, make, label, valid_range = _user_variance_iv(
         n_draws, confidence_level, distribution, measure, valid_range)

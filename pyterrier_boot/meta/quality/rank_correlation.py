@@ -16,9 +16,9 @@ from typing import ClassVar
 import numpy as np
 from scipy import stats
 
-from .._checks import ALTERNATIVES, check_choice, describe, is_pandas
-from .._results import TupleLike
-from ._inputs import MIN_SYSTEMS, as_measure_scores
+from ..._checks import ALTERNATIVES, check_choice, describe, is_pandas
+from ..._results import TupleLike
+from .._inputs import MIN_SYSTEMS, as_measure_scores
 
 __all__ = ["kendall_tau", "KendallTauResult", "tau_ap", "rank_correlations"]
 
@@ -195,7 +195,7 @@ def rank_correlations(scores_by_measure):
 
     Args:
         scores_by_measure: per-topic scores of at least 3 systems (as
-            :func:`~pyterrier_boot.meta.discriminative_power.discriminative_power`).
+            :func:`~pyterrier_boot.meta.quality.discriminative_power.discriminative_power`).
 
     Returns:
         pandas.DataFrame with columns ``measure_a, measure_b, tau, z0, p-value, tau_ap``, one row

@@ -18,22 +18,27 @@ from typing import Any, ClassVar
 import numpy as np
 from scipy import stats
 
-from .._checks import check_alpha
-from .._memory import DEFAULT_MAX_MEMORY, check_n_resamples, require_resamples_memory
-from .._random import as_generator
-from .._results import TupleLike
-from .._warnings import one_warning_per_kind
-from ..stats.aggregates import get_aggregate
-from ..stats.registry import TESTS as REGISTRY
-from ..stats.registry import get_test
-from ..stats.resampling import as_resample_plan, as_sign_flip_plan, planned_resamples, weighted_sums
-from ..stats.significance import (
+from ..._checks import check_alpha
+from ..._memory import DEFAULT_MAX_MEMORY, check_n_resamples, require_resamples_memory
+from ..._random import as_generator
+from ..._results import TupleLike
+from ..._warnings import one_warning_per_kind
+from ...stats.aggregates import get_aggregate
+from ...stats.registry import TESTS as REGISTRY
+from ...stats.registry import get_test
+from ...stats.resampling import (
+    as_resample_plan,
+    as_sign_flip_plan,
+    planned_resamples,
+    weighted_sums,
+)
+from ...stats.significance import (
     count_extreme,
     paired_bootstrap_core,
     randomization_core,
     warn_degenerate,
 )
-from ._inputs import as_measure_scores, pair_indices, pair_labels
+from .._inputs import as_measure_scores, pair_indices, pair_labels
 
 TESTS = tuple(REGISTRY)
 _CELLS = 1 << 22  # pairs x resamples (x topics for non-mean unpaired statistics) per chunk
@@ -133,7 +138,7 @@ class DiscriminativePowerResult(TupleLike):
 
     def plot(self, ax=None, **kwargs):
         """ASL curves, one line per measure (see :func:`pyterrier_boot.meta.plots.plot_asl_curves`)."""
-        from .plots import plot_asl_curves
+        from ..plots import plot_asl_curves
 
         return plot_asl_curves(self, ax=ax, **kwargs)
 

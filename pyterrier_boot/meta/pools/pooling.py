@@ -13,8 +13,8 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from .._checks import describe
-from .._warnings import InputWarning
+from ..._checks import describe
+from ..._warnings import InputWarning
 
 __all__ = ["pool", "top_documents"]
 
@@ -67,8 +67,8 @@ def pool(qrels, runs, depth, *, systems=None):
         0   1     a      1
         3   1     d      1
     """
-    from ..inputs.qrels import read_qrels
-    from ..inputs.runs import read_runs
+    from ...inputs.qrels import read_qrels
+    from ...inputs.runs import read_runs
 
     if isinstance(depth, bool) or not isinstance(depth, numbers.Integral):
         raise TypeError(f"'depth' must be a positive integer, got {type(depth).__name__}")

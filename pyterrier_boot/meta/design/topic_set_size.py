@@ -19,7 +19,7 @@ number of topics follows from the variance of per-topic score differences ``σ_d
   - ``"bonferroni"``: a paired t-test per pair at level ``α / m``, ``m = S(S-1)/2`` (conservative).
 
 The variance is either given (``variance=``, e.g. from
-:meth:`~pyterrier_boot.meta.variance_decomposition.VarianceDecompositionResult.difference_variance`)
+:meth:`~pyterrier_boot.meta.design.variance_decomposition.VarianceDecompositionResult.difference_variance`)
 or estimated from a systems x topics matrix as ``σ_d² = 2 · MSE``, the residual mean square of the
 two-way ANOVA ``score ~ system + topic`` pooled over all systems (for two systems exactly the
 variance of their per-topic differences). A topic bootstrap of that estimate gives a percentile
@@ -32,24 +32,24 @@ from typing import Any, ClassVar
 import numpy as np
 from scipy import stats
 
-from .._checks import (
+from ..._checks import (
     ALTERNATIVES,
     check_alpha,
     check_choice,
     check_confidence_level,
     check_positive_int,
 )
-from .._memory import (
+from ..._memory import (
     DEFAULT_MAX_MEMORY,
     check_n_resamples,
     require_resamples_memory,
     warn_interval_resolution,
 )
-from .._quantiles import sorted_quantiles
-from .._results import ConfidenceInterval, TupleLike
-from .._scores import as_score_matrix
-from ..stats.power import paired_power, topics_needed, two_tailed_power
-from ..stats.resampling import as_resample_plan, planned_resamples, weighted_sums
+from ..._quantiles import sorted_quantiles
+from ..._results import ConfidenceInterval, TupleLike
+from ..._scores import as_score_matrix
+from ...stats.power import paired_power, topics_needed, two_tailed_power
+from ...stats.resampling import as_resample_plan, planned_resamples, weighted_sums
 
 COMPARISONS = ("pair", "all_pairs")
 ADJUSTMENTS = ("tukey", "bonferroni")
