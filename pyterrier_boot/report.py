@@ -22,6 +22,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .stats.registry import test_label
+
 __all__ = ["summary_table", "html_report", "write_report", "describe_intervals"]
 
 _INTERVAL_NAMES = {"bca": "BCa", "percentile": "percentile", "basic": "basic", "studentized": "studentized",
