@@ -281,83 +281,100 @@ def compare(scores, *, baseline=None, test="paired_bootstrap", correction="holm"
     n = values.shape[2]
     if n < 2:
         raise ValueError(f"'scores' needs at least 2 topics, got {n}")
-    import pandas as pd
-
-    labels_a = [systems[i] for i in a]
-    labels_b = [systems[j] for j in b]
-    pair_names = [f"{sa} vs {sb}" for sa, sb in zip(labels_a, labels_b, strict=True)]
     if given_level is None:
         corrected = correction not in (None, "none")
         family = len(a) * (len(measures) if correction_scope == "all" else 1)
         ci_alpha, inclusive = interval_alpha(alpha, correction if corrected else None, family)
     else:
         ci_alpha, inclusive = alpha_of(given_level), False
-    if test in ("paired_bootstrap", "randomization"):
-        max_memory = _check_resampling(test, plan, n, n_resamples, len(a), len(measures), alpha,
-                                       1 - ci_alpha, alternative, max_memory)
-    if test == "paired_bootstrap":
-        used = as_resample_plan(plan, n, n_resamples, rng, max_memory)
-    elif test == "randomization":
-        used = as_sign_flip_plan(plan, n, n_resamples, rng, max_memory)
-    elif plan is not None:
-        raise ValueError(f"'plan' is only used by the resampling tests, not test={test!r}")
+    used = _draw_plan(test, plan, n, n_resamples, rng, len(a), len(measures), alpha, 1 - ci_alpha, alternative,
+                      max_memory)
     level = dict(alpha=ci_alpha, inclusive=inclusive, alternative=alternative)
-    frames = []
-    unbounded = np.zeros(0, dtype=bool)
-    for m, measure in enumerate(measures):
-        X = values[m]
-        D = X[a] - X[b]
-        for row in np.flatnonzero(np.abs(D).max(axis=1, initial=0.0) < SMALLEST_SPREAD):
-            check_spread(D[row], f"'scores' ({measure}: {pair_names[row]})", "differences")
-        if callable(test):
-            core = _callable_core(test, X[a], X[b], 1 - ci_alpha)
-        elif REGISTRY[test].plan is not None:
-            core = REGISTRY[test].core(D, used, **level)
-        else:
-            core = REGISTRY[test].core(D, **level)
-        names = [f"{measure}: {p}" for p in pair_names]
-        if core["degenerate"].any():
-            warn_degenerate("zero", core["degenerate"] & core["zero"], names)
-            warn_degenerate("constant", core["degenerate"] & ~core["zero"], names)
-        unbounded = np.concatenate([unbounded, ~core["degenerate"] & (np.isinf(core["low"]) | np.isinf(core["high"]))])
-        frames.append(pd.DataFrame({
-            "measure": measure,
-            "system_a": labels_a,
-            "system_b": labels_b,
-            "mean_a": X[a].mean(axis=1),
-            "mean_b": X[b].mean(axis=1),
-            "difference": core["mean"],
-            "ci_low": core["low"],
-            "ci_high": core["high"],
-            "statistic": core["statistic"],
-            "p-value": core["pvalue"],
-            "effect_size": core["effect_size"],
-            "wins": core["wins"],
-            "ties": core["ties"],
-            "losses": core["losses"],
-            "n_topics": n,
-            "estimate": core["estimate"],
-            "ci_level": 1 - ci_alpha,
-        }))
+    labels_a, labels_b = [systems[i] for i in a], [systems[j] for j in b]
+    pair_names = [f"{sa} vs {sb}" for sa, sb in zip(labels_a, labels_b, strict=True)]
+    frames, unbounded = [], []
+    for measure, X in zip(measures, values, strict=True):
+        frame, unbounded_rows = _compare_measure(test, used, level, measure, X, a, b, pair_names)
+        frames.append(frame.assign(system_a=labels_a, system_b=labels_b))
+        unbounded.append(unbounded_rows)
+    import pandas as pd
+
     table = pd.concat(frames, ignore_index=True)
+    unbounded = np.concatenate(unbounded)
     if alternative == "two-sided" and unbounded.any():
         labels = [f"{m}: {p}" for m in measures for p in pair_names]
         warn_unbounded(test if isinstance(test, str) else "the given test", unbounded, labels, ci_alpha, n)
-    if correction is None or correction == "none":
-        table["p-value corrected"] = table["p-value"]
-        table["reject"] = table["p-value"] < alpha
-    elif correction_scope == "all":
-        res = correct_pvalues(table["p-value"].to_numpy(), method=correction, alpha=alpha)
-        table["p-value corrected"], table["reject"] = res.pvalues, res.reject
-    else:
-        corrected = np.empty(len(table))
-        reject = np.zeros(len(table), dtype=bool)
-        for measure in measures:
-            rows = np.flatnonzero((table["measure"] == measure).to_numpy())
-            res = correct_pvalues(table["p-value"].to_numpy()[rows], method=correction, alpha=alpha)
-            corrected[rows], reject[rows] = res.pvalues, res.reject
-        table["p-value corrected"], table["reject"] = corrected, reject
+    table["p-value corrected"], table["reject"] = _corrected(table, measures, correction, correction_scope, alpha)
     table.attrs.update(test=test if isinstance(test, str) else getattr(test, "__name__", "callable"),
                        correction=correction, correction_scope=correction_scope, alpha=alpha,
                        alternative=alternative, confidence_level=1 - ci_alpha if given_level is None else given_level)
     return table[COLUMNS]
+
+
+def _draw_plan(test, plan, n, n_resamples, rng, n_pairs, n_measures, alpha, confidence_level, alternative,
+               max_memory):
+    """The one plan every pair and measure shares (None for the tests that do not resample)."""
+    kind = None if callable(test) else REGISTRY[test].plan
+    if kind is None:
+        if plan is not None:
+            raise ValueError(f"'plan' is only used by the resampling tests, not test={test!r}")
+        return None
+    max_memory = _check_resampling(test, plan, n, n_resamples, n_pairs, n_measures, alpha, confidence_level,
+                                   alternative, max_memory)
+    draw = as_resample_plan if kind == "resample" else as_sign_flip_plan
+    return draw(plan, n, n_resamples, rng, max_memory)
+
+
+def _compare_measure(test, plan, level, measure, X, a, b, pair_names):
+    """One measure's rows of the table (without the system labels), and which intervals are unbounded."""
+    import pandas as pd
+
+    D = X[a] - X[b]
+    for row in np.flatnonzero(np.abs(D).max(axis=1, initial=0.0) < SMALLEST_SPREAD):
+        check_spread(D[row], f"'scores' ({measure}: {pair_names[row]})", "differences")
+    if callable(test):
+        core = _callable_core(test, X[a], X[b], 1 - level["alpha"])
+    elif plan is not None:
+        core = REGISTRY[test].core(D, plan, **level)
+    else:
+        core = REGISTRY[test].core(D, **level)
+    names = [f"{measure}: {p}" for p in pair_names]
+    if core["degenerate"].any():
+        warn_degenerate("zero", core["degenerate"] & core["zero"], names)
+        warn_degenerate("constant", core["degenerate"] & ~core["zero"], names)
+    unbounded = ~core["degenerate"] & (np.isinf(core["low"]) | np.isinf(core["high"]))
+    frame = pd.DataFrame({
+        "measure": measure,
+        "mean_a": X[a].mean(axis=1),
+        "mean_b": X[b].mean(axis=1),
+        "difference": core["mean"],
+        "ci_low": core["low"],
+        "ci_high": core["high"],
+        "statistic": core["statistic"],
+        "p-value": core["pvalue"],
+        "effect_size": core["effect_size"],
+        "wins": core["wins"],
+        "ties": core["ties"],
+        "losses": core["losses"],
+        "n_topics": X.shape[1],
+        "estimate": core["estimate"],
+        "ci_level": 1 - level["alpha"],
+    })
+    return frame, unbounded
+
+
+def _corrected(table, measures, correction, correction_scope, alpha):
+    """``(p-value corrected, reject)``: per measure, across measures, or uncorrected."""
+    pvalues = table["p-value"].to_numpy()
+    if correction is None or correction == "none":
+        return pvalues, pvalues < alpha
+    if correction_scope == "all":
+        res = correct_pvalues(pvalues, method=correction, alpha=alpha)
+        return res.pvalues, res.reject
+    corrected = np.empty(len(table))
+    reject = np.zeros(len(table), dtype=bool)
+    for measure in measures:
+        rows = np.flatnonzero((table["measure"] == measure).to_numpy())
+        res = correct_pvalues(pvalues[rows], method=correction, alpha=alpha)
+        corrected[rows], reject[rows] = res.pvalues, res.reject
+    return corrected, reject
