@@ -249,19 +249,9 @@ def bootstrap_ci(scores, *, statistic="mean", method=None, confidence_level=0.95
     theta = np.asarray(agg(values, axis=-1), dtype=float)
     dist = None
     used_plan = None
-    lo_p, hi_p = tail_probabilities(confidence_level, alternative)
-
+    tails = tail_probabilities(confidence_level, alternative)
     if method in ("t", "z"):
-        transformed = agg.forward(values)
-        m = transformed.mean(axis=1)
-        if method == "t":
-            se = transformed.std(axis=1, ddof=1) / np.sqrt(n)
-            crit = stats.t.ppf(hi_p, n - 1)
-        else:
-            se = np.broadcast_to(sigma, (S,)) / np.sqrt(n)
-            crit = stats.norm.ppf(hi_p)
-        low, high = agg.inverse(m - crit * se), agg.inverse(m + crit * se)
-        standard_error = se
+        low, high, standard_error = _parametric_interval(agg, values, method, sigma, tails)
     else:
         B = planned_resamples(plan, n_resamples)
         max_memory = require_resamples_memory(
@@ -271,42 +261,13 @@ def bootstrap_ci(scores, *, statistic="mean", method=None, confidence_level=0.95
             warn_interval_resolution(B, confidence_level, alternative, method)
         used_plan = as_resample_plan(plan, n, n_resamples, rng, max_memory)
         dist = _resample_distribution(agg, values, used_plan, batch)
-        srt = np.sort(dist, axis=1)
         standard_error = dist.std(axis=1, ddof=1)
-        if method == "percentile":
-            low, high = sorted_quantiles(srt, [lo_p, hi_p]).T
-        elif method == "basic":
-            q_lo, q_hi = sorted_quantiles(srt, [lo_p, hi_p]).T
-            low, high = 2 * theta - q_hi, 2 * theta - q_lo
-        elif method == "bca":
-            probs = bca_probabilities(dist, theta, _jackknife(agg, values), confidence_level, alternative)
-            low, high = sorted_quantiles(srt, probs).T
-        elif method == "normal":
-            z = stats.norm.ppf(hi_p)
-            low, high = theta - z * standard_error, theta + z * standard_error
-        else:  # studentized
-            transformed = agg.forward(values)
-            m = transformed.mean(axis=1)
-            pivot = studentized_pivot(transformed - m[:, None], used_plan)
-            q_lo, q_hi = quantiles(pivot, [lo_p, hi_p]).T
-            se = transformed.std(axis=1, ddof=1) / np.sqrt(n)
-            low, high = agg.inverse(m - q_hi * se), agg.inverse(m - q_lo * se)
+        low, high = _bootstrap_interval(agg, values, theta, dist, standard_error, used_plan, method, tails,
+                                        confidence_level, alternative)
     low, high = one_sided(low, high, alternative)
-
-    constant = np.ptp(values, axis=1) == 0
-    if constant.any():
-        report(DegenerateWarning, "all topic scores are equal for {n} system(s), so each interval is the single "
-               "point of its score: {cases}",
-               (f"{matrix.system_labels[i]} [{theta[i]:g}, {theta[i]:g}]" for i in np.flatnonzero(constant)))
-        keep_low = alternative == "less"
-        keep_high = alternative == "greater"
-        low = np.where(constant & ~keep_low, theta, low)
-        high = np.where(constant & ~keep_high, theta, high)
-    unbounded = ~constant & ((np.isinf(low) & (alternative != "less")) | (np.isinf(high) & (alternative != "greater")))
-    report(DegenerateWarning, f"the {method} interval of {{n}} system(s) is unbounded: {{cases}}; more than "
-           f"{(1 - confidence_level) / 2:.3g} of the {n_resamples if used_plan is None else used_plan.n_resamples} "
-           "resamples draw topics with identical scores (e.g. all 0), whose studentised t is infinite; use more "
-           "topics or method='bca'/'t'", (matrix.system_labels[i] for i in np.flatnonzero(unbounded)))
+    low, high = _degenerate_ends(values, theta, low, high, matrix.system_labels, alternative)
+    _warn_unbounded(values, low, high, alternative, method, confidence_level,
+                    n_resamples if used_plan is None else used_plan.n_resamples, matrix.system_labels)
     if is_1d:
         ci = ConfidenceInterval(float(low[0]), float(high[0]))
         return IntervalResult(float(theta[0]), ci, float(np.asarray(standard_error)[0]),
@@ -315,3 +276,65 @@ def bootstrap_ci(scores, *, statistic="mean", method=None, confidence_level=0.95
     return IntervalResult(theta, ConfidenceInterval(np.asarray(low), np.asarray(high)),
                           np.asarray(standard_error, dtype=float), dist, method, confidence_level,
                           alternative, agg.name, n, tuple(matrix.system_labels), used_plan)
+
+
+def _parametric_interval(agg, values, method, sigma, tails):
+    """The t interval (sd from the topics) or the z interval (known ``sigma``) on the mean's scale."""
+    S, n = values.shape
+    transformed = agg.forward(values)
+    m = transformed.mean(axis=1)
+    if method == "t":
+        se = transformed.std(axis=1, ddof=1) / np.sqrt(n)
+        crit = stats.t.ppf(tails[1], n - 1)
+    else:
+        se = np.broadcast_to(sigma, (S,)) / np.sqrt(n)
+        crit = stats.norm.ppf(tails[1])
+    return agg.inverse(m - crit * se), agg.inverse(m + crit * se), se
+
+
+def _bootstrap_interval(agg, values, theta, dist, standard_error, plan, method, tails, confidence_level,
+                        alternative):
+    """The interval of ``method`` from the bootstrap distribution ``dist`` (systems, B)."""
+    lo_p, hi_p = tails
+    srt = np.sort(dist, axis=1)
+    if method == "percentile":
+        return sorted_quantiles(srt, [lo_p, hi_p]).T
+    if method == "basic":
+        q_lo, q_hi = sorted_quantiles(srt, [lo_p, hi_p]).T
+        return 2 * theta - q_hi, 2 * theta - q_lo
+    if method == "bca":
+        probs = bca_probabilities(dist, theta, _jackknife(agg, values), confidence_level, alternative)
+        return sorted_quantiles(srt, probs).T
+    if method == "normal":
+        z = stats.norm.ppf(hi_p)
+        return theta - z * standard_error, theta + z * standard_error
+    # studentized: the bootstrap-t pivot on the mean's scale
+    n = values.shape[1]
+    transformed = agg.forward(values)
+    m = transformed.mean(axis=1)
+    pivot = studentized_pivot(transformed - m[:, None], plan)
+    q_lo, q_hi = quantiles(pivot, [lo_p, hi_p]).T
+    se = transformed.std(axis=1, ddof=1) / np.sqrt(n)
+    return agg.inverse(m - q_hi * se), agg.inverse(m - q_lo * se)
+
+
+def _degenerate_ends(values, theta, low, high, labels, alternative):
+    """Systems whose topic scores are all equal: the interval is the single point of their score."""
+    constant = np.ptp(values, axis=1) == 0
+    if not constant.any():
+        return low, high
+    report(DegenerateWarning, "all topic scores are equal for {n} system(s), so each interval is the single "
+           "point of its score: {cases}",
+           (f"{labels[i]} [{theta[i]:g}, {theta[i]:g}]" for i in np.flatnonzero(constant)))
+    keep_low = alternative == "less"
+    keep_high = alternative == "greater"
+    return np.where(constant & ~keep_low, theta, low), np.where(constant & ~keep_high, theta, high)
+
+
+def _warn_unbounded(values, low, high, alternative, method, confidence_level, n_resamples, labels):
+    constant = np.ptp(values, axis=1) == 0
+    unbounded = ~constant & ((np.isinf(low) & (alternative != "less")) | (np.isinf(high) & (alternative != "greater")))
+    report(DegenerateWarning, f"the {method} interval of {{n}} system(s) is unbounded: {{cases}}; more than "
+           f"{(1 - confidence_level) / 2:.3g} of the {n_resamples} "
+           "resamples draw topics with identical scores (e.g. all 0), whose studentised t is infinite; use more "
+           "topics or method='bca'/'t'", (labels[i] for i in np.flatnonzero(unbounded)))
