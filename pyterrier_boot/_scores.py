@@ -115,6 +115,8 @@ class ScoreMatrix:
         return self.systems if self.systems is not None else list(range(self.values.shape[0]))
 
 
+LONG_COLUMNS = ("name", "qid", "measure", "value")
+MIN_SYSTEMS = 3
 TOPIC_LABELS = ("qid", "query_id", "topic", "topic_id")
 SYSTEM_LABELS = ("name", "system", "run")
 HOW_TO_PASS = ("pass a DataFrame whose labels say which axis is which: systems x topics with the topics "
@@ -225,3 +227,199 @@ def as_score_matrix(scores, name="scores", *, nan_policy="raise", min_topics=2, 
     if values.shape[1] < min_topics:
         raise ValueError(f"{name!r} needs at least {min_topics} topics, got {values.shape[1]}")
     return ScoreMatrix(np.ascontiguousarray(values), systems, topics)
+
+
+@dataclass(frozen=True)
+class MeasureScores:
+    """Scores of several measures on the same systems and topics.
+
+    Attributes:
+        measures: measure labels, in input order.
+        systems: system labels (row positions for plain arrays).
+        topics: topic labels, or None for plain arrays.
+        values: float array ``(n_measures, n_systems, n_topics)``.
+    """
+
+    measures: tuple
+    systems: tuple
+    topics: tuple | None
+    values: np.ndarray
+
+    @property
+    def n_topics(self):
+        return self.values.shape[2]
+
+
+def _first_seen(values):
+    return list(dict.fromkeys(values))
+
+
+def _from_long(frame, name, union=False):
+    """``{measure: systems x topics frame}``; with ``union``, every measure over all systems and topics
+    of the frame (NaN where a measure lacks one), in order of appearance."""
+    dup = frame.duplicated(subset=["name", "qid", "measure"])
+    if dup.any():
+        first = frame.loc[dup, ["name", "qid", "measure"]].iloc[0].tolist()
+        raise ValueError(f"{name!r} has {int(dup.sum())} duplicated (name, qid, measure) rows, e.g. {first}")
+    out = {}
+    for measure in _first_seen(frame["measure"]):
+        part = frame[frame["measure"] == measure]
+        wide = part.pivot(index="name", columns="qid", values="value")
+        rows, columns = (frame, frame) if union else (part, part)
+        out[measure] = wide.reindex(index=_first_seen(rows["name"]), columns=_first_seen(columns["qid"]))
+    return out
+
+
+def _check_complete(values, label, topics):
+    """Raise when a measure has NaN cells (meta-evaluation needs every system on every topic)."""
+    try:
+        arr = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        return  # non-numeric scores: as_score_matrix reports them
+    bad = np.isnan(arr).any(axis=0) if arr.ndim == 2 else np.zeros(0, bool)
+    if bad.any():
+        where = np.asarray(topics, dtype=object)[bad] if topics is not None else np.flatnonzero(bad)
+        raise ValueError(
+            f"{label} has missing (NaN) scores for {int(bad.sum())} topic(s) {describe(list(where))}: "
+            "every measure must score every system on every topic (drop those topics from all "
+            "measures first)"
+        )
+
+
+def _same_labels(kind, labels_by_measure, name):
+    """Raise unless every measure has the same set of labels (systems or topics)."""
+    measures = list(labels_by_measure)
+    first = measures[0]
+    ref = labels_by_measure[first]
+    ref_set = set(ref)
+    for m in measures[1:]:
+        labels = labels_by_measure[m]
+        if set(labels) == ref_set:
+            continue
+        missing = [t for t in ref if t not in set(labels)]
+        extra = [t for t in labels if t not in ref_set]
+        parts = []
+        if missing:
+            parts.append(f"{len(missing)} of {first!r}'s {kind} missing from {m!r} {describe(missing)}")
+        if extra:
+            parts.append(f"{len(extra)} {kind} of {m!r} not scored by {first!r} {describe(extra)}")
+        raise ValueError(
+            f"{name!r}: the measures cover different {kind}: " + "; ".join(parts)
+            + f"; every measure must score the same {kind} (meta-evaluation compares measures on the "
+            "same data)"
+        )
+
+
+def as_measure_scores(scores, name="scores_by_measure", *, min_systems=MIN_SYSTEMS, min_topics=2,
+                      nan_policy=None, single=False, strict=False):
+    """``MeasureScores`` from a dict ``{measure: systems x topics}`` or a long frame.
+
+    Accepted inputs:
+
+    * a dict ``{measure: matrix}`` whose values are all DataFrames (systems as the index, topics as
+      the columns; aligned by label) or all 2-D arrays (aligned by position, same shape);
+    * a long DataFrame with columns ``name, qid, measure, value`` (the output of
+      :func:`pyterrier_boot.evaluate` on several runs, or ``pt.Experiment(perquery=True)``);
+    * with ``single``, one systems x topics matrix, as the measure ``"score"``.
+
+    Every measure must cover the same systems. With ``nan_policy=None`` (meta-evaluation) every
+    measure must also cover the same topics, with no missing (NaN) cell; with ``"raise"`` or
+    ``"omit"`` the measures are aligned on all topics and a topic missing for any system or measure
+    is an error or is dropped for all (:func:`as_score_matrix`). ``strict``: bare arrays must be
+    oriented systems x topics unambiguously (:func:`oriented`). Fewer than ``min_systems`` systems
+    is an error.
+    """
+    if is_pandas(scores, "DataFrame") and set(LONG_COLUMNS) <= set(scores.columns):
+        scores = _from_long(scores, name, union=nan_policy is not None)
+    elif single and not isinstance(scores, dict):
+        if np.ndim(scores) != 2:
+            raise ValueError(f"{name!r} must be a systems x topics matrix (2-D array or DataFrame), "
+                             f"a dict {{measure: matrix}}, or a long DataFrame with columns {list(LONG_COLUMNS)}; "
+                             f"got {np.ndim(scores)} dimension(s)")
+        matrix = as_score_matrix(scores, name, nan_policy=nan_policy or "raise", allow_1d=False, strict=True)
+        return _measure_scores(["score"], matrix.system_labels, matrix.topics, matrix.values[None], name,
+                               min_systems)
+    if not isinstance(scores, dict):
+        raise TypeError(
+            f"{name!r} must be a dict {{measure: systems x topics matrix}} or a long DataFrame with "
+            f"columns {list(LONG_COLUMNS)}; got {type(scores).__name__}"
+        )
+    if not scores:
+        raise ValueError(f"{name!r} is empty; expected {{measure: systems x topics matrix}}")
+    scores = {m: oriented(v, f"{name}[{m!r}]", strict=strict) for m, v in scores.items()}
+    frames = [is_pandas(v, "DataFrame") for v in scores.values()]
+    if any(frames) and not all(frames):
+        raise TypeError(f"{name!r} must hold either all DataFrames or all arrays")
+    if all(frames):
+        systems, topics, mats = _aligned_frames(scores, name, nan_policy)
+    else:
+        mats = _same_shape_arrays(scores, name, nan_policy)
+        systems, topics = list(range(mats[0].shape[0])), None
+    if nan_policy is None:
+        values = np.stack([as_score_matrix(mat, f"{name}[{m!r}]", allow_1d=False, min_topics=min_topics).values
+                           for m, mat in zip(scores, mats, strict=True)])
+    else:  # one matrix of (measure, system) rows, so a topic missing anywhere is dropped everywhere
+        M, S = len(mats), mats[0].shape[0]
+        stacked = np.vstack([np.asarray(mat, dtype=float) for mat in mats])
+        if topics is not None:
+            import pandas as pd
+
+            rows = [f"{m}: {s}" for m in scores for s in systems]
+            stacked = pd.DataFrame(stacked, columns=topics, index=rows)
+        matrix = as_score_matrix(stacked, name, nan_policy=nan_policy, allow_1d=False, min_topics=min_topics)
+        values, topics = matrix.values.reshape(M, S, -1), matrix.topics
+    return _measure_scores(list(scores), systems, topics, values, name, min_systems)
+
+
+def _aligned_frames(scores, name, nan_policy):
+    """Systems, topics and each measure's frame aligned to them: the same labels for every measure
+    (``nan_policy=None``), or the same systems and all topics of any measure."""
+    measures = list(scores)
+    _same_labels("systems", {m: list(scores[m].index) for m in measures}, name)
+    if nan_policy is None:
+        _same_labels("topics", {m: list(scores[m].columns) for m in measures}, name)
+    first = scores[measures[0]]
+    systems = list(first.index)
+    topics = _first_seen(t for frame in scores.values() for t in frame.columns)
+    mats = []
+    for m in measures:
+        frame = scores[m]
+        if frame.index.has_duplicates or frame.columns.has_duplicates:
+            as_score_matrix(frame, f"{name}[{m!r}]", allow_1d=False)  # names the duplicates
+        aligned = frame.reindex(index=systems, columns=topics)
+        if nan_policy is None:
+            _check_complete(aligned.to_numpy(), f"{name}[{m!r}]", topics)
+        mats.append(aligned)
+    return systems, topics, mats
+
+
+def _same_shape_arrays(scores, name, nan_policy):
+    """Each measure's 2-D array, all of one shape (systems, topics)."""
+    mats = []
+    for m, value in scores.items():
+        if is_pandas(value, "Series") or np.ndim(value) != 2:
+            raise ValueError(f"{name}[{m!r}] must be a 2-D systems x topics matrix, got "
+                             f"{np.ndim(value)} dimension(s)")
+        if nan_policy is None:
+            _check_complete(value, f"{name}[{m!r}]", None)
+        mats.append(as_float_array(value, f"{name}[{m!r}]"))
+    first, shape = next(iter(scores)), mats[0].shape
+    for m, mat in zip(scores, mats, strict=True):
+        if mat.shape != shape:
+            kind = "topics" if mat.shape[0] == shape[0] else "systems"
+            raise ValueError(
+                f"{name!r}: the measures cover different {kind}: {first!r} is {shape[0]} systems x "
+                f"{shape[1]} topics but {m!r} is {mat.shape[0]} x {mat.shape[1]}; every measure must score "
+                f"the same systems and topics ({name!r} matrices must all have the same shape)"
+            )
+    return mats
+
+
+def _measure_scores(measures, systems, topics, values, name, min_systems):
+    S = values.shape[1]
+    if S < min_systems:
+        raise ValueError(
+            f"{name!r} has {S} system(s); meta-evaluation needs at least {min_systems} "
+            "(it compares measures over many system pairs and rankings)"
+        )
+    return MeasureScores(tuple(measures), tuple(systems), None if topics is None else tuple(topics), values)

@@ -16,7 +16,6 @@ from .._checks import (
     check_confidence_level,
     check_spread,
     describe,
-    is_pandas,
 )
 from .._memory import (
     DEFAULT_MAX_MEMORY,
@@ -26,7 +25,7 @@ from .._memory import (
     warn_interval_resolution,
     warn_pvalue_resolution,
 )
-from .._scores import as_score_matrix, oriented
+from .._scores import as_measure_scores
 from .._warnings import one_warning_per_kind
 from .correction import METHODS as CORRECTIONS
 from .correction import correct_pvalues
@@ -38,7 +37,7 @@ from .significance import _describe_diffs, warn_degenerate, warn_unbounded
 
 TESTS = PAIRED
 SCOPES = ("measure", "all")
-LONG_COLUMNS = ("name", "qid", "measure", "value")
+
 COLUMNS = [
     "measure", "system_a", "system_b", "mean_a", "mean_b", "difference", "ci_low", "ci_high",
     "statistic", "p-value", "p-value corrected", "reject", "effect_size", "wins", "ties", "losses",
@@ -48,75 +47,6 @@ COLUMNS = [
 ADJUSTED = ("bonferroni", "sidak")
 
 __all__ = ["compare", "TESTS", "COLUMNS"]
-
-
-def _first_seen(values):
-    seen = {}
-    for v in values:
-        seen.setdefault(v, None)
-    return list(seen)
-
-
-def _as_measure_matrices(scores, nan_policy):
-    """``(measures, systems, topics, values (M, S, n))`` from any accepted input."""
-    if is_pandas(scores, "DataFrame") and set(LONG_COLUMNS) <= set(scores.columns):
-        dup = scores.duplicated(subset=["name", "qid", "measure"])
-        if dup.any():
-            first = scores.loc[dup, ["name", "qid", "measure"]].iloc[0].tolist()
-            raise ValueError(f"'scores' has {int(dup.sum())} duplicated (name, qid, measure) rows, e.g. {first}")
-        measures = _first_seen(scores["measure"])
-        systems = _first_seen(scores["name"])
-        topics = _first_seen(scores["qid"])
-        wide = scores.pivot(index=["measure", "name"], columns="qid", values="value")
-        rows = [(m, s) for m in measures for s in systems]
-        wide = wide.reindex(index=rows, columns=topics)
-        stacked = wide.to_numpy(dtype=float)
-    elif isinstance(scores, dict):
-        if not scores:
-            raise ValueError("'scores' is an empty dict; expected {measure: systems x topics matrix}")
-        measures = list(scores)
-        parts = []
-        for m in measures:
-            value = oriented(scores[m], f"scores[{m!r}]", strict=True)
-            if is_pandas(value, "DataFrame"):
-                parts.append(value)
-            else:
-                arr = np.asarray(value, dtype=float) if not is_pandas(value, "Series") else None
-                if arr is None or arr.ndim != 2:
-                    raise ValueError(f"scores[{m!r}] must be a 2-D systems x topics matrix")
-                parts.append(arr)
-        if all(is_pandas(p, "DataFrame") for p in parts):
-            systems = list(parts[0].index)
-            topics = _first_seen(t for p in parts for t in p.columns)
-            for m, p in zip(measures, parts, strict=True):
-                if set(p.index) != set(systems) or p.index.has_duplicates:
-                    raise ValueError(f"scores[{m!r}] has systems {describe(p.index)}, expected {describe(systems)}")
-            stacked = np.vstack([p.reindex(index=systems, columns=topics).to_numpy(dtype=float) for p in parts])
-        elif any(is_pandas(p, "DataFrame") for p in parts):
-            raise TypeError("'scores' dict must hold either all DataFrames or all arrays")
-        else:
-            shapes = {p.shape for p in parts}
-            if len(shapes) != 1:
-                raise ValueError(f"'scores' matrices must all have the same shape (systems, topics), got {sorted(shapes)}")
-            systems, topics = None, None
-            stacked = np.vstack(parts)
-    else:
-        if np.ndim(scores) != 2:
-            raise ValueError("'scores' must be a systems x topics matrix (2-D array or DataFrame), "
-                             "a dict {measure: matrix}, or a long DataFrame with columns "
-                             f"{list(LONG_COLUMNS)}; got {np.ndim(scores)} dimension(s)")
-        matrix = as_score_matrix(scores, "scores", nan_policy=nan_policy, allow_1d=False, strict=True)
-        return ["score"], matrix.system_labels, matrix.topics, matrix.values[None]
-    M = len(measures)
-    S = stacked.shape[0] // M
-    import pandas as pd
-
-    rows = [f"{m}: {s}" for m in measures for s in (systems if systems is not None else range(S))]
-    frame = pd.DataFrame(stacked, columns=topics, index=rows) if topics is not None else stacked
-    matrix = as_score_matrix(frame, "scores", nan_policy=nan_policy, allow_1d=False)
-    values = matrix.values.reshape(M, S, -1)
-    systems = systems if systems is not None else list(range(S))
-    return measures, systems, matrix.topics, values
 
 
 def _pairs(systems, baseline):
@@ -276,7 +206,8 @@ def compare(scores, *, baseline=None, test="paired_bootstrap", correction="holm"
     alpha, confidence_level, n_resamples = _compare_iv(
         test, correction, correction_scope, alpha, alternative,
         0.5 if confidence_level is None else confidence_level, n_resamples, nan_policy)
-    measures, systems, _, values = _as_measure_matrices(scores, nan_policy)
+    data = as_measure_scores(scores, "scores", min_systems=1, nan_policy=nan_policy, single=True, strict=True)
+    measures, systems, values = data.measures, data.systems, data.values
     a, b = _pairs(systems, baseline)
     n = values.shape[2]
     if n < 2:
