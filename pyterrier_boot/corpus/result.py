@@ -22,12 +22,13 @@ from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
-from scipy import special, stats
+from scipy import special
 
 from .._checks import check_choice, check_confidence_level
 from .._results import ConfidenceInterval, TupleLike
 from ..stats.aggregates import get_aggregate
 from ..stats.ranking import rank_intervals
+from ..stats.significance import paired_t
 from .intervals import (
     EPSILON,
     METHODS,
@@ -372,8 +373,8 @@ class CorpusBootstrapResult(TupleLike):
         options = {"method": method, "confidence_level": confidence_level}
         low, high = image_interval(theta, dist, jackknife=jack, **options)
         t_low, t_high = image_interval(topic_theta, topic_dist, jackknife=topic_jack, **options)
-        t_stat, t_p = _paired_t(topic_theta[None])
-        _, image_p = _paired_t(topic_dist)
+        _, _, t_stat, t_p = paired_t(topic_theta[None], axis=-2)
+        _, _, _, image_p = paired_t(topic_dist, axis=-2)
         return CorpusDifference(
             statistic=theta,
             pvalue=image_pvalue(theta, dist, method=method, jackknife=jack),
@@ -464,21 +465,6 @@ class CorpusBootstrapResult(TupleLike):
         head = (f"<p>Corpus bootstrap: {self.n_images} {self.model} images, {len(self.systems)} systems, "
                 f"{len(self.qids)} topics; mean over topics with 95% percentile intervals</p>")
         return head + self.per_system()._repr_html_()
-
-
-def _paired_t(differences):
-    """Paired t-test over topics (axis -2) of ``differences[..., topic, measure]``: (t, two-sided p).
-
-    Equal to ``scipy.stats.ttest_rel``; NaN where every difference is equal (zero variance).
-    """
-    d = np.asarray(differences, dtype=float)
-    n = d.shape[-2]
-    mean = d.mean(axis=-2)
-    sd = d.std(axis=-2, ddof=1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = mean / (sd / np.sqrt(n))
-    t = np.where(sd > 0, t, np.nan)
-    return t, 2 * stats.t.sf(np.abs(t), n - 1)
 
 
 @dataclass(frozen=True, slots=True, eq=False)

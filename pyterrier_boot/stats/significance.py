@@ -373,6 +373,24 @@ def t_core(D, *, alternative="two-sided", confidence_level=0.95, alpha=None, inc
                 null=None, degenerate=degenerate)
 
 
+def paired_t(differences, axis=-1):
+    """The paired t-test over topics (``axis``) of ``differences``, vectorised over the other axes.
+
+    Returns:
+        ``(mean, standard_error, t, pvalue)``, the two-sided p-value of ``scipy.stats.ttest_rel``;
+        ``t`` and ``pvalue`` are NaN where all differences are equal (zero variance).
+    """
+    d = np.asarray(differences, dtype=float)
+    n = d.shape[axis]
+    mean = d.mean(axis=axis)
+    sd = d.std(axis=axis, ddof=1)
+    se = sd / np.sqrt(n)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = mean / se
+    t = np.where(sd > 0, t, np.nan)
+    return mean, se, t, 2 * stats.t.sf(np.abs(t), n - 1)
+
+
 def walsh_averages(d):
     """``(d_i + d_j) / 2`` for ``i <= j``: the Hodges-Lehmann estimate is their median."""
     i, j = np.triu_indices(d.size)

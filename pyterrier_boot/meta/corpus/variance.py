@@ -23,11 +23,10 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
-from scipy import stats
 
 from ..._checks import check_positive_int, describe
 from ..._results import TupleLike
-from ..design.variance_decomposition import COMPONENTS, variance_decomposition
+from ..design.variance_decomposition import COMPONENTS, t_table, variance_decomposition
 from ._inputs import check_corpus_result, one_measure, system_indices
 
 __all__ = ["corpus_variance_decomposition", "CorpusVarianceResult", "corpus_replicates"]
@@ -111,27 +110,6 @@ def corpus_replicates(result, measure=None, *, systems=None, images=None):
     })
 
 
-def _paired_t_table(full, names, ref):
-    """Paired t-test over topics of each system's full-corpus scores against the reference's."""
-    import pandas as pd
-
-    Q = full.shape[1]
-    rows = []
-    for s, name in enumerate(names):
-        if s == ref:
-            continue
-        d = full[s] - full[ref]
-        sd = d.std(ddof=1)
-        se = sd / np.sqrt(Q)
-        if se > 0:
-            t = d.mean() / se
-            p = 2 * stats.t.sf(abs(t), Q - 1)
-        else:
-            t, p = np.nan, 1.0
-        rows.append((name, d.mean(), se, t, p))
-    return pd.DataFrame(rows, columns=["system", "difference", "standard_error", "t", "p-value"])
-
-
 def corpus_variance_decomposition(result, measure=None, *, qrels=None, systems=None, reference=None,
                                   images=None, reml=True, solver="auto", n_images=100, rng=None):
     """Fit ``score ~ system + (1|topic) + (1|topic:system)`` to corpus images, both ways.
@@ -205,7 +183,7 @@ def corpus_variance_decomposition(result, measure=None, *, qrels=None, systems=N
             for h in (False, True)]
     full = result.statistic[s_index][:, :, m]
     return CorpusVarianceResult(
-        homoscedastic=fits[0], heteroscedastic=fits[1], t_test=_paired_t_table(full, names, names.index(reference)),
+        homoscedastic=fits[0], heteroscedastic=fits[1], t_test=t_table(full, names, names.index(reference)),
         measure=result.measures[m], systems=tuple(names), reference=reference, n_topics=full.shape[1],
         n_images=int(data["replicate"].max()) + 1,
     )

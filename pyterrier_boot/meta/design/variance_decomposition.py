@@ -63,6 +63,7 @@ from scipy import stats
 from ..._checks import check_choice, describe, is_pandas
 from ..._results import TupleLike
 from ..._warnings import FitWarning
+from ...stats.significance import paired_t
 
 __all__ = ["variance_decomposition", "VarianceDecompositionResult", "COMPONENTS", "SOLVERS"]
 
@@ -441,7 +442,7 @@ def variance_decomposition(data, *, heteroscedastic=False, reference=None, score
     return VarianceDecompositionResult(
         components=components, share=share, reference=reference,
         effects=_effects_table([systems[s] for s in others], fit["effect"] * spread, fit["standard_error"] * spread),
-        reference_mean=float(fit["reference"] * spread + centre), t_test=_t_table(cell_means, systems, ref, others),
+        reference_mean=float(fit["reference"] * spread + centre), t_test=t_table(cell_means, systems, ref),
         converged=converged, fit_warnings=fit_warnings, boundary=boundary, heteroscedastic=bool(heteroscedastic),
         n_systems=S, n_topics=Q, n_replicates=K, log_likelihood=fit["log_likelihood"],
         residual_variances=var_resid * weights if heteroscedastic else None, model=fit["model"], solver=solver,
@@ -537,17 +538,13 @@ def _effects_table(systems, effect, se_eff):
     })
 
 
-def _t_table(cell_means, systems, ref, others):
-    """The paired t-test of each system against the reference on the cell means (topics paired)."""
+def t_table(scores, systems, ref):
+    """The paired t-test over topics of each system's scores (systems, topics) against the reference's;
+    ``p-value`` 1 where the differences have no variance."""
     import pandas as pd
 
-    Q = cell_means.shape[1]
-    t_rows = []
-    for s in others:
-        d = cell_means[s] - cell_means[ref]
-        sd = d.std(ddof=1)
-        se_t = sd / np.sqrt(Q)
-        t_value = d.mean() / se_t if se_t > 0 else np.nan
-        t_rows.append({"system": systems[s], "difference": d.mean(), "standard_error": se_t, "t": t_value,
-                       "p-value": 2 * stats.t.sf(abs(t_value), Q - 1) if se_t > 0 else 1.0})
-    return pd.DataFrame(t_rows, columns=["system", "difference", "standard_error", "t", "p-value"])
+    others = [s for s in range(len(systems)) if s != ref]
+    mean, se, t, p = paired_t(scores[others] - scores[ref])
+    return pd.DataFrame({"system": [systems[s] for s in others], "difference": mean, "standard_error": se,
+                         "t": t, "p-value": np.where(np.isnan(t), 1.0, p)},
+                        columns=["system", "difference", "standard_error", "t", "p-value"])
