@@ -19,7 +19,9 @@ figure with constrained layout when ``ax`` is None) are those of :mod:`pyterrier
 """
 import numpy as np
 
-from .meta.plots import _axes, _grid
+from ._figures import axes as _axes
+from ._figures import grid as _grid
+from .stats.registry import test_label
 
 __all__ = ["plot_means", "plot_pairwise", "plot_topics", "plot_ranks", "plot_pvalues"]
 
@@ -189,7 +191,6 @@ def plot_pairwise(result, measure=None, *, pairwise=None, test="t", correction="
     S = len(result.names)
     order = np.argsort(-means, kind="stable")
     position = {result.names[s]: k for k, s in enumerate(order)}
-    from .report import test_name
 
     a, b, p, used_correction = _pair_table(result, label, pairwise, test, correction, alpha)
     tested = np.zeros((S, S), dtype=bool)
@@ -236,7 +237,7 @@ def plot_pairwise(result, measure=None, *, pairwise=None, test="t", correction="
     n_pairs = int(tested.sum() // 2)
     n_sig = int(significant.sum() // 2)
     ax.set_title(title or f"{label}: difference of means (row − column)\n"
-                          f"dots: p < {alpha:g} ({test_name(test)}{correction_text}), {n_sig:,} of {n_pairs:,} pairs"
+                          f"dots: p < {alpha:g} ({test_label(test)}{correction_text}), {n_sig:,} of {n_pairs:,} pairs"
                           + ("; grey: not compared" if n_pairs < S * (S - 1) // 2 else ""),
                  fontsize="medium")
     return ax

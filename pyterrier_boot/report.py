@@ -22,6 +22,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .stats.registry import test_label
+
 __all__ = ["summary_table", "html_report", "write_report", "describe_intervals"]
 
 _INTERVAL_NAMES = {"bca": "BCa", "percentile": "percentile", "basic": "basic", "studentized": "studentized",
@@ -41,15 +43,6 @@ def describe_intervals(result):
     method = _INTERVAL_NAMES.get(result.interval, result.interval)
     return (f"{100 * result.confidence_level:g}% {result.bootstrap}-bootstrap {method} intervals "
             f"({n:,} {unit[result.bootstrap]})")
-
-
-TEST_NAMES = {"t": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test", "paired-bootstrap": "paired bootstrap test",
-              "paired_bootstrap": "paired bootstrap test", "randomization": "randomization test", "sign": "sign test"}
-
-
-def test_name(test):
-    """How a test is called in text (``"t"`` -> ``"paired t-test"``)."""
-    return TEST_NAMES.get(test, str(test)) if isinstance(test, str) else getattr(test, "__name__", "custom test")
 
 
 def _number(value, digits):
@@ -144,16 +137,16 @@ def summary_table(result, *, pairwise=None, alpha=0.05, digits=3, sort=True):
 def comparison_note(result, *, pairwise=None, test="t", correction="holm", alpha=0.05):
     """One sentence explaining the comparison columns of :func:`summary_table` (empty without any)."""
     if result.bootstrap in ("corpus", "both"):  # the verdicts are the replicate test of the intervals
-        test_label = f"{result.bootstrap}-bootstrap test over the same replicates as the intervals"
+        test_text = f"{result.bootstrap}-bootstrap test over the same replicates as the intervals"
     else:
-        test_label = test_name(test)
+        test_text = test_label(test)
     if result.comparisons is not None:
         corrected = result.comparisons.correction
-        how = test_label + (f", {corrected}-corrected per measure" if corrected else ", not corrected")
+        how = test_text + (f", {corrected}-corrected per measure" if corrected else ", not corrected")
         return (f"'<m> vs <b>': difference from the baseline b and its p-value ({how}); "
                 f"* marks p < {alpha:g}.")
     if pairwise is not None and len(pairwise):
-        how = test_label + (f", {correction}-corrected per measure" if correction else ", not corrected")
+        how = test_text + (f", {correction}-corrected per measure" if correction else ", not corrected")
         return (f"'<m> >/<': number of systems this one is significantly better / worse than, over all "
                 f"pairs ({how}, p < {alpha:g}).")
     return ""

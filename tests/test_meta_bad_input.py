@@ -2,7 +2,6 @@
 import numpy as np
 import pandas as pd
 import pytest
-
 from pyterrier_boot.meta.discriminative_power import discriminative_power
 from pyterrier_boot.meta.rank_correlation import kendall_tau, rank_correlations, tau_ap
 from pyterrier_boot.meta.stability import stability_method

@@ -5,12 +5,12 @@ import warnings
 import numpy as np
 import pytest
 from conftest import small_collection
+from pyterrier_boot.meta.corpus_meta_analysis import corpus_meta_analysis, corpus_topic_effects
 from scipy import special, stats
 from statsmodels.stats.meta_analysis import combine_effects
 
 from pyterrier_boot import CorpusBootstrap, InputWarning
 from pyterrier_boot.corpus.result import CorpusBootstrapResult
-from pyterrier_boot.meta.corpus_meta_analysis import corpus_meta_analysis, corpus_topic_effects
 
 
 def _result(images, statistic=None, systems=("x", "y", "z"), measures=("AP",), unit=(True,)):

@@ -4,10 +4,10 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import small_collection
+from pyterrier_boot.meta.corpus_stability import SUMMARY_COLUMNS, corpus_stability
 
 from pyterrier_boot import CorpusBootstrap
 from pyterrier_boot.corpus.result import CorpusBootstrapResult
-from pyterrier_boot.meta.corpus_stability import SUMMARY_COLUMNS, corpus_stability
 
 
 def _result(images, systems=None, qids=None, measures=None):

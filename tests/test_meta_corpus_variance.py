@@ -5,12 +5,12 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import small_collection
+from pyterrier_boot.meta.corpus_variance import corpus_replicates, corpus_variance_decomposition
+from pyterrier_boot.meta.variance_decomposition import variance_decomposition
 from scipy import stats
 
 from pyterrier_boot import CorpusBootstrap
 from pyterrier_boot.corpus.result import CorpusBootstrapResult
-from pyterrier_boot.meta.corpus_variance import corpus_replicates, corpus_variance_decomposition
-from pyterrier_boot.meta.variance_decomposition import variance_decomposition
 
 
 def _result(images, statistic=None, systems=None, measures=None, unit=()):

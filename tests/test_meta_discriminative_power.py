@@ -4,10 +4,10 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from pyterrier_boot.meta.discriminative_power import discriminative_power, kth_largest_rank
 from scipy import stats
 
 from pyterrier_boot._warnings import DegenerateWarning
-from pyterrier_boot.meta.discriminative_power import discriminative_power, kth_largest_rank
 from pyterrier_boot.stats.resampling import ResamplePlan, resample_plan
 from pyterrier_boot.stats.significance import (
     paired_bootstrap_test,

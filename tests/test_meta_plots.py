@@ -8,10 +8,11 @@ matplotlib = pytest.importorskip("matplotlib")
 matplotlib.use("Agg")
 
 from pyterrier_boot.meta.discriminative_power import discriminative_power  # noqa: E402
-from pyterrier_boot.meta.meta_analysis import meta_analysis  # noqa: E402
 from pyterrier_boot.meta.stability import stability_method  # noqa: E402
 from pyterrier_boot.meta.swap import swap_method  # noqa: E402
 from pyterrier_boot.meta.user_variance import user_variance  # noqa: E402
+
+from pyterrier_boot.meta.meta_analysis import meta_analysis  # noqa: E402
 
 
 @pytest.fixture

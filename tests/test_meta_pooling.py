@@ -5,10 +5,10 @@ import ir_measures
 import numpy as np
 import pandas as pd
 import pytest
+from pyterrier_boot.meta.pooling import pool
 
 from pyterrier_boot._warnings import InputWarning
 from pyterrier_boot.inputs.qrels import read_qrels
-from pyterrier_boot.meta.pooling import pool
 
 
 def _random_runs(seed, n_runs=4, n_topics=5, depth=30, ties=True):

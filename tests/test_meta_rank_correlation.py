@@ -3,9 +3,8 @@ formula and the published test values of Urbano & Marrero's R package ircor."""
 import numpy as np
 import pandas as pd
 import pytest
-from scipy import stats
-
 from pyterrier_boot.meta.rank_correlation import kendall_tau, rank_correlations, tau_ap
+from scipy import stats
 
 # Test data and expected values from julian-urbano/ircor, tests/testthat/{helper_data,test_tauAP}.R
 # (values published with the package; tolerance 5e-5 there)

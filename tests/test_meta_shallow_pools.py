@@ -6,11 +6,11 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from pyterrier_boot.meta.pooling import pool
+from pyterrier_boot.meta.shallow_pools import SUMMARY_COLUMNS, shallow_pool_comparison
 from scipy import stats
 
 from pyterrier_boot import CorpusBootstrap, InputWarning
-from pyterrier_boot.meta.pooling import pool
-from pyterrier_boot.meta.shallow_pools import SUMMARY_COLUMNS, shallow_pool_comparison
 
 B = 20
 

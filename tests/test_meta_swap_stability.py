@@ -7,10 +7,10 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-
 from pyterrier_boot.meta.discriminative_power import discriminative_power
 from pyterrier_boot.meta.stability import FUZZINESS, stability_method
 from pyterrier_boot.meta.swap import bin_of, required_bin, swap_method
+
 from pyterrier_boot.stats.resampling import resample_plan
 
 

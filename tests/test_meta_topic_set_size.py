@@ -1,15 +1,15 @@
 """Topic-set size against statsmodels' TTestPower, a Monte Carlo run of Tukey's HSD, and naive ANOVA."""
 import numpy as np
 import pytest
-from scipy import stats
-from statsmodels.stats.power import TTestPower
-
 from pyterrier_boot.meta.topic_set_size import (
     _bootstrap_variance,
     all_pairs_power,
     difference_variance,
     topic_set_size,
 )
+from scipy import stats
+from statsmodels.stats.power import TTestPower
+
 from pyterrier_boot.stats.resampling import resample_plan
 
 

@@ -4,9 +4,9 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.stats
+from pyterrier_boot.meta.user_variance import user_variance
 
 from pyterrier_boot.measures.evaluation import evaluate
-from pyterrier_boot.meta.user_variance import user_variance
 
 QRELS = pd.DataFrame({
     "qid": ["1", "1", "1", "1", "2", "2", "2"],

@@ -3,10 +3,10 @@ synthetic data with known variance components."""
 import numpy as np
 import pandas as pd
 import pytest
+from pyterrier_boot.meta.variance_decomposition import variance_decomposition
 from scipy import stats
 
 from pyterrier_boot._warnings import FitWarning
-from pyterrier_boot.meta.variance_decomposition import variance_decomposition
 
 
 def _synthetic(S, Q, K, beta, sd_topic, sd_cell, sd_resid, seed, resid_sd_cells=None):

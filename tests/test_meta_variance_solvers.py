@@ -3,11 +3,11 @@
 import numpy as np
 import pandas as pd
 import pytest
+from pyterrier_boot.meta.variance_decomposition import variance_decomposition
 from scipy import linalg
 from test_meta_variance_decomposition import _anova
 
 from pyterrier_boot._warnings import FitWarning
-from pyterrier_boot.meta.variance_decomposition import variance_decomposition
 
 
 def _synthetic(S, Q, K, sd_topic, sd_cell, sd_resid, seed, cell_sd=None):

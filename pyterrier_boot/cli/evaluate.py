@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..stats.registry import PAIRED
 from . import _common, _text
 
 EXAMPLES = """\
@@ -30,7 +31,8 @@ exit status: 0 success, 1 error (bad input, unreadable file), 2 wrong usage.
 """
 
 FORMATS = ("table", "csv", "latex", "markdown", "json")
-TESTS = ("t", "wilcoxon", "paired-bootstrap", "randomization", "sign")
+# the tests by the spelling the command line uses (hyphens), pt.Experiment's first
+TESTS = ("t", "wilcoxon") + tuple(name.replace("_", "-") for name in PAIRED if name not in ("t", "wilcoxon"))
 EXTENSIONS = {"latex": "tex", "markdown": "md", "json": "json"}
 
 
@@ -124,7 +126,7 @@ def _check(args, parser):
 
 
 def settings(args, seed, qrels, runs, measures):
-    from ..report import test_name
+    from ..stats.registry import test_label
 
     out = {
         "command": args.command_line,
@@ -132,7 +134,7 @@ def settings(args, seed, qrels, runs, measures):
         "runs": f"{len(runs)}: " + ", ".join(list(runs)[:12]) + (", ..." if len(runs) > 12 else ""),
         "measures": ", ".join(m.label for m in measures),
         "bootstrap": args.bootstrap,
-        "test": f"{test_name(args.test)}, correction {args.correction}, alpha {args.alpha:g}"
+        "test": f"{test_label(args.test)}, correction {args.correction}, alpha {args.alpha:g}"
                 + ("" if args.baseline else ", all pairs"),
         "seed": f"{seed} (--rng {seed} gives the same numbers)",
     }

@@ -97,7 +97,7 @@ def _check(args, parser):
 
 def run(args):
     from_runs = _check(args, args.parser)
-    from ..meta.topic_set_size import all_pairs_power, topic_set_size
+    from ..meta.design.topic_set_size import all_pairs_power, topic_set_size
     from ..stats.power import paired_power
 
     status = _common.Status(not args.quiet)

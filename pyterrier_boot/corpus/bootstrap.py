@@ -12,6 +12,7 @@ import numbers
 
 import numpy as np
 
+from .._checks import check_choice, check_positive_int
 from .._memory import (
     DEFAULT_MAX_MEMORY,
     check_max_memory,
@@ -24,7 +25,6 @@ from ..measures.engine import Evaluator
 from ..measures.evaluation import prepare
 from ..measures.lowering import AP, lower
 from ..measures.parsing import parse_measures, require_mean_aggregated
-from ..stats._inputs import check_choice, check_positive_int
 from .multiplicity import (
     MODELS,
     docno_hashes,

@@ -31,11 +31,10 @@ which a BCa endpoint reaches 0, computed from the same ``(count + 1)/(B + 1)`` t
 import numpy as np
 from scipy import special
 
+from .._checks import check_choice, check_confidence_level
 from .._memory import warn_interval_resolution
-from ..stats._inputs import check_choice, check_confidence_level
-from ..stats._quantiles import quantiles, sorted_quantiles
+from .._quantiles import acceleration, bca_probabilities, quantiles, sorted_quantiles
 from ..stats.aggregates import EPS
-from ..stats.intervals import _acceleration, _bca_probabilities
 
 __all__ = ["METHODS", "PVALUE_METHODS", "EPSILON", "image_interval", "image_pvalue", "standard_error"]
 
@@ -129,7 +128,7 @@ def image_interval(statistic, distribution, *, method="percentile", confidence_l
     else:
         if jack is None:
             raise ValueError("method='bca' needs the delete-a-group 'jackknife' values")
-        probs = _bca_probabilities(rows, theta, jack, confidence_level, "two-sided")
+        probs = bca_probabilities(rows, theta, jack, confidence_level, "two-sided")
         srt = np.sort(rows, axis=1)
         fallback = ~np.all(np.isfinite(probs), axis=1)
         probs[fallback] = [alpha / 2, 1 - alpha / 2]
@@ -173,7 +172,7 @@ def image_pvalue(statistic, distribution, *, method="percentile", jackknife=None
         raise ValueError("method='bca' needs the delete-a-group 'jackknife' values")
     below = np.count_nonzero(rows < theta[:, None], axis=1) + np.count_nonzero(rows <= theta[:, None], axis=1)
     z0 = special.ndtri(below / (2 * B))
-    a = _acceleration(jack)
+    a = acceleration(jack)
 
     def level(share):
         # the tail probability p whose BCa quantile level Φ(z0 + t/(1 - a t)), t = z0 + z_p, is `share`

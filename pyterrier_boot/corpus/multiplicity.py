@@ -27,7 +27,7 @@ An *image* of the corpus gives every document ``d`` a multiplicity ``k_d`` (its 
 
 Also here: the delete-a-group jackknife's document groups (:func:`jackknife_groups`).
 """
-from decimal import Decimal, getcontext
+from decimal import Context, Decimal, localcontext
 
 import numpy as np
 from numba import njit, prange
@@ -71,15 +71,15 @@ _SPLIT_SALT = 0xBB67AE8584CAA73B
 
 def _poisson_thresholds(cap=POISSON_CAP):
     """``T_j = round(2**53 * F(j))`` for j = 0..cap (F the Poisson(1) CDF), exactly; ``T_cap = 2**53``."""
-    getcontext().prec = 60
-    term = Decimal(-1).exp()  # P(K = 0)
-    cdf = Decimal(0)
     out = []
-    for j in range(cap + 1):
-        if j:
-            term /= j
-        cdf += term
-        out.append(int((cdf * (1 << 53)).to_integral_value()))
+    with localcontext(Context(prec=60)):  # the caller's decimal context is left as it was
+        term = Decimal(-1).exp()  # P(K = 0)
+        cdf = Decimal(0)
+        for j in range(cap + 1):
+            if j:
+                term /= j
+            cdf += term
+            out.append(int((cdf * (1 << 53)).to_integral_value()))
     out[-1] = 1 << 53  # the cap: every uniform lies below the last threshold
     return np.array(out, dtype=np.int64)
 

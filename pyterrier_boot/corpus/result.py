@@ -22,12 +22,13 @@ from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
-from scipy import special, stats
+from scipy import special
 
+from .._checks import check_choice, check_confidence_level
 from .._results import ConfidenceInterval, TupleLike
-from ..stats._inputs import check_choice, check_confidence_level
 from ..stats.aggregates import get_aggregate
 from ..stats.ranking import rank_intervals
+from ..stats.significance import paired_t
 from .intervals import (
     EPSILON,
     METHODS,
@@ -63,7 +64,7 @@ def unit_measure(measure):
     return getattr(measure, "NAME", None) in UNIT_MEASURES
 
 
-def _describe(names, limit=8):
+def describe(names, limit=8):
     shown = ", ".join(repr(n) for n in list(names)[:limit])
     return f"[{shown}{', ...' if len(names) > limit else ''}]"
 
@@ -133,7 +134,7 @@ class CorpusBootstrapResult(TupleLike):
         index = []
         for m in measures:
             if m not in self.measures:
-                raise ValueError(f"unknown measure {m!r} in 'measures': expected one of {_describe(self.measures)}")
+                raise ValueError(f"unknown measure {m!r} in 'measures': expected one of {describe(self.measures)}")
             index.append(self.measures.index(m))
         if not index:
             raise ValueError("'measures' is empty")
@@ -141,7 +142,7 @@ class CorpusBootstrapResult(TupleLike):
 
     def _system_index(self, name, argument):
         if name not in self.systems:
-            raise ValueError(f"unknown system {name!r} for {argument!r}: expected one of {_describe(self.systems)}")
+            raise ValueError(f"unknown system {name!r} for {argument!r}: expected one of {describe(self.systems)}")
         return self.systems.index(name)
 
     def _check_unit(self, method, index, what):
@@ -151,7 +152,7 @@ class CorpusBootstrapResult(TupleLike):
         bad = [self.measures[m] for m in index if not unit[m]]
         if bad:
             raise ValueError(
-                f"method={method!r} needs {what} in [0, 1], and {_describe(bad)} "
+                f"method={method!r} needs {what} in [0, 1], and {describe(bad)} "
                 f"{'is' if len(bad) == 1 else 'are'} not known to lie in [0, 1]; use 'percentile', "
                 "'normal' or 'bca', or pick measures=[...]"
             )
@@ -372,8 +373,8 @@ class CorpusBootstrapResult(TupleLike):
         options = {"method": method, "confidence_level": confidence_level}
         low, high = image_interval(theta, dist, jackknife=jack, **options)
         t_low, t_high = image_interval(topic_theta, topic_dist, jackknife=topic_jack, **options)
-        t_stat, t_p = _paired_t(topic_theta[None])
-        _, image_p = _paired_t(topic_dist)
+        _, _, t_stat, t_p = paired_t(topic_theta[None], axis=-2)
+        _, _, _, image_p = paired_t(topic_dist, axis=-2)
         return CorpusDifference(
             statistic=theta,
             pvalue=image_pvalue(theta, dist, method=method, jackknife=jack),
@@ -464,21 +465,6 @@ class CorpusBootstrapResult(TupleLike):
         head = (f"<p>Corpus bootstrap: {self.n_images} {self.model} images, {len(self.systems)} systems, "
                 f"{len(self.qids)} topics; mean over topics with 95% percentile intervals</p>")
         return head + self.per_system()._repr_html_()
-
-
-def _paired_t(differences):
-    """Paired t-test over topics (axis -2) of ``differences[..., topic, measure]``: (t, two-sided p).
-
-    Equal to ``scipy.stats.ttest_rel``; NaN where every difference is equal (zero variance).
-    """
-    d = np.asarray(differences, dtype=float)
-    n = d.shape[-2]
-    mean = d.mean(axis=-2)
-    sd = d.std(axis=-2, ddof=1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = mean / (sd / np.sqrt(n))
-    t = np.where(sd > 0, t, np.nan)
-    return t, 2 * stats.t.sf(np.abs(t), n - 1)
 
 
 @dataclass(frozen=True, slots=True, eq=False)

@@ -18,7 +18,7 @@ import numbers
 import numpy as np
 import pandas as pd
 
-from ..stats._inputs import check_choice
+from .._checks import check_choice
 from .multiplicity import docno_hashes, salted_bits
 
 __all__ = ["HALVES", "split_half", "corpus_split"]

@@ -14,9 +14,9 @@ import numpy as np
 import pandas as pd
 import pyterrier as pt
 
+from .._checks import check_choice
 from ..inputs.qrels import read_qrels
 from ..measures.materialisation import image_qrels, image_run
-from ..stats._inputs import check_choice
 from .multiplicity import (
     MODELS,
     docno_hashes,

@@ -31,10 +31,10 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
+from .._checks import check_confidence_level, check_positive_int
 from .._random import as_generator
 from ..measures.evaluation import prepare
 from ..measures.parsing import parse_measures, require_mean_aggregated
-from ..stats._inputs import check_confidence_level, check_positive_int
 from .bootstrap import CorpusBootstrap
 from .intervals import EPSILON, image_interval
 from .multiplicity import docno_hashes, salted_bits

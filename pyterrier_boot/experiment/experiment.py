@@ -30,15 +30,15 @@ from ..measures.arrays import natural_order
 from ..measures.evaluation import prepare
 from ..measures.parsing import LabelledMeasure, parse_measures, require_mean_aggregated
 from ..stats.intervals import METHODS as TOPIC_METHODS
+from ..stats.registry import PAIRED, spellings
 from ..stats.resampling import resample_plan
 from .dropin import pt_shaped
 from .execution import SAVE_MODES, print_plan, run_systems
 from .result import Comparisons, ExperimentResult
 from .uncertainty import BOOTSTRAPS, JOINT_METHODS, difference_spreads, mean_spreads
 
-# test names pt.Experiment accepts, and ours (both spellings of the bootstrap test)
-TESTS = {"t": "t", "wilcoxon": "wilcoxon", "paired-bootstrap": "paired_bootstrap",
-         "paired_bootstrap": "paired_bootstrap", "randomization": "randomization", "sign": "sign"}
+# test names pt.Experiment accepts ("t", "wilcoxon"), and ours, in every spelling
+TESTS = spellings(PAIRED)
 CORPUS_METHODS = ("percentile", "normal", "logit", "bca")
 # corpus images shift rank-sensitive measures (RR, P@k) down, so percentile intervals of the corpus
 # bootstrap can miss the value measured on the collection; the default interval is centred on it

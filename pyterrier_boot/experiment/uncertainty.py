@@ -14,8 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._memory import NO_LIMIT
+from .._quantiles import quantiles
 from ..corpus.intervals import image_interval
-from ..stats._quantiles import quantiles
 from ..stats.intervals import bootstrap_ci
 
 BOOTSTRAPS = ("topic", "corpus", "both")

@@ -1,25 +1,65 @@
 """Meta-evaluation and experimental design: which measure, how many topics, where the variance is.
 
-A functional core on numpy arrays and pandas frames (METHODS.md §3-4). Modules, one concept each:
+A functional core on numpy arrays and pandas frames, in folders by the question they answer:
 
-* ``discriminative_power``: Sakai's bootstrap sensitivity (ASL per pair, sensitivity, the
-  estimated difference required, ASL curves).
-* ``swap``: Sakai's bootstrap swap method (swap rate per difference bin).
-* ``stability``: Sakai's stability method (minority rate and proportion of ties, MR-PT curves).
-* ``rank_correlation``: Kendall's tau with Sakai's Z0 test, tau_AP, all pairs of measures.
-* ``topic_set_size``: topics needed for a difference, one pair or all pairs (Kanoulas).
-* ``meta_analysis``: fixed/random-effects pooling of per-topic effects (Cormack & Lynam §9).
-* ``variance_decomposition``: the mixed model ``score ~ system + (1|topic) + (1|topic:system)``.
-* ``user_variance``: measure parameters drawn from a distribution of users (Kanoulas).
-* ``pooling``: qrels restricted to a shallow pool of chosen runs (Zobel & Rashidi §7).
-* ``corpus_stability``: SDs over corpus images of scores and differences, per measure (Zobel &
-  Rashidi Tables 3-4).
-* ``shallow_pools``: a two-system comparison over corpus images at several pool depths (Zobel &
-  Rashidi §7, Fig. 6-7).
-* ``corpus_variance``: the mixed model fitted to corpus-bootstrap images (Kanoulas).
-* ``corpus_meta_analysis``: per-topic effects and SDs from corpus images, meta-analysed
-  (Cormack & Lynam §9).
+* ``quality``: which measure is better (discriminative power, swap and stability methods, rank
+  correlation);
+* ``design``: how to design an experiment (topic-set size and power, variance decomposition, user
+  variance);
+* ``pools``: how deep to judge (shallow pools of qrels, a comparison over pool depths);
+* ``meta_analysis``: fixed/random-effects pooling of per-topic effects (Cormack & Lynam §9);
+* ``corpus``: the same questions over corpus-bootstrap images (stability, variance, meta-analysis);
 * ``plots``: matplotlib figures of the results (imported lazily).
 
-Import the public names from ``pyterrier_boot`` (loaded lazily) or from these modules.
+Import the public names from ``pyterrier_boot`` (loaded lazily) or from these modules. The modules
+of the earlier flat layout (``pyterrier_boot.meta.swap``, ``pyterrier_boot.meta.corpus_stability``,
+...) still import, as the same module objects.
 """
+import importlib
+import importlib.abc
+import importlib.util
+import sys
+
+# earlier module -> where it lives now
+MOVED = {
+    "discriminative_power": "quality.discriminative_power",
+    "swap": "quality.swap",
+    "stability": "quality.stability",
+    "rank_correlation": "quality.rank_correlation",
+    "topic_set_size": "design.topic_set_size",
+    "variance_decomposition": "design.variance_decomposition",
+    "user_variance": "design.user_variance",
+    "pooling": "pools.pooling",
+    "shallow_pools": "pools.shallow_pools",
+    "corpus_stability": "corpus.stability",
+    "corpus_variance": "corpus.variance",
+    "corpus_meta_analysis": "corpus.meta_analysis",
+}
+
+
+class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Imports ``pyterrier_boot.meta.<earlier name>`` as the module where it lives now (one object)."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        package, _, name = fullname.rpartition(".")
+        if package != __name__ or name not in MOVED:
+            return None
+        return importlib.util.spec_from_loader(fullname, self)
+
+    def create_module(self, spec):
+        module = importlib.import_module(f"{__name__}.{MOVED[spec.name.rpartition('.')[2]]}")
+        self.own_spec = module.__spec__
+        return module
+
+    def exec_module(self, module):
+        module.__spec__ = self.own_spec  # the import system gave it the alias's spec; it keeps its own
+
+
+if not any(isinstance(finder, _MovedModules) for finder in sys.meta_path):
+    sys.meta_path.append(_MovedModules())
+
+
+def __getattr__(name):
+    if name in MOVED:  # ``from pyterrier_boot.meta import swap``
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -20,14 +20,8 @@ from typing import Any, ClassVar
 import numpy as np
 from scipy import special, stats
 
+from .._checks import ALTERNATIVES, check_choice, check_confidence_level, describe, is_pandas
 from .._results import ConfidenceInterval, TupleLike
-from ..stats._inputs import (
-    ALTERNATIVES,
-    _describe,
-    _is_pandas,
-    check_choice,
-    check_confidence_level,
-)
 from ..stats.aggregates import EPS
 
 METHODS = ("random", "fixed")
@@ -175,7 +169,7 @@ def logit_difference(x, y, *, eps=EPS):
                              f"[{np.min(arr):g}, {np.max(arr):g}]")
         out.append(special.logit(np.clip(arr, eps, 1 - eps)))
     result = out[0] - out[1]
-    if _is_pandas(x, "Series"):
+    if is_pandas(x, "Series"):
         import pandas as pd
 
         return pd.Series(result, index=x.index, name="logit_difference")
@@ -205,9 +199,9 @@ def _meta_iv(effects, standard_errors, method, alternative, confidence_level, la
     check_choice(method, "method", METHODS)
     check_choice(alternative, "alternative", ALTERNATIVES)
     confidence_level = check_confidence_level(confidence_level)
-    if labels is None and _is_pandas(effects, "Series"):
+    if labels is None and is_pandas(effects, "Series"):
         labels = list(effects.index)
-    if _is_pandas(effects, "Series") and _is_pandas(standard_errors, "Series"):
+    if is_pandas(effects, "Series") and is_pandas(standard_errors, "Series"):
         if set(effects.index) != set(standard_errors.index):
             raise ValueError("'effects' and 'standard_errors' cover different topics")
         standard_errors = standard_errors.reindex(effects.index)
@@ -234,7 +228,7 @@ def _meta_iv(effects, standard_errors, method, alternative, confidence_level, la
     if bad.any():
         raise ValueError(
             f"'standard_errors' must be positive, but {int(bad.sum())} topic(s) have "
-            f"{'0' if not np.any(se < 0) else 'non-positive values'}: {_describe([labels[i] for i in np.flatnonzero(bad)])}; "
+            f"{'0' if not np.any(se < 0) else 'non-positive values'}: {describe([labels[i] for i in np.flatnonzero(bad)])}; "
             "a zero bootstrap SD (e.g. AP = 0 on every image) carries no information about "
             "precision: drop those topics or bound their SD (Cormack & Lynam §7)"
         )

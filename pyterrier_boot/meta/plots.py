@@ -6,26 +6,18 @@ with ``pip install pyterrier-boot[plots]``.
 """
 import numpy as np
 
+from .._figures import axes as _axes
+from .._figures import grid as _grid
+
 __all__ = ["plot_asl_curves", "plot_swap_rates", "plot_mr_pt", "plot_forest", "plot_user_variance",
            "plot_pool_pvalues", "plot_pool_differences"]
-
-
-def _axes(ax, figsize=(6.4, 4.2)):
-    try:
-        import matplotlib.pyplot as plt
-    except ImportError:  # pragma: no cover - matplotlib is an optional dependency
-        raise ImportError("plotting needs matplotlib: pip install 'pyterrier-boot[plots]' "
-                          "(or pip install matplotlib)") from None
-    if ax is None:
-        _, ax = plt.subplots(figsize=figsize, constrained_layout=True)
-    return ax
 
 
 def plot_asl_curves(result, ax=None, *, log=False, title=None):
     """Sakai's ASL curves (Fig. 10-13): each measure's ASLs sorted, one line per measure.
 
     Args:
-        result: a :class:`~pyterrier_boot.meta.discriminative_power.DiscriminativePowerResult`.
+        result: a :class:`~pyterrier_boot.meta.quality.discriminative_power.DiscriminativePowerResult`.
         ax: matplotlib Axes to draw on (default: a new figure).
         log: logarithmic ASL axis (spreads out the small ASLs).
         title: plot title (default: the test and alpha).
@@ -137,17 +129,6 @@ def plot_user_variance(result, ax=None, *, title=None):
     return ax
 
 
-def _grid(n_rows, n_cols, panel=(2.6, 2.3), sharey=False):
-    try:
-        import matplotlib.pyplot as plt
-    except ImportError:  # pragma: no cover - matplotlib is an optional dependency
-        raise ImportError("plotting needs matplotlib: pip install 'pyterrier-boot[plots]' "
-                          "(or pip install matplotlib)") from None
-    _, axes = plt.subplots(n_rows, n_cols, figsize=(panel[0] * n_cols + 0.6, panel[1] * n_rows + 0.6),
-                           constrained_layout=True, squeeze=False, sharey=sharey)
-    return axes
-
-
 def _pool_measures(result, measures):
     if measures is None:
         return list(range(len(result.measures)))
@@ -166,7 +147,7 @@ def plot_pool_pvalues(result, axes=None, *, measures=None, log=False, title=None
     """Zobel & Rashidi's Fig. 6: per image, the paired t-test p-value against the score difference.
 
     Args:
-        result: a :class:`~pyterrier_boot.meta.shallow_pools.ShallowPoolResult`.
+        result: a :class:`~pyterrier_boot.meta.pools.shallow_pools.ShallowPoolResult`.
         axes: a 2-D array of Axes, one row per measure and one column per depth (default: a new
             figure).
         measures: labels to draw (default all).

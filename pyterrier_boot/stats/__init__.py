@@ -8,6 +8,8 @@ Modules, one concept each:
 * ``intervals``: :func:`bootstrap_ci` (percentile, basic, BCa, studentized, normal, t, z).
 * ``standardization``: :func:`standardize` and :func:`portable_report` (Park 2010, §5-6).
 * ``significance``: paired/unpaired bootstrap, randomisation, t, Wilcoxon and sign tests.
+* ``registry``: the tests by name (aliases, label, core, the interval each inverts), used by
+  ``compare``, ``discriminative_power``, ``Experiment``, the command line and the report.
 * ``correction``: :func:`correct_pvalues` (statsmodels ``multipletests``).
 * ``tukey``: :func:`tukey_hsd` (topics as blocks) and :func:`randomized_tukey_hsd`.
 * ``power``: effect size, power of a paired design, topics needed (Kanoulas).

@@ -7,6 +7,16 @@ across measures).
 """
 import numpy as np
 
+from .._checks import (
+    ALTERNATIVES,
+    NAN_POLICIES,
+    SMALLEST_SPREAD,
+    check_alpha,
+    check_choice,
+    check_confidence_level,
+    check_spread,
+    describe,
+)
 from .._memory import (
     DEFAULT_MAX_MEMORY,
     check_n_resamples,
@@ -15,39 +25,19 @@ from .._memory import (
     warn_interval_resolution,
     warn_pvalue_resolution,
 )
+from .._scores import as_measure_scores
 from .._warnings import one_warning_per_kind
-from ._inputs import (
-    ALTERNATIVES,
-    NAN_POLICIES,
-    SMALLEST_SPREAD,
-    _describe,
-    _is_pandas,
-    as_score_matrix,
-    check_alpha,
-    check_choice,
-    check_confidence_level,
-    check_spread,
-    oriented,
-    test_name,
-)
 from .correction import METHODS as CORRECTIONS
 from .correction import correct_pvalues
 from .inversion import alpha_of
+from .registry import PAIRED, canonical
+from .registry import TESTS as REGISTRY
 from .resampling import as_resample_plan, as_sign_flip_plan, planned_resamples
-from .significance import (
-    _describe_diffs,
-    paired_bootstrap_core,
-    randomization_core,
-    sign_core,
-    t_core,
-    warn_degenerate,
-    warn_unbounded,
-    wilcoxon_core,
-)
+from .significance import _describe_diffs, warn_degenerate, warn_unbounded
 
-TESTS = ("paired_bootstrap", "randomization", "t", "wilcoxon", "sign")
+TESTS = PAIRED
 SCOPES = ("measure", "all")
-LONG_COLUMNS = ("name", "qid", "measure", "value")
+
 COLUMNS = [
     "measure", "system_a", "system_b", "mean_a", "mean_b", "difference", "ci_low", "ci_high",
     "statistic", "p-value", "p-value corrected", "reject", "effect_size", "wins", "ties", "losses",
@@ -57,75 +47,6 @@ COLUMNS = [
 ADJUSTED = ("bonferroni", "sidak")
 
 __all__ = ["compare", "TESTS", "COLUMNS"]
-
-
-def _first_seen(values):
-    seen = {}
-    for v in values:
-        seen.setdefault(v, None)
-    return list(seen)
-
-
-def _as_measure_matrices(scores, nan_policy):
-    """``(measures, systems, topics, values (M, S, n))`` from any accepted input."""
-    if _is_pandas(scores, "DataFrame") and set(LONG_COLUMNS) <= set(scores.columns):
-        dup = scores.duplicated(subset=["name", "qid", "measure"])
-        if dup.any():
-            first = scores.loc[dup, ["name", "qid", "measure"]].iloc[0].tolist()
-            raise ValueError(f"'scores' has {int(dup.sum())} duplicated (name, qid, measure) rows, e.g. {first}")
-        measures = _first_seen(scores["measure"])
-        systems = _first_seen(scores["name"])
-        topics = _first_seen(scores["qid"])
-        wide = scores.pivot(index=["measure", "name"], columns="qid", values="value")
-        rows = [(m, s) for m in measures for s in systems]
-        wide = wide.reindex(index=rows, columns=topics)
-        stacked = wide.to_numpy(dtype=float)
-    elif isinstance(scores, dict):
-        if not scores:
-            raise ValueError("'scores' is an empty dict; expected {measure: systems x topics matrix}")
-        measures = list(scores)
-        parts = []
-        for m in measures:
-            value = oriented(scores[m], f"scores[{m!r}]", strict=True)
-            if _is_pandas(value, "DataFrame"):
-                parts.append(value)
-            else:
-                arr = np.asarray(value, dtype=float) if not _is_pandas(value, "Series") else None
-                if arr is None or arr.ndim != 2:
-                    raise ValueError(f"scores[{m!r}] must be a 2-D systems x topics matrix")
-                parts.append(arr)
-        if all(_is_pandas(p, "DataFrame") for p in parts):
-            systems = list(parts[0].index)
-            topics = _first_seen(t for p in parts for t in p.columns)
-            for m, p in zip(measures, parts, strict=True):
-                if set(p.index) != set(systems) or p.index.has_duplicates:
-                    raise ValueError(f"scores[{m!r}] has systems {_describe(p.index)}, expected {_describe(systems)}")
-            stacked = np.vstack([p.reindex(index=systems, columns=topics).to_numpy(dtype=float) for p in parts])
-        elif any(_is_pandas(p, "DataFrame") for p in parts):
-            raise TypeError("'scores' dict must hold either all DataFrames or all arrays")
-        else:
-            shapes = {p.shape for p in parts}
-            if len(shapes) != 1:
-                raise ValueError(f"'scores' matrices must all have the same shape (systems, topics), got {sorted(shapes)}")
-            systems, topics = None, None
-            stacked = np.vstack(parts)
-    else:
-        if np.ndim(scores) != 2:
-            raise ValueError("'scores' must be a systems x topics matrix (2-D array or DataFrame), "
-                             "a dict {measure: matrix}, or a long DataFrame with columns "
-                             f"{list(LONG_COLUMNS)}; got {np.ndim(scores)} dimension(s)")
-        matrix = as_score_matrix(scores, "scores", nan_policy=nan_policy, allow_1d=False, strict=True)
-        return ["score"], matrix.system_labels, matrix.topics, matrix.values[None]
-    M = len(measures)
-    S = stacked.shape[0] // M
-    import pandas as pd
-
-    rows = [f"{m}: {s}" for m in measures for s in (systems if systems is not None else range(S))]
-    frame = pd.DataFrame(stacked, columns=topics, index=rows) if topics is not None else stacked
-    matrix = as_score_matrix(frame, "scores", nan_policy=nan_policy, allow_1d=False)
-    values = matrix.values.reshape(M, S, -1)
-    systems = systems if systems is not None else list(range(S))
-    return measures, systems, matrix.topics, values
 
 
 def _pairs(systems, baseline):
@@ -146,7 +67,7 @@ def _pairs(systems, baseline):
             pos = int(base) % S
         else:
             raise ValueError(f"'baseline' {base!r} is neither a system name nor a row position; "
-                             f"systems are {_describe(systems)}")
+                             f"systems are {describe(systems)}")
         others = [s for s in range(S) if s != pos]
         pairs_a.extend(others)
         pairs_b.extend([pos] * len(others))
@@ -280,99 +201,111 @@ def compare(scores, *, baseline=None, test="paired_bootstrap", correction="holm"
         >>> table[["system_a", "system_b", "reject"]].values.tolist()
         [[1, 0, True], [2, 0, True]]
     """
-    test = test_name(test)
+    test = canonical(test)
     given_level = confidence_level
     alpha, confidence_level, n_resamples = _compare_iv(
         test, correction, correction_scope, alpha, alternative,
         0.5 if confidence_level is None else confidence_level, n_resamples, nan_policy)
-    measures, systems, _, values = _as_measure_matrices(scores, nan_policy)
+    data = as_measure_scores(scores, "scores", min_systems=1, nan_policy=nan_policy, single=True, strict=True)
+    measures, systems, values = data.measures, data.systems, data.values
     a, b = _pairs(systems, baseline)
     n = values.shape[2]
     if n < 2:
         raise ValueError(f"'scores' needs at least 2 topics, got {n}")
-    import pandas as pd
-
-    labels_a = [systems[i] for i in a]
-    labels_b = [systems[j] for j in b]
-    pair_names = [f"{sa} vs {sb}" for sa, sb in zip(labels_a, labels_b, strict=True)]
     if given_level is None:
         corrected = correction not in (None, "none")
         family = len(a) * (len(measures) if correction_scope == "all" else 1)
         ci_alpha, inclusive = interval_alpha(alpha, correction if corrected else None, family)
     else:
         ci_alpha, inclusive = alpha_of(given_level), False
-    if test in ("paired_bootstrap", "randomization"):
-        max_memory = _check_resampling(test, plan, n, n_resamples, len(a), len(measures), alpha,
-                                       1 - ci_alpha, alternative, max_memory)
-    if test == "paired_bootstrap":
-        used = as_resample_plan(plan, n, n_resamples, rng, max_memory)
-    elif test == "randomization":
-        used = as_sign_flip_plan(plan, n, n_resamples, rng, max_memory)
-    elif plan is not None:
-        raise ValueError(f"'plan' is only used by the resampling tests, not test={test!r}")
+    used = _draw_plan(test, plan, n, n_resamples, rng, len(a), len(measures), alpha, 1 - ci_alpha, alternative,
+                      max_memory)
     level = dict(alpha=ci_alpha, inclusive=inclusive, alternative=alternative)
-    frames = []
-    unbounded = np.zeros(0, dtype=bool)
-    for m, measure in enumerate(measures):
-        X = values[m]
-        D = X[a] - X[b]
-        for row in np.flatnonzero(np.abs(D).max(axis=1, initial=0.0) < SMALLEST_SPREAD):
-            check_spread(D[row], f"'scores' ({measure}: {pair_names[row]})", "differences")
-        if test == "paired_bootstrap":
-            core = paired_bootstrap_core(D, used, **level)
-        elif test == "randomization":
-            core = randomization_core(D, used, **level)
-        elif test == "t":
-            core = t_core(D, **level)
-        elif test == "wilcoxon":
-            core = wilcoxon_core(D, **level)
-        elif test == "sign":
-            core = sign_core(D, **level)
-        else:
-            core = _callable_core(test, X[a], X[b], 1 - ci_alpha)
-        names = [f"{measure}: {p}" for p in pair_names]
-        if core["degenerate"].any():
-            warn_degenerate("zero", core["degenerate"] & core["zero"], names)
-            warn_degenerate("constant", core["degenerate"] & ~core["zero"], names)
-        unbounded = np.concatenate([unbounded, ~core["degenerate"] & (np.isinf(core["low"]) | np.isinf(core["high"]))])
-        frames.append(pd.DataFrame({
-            "measure": measure,
-            "system_a": labels_a,
-            "system_b": labels_b,
-            "mean_a": X[a].mean(axis=1),
-            "mean_b": X[b].mean(axis=1),
-            "difference": core["mean"],
-            "ci_low": core["low"],
-            "ci_high": core["high"],
-            "statistic": core["statistic"],
-            "p-value": core["pvalue"],
-            "effect_size": core["effect_size"],
-            "wins": core["wins"],
-            "ties": core["ties"],
-            "losses": core["losses"],
-            "n_topics": n,
-            "estimate": core["estimate"],
-            "ci_level": 1 - ci_alpha,
-        }))
+    labels_a, labels_b = [systems[i] for i in a], [systems[j] for j in b]
+    pair_names = [f"{sa} vs {sb}" for sa, sb in zip(labels_a, labels_b, strict=True)]
+    frames, unbounded = [], []
+    for measure, X in zip(measures, values, strict=True):
+        frame, unbounded_rows = _compare_measure(test, used, level, measure, X, a, b, pair_names)
+        frames.append(frame.assign(system_a=labels_a, system_b=labels_b))
+        unbounded.append(unbounded_rows)
+    import pandas as pd
+
     table = pd.concat(frames, ignore_index=True)
+    unbounded = np.concatenate(unbounded)
     if alternative == "two-sided" and unbounded.any():
         labels = [f"{m}: {p}" for m in measures for p in pair_names]
         warn_unbounded(test if isinstance(test, str) else "the given test", unbounded, labels, ci_alpha, n)
-    if correction is None or correction == "none":
-        table["p-value corrected"] = table["p-value"]
-        table["reject"] = table["p-value"] < alpha
-    elif correction_scope == "all":
-        res = correct_pvalues(table["p-value"].to_numpy(), method=correction, alpha=alpha)
-        table["p-value corrected"], table["reject"] = res.pvalues, res.reject
-    else:
-        corrected = np.empty(len(table))
-        reject = np.zeros(len(table), dtype=bool)
-        for measure in measures:
-            rows = np.flatnonzero((table["measure"] == measure).to_numpy())
-            res = correct_pvalues(table["p-value"].to_numpy()[rows], method=correction, alpha=alpha)
-            corrected[rows], reject[rows] = res.pvalues, res.reject
-        table["p-value corrected"], table["reject"] = corrected, reject
+    table["p-value corrected"], table["reject"] = _corrected(table, measures, correction, correction_scope, alpha)
     table.attrs.update(test=test if isinstance(test, str) else getattr(test, "__name__", "callable"),
                        correction=correction, correction_scope=correction_scope, alpha=alpha,
                        alternative=alternative, confidence_level=1 - ci_alpha if given_level is None else given_level)
     return table[COLUMNS]
+
+
+def _draw_plan(test, plan, n, n_resamples, rng, n_pairs, n_measures, alpha, confidence_level, alternative,
+               max_memory):
+    """The one plan every pair and measure shares (None for the tests that do not resample)."""
+    kind = None if callable(test) else REGISTRY[test].plan
+    if kind is None:
+        if plan is not None:
+            raise ValueError(f"'plan' is only used by the resampling tests, not test={test!r}")
+        return None
+    max_memory = _check_resampling(test, plan, n, n_resamples, n_pairs, n_measures, alpha, confidence_level,
+                                   alternative, max_memory)
+    draw = as_resample_plan if kind == "resample" else as_sign_flip_plan
+    return draw(plan, n, n_resamples, rng, max_memory)
+
+
+def _compare_measure(test, plan, level, measure, X, a, b, pair_names):
+    """One measure's rows of the table (without the system labels), and which intervals are unbounded."""
+    import pandas as pd
+
+    D = X[a] - X[b]
+    for row in np.flatnonzero(np.abs(D).max(axis=1, initial=0.0) < SMALLEST_SPREAD):
+        check_spread(D[row], f"'scores' ({measure}: {pair_names[row]})", "differences")
+    if callable(test):
+        core = _callable_core(test, X[a], X[b], 1 - level["alpha"])
+    elif plan is not None:
+        core = REGISTRY[test].core(D, plan, **level)
+    else:
+        core = REGISTRY[test].core(D, **level)
+    names = [f"{measure}: {p}" for p in pair_names]
+    if core["degenerate"].any():
+        warn_degenerate("zero", core["degenerate"] & core["zero"], names)
+        warn_degenerate("constant", core["degenerate"] & ~core["zero"], names)
+    unbounded = ~core["degenerate"] & (np.isinf(core["low"]) | np.isinf(core["high"]))
+    frame = pd.DataFrame({
+        "measure": measure,
+        "mean_a": X[a].mean(axis=1),
+        "mean_b": X[b].mean(axis=1),
+        "difference": core["mean"],
+        "ci_low": core["low"],
+        "ci_high": core["high"],
+        "statistic": core["statistic"],
+        "p-value": core["pvalue"],
+        "effect_size": core["effect_size"],
+        "wins": core["wins"],
+        "ties": core["ties"],
+        "losses": core["losses"],
+        "n_topics": X.shape[1],
+        "estimate": core["estimate"],
+        "ci_level": 1 - level["alpha"],
+    })
+    return frame, unbounded
+
+
+def _corrected(table, measures, correction, correction_scope, alpha):
+    """``(p-value corrected, reject)``: per measure, across measures, or uncorrected."""
+    pvalues = table["p-value"].to_numpy()
+    if correction is None or correction == "none":
+        return pvalues, pvalues < alpha
+    if correction_scope == "all":
+        res = correct_pvalues(pvalues, method=correction, alpha=alpha)
+        return res.pvalues, res.reject
+    corrected = np.empty(len(table))
+    reject = np.zeros(len(table), dtype=bool)
+    for measure in measures:
+        rows = np.flatnonzero((table["measure"] == measure).to_numpy())
+        res = correct_pvalues(pvalues[rows], method=correction, alpha=alpha)
+        corrected[rows], reject[rows] = res.pvalues, res.reject
+    return corrected, reject

@@ -9,8 +9,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from .._checks import check_alpha, check_choice
 from .._results import TupleLike
-from ._inputs import check_alpha, check_choice
 
 # statsmodels' names, the ones pt.Experiment(correction=...) also accepts
 METHODS = (

@@ -15,27 +15,27 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
-from scipy import special, stats
+from scipy import stats
 
+from .._checks import ALTERNATIVES, NAN_POLICIES, check_batch, check_choice, check_confidence_level
 from .._memory import (
     DEFAULT_MAX_MEMORY,
     check_n_resamples,
     require_resamples_memory,
     warn_interval_resolution,
 )
-from .._results import ConfidenceInterval, TupleLike
-from .._warnings import DegenerateWarning, one_warning_per_kind, report
-from ._inputs import (
-    ALTERNATIVES,
-    NAN_POLICIES,
-    as_score_matrix,
-    check_batch,
-    check_choice,
-    check_confidence_level,
+from .._quantiles import (
+    bca_probabilities,
+    one_sided,
+    quantiles,
+    sorted_quantiles,
+    tail_probabilities,
 )
-from ._quantiles import quantiles, sorted_quantiles
+from .._results import ConfidenceInterval, TupleLike
+from .._scores import as_score_matrix
+from .._warnings import DegenerateWarning, one_warning_per_kind, report
 from .aggregates import get_aggregate
-from .resampling import as_resample_plan, planned_resamples, weighted_sums
+from .resampling import as_resample_plan, planned_resamples, studentized_pivot, weighted_sums
 
 METHODS = ("percentile", "basic", "bca", "studentized", "normal", "t", "z")
 
@@ -133,30 +133,12 @@ def _bootstrap_ci_iv(scores, statistic, method, confidence_level, alternative, n
     return agg, matrix, is_1d, confidence_level, n_resamples, sigma, batch
 
 
-def _tail_probabilities(confidence_level, alternative):
-    """Lower and upper probabilities of the interval (one side is unused when one-sided)."""
-    alpha = 1 - confidence_level
-    if alternative == "two-sided":
-        return alpha / 2, 1 - alpha / 2
-    return alpha, 1 - alpha
-
-
-def _one_sided(low, high, alternative):
-    low = np.asarray(low, dtype=float)
-    high = np.asarray(high, dtype=float)
-    if alternative == "less":
-        low = np.full_like(low, -np.inf)
-    elif alternative == "greater":
-        high = np.full_like(high, np.inf)
-    return low, high
-
-
 def t_interval(mean, sd, n, *, confidence_level=0.95, alternative="two-sided"):
     """``mean ± t_{n-1} sd/√n`` (Park 2010, eq. 3); arrays broadcast. Private helper for the tests' effects."""
-    lo_p, hi_p = _tail_probabilities(confidence_level, alternative)
+    lo_p, hi_p = tail_probabilities(confidence_level, alternative)
     se = np.asarray(sd, dtype=float) / np.sqrt(n)
     crit = stats.t.ppf(hi_p, n - 1)
-    return _one_sided(mean - crit * se, mean + crit * se, alternative)
+    return one_sided(mean - crit * se, mean + crit * se, alternative)
 
 
 def _resample_distribution(agg, values, plan, batch):
@@ -188,35 +170,6 @@ def _jackknife(agg, values):
     for s in range(S):
         out[s] = agg(np.broadcast_to(values[s], (n, n))[keep].reshape(n, n - 1), axis=-1)
     return out
-
-
-def _acceleration(jack):
-    """BCa acceleration from jackknife values (rows, n) (Efron & Tibshirani eq. 14.15); 0 without spread.
-
-    The ratio does not depend on the scale of ``d``, so each row is divided by its largest
-    deviation first: cubes of large or small scores neither overflow nor underflow.
-    """
-    d = jack.mean(axis=1, keepdims=True) - jack
-    scale = np.abs(d).max(axis=1, keepdims=True)
-    d = d / np.where(scale > 0, scale, 1.0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        accel = (d ** 3).sum(axis=1) / (6 * ((d ** 2).sum(axis=1)) ** 1.5)
-    return np.where(np.isfinite(accel), accel, 0.0)
-
-
-def _bca_probabilities(dist, theta, jack, confidence_level, alternative):
-    B = dist.shape[1]
-    below = np.count_nonzero(dist < theta[:, None], axis=1) + np.count_nonzero(dist <= theta[:, None], axis=1)
-    z0 = special.ndtri(below / (2 * B))
-    accel = _acceleration(jack)
-    lo_p, hi_p = _tail_probabilities(confidence_level, alternative)
-    probs = []
-    for p in (lo_p, hi_p):
-        zp = special.ndtri(p)
-        with np.errstate(invalid="ignore"):
-            num = z0 + zp
-            probs.append(special.ndtr(z0 + num / (1 - accel * num)))
-    return np.stack(probs, axis=1)
 
 
 def default_method(statistic="mean"):
@@ -296,19 +249,9 @@ def bootstrap_ci(scores, *, statistic="mean", method=None, confidence_level=0.95
     theta = np.asarray(agg(values, axis=-1), dtype=float)
     dist = None
     used_plan = None
-    lo_p, hi_p = _tail_probabilities(confidence_level, alternative)
-
+    tails = tail_probabilities(confidence_level, alternative)
     if method in ("t", "z"):
-        transformed = agg.forward(values)
-        m = transformed.mean(axis=1)
-        if method == "t":
-            se = transformed.std(axis=1, ddof=1) / np.sqrt(n)
-            crit = stats.t.ppf(hi_p, n - 1)
-        else:
-            se = np.broadcast_to(sigma, (S,)) / np.sqrt(n)
-            crit = stats.norm.ppf(hi_p)
-        low, high = agg.inverse(m - crit * se), agg.inverse(m + crit * se)
-        standard_error = se
+        low, high, standard_error = _parametric_interval(agg, values, method, sigma, tails)
     else:
         B = planned_resamples(plan, n_resamples)
         max_memory = require_resamples_memory(
@@ -318,48 +261,13 @@ def bootstrap_ci(scores, *, statistic="mean", method=None, confidence_level=0.95
             warn_interval_resolution(B, confidence_level, alternative, method)
         used_plan = as_resample_plan(plan, n, n_resamples, rng, max_memory)
         dist = _resample_distribution(agg, values, used_plan, batch)
-        srt = np.sort(dist, axis=1)
         standard_error = dist.std(axis=1, ddof=1)
-        if method == "percentile":
-            low, high = sorted_quantiles(srt, [lo_p, hi_p]).T
-        elif method == "basic":
-            q_lo, q_hi = sorted_quantiles(srt, [lo_p, hi_p]).T
-            low, high = 2 * theta - q_hi, 2 * theta - q_lo
-        elif method == "bca":
-            probs = _bca_probabilities(dist, theta, _jackknife(agg, values), confidence_level, alternative)
-            low, high = sorted_quantiles(srt, probs).T
-        elif method == "normal":
-            z = stats.norm.ppf(hi_p)
-            low, high = theta - z * standard_error, theta + z * standard_error
-        else:  # studentized
-            transformed = agg.forward(values)
-            m = transformed.mean(axis=1)
-            centred = transformed - m[:, None]
-            s1 = weighted_sums(used_plan, centred) / n
-            s2 = weighted_sums(used_plan, centred ** 2)
-            var = np.maximum(s2 - n * s1 ** 2, 0.0) / (n - 1)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                pivot = s1 / np.sqrt(var / n)
-            pivot = np.where(np.isnan(pivot), 0.0, pivot)
-            q_lo, q_hi = quantiles(pivot, [lo_p, hi_p]).T
-            se = transformed.std(axis=1, ddof=1) / np.sqrt(n)
-            low, high = agg.inverse(m - q_hi * se), agg.inverse(m - q_lo * se)
-    low, high = _one_sided(low, high, alternative)
-
-    constant = np.ptp(values, axis=1) == 0
-    if constant.any():
-        report(DegenerateWarning, "all topic scores are equal for {n} system(s), so each interval is the single "
-               "point of its score: {cases}",
-               (f"{matrix.system_labels[i]} [{theta[i]:g}, {theta[i]:g}]" for i in np.flatnonzero(constant)))
-        keep_low = alternative == "less"
-        keep_high = alternative == "greater"
-        low = np.where(constant & ~keep_low, theta, low)
-        high = np.where(constant & ~keep_high, theta, high)
-    unbounded = ~constant & ((np.isinf(low) & (alternative != "less")) | (np.isinf(high) & (alternative != "greater")))
-    report(DegenerateWarning, f"the {method} interval of {{n}} system(s) is unbounded: {{cases}}; more than "
-           f"{(1 - confidence_level) / 2:.3g} of the {n_resamples if used_plan is None else used_plan.n_resamples} "
-           "resamples draw topics with identical scores (e.g. all 0), whose studentised t is infinite; use more "
-           "topics or method='bca'/'t'", (matrix.system_labels[i] for i in np.flatnonzero(unbounded)))
+        low, high = _bootstrap_interval(agg, values, theta, dist, standard_error, used_plan, method, tails,
+                                        confidence_level, alternative)
+    low, high = one_sided(low, high, alternative)
+    low, high = _degenerate_ends(values, theta, low, high, matrix.system_labels, alternative)
+    _warn_unbounded(values, low, high, alternative, method, confidence_level,
+                    n_resamples if used_plan is None else used_plan.n_resamples, matrix.system_labels)
     if is_1d:
         ci = ConfidenceInterval(float(low[0]), float(high[0]))
         return IntervalResult(float(theta[0]), ci, float(np.asarray(standard_error)[0]),
@@ -368,3 +276,65 @@ def bootstrap_ci(scores, *, statistic="mean", method=None, confidence_level=0.95
     return IntervalResult(theta, ConfidenceInterval(np.asarray(low), np.asarray(high)),
                           np.asarray(standard_error, dtype=float), dist, method, confidence_level,
                           alternative, agg.name, n, tuple(matrix.system_labels), used_plan)
+
+
+def _parametric_interval(agg, values, method, sigma, tails):
+    """The t interval (sd from the topics) or the z interval (known ``sigma``) on the mean's scale."""
+    S, n = values.shape
+    transformed = agg.forward(values)
+    m = transformed.mean(axis=1)
+    if method == "t":
+        se = transformed.std(axis=1, ddof=1) / np.sqrt(n)
+        crit = stats.t.ppf(tails[1], n - 1)
+    else:
+        se = np.broadcast_to(sigma, (S,)) / np.sqrt(n)
+        crit = stats.norm.ppf(tails[1])
+    return agg.inverse(m - crit * se), agg.inverse(m + crit * se), se
+
+
+def _bootstrap_interval(agg, values, theta, dist, standard_error, plan, method, tails, confidence_level,
+                        alternative):
+    """The interval of ``method`` from the bootstrap distribution ``dist`` (systems, B)."""
+    lo_p, hi_p = tails
+    srt = np.sort(dist, axis=1)
+    if method == "percentile":
+        return sorted_quantiles(srt, [lo_p, hi_p]).T
+    if method == "basic":
+        q_lo, q_hi = sorted_quantiles(srt, [lo_p, hi_p]).T
+        return 2 * theta - q_hi, 2 * theta - q_lo
+    if method == "bca":
+        probs = bca_probabilities(dist, theta, _jackknife(agg, values), confidence_level, alternative)
+        return sorted_quantiles(srt, probs).T
+    if method == "normal":
+        z = stats.norm.ppf(hi_p)
+        return theta - z * standard_error, theta + z * standard_error
+    # studentized: the bootstrap-t pivot on the mean's scale
+    n = values.shape[1]
+    transformed = agg.forward(values)
+    m = transformed.mean(axis=1)
+    pivot = studentized_pivot(transformed - m[:, None], plan)
+    q_lo, q_hi = quantiles(pivot, [lo_p, hi_p]).T
+    se = transformed.std(axis=1, ddof=1) / np.sqrt(n)
+    return agg.inverse(m - q_hi * se), agg.inverse(m - q_lo * se)
+
+
+def _degenerate_ends(values, theta, low, high, labels, alternative):
+    """Systems whose topic scores are all equal: the interval is the single point of their score."""
+    constant = np.ptp(values, axis=1) == 0
+    if not constant.any():
+        return low, high
+    report(DegenerateWarning, "all topic scores are equal for {n} system(s), so each interval is the single "
+           "point of its score: {cases}",
+           (f"{labels[i]} [{theta[i]:g}, {theta[i]:g}]" for i in np.flatnonzero(constant)))
+    keep_low = alternative == "less"
+    keep_high = alternative == "greater"
+    return np.where(constant & ~keep_low, theta, low), np.where(constant & ~keep_high, theta, high)
+
+
+def _warn_unbounded(values, low, high, alternative, method, confidence_level, n_resamples, labels):
+    constant = np.ptp(values, axis=1) == 0
+    unbounded = ~constant & ((np.isinf(low) & (alternative != "less")) | (np.isinf(high) & (alternative != "greater")))
+    report(DegenerateWarning, f"the {method} interval of {{n}} system(s) is unbounded: {{cases}}; more than "
+           f"{(1 - confidence_level) / 2:.3g} of the {n_resamples} "
+           "resamples draw topics with identical scores (e.g. all 0), whose studentised t is infinite; use more "
+           "topics or method='bca'/'t'", (labels[i] for i in np.flatnonzero(unbounded)))

@@ -73,73 +73,90 @@ def invert_scan(d, pvalue_at, estimate: float, breakpoints, alpha: float, altern
         ``(low, high)``; an end is infinite when no shift on that side is rejected; both are NaN
         when every shift is rejected (an empty confidence set, which excludes 0).
     """
-    brk = np.unique(np.asarray(breakpoints, dtype=float))
-    span = max(brk[-1] - brk[0], 1.0)
-    # test points: outside, breakpoints and midpoints alternately (even positions are open segments)
-    points = np.empty(2 * brk.size + 1)
-    points[1::2] = brk
-    points[2:-1:2] = (brk[:-1] + brk[1:]) / 2
-    points[0], points[-1] = brk[0] - span, brk[-1] + span
-    cache = {}
+    scan = _Scan(d, pvalue_at, breakpoints, alpha, inclusive)
+    last = scan.last
+    if alternative == "greater":
+        low, high = scan.bound(scan.edge(last, 0, -1), -1, estimate), np.inf
+    elif alternative == "less":
+        low, high = -np.inf, scan.bound(scan.edge(0, last, 1), 1, estimate)
+    else:
+        start = scan.start_near(estimate)
+        if start is None:  # the test rejects every shift: the confidence set is empty
+            return float("nan"), float("nan")
+        low, high = scan.bound(scan.edge(start, 0, -1), -1, estimate), scan.bound(scan.edge(start, last, 1), 1, estimate)
+    if p0 is not None:
+        low, high = scan.agree_at_zero(low, high, bool(rejects(p0, alpha, inclusive)))
+    return float(low), float(high)
 
-    def accepted(i):
-        if i not in cache:
-            cache[i] = not bool(rejects(pvalue_at(d - points[i]), alpha, inclusive))
-        return cache[i]
 
-    last = points.size - 1
-    e = int(np.clip(np.searchsorted(points, estimate), 0, last))
-    if e > 0 and abs(points[e - 1] - estimate) <= abs(points[e] - estimate):
-        e -= 1
+class _Scan:
+    """The test of ``d - delta`` at breakpoints and midpoints (cached), for :func:`invert_scan`."""
 
-    def edge(start, stop, step):
+    def __init__(self, d, pvalue_at, breakpoints, alpha, inclusive):
+        brk = np.unique(np.asarray(breakpoints, dtype=float))
+        span = max(brk[-1] - brk[0], 1.0)
+        # test points: outside, breakpoints and midpoints alternately (even positions are open segments)
+        points = np.empty(2 * brk.size + 1)
+        points[1::2] = brk
+        points[2:-1:2] = (brk[:-1] + brk[1:]) / 2
+        points[0], points[-1] = brk[0] - span, brk[-1] + span
+        self.points, self.last = points, points.size - 1
+        self.d, self.pvalue_at, self.alpha, self.inclusive = d, pvalue_at, alpha, inclusive
+        self.cache = {}
+
+    def accepted(self, i):
+        if i not in self.cache:
+            self.cache[i] = not bool(rejects(self.pvalue_at(self.d - self.points[i]), self.alpha, self.inclusive))
+        return self.cache[i]
+
+    def start_near(self, estimate):
+        """The point to search from: the estimate, beside it when the estimate itself is a rejected
+        breakpoint, else the accepted point nearest to it (a p-value not monotone in the shift)."""
+        points, last = self.points, self.last
+        e = int(np.clip(np.searchsorted(points, estimate), 0, last))
+        if e > 0 and abs(points[e - 1] - estimate) <= abs(points[e] - estimate):
+            e -= 1
+        start = next((i for i in (e, e - 1, e + 1) if 0 <= i <= last and self.accepted(i)), None)
+        if start is None:
+            start = min((i for i in range(points.size) if self.accepted(i)),
+                        key=lambda i: abs(points[i] - estimate), default=None)
+        return start
+
+    def edge(self, start, stop, step):
         """Last accepted index walking from ``start`` towards ``stop`` (monotone bisection), or None."""
-        if not accepted(start):
+        if not self.accepted(start):
             return None
         lo, hi = 0, abs(stop - start)  # steps: lo accepted; find the largest accepted step
-        if accepted(start + step * hi):
+        if self.accepted(start + step * hi):
             return stop
         while hi - lo > 1:
             mid = (lo + hi) // 2
-            if accepted(start + step * mid):
+            if self.accepted(start + step * mid):
                 lo = mid
             else:
                 hi = mid
         return start + step * lo
 
-    def bound(i, step):
+    def bound(self, i, step, estimate):
         if i is None:
             return estimate
-        if (i == 0 and step < 0) or (i == last and step > 0):
+        if (i == 0 and step < 0) or (i == self.last and step > 0):
             return -np.inf if step < 0 else np.inf
-        return points[i] if i % 2 == 1 else points[i + step]  # an open segment ends at its breakpoint
+        return self.points[i] if i % 2 == 1 else self.points[i + step]  # an open segment ends at its breakpoint
 
-    if alternative == "greater":
-        low, high = bound(edge(last, 0, -1), -1), np.inf
-    elif alternative == "less":
-        low, high = -np.inf, bound(edge(0, last, 1), 1)
-    else:  # start at the estimate, beside it when the estimate itself is a rejected breakpoint,
-        # else at the accepted point nearest to it (a test whose p-value is not monotone in the shift)
-        start = next((i for i in (e, e - 1, e + 1) if 0 <= i <= last and accepted(i)), None)
-        if start is None:
-            start = min((i for i in range(points.size) if accepted(i)),
-                        key=lambda i: abs(points[i] - estimate), default=None)
-        if start is None:  # the test rejects every shift: the confidence set is empty
-            return float("nan"), float("nan")
-        low, high = bound(edge(start, 0, -1), -1), bound(edge(start, last, 1), 1)
-    if p0 is None:
-        return float(low), float(high)
-    reject0 = bool(rejects(p0, alpha, inclusive))
-    inside = low <= 0 <= high
-    if not reject0 and not inside:  # accepted at 0 but the search stopped short: reach 0
-        low, high = min(low, 0.0), max(high, 0.0)
-    elif reject0 and inside:  # rejected at 0: keep the side of 0 holding the nearest accepted point
-        below = [i for i in range(points.size) if low <= points[i] < 0 and accepted(i)]
-        above = [i for i in range(points.size) if 0 < points[i] <= high and accepted(i)]
-        if below and (not above or points[max(below)] >= -points[min(above)]):
-            i = max(below)  # an accepted open segment ends at its breakpoint unless that is 0 itself
-            high = points[i] if i % 2 == 1 or points[i + 1] >= 0 else points[i + 1]
-        elif above:
-            i = min(above)
-            low = points[i] if i % 2 == 1 or points[i - 1] <= 0 else points[i - 1]
-    return float(low), float(high)
+    def agree_at_zero(self, low, high, reject0):
+        """``(low, high)`` made to exclude 0 exactly when the test at 0 rejects (``reject0``)."""
+        points = self.points
+        inside = low <= 0 <= high
+        if not reject0 and not inside:  # accepted at 0 but the search stopped short: reach 0
+            return min(low, 0.0), max(high, 0.0)
+        if reject0 and inside:  # rejected at 0: keep the side of 0 holding the nearest accepted point
+            below = [i for i in range(points.size) if low <= points[i] < 0 and self.accepted(i)]
+            above = [i for i in range(points.size) if 0 < points[i] <= high and self.accepted(i)]
+            if below and (not above or points[max(below)] >= -points[min(above)]):
+                i = max(below)  # an accepted open segment ends at its breakpoint unless that is 0 itself
+                high = points[i] if i % 2 == 1 or points[i + 1] >= 0 else points[i + 1]
+            elif above:
+                i = min(above)
+                low = points[i] if i % 2 == 1 or points[i - 1] <= 0 else points[i - 1]
+        return low, high

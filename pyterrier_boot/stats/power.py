@@ -13,16 +13,9 @@ from typing import ClassVar
 import numpy as np
 from scipy import stats
 
+from .._checks import ALTERNATIVES, NAN_POLICIES, check_alpha, check_choice, check_positive_int
 from .._results import TupleLike
-from ._inputs import (
-    ALTERNATIVES,
-    NAN_POLICIES,
-    as_paired,
-    as_sample,
-    check_alpha,
-    check_choice,
-    check_positive_int,
-)
+from .._scores import as_paired, as_sample
 
 __all__ = ["effect_size", "paired_power", "topics_needed", "power_analysis", "PowerAnalysis"]
 

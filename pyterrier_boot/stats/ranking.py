@@ -7,8 +7,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from .._checks import check_confidence_level
 from .._results import ConfidenceInterval, TupleLike
-from ._inputs import check_confidence_level
 
 __all__ = ["rank_intervals", "RankIntervals"]
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._checks import check_positive_int
 from .._memory import (
     DEFAULT_MAX_MEMORY,
     check_max_memory,
@@ -27,7 +28,6 @@ from .._memory import (
     require_memory,
 )
 from .._random import as_generator
-from ._inputs import check_positive_int
 
 COL_BLOCK = 32
 
@@ -277,3 +277,27 @@ def weighted_sums(plan, values):
             hi = min(lo + COL_BLOCK, n_series)
             out[lo:hi, start:stop] = (blocks[k] @ wt)[:hi - lo, :rows]
     return out
+
+
+def studentized_pivot(W, plan):
+    """``t(w*b)`` for each row of the centred scores ``W`` and resample ``b``: (rows, B).
+
+    The bootstrap-t pivot: the null distribution of Sakai's paired bootstrap test (``W`` the
+    differences minus their mean) and the studentised interval's pivot (``W`` the scores minus
+    their mean).
+
+    ``t = mean / (sd / √n)`` with ``sd`` the resample's own standard deviation (ddof=1); a resample
+    with zero spread gives ``±inf``, or 0 when its mean is 0 too.
+    """
+    n = W.shape[1]
+    s1 = weighted_sums(plan, W)
+    s1 /= n
+    s2 = weighted_sums(plan, W * W)
+    s2 -= n * s1 * s1
+    np.maximum(s2, 0.0, out=s2)
+    s2 /= (n - 1) * n
+    np.sqrt(s2, out=s2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        s1 /= s2
+    s1[np.isnan(s1)] = 0.0
+    return s1

@@ -30,6 +30,7 @@ from typing import Any, ClassVar
 import numpy as np
 from scipy import stats
 
+from .._checks import ALTERNATIVES, NAN_POLICIES, check_choice, check_confidence_level, tolerance
 from .._memory import (
     CHUNK_CELLS,
     DEFAULT_MAX_MEMORY,
@@ -39,27 +40,19 @@ from .._memory import (
     warn_interval_resolution,
     warn_pvalue_resolution,
 )
+from .._quantiles import one_sided, sorted_quantiles, tail_probabilities
 from .._random import as_generator
 from .._results import ConfidenceInterval, TupleLike
+from .._scores import as_paired, as_sample
 from .._warnings import DegenerateWarning, report
-from ._inputs import (
-    ALTERNATIVES,
-    NAN_POLICIES,
-    as_paired,
-    as_sample,
-    check_choice,
-    check_confidence_level,
-    tolerance,
-)
-from ._quantiles import sorted_quantiles
 from .aggregates import get_aggregate
-from .intervals import _tail_probabilities
 from .inversion import accept_count, alpha_of, invert_scan, kth_largest, kth_smallest
 from .resampling import (
     SignFlipPlan,
     as_resample_plan,
     as_sign_flip_plan,
     planned_resamples,
+    studentized_pivot,
     weighted_sums,
 )
 
@@ -215,7 +208,7 @@ def _describe_diffs(D):
     }
 
 
-def _count_extreme(null, observed, alternative):
+def count_extreme(null, observed, alternative):
     """How many resampled statistics (``null``: pairs x resamples) are at least as extreme as ``observed``."""
     observed = np.asarray(observed, dtype=float)[:, None]
     with np.errstate(invalid="ignore"):
@@ -239,26 +232,6 @@ def _chunks(n_series, n_resamples):
 
 # --------------------------------------------------------------------------------------------
 # vectorised cores: D is (pairs, topics) of differences x - y; return dicts of per-pair arrays
-
-
-def studentized_null(W, plan):
-    """``t(w*b)`` for each row of the centred differences ``W`` and resample ``b``: (pairs, B).
-
-    ``t = mean / (sd / √n)`` with ``sd`` the resample's own standard deviation (ddof=1); a resample
-    with zero spread gives ``±inf``, or 0 when its mean is 0 too.
-    """
-    n = W.shape[1]
-    s1 = weighted_sums(plan, W)
-    s1 /= n
-    s2 = weighted_sums(plan, W * W)
-    s2 -= n * s1 * s1
-    np.maximum(s2, 0.0, out=s2)
-    s2 /= (n - 1) * n
-    np.sqrt(s2, out=s2)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        s1 /= s2
-    s1[np.isnan(s1)] = 0.0
-    return s1
 
 
 def paired_bootstrap_core(D, plan, *, alternative="two-sided", confidence_level=0.95, keep_null=False,
@@ -285,7 +258,7 @@ def paired_bootstrap_core(D, plan, *, alternative="two-sided", confidence_level=
     K = accept_count(lambda c: (c + 1) / (B + 1), B, alpha, inclusive)
     sign = -1.0 if alternative == "less" else 1.0
     for sl in _chunks(P, B):
-        null = studentized_null(D[sl] - mean[sl, None], plan)
+        null = studentized_pivot(D[sl] - mean[sl, None], plan)
         with np.errstate(invalid="ignore", over="ignore"):
             reach = (np.abs(null) if alternative == "two-sided" else sign * null) * se[sl, None]
         reach = np.nan_to_num(reach, nan=0.0, posinf=np.inf, neginf=-np.inf)
@@ -318,14 +291,6 @@ def _degenerate_bounds(low, high, info, degenerate, alternative):
     low[zero] = -np.inf if alternative == "less" else 0.0
     high[zero] = np.inf if alternative == "greater" else 0.0
     low[constant], high[constant] = -np.inf, np.inf
-    return low, high
-
-
-def _one_sided(low, high, alternative):
-    if alternative == "less":
-        low = np.full_like(low, -np.inf)
-    elif alternative == "greater":
-        high = np.full_like(high, np.inf)
     return low, high
 
 
@@ -408,6 +373,24 @@ def t_core(D, *, alternative="two-sided", confidence_level=0.95, alpha=None, inc
                 null=None, degenerate=degenerate)
 
 
+def paired_t(differences, axis=-1):
+    """The paired t-test over topics (``axis``) of ``differences``, vectorised over the other axes.
+
+    Returns:
+        ``(mean, standard_error, t, pvalue)``, the two-sided p-value of ``scipy.stats.ttest_rel``;
+        ``t`` and ``pvalue`` are NaN where all differences are equal (zero variance).
+    """
+    d = np.asarray(differences, dtype=float)
+    n = d.shape[axis]
+    mean = d.mean(axis=axis)
+    sd = d.std(axis=axis, ddof=1)
+    se = sd / np.sqrt(n)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = mean / se
+    t = np.where(sd > 0, t, np.nan)
+    return mean, se, t, 2 * stats.t.sf(np.abs(t), n - 1)
+
+
 def walsh_averages(d):
     """``(d_i + d_j) / 2`` for ``i <= j``: the Hodges-Lehmann estimate is their median."""
     i, j = np.triu_indices(d.size)
@@ -451,7 +434,7 @@ def wilcoxon_core(D, *, alternative="two-sided", confidence_level=0.95, zero_met
                                  alternative=alternative, method=method)
         statistic[i], pvalue[i] = res.statistic, res.pvalue
         low[i], high[i] = invert_scan(D[i], p_at, estimate[i], walsh, alpha, alternative, inclusive, p0=pvalue[i])
-    low, high = _one_sided(low, high, alternative)
+    low, high = one_sided(low, high, alternative)
     return dict(info, statistic=statistic, pvalue=pvalue, low=low, high=high, estimate=estimate, null=None,
                 degenerate=info["zero"])
 
@@ -484,7 +467,7 @@ def sign_core(D, *, alternative="two-sided", confidence_level=0.95, alpha=None, 
             continue
         statistic[i], pvalue[i] = k / m, _binom_p(k, m, alternative)
         low[i], high[i] = invert_scan(D[i], p_at, estimate[i], D[i], alpha, alternative, inclusive, p0=pvalue[i])
-    low, high = _one_sided(low, high, alternative)
+    low, high = one_sided(low, high, alternative)
     return dict(info, statistic=statistic, pvalue=pvalue, low=low, high=high, estimate=estimate, null=None,
                 degenerate=info["zero"])
 
@@ -733,14 +716,14 @@ def unpaired_bootstrap_test(x, y, *, statistic="mean", alternative="two-sided", 
     pooled = np.concatenate([x, y])
     idx = gen.integers(0, nx + ny, (n_resamples, nx + ny))
     null = agg(pooled[idx[:, :nx]], axis=-1) - agg(pooled[idx[:, nx:]], axis=-1)
-    count = int(_count_extreme(null[None, :], [observed], alternative)[0])
+    count = int(count_extreme(null[None, :], [observed], alternative)[0])
     pvalue = (count + 1) / (n_resamples + 1)
     ix = gen.integers(0, nx, (n_resamples, nx))
     iy = gen.integers(0, ny, (n_resamples, ny))
     boot = np.sort(agg(x[ix], axis=-1) - agg(y[iy], axis=-1))
-    lo_p, hi_p = _tail_probabilities(confidence_level, alternative)
+    lo_p, hi_p = tail_probabilities(confidence_level, alternative)
     low, high = sorted_quantiles(boot[None, :], [lo_p, hi_p])[0]
-    low, high = _one_sided(np.array([low]), np.array([high]), alternative)
+    low, high = one_sided(np.array([low]), np.array([high]), alternative)
     return UnpairedTestResult(
         statistic=observed, pvalue=pvalue, difference=observed,
         confidence_interval=ConfidenceInterval(float(low[0]), float(high[0])),

@@ -10,15 +10,9 @@ import warnings
 
 import numpy as np
 
+from .._checks import NAN_POLICIES, check_choice, check_confidence_level, describe, is_pandas
+from .._scores import as_score_matrix
 from .._warnings import DegenerateWarning
-from ._inputs import (
-    NAN_POLICIES,
-    _describe,
-    _is_pandas,
-    as_score_matrix,
-    check_choice,
-    check_confidence_level,
-)
 from .intervals import t_interval
 
 __all__ = ["standardize", "portable_report"]
@@ -28,12 +22,12 @@ def _reference(matrix, reference_systems, nan_policy):
     """Reference scores (R, n) and their labels."""
     if reference_systems is None:
         return matrix.values, list(matrix.system_labels)
-    if _is_pandas(reference_systems, "DataFrame") or np.ndim(reference_systems) == 2:
+    if is_pandas(reference_systems, "DataFrame") or np.ndim(reference_systems) == 2:
         ref = as_score_matrix(reference_systems, "reference_systems", nan_policy="raise")
-        if _is_pandas(reference_systems, "DataFrame") and matrix.topics is not None:
+        if is_pandas(reference_systems, "DataFrame") and matrix.topics is not None:
             missing = [t for t in matrix.topics if t not in set(ref.topics)]
             if missing:
-                raise ValueError(f"'reference_systems' has no scores for topics {_describe(missing)} of 'scores'")
+                raise ValueError(f"'reference_systems' has no scores for topics {describe(missing)} of 'scores'")
             values = reference_systems.loc[:, matrix.topics].to_numpy(dtype=float)
         else:
             values = ref.values
@@ -51,7 +45,7 @@ def _reference(matrix, reference_systems, nan_policy):
             rows.append(int(sel))
         else:
             raise ValueError(f"'reference_systems' entry {sel!r} is neither a system label nor a row "
-                             f"position of 'scores' (systems: {_describe(labels)})")
+                             f"position of 'scores' (systems: {describe(labels)})")
     return matrix.values[rows], [labels[r] for r in rows]
 
 
@@ -71,7 +65,7 @@ def _standardized_values(matrix, ref, cdf):
     if flat.any():
         topics = np.asarray(matrix.topics, dtype=object)[flat] if matrix.topics is not None else np.flatnonzero(flat)
         warnings.warn(f"the reference systems all score the same on {int(flat.sum())} topic(s) "
-                      f"{_describe(topics)}: those topics cannot be standardised and get z = 0",
+                      f"{describe(topics)}: those topics cannot be standardised and get z = 0",
                       DegenerateWarning, stacklevel=3)
     with np.errstate(divide="ignore", invalid="ignore"):
         z = (matrix.values - centre) / spread
@@ -111,7 +105,7 @@ def standardize(scores, reference_systems=None, *, cdf=False, nan_policy="raise"
     """
     matrix, ref, _ = _standardize_iv(scores, reference_systems, nan_policy)
     z = _standardized_values(matrix, ref, cdf)
-    if _is_pandas(scores, "DataFrame"):
+    if is_pandas(scores, "DataFrame"):
         import pandas as pd
 
         return pd.DataFrame(z, index=scores.index, columns=list(matrix.topics))

@@ -23,6 +23,7 @@ from typing import Any, ClassVar
 import numpy as np
 from scipy import stats
 
+from .._checks import NAN_POLICIES, check_choice, check_confidence_level, tolerance
 from .._memory import (
     DEFAULT_MAX_MEMORY,
     check_n_resamples,
@@ -30,17 +31,11 @@ from .._memory import (
     warn_interval_resolution,
     warn_pvalue_resolution,
 )
+from .._quantiles import sorted_quantiles
 from .._random import as_generator
 from .._results import ConfidenceInterval, TupleLike
+from .._scores import as_score_matrix
 from .._warnings import DegenerateWarning
-from ._inputs import (
-    NAN_POLICIES,
-    as_score_matrix,
-    check_choice,
-    check_confidence_level,
-    tolerance,
-)
-from ._quantiles import sorted_quantiles
 
 __all__ = ["tukey_hsd", "randomized_tukey_hsd", "TukeyHSDResult"]
 

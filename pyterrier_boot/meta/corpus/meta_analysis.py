@@ -27,11 +27,11 @@ import warnings
 
 import numpy as np
 
-from .._warnings import InputWarning
-from ..stats._inputs import _describe, check_choice
-from ..stats.aggregates import EPS
-from ._corpus import check_corpus_result, constant_rows, one_measure, one_system
-from .meta_analysis import logit_difference, meta_analysis
+from ..._checks import check_choice, describe
+from ..._warnings import InputWarning
+from ...stats.aggregates import EPS
+from ..meta_analysis import logit_difference, meta_analysis
+from ._inputs import check_corpus_result, constant_rows, one_measure, one_system
 
 __all__ = ["corpus_meta_analysis", "corpus_topic_effects", "EFFECTS"]
 
@@ -133,10 +133,10 @@ def corpus_meta_analysis(result, a, b, *, measure=None, effect="logit", eps=EPS,
         names = list(se.index[zero])
         if degenerate == "raise":
             raise ValueError(f"{len(names)} topic(s) have the same effect on every corpus image (SD 0), which "
-                             f"carries no information about precision: {_describe(names)}; pass "
+                             f"carries no information about precision: {describe(names)}; pass "
                              "degenerate='drop' to leave them out")
         warnings.warn(f"{len(names)} topic(s) have the same effect on every corpus image (SD 0) and are left out "
-                      f"of the meta-analysis: {_describe(names)}", InputWarning, stacklevel=2)
+                      f"of the meta-analysis: {describe(names)}", InputWarning, stacklevel=2)
         effects, se = effects[~zero], se[~zero]
         if len(effects) < 2:
             raise ValueError(f"only {len(effects)} topic(s) have an effect that varies over images; a "

@@ -17,10 +17,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from .._memory import DEFAULT_MAX_MEMORY, check_n_resamples, require_resamples_memory
-from .._results import TupleLike
-from ..stats.resampling import as_resample_plan, planned_resamples, weighted_sums
-from ._inputs import as_measure_scores, pair_indices
+from ..._memory import DEFAULT_MAX_MEMORY, check_n_resamples, require_resamples_memory
+from ..._results import TupleLike
+from ...stats.resampling import as_resample_plan, planned_resamples, weighted_sums
+from .._inputs import as_measure_scores, pair_indices
 from .swap import snap_ties
 
 __all__ = ["stability_method", "StabilityResult", "FUZZINESS"]
@@ -66,7 +66,7 @@ class StabilityResult(TupleLike):
 
     def plot(self, ax=None, **kwargs):
         """MR-PT curves, one per measure (:func:`~pyterrier_boot.meta.plots.plot_mr_pt`)."""
-        from .plots import plot_mr_pt
+        from ..plots import plot_mr_pt
 
         return plot_mr_pt(self, ax=ax, **kwargs)
 

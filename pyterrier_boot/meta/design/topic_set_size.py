@@ -19,7 +19,7 @@ number of topics follows from the variance of per-topic score differences ``σ_d
   - ``"bonferroni"``: a paired t-test per pair at level ``α / m``, ``m = S(S-1)/2`` (conservative).
 
 The variance is either given (``variance=``, e.g. from
-:meth:`~pyterrier_boot.meta.variance_decomposition.VarianceDecompositionResult.difference_variance`)
+:meth:`~pyterrier_boot.meta.design.variance_decomposition.VarianceDecompositionResult.difference_variance`)
 or estimated from a systems x topics matrix as ``σ_d² = 2 · MSE``, the residual mean square of the
 two-way ANOVA ``score ~ system + topic`` pooled over all systems (for two systems exactly the
 variance of their per-topic differences). A topic bootstrap of that estimate gives a percentile
@@ -32,24 +32,24 @@ from typing import Any, ClassVar
 import numpy as np
 from scipy import stats
 
-from .._memory import (
-    DEFAULT_MAX_MEMORY,
-    check_n_resamples,
-    require_resamples_memory,
-    warn_interval_resolution,
-)
-from .._results import ConfidenceInterval, TupleLike
-from ..stats._inputs import (
+from ..._checks import (
     ALTERNATIVES,
-    as_score_matrix,
     check_alpha,
     check_choice,
     check_confidence_level,
     check_positive_int,
 )
-from ..stats._quantiles import sorted_quantiles
-from ..stats.power import paired_power, topics_needed, two_tailed_power
-from ..stats.resampling import as_resample_plan, planned_resamples, weighted_sums
+from ..._memory import (
+    DEFAULT_MAX_MEMORY,
+    check_n_resamples,
+    require_resamples_memory,
+    warn_interval_resolution,
+)
+from ..._quantiles import sorted_quantiles
+from ..._results import ConfidenceInterval, TupleLike
+from ..._scores import as_score_matrix
+from ...stats.power import paired_power, topics_needed, two_tailed_power
+from ...stats.resampling import as_resample_plan, planned_resamples, weighted_sums
 
 COMPARISONS = ("pair", "all_pairs")
 ADJUSTMENTS = ("tukey", "bonferroni")
@@ -300,31 +300,12 @@ def topic_set_size(scores=None, *, difference, variance=None, comparisons="pair"
     (difference, alpha, power, n_resamples, confidence_level, max_topics, variance,
      n_systems) = _topic_set_size_iv(scores, variance, difference, comparisons, adjustment, n_systems,
                                      alpha, power, alternative, n_resamples, confidence_level, max_topics)
-    boot = None
-    var_ci = None
-    n_topics = None
+    boot = var_ci = n_topics = None
     if scores is not None:
-        X = as_score_matrix(scores, "scores", allow_1d=False).values
-        if X.shape[0] < 2:
-            raise ValueError(f"'scores' needs at least 2 systems to estimate the variance of "
-                             f"differences, got {X.shape[0]}")
+        X, variance = _variance_of(scores)
         n_topics = X.shape[1]
-        variance = 2 * _mse_two_way(X)
-        if variance <= 0:
-            raise ValueError("the per-topic differences have zero variance (the scores fit "
-                             "'system + topic' exactly): topic-set size is undefined")
-        if n_systems is None:
-            n_systems = X.shape[0]
-        B = planned_resamples(plan, n_resamples)
-        max_memory = require_resamples_memory(
-            B, max_memory, what=f"the bootstrap of the variance of {X.shape[0]:,} systems x {n_topics:,} topics",
-            plan_topics=n_topics if plan is None else 0, floats=3 * X.shape[0] + 4)
-        warn_interval_resolution(B, confidence_level)
-        used = as_resample_plan(plan, n_topics, n_resamples, rng, max_memory)
-        boot = _bootstrap_variance(X, used)
-        tail = (1 - confidence_level) / 2
-        low, high = sorted_quantiles(np.sort(boot)[None, :], [tail, 1 - tail])[0]
-        var_ci = ConfidenceInterval(float(low), float(high))
+        n_systems = X.shape[0] if n_systems is None else n_systems
+        boot, var_ci = _variance_interval(X, plan, n_resamples, rng, confidence_level, max_memory)
     if comparisons == "all_pairs" and n_systems is None:
         raise ValueError("comparisons='all_pairs' with a given 'variance' needs 'n_systems'")
     args = (difference, comparisons, adjustment, n_systems, alpha, power, alternative, max_topics)
@@ -342,3 +323,31 @@ def topic_set_size(scores=None, *, difference, variance=None, comparisons="pair"
         n_systems=n_systems, alpha=alpha, power=power, alternative=alternative, n_topics=n_topics,
         variance_interval=var_ci, bootstrap_distribution=boot,
     )
+
+
+def _variance_of(scores):
+    """The score matrix and ``2 · MSE`` of its two-way (system + topic) fit: the variance of differences."""
+    X = as_score_matrix(scores, "scores", allow_1d=False).values
+    if X.shape[0] < 2:
+        raise ValueError(f"'scores' needs at least 2 systems to estimate the variance of "
+                         f"differences, got {X.shape[0]}")
+    variance = 2 * _mse_two_way(X)
+    if variance <= 0:
+        raise ValueError("the per-topic differences have zero variance (the scores fit "
+                         "'system + topic' exactly): topic-set size is undefined")
+    return X, variance
+
+
+def _variance_interval(X, plan, n_resamples, rng, confidence_level, max_memory):
+    """The bootstrap distribution of the variance over topic resamples, and its percentile interval."""
+    n_topics = X.shape[1]
+    B = planned_resamples(plan, n_resamples)
+    max_memory = require_resamples_memory(
+        B, max_memory, what=f"the bootstrap of the variance of {X.shape[0]:,} systems x {n_topics:,} topics",
+        plan_topics=n_topics if plan is None else 0, floats=3 * X.shape[0] + 4)
+    warn_interval_resolution(B, confidence_level)
+    used = as_resample_plan(plan, n_topics, n_resamples, rng, max_memory)
+    boot = _bootstrap_variance(X, used)
+    tail = (1 - confidence_level) / 2
+    low, high = sorted_quantiles(np.sort(boot)[None, :], [tail, 1 - tail])[0]
+    return boot, ConfidenceInterval(float(low), float(high))

@@ -5,14 +5,14 @@ measures from it by label, with the same error messages everywhere.
 """
 import numpy as np
 
-from ..stats._inputs import _describe
+from ..._checks import describe
 
 MIN_IMAGES = 2
 
 
 def check_corpus_result(result, name="result"):
     """Raise unless ``result`` is a CorpusBootstrapResult with at least 2 images (an SD needs 2)."""
-    from ..corpus.result import CorpusBootstrapResult
+    from ...corpus.result import CorpusBootstrapResult
 
     if not isinstance(result, CorpusBootstrapResult):
         raise TypeError(f"{name!r} must be a CorpusBootstrapResult (from CorpusBootstrap(...).evaluate(runs, "
@@ -36,11 +36,11 @@ def measure_indices(result, measures, name="measures"):
         raise TypeError(f"{name!r} must be a measure label or a list of labels, got "
                         f"{type(measures).__name__}") from None
     if not measures:
-        raise ValueError(f"{name!r} is empty: name at least one of {_describe(result.measures)}")
+        raise ValueError(f"{name!r} is empty: name at least one of {describe(result.measures)}")
     unknown = [m for m in measures if m not in result.measures]
     if unknown:
-        raise ValueError(f"{name!r}: {_describe(unknown)} not in the corpus-bootstrap result, whose "
-                         f"measures are {_describe(result.measures)} (labels as written to evaluate())")
+        raise ValueError(f"{name!r}: {describe(unknown)} not in the corpus-bootstrap result, whose "
+                         f"measures are {describe(result.measures)} (labels as written to evaluate())")
     return [result.measures.index(m) for m in dict.fromkeys(measures)]
 
 
@@ -50,7 +50,7 @@ def one_measure(result, measure, name="measure"):
         if len(result.measures) == 1:
             return 0
         raise ValueError(f"{name!r} is required: the result has {len(result.measures)} measures "
-                         f"{_describe(result.measures)}")
+                         f"{describe(result.measures)}")
     if not isinstance(measure, str):
         raise TypeError(f"{name!r} must be one measure label (a string), got {type(measure).__name__}")
     return measure_indices(result, [measure], name)[0]
@@ -66,8 +66,8 @@ def system_indices(result, systems, name="systems", minimum=2):
         systems = list(dict.fromkeys(systems))
         unknown = [s for s in systems if s not in result.systems]
         if unknown:
-            raise ValueError(f"{name!r}: unknown system(s) {_describe(unknown)}; the result's systems are "
-                             f"{_describe(result.systems)}")
+            raise ValueError(f"{name!r}: unknown system(s) {describe(unknown)}; the result's systems are "
+                             f"{describe(result.systems)}")
         index = [result.systems.index(s) for s in systems]
     if len(index) < minimum:
         raise ValueError(f"{name!r}: need at least {minimum} systems, got {len(index)}")
@@ -77,7 +77,7 @@ def system_indices(result, systems, name="systems", minimum=2):
 def one_system(result, system, name):
     if system not in result.systems:
         raise ValueError(f"unknown system {system!r} for {name!r}: the result's systems are "
-                         f"{_describe(result.systems)}")
+                         f"{describe(result.systems)}")
     return result.systems.index(system)
 
 

@@ -60,9 +60,10 @@ from typing import Any, ClassVar
 import numpy as np
 from scipy import stats
 
-from .._results import TupleLike
-from .._warnings import FitWarning
-from ..stats._inputs import _describe, _is_pandas, check_choice
+from ..._checks import check_choice, describe, is_pandas
+from ..._results import TupleLike
+from ..._warnings import FitWarning
+from ...stats.significance import paired_t
 
 __all__ = ["variance_decomposition", "VarianceDecompositionResult", "COMPONENTS", "SOLVERS"]
 
@@ -152,7 +153,7 @@ class VarianceDecompositionResult(TupleLike):
 
 
 def _vd_iv(data, score, system, topic, replicate, heteroscedastic, reference):
-    if not _is_pandas(data, "DataFrame"):
+    if not is_pandas(data, "DataFrame"):
         raise TypeError(f"'data' must be a long DataFrame with columns {score!r}, {system!r}, {topic!r} "
                         f"(and {replicate!r}); got {type(data).__name__}")
     missing = [c for c in (score, system, topic) if c not in data.columns]
@@ -176,7 +177,7 @@ def _vd_iv(data, score, system, topic, replicate, heteroscedastic, reference):
     if reference is None:
         reference = systems[0]
     elif reference not in systems:
-        raise ValueError(f"'reference' {reference!r} is not a system of 'data'; systems are {_describe(systems)}")
+        raise ValueError(f"'reference' {reference!r} is not a system of 'data'; systems are {describe(systems)}")
     s_code = pd.Index(systems).get_indexer(data[system])
     q_code = pd.Index(topics).get_indexer(data[topic])
     counts = np.zeros((len(systems), len(topics)), int)
@@ -415,94 +416,119 @@ def variance_decomposition(data, *, heteroscedastic=False, reference=None, score
     K = int(counts.max()) if counts.min() == counts.max() else float(counts.mean())
     ref = systems.index(reference)
     replicated = counts.min() >= 2
-    solver = check_choice(solver, "solver", SOLVERS)
-    if solver == "auto":
-        solver = "statsmodels" if (maxiter is not None or method is not None) else "cells"
-    elif solver == "cells" and (maxiter is not None or method is not None):
-        raise ValueError("'maxiter' and 'method' are options of statsmodels' MixedLM.fit: use them with "
-                         "solver='statsmodels' (or 'auto')")
-    # cell means and within-cell sums of squares (bincount: fast for millions of rows)
-    cell = s_code * Q + q_code
-    cell_means = (np.bincount(cell, weights=y, minlength=S * Q) / counts.ravel()).reshape(S, Q)
-    within = np.bincount(cell, weights=(y - cell_means.ravel()[cell]) ** 2, minlength=S * Q).reshape(S, Q)
-    weights = None
-    residual_variances = None
-    if heteroscedastic:
-        cell_var = within / (counts - 1)
-        positive = cell_var[cell_var > 0]
-        if positive.size == 0:
-            raise ValueError("heteroscedastic=True: every (system, topic) cell has identical replicates "
-                             "(zero variance), so no residual variance can be estimated")
-        cell_var = np.where(cell_var > 0, cell_var, positive.min())
-        weights = cell_var / cell_var.mean()
+    solver = _check_solver(solver, maxiter, method)
+    cell_means, within = _cell_sums(y, s_code * Q + q_code, counts, S, Q)
+    weights = _cell_weights(within, counts) if heteroscedastic else None
     # standardise the scores for the fit
     centre, spread = float(y.mean()), float(y.std())
     if spread == 0:
         raise ValueError(f"column {score!r} is constant: there is no variance to decompose")
     others = [s for s in range(S) if s != ref]
     if solver == "cells":
-        fit = _fit_cells((cell_means - centre) / spread, within / spread ** 2, counts, weights, replicated,
-                         reml)
-        messages = fit.messages
-        optimiser_failed, hessian_bad = not fit.converged, False
-        model = None
-        var_topic, var_st, var_resid = fit.components
-        beta, cov_beta = fit.beta, fit.cov
-        diff_var = (np.diag(cov_beta)[others] + cov_beta[ref, ref] - 2 * cov_beta[others, ref])
-        effect = (beta[others] - beta[ref]) * spread
-        with np.errstate(invalid="ignore"):
-            se_eff = np.sqrt(diff_var) * spread
-        reference_mean = float(beta[ref] * spread + centre)
-        llf = fit.log_likelihood
+        fit = _fit_by_cells((cell_means - centre) / spread, within / spread ** 2, counts, weights, replicated,
+                            reml, ref, others)
     else:
-        z = (y - centre) / spread
-        endog, exog, groups, exog_re, indicators, others = _design(z, s_code, q_code, S, ref, weights)
-        model, messages = _fit(endog, exog, groups, exog_re, indicators if replicated else None, Q, reml,
-                               maxiter, method)
-        hessian_bad = any("Hessian" in m and "positive definite" in m for m in messages)
-        optimiser_failed = not bool(model.converged)
-        var_topic = float(np.asarray(model.cov_re)[0, 0])
-        var_st = float(model.vcomp[0]) if replicated else np.nan
-        var_resid = float(model.scale)
-        k_fe = exog.shape[1]
-        fe = np.asarray(model.fe_params, dtype=float)
-        cov = np.asarray(model.cov_params(), dtype=float)[:k_fe, :k_fe]
-        with np.errstate(invalid="ignore"):
-            se = np.sqrt(np.diag(cov)) * spread
-        effect = fe[1:] * spread
-        se_eff = se[1:]
-        reference_mean = float(fe[0] * spread + centre)
-        llf = float(model.llf)
-    converged = not (optimiser_failed or hessian_bad)
-    fit_warnings = tuple(m for m in messages if m != _BOUNDARY_MESSAGE)
-    var_scale = spread ** 2
-    topic_var = var_topic * var_scale
-    st_var = var_st * var_scale if replicated else np.nan
-    resid = var_resid * var_scale
-    if heteroscedastic:
-        residual_variances = resid * weights
-    components = {"topic": topic_var, "system:topic": st_var, "residual": resid}
+        fit = _fit_by_statsmodels((y - centre) / spread, s_code, q_code, S, Q, ref, weights, replicated, reml,
+                                  maxiter, method)
+    converged = not (fit["optimiser_failed"] or fit["hessian_bad"])
+    fit_warnings = tuple(m for m in fit["messages"] if m != _BOUNDARY_MESSAGE)
+    var_topic, var_st, var_resid = (v * spread ** 2 for v in fit["components"])
+    components = {"topic": var_topic, "system:topic": var_st if replicated else np.nan, "residual": var_resid}
     total = np.nansum(list(components.values()))
     share = {c: (v / total if np.isfinite(v) and total > 0 else np.nan) for c, v in components.items()}
     boundary = tuple(c for c, v in components.items() if np.isfinite(v) and v <= 1e-8 * max(total, 1e-300))
     if not converged:
-        reason = "the optimiser did not converge" if optimiser_failed else \
-            "the Hessian at the estimate is not positive definite"
-        detail = "; ".join(fit_warnings) or "no message"
-        source = "statsmodels" if solver == "statsmodels" else "scipy L-BFGS-B"
-        hint = ("Try more replicates or topics, maxiter=..., or method=['lbfgs'] / ['cg']"
-                if solver == "statsmodels" else "Try more replicates or topics, or solver='statsmodels'")
-        warnings.warn(
-            f"the mixed model did not converge: {reason} ({source}: {detail}); its variance "
-            f"components, effects and standard errors are unreliable (result.converged is False). {hint}",
-            FitWarning, stacklevel=2)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        zstat = effect / se_eff
+        _warn_not_converged(fit["optimiser_failed"], fit_warnings, solver)
+    return VarianceDecompositionResult(
+        components=components, share=share, reference=reference,
+        effects=_effects_table([systems[s] for s in others], fit["effect"] * spread, fit["standard_error"] * spread),
+        reference_mean=float(fit["reference"] * spread + centre), t_test=t_table(cell_means, systems, ref),
+        converged=converged, fit_warnings=fit_warnings, boundary=boundary, heteroscedastic=bool(heteroscedastic),
+        n_systems=S, n_topics=Q, n_replicates=K, log_likelihood=fit["log_likelihood"],
+        residual_variances=var_resid * weights if heteroscedastic else None, model=fit["model"], solver=solver,
+    )
+
+
+def _check_solver(solver, maxiter, method):
+    solver = check_choice(solver, "solver", SOLVERS)
+    if solver == "auto":
+        return "statsmodels" if (maxiter is not None or method is not None) else "cells"
+    if solver == "cells" and (maxiter is not None or method is not None):
+        raise ValueError("'maxiter' and 'method' are options of statsmodels' MixedLM.fit: use them with "
+                         "solver='statsmodels' (or 'auto')")
+    return solver
+
+
+def _cell_sums(y, cell, counts, S, Q):
+    """Cell means and within-cell sums of squares, (S, Q) each (bincount: fast for millions of rows)."""
+    cell_means = (np.bincount(cell, weights=y, minlength=S * Q) / counts.ravel()).reshape(S, Q)
+    within = np.bincount(cell, weights=(y - cell_means.ravel()[cell]) ** 2, minlength=S * Q).reshape(S, Q)
+    return cell_means, within
+
+
+def _cell_weights(within, counts):
+    """Relative residual variance of each cell (heteroscedastic model), from its replicates."""
+    cell_var = within / (counts - 1)
+    positive = cell_var[cell_var > 0]
+    if positive.size == 0:
+        raise ValueError("heteroscedastic=True: every (system, topic) cell has identical replicates "
+                         "(zero variance), so no residual variance can be estimated")
+    cell_var = np.where(cell_var > 0, cell_var, positive.min())
+    return cell_var / cell_var.mean()
+
+
+def _fit_by_cells(cell_means, within, counts, weights, replicated, reml, ref, others):
+    """The (restricted) likelihood from cell sums, on standardised scores."""
+    fit = _fit_cells(cell_means, within, counts, weights, replicated, reml)
+    cov = fit.cov
+    diff_var = (np.diag(cov)[others] + cov[ref, ref] - 2 * cov[others, ref])
+    with np.errstate(invalid="ignore"):
+        standard_error = np.sqrt(diff_var)
+    return dict(messages=fit.messages, optimiser_failed=not fit.converged, hessian_bad=False, model=None,
+                components=fit.components, effect=fit.beta[others] - fit.beta[ref], standard_error=standard_error,
+                reference=fit.beta[ref], log_likelihood=fit.log_likelihood)
+
+
+def _fit_by_statsmodels(z, s_code, q_code, S, Q, ref, weights, replicated, reml, maxiter, method):
+    """statsmodels' MixedLM on every row of the standardised scores ``z``."""
+    endog, exog, groups, exog_re, indicators, _ = _design(z, s_code, q_code, S, ref, weights)
+    model, messages = _fit(endog, exog, groups, exog_re, indicators if replicated else None, Q, reml,
+                           maxiter, method)
+    k_fe = exog.shape[1]
+    fe = np.asarray(model.fe_params, dtype=float)
+    cov = np.asarray(model.cov_params(), dtype=float)[:k_fe, :k_fe]
+    with np.errstate(invalid="ignore"):
+        se = np.sqrt(np.diag(cov))
+    components = (float(np.asarray(model.cov_re)[0, 0]), float(model.vcomp[0]) if replicated else np.nan,
+                  float(model.scale))
+    return dict(messages=messages, optimiser_failed=not bool(model.converged),
+                hessian_bad=any("Hessian" in m and "positive definite" in m for m in messages), model=model,
+                components=components, effect=fe[1:], standard_error=se[1:], reference=fe[0],
+                log_likelihood=float(model.llf))
+
+
+def _warn_not_converged(optimiser_failed, fit_warnings, solver):
+    reason = "the optimiser did not converge" if optimiser_failed else \
+        "the Hessian at the estimate is not positive definite"
+    detail = "; ".join(fit_warnings) or "no message"
+    source = "statsmodels" if solver == "statsmodels" else "scipy L-BFGS-B"
+    hint = ("Try more replicates or topics, maxiter=..., or method=['lbfgs'] / ['cg']"
+            if solver == "statsmodels" else "Try more replicates or topics, or solver='statsmodels'")
+    warnings.warn(
+        f"the mixed model did not converge: {reason} ({source}: {detail}); its variance "
+        f"components, effects and standard errors are unreliable (result.converged is False). {hint}",
+        FitWarning, stacklevel=3)
+
+
+def _effects_table(systems, effect, se_eff):
+    """Each system's effect against the reference, with its Wald z-test and 95% interval."""
     import pandas as pd
 
+    with np.errstate(divide="ignore", invalid="ignore"):
+        zstat = effect / se_eff
     crit = stats.norm.ppf(0.975)
-    effects = pd.DataFrame({
-        "system": [systems[s] for s in others],
+    return pd.DataFrame({
+        "system": systems,
         "effect": effect,
         "standard_error": se_eff,
         "z": zstat,
@@ -510,19 +536,15 @@ def variance_decomposition(data, *, heteroscedastic=False, reference=None, score
         "ci_low": effect - crit * se_eff,
         "ci_high": effect + crit * se_eff,
     })
-    t_rows = []
-    for s in others:
-        d = cell_means[s] - cell_means[ref]
-        sd = d.std(ddof=1)
-        se_t = sd / np.sqrt(Q)
-        t_value = d.mean() / se_t if se_t > 0 else np.nan
-        t_rows.append({"system": systems[s], "difference": d.mean(), "standard_error": se_t, "t": t_value,
-                       "p-value": 2 * stats.t.sf(abs(t_value), Q - 1) if se_t > 0 else 1.0})
-    t_table = pd.DataFrame(t_rows, columns=["system", "difference", "standard_error", "t", "p-value"])
-    return VarianceDecompositionResult(
-        components=components, effects=effects, share=share, reference=reference,
-        reference_mean=reference_mean, t_test=t_table, converged=converged, fit_warnings=fit_warnings,
-        boundary=boundary, heteroscedastic=bool(heteroscedastic), n_systems=S, n_topics=Q,
-        n_replicates=K, log_likelihood=llf, residual_variances=residual_variances,
-        model=model, solver=solver,
-    )
+
+
+def t_table(scores, systems, ref):
+    """The paired t-test over topics of each system's scores (systems, topics) against the reference's;
+    ``p-value`` 1 where the differences have no variance."""
+    import pandas as pd
+
+    others = [s for s in range(len(systems)) if s != ref]
+    mean, se, t, p = paired_t(scores[others] - scores[ref])
+    return pd.DataFrame({"system": [systems[s] for s in others], "difference": mean, "standard_error": se,
+                         "t": t, "p-value": np.where(np.isnan(t), 1.0, p)},
+                        columns=["system", "difference", "standard_error", "t", "p-value"])

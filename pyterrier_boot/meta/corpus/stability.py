@@ -22,8 +22,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from .._results import TupleLike
-from ._corpus import check_corpus_result, measure_indices, system_indices
+from ..._results import TupleLike
+from ._inputs import check_corpus_result, measure_indices, system_indices
 
 __all__ = ["corpus_stability", "CorpusStabilityResult"]
 

@@ -9,7 +9,7 @@ exaggerated and its p-values fall (false confidence) as the pool gets shallower.
 
 :func:`shallow_pool_comparison` does this for any runs, qrels, depths and measures:
 
-1. for each depth ``k``, the qrels are restricted with :func:`~pyterrier_boot.meta.pooling.pool`
+1. for each depth ``k``, the qrels are restricted with :func:`~pyterrier_boot.meta.pools.pooling.pool`
    to the union of the pool systems' top ``k`` (default: the two compared systems; ``full=True``
    adds the original qrels as the last row, Zobel & Rashidi's "depth 100");
 2. the two runs are evaluated on the full corpus and on ``n_images`` corpus images with
@@ -39,9 +39,9 @@ from typing import ClassVar
 
 import numpy as np
 
-from .._results import TupleLike
-from .._warnings import InputWarning, one_warning_per_kind, report
-from ..stats._inputs import _describe, check_choice, check_confidence_level, check_positive_int
+from ..._checks import check_choice, check_confidence_level, check_positive_int, describe
+from ..._results import TupleLike
+from ..._warnings import InputWarning, one_warning_per_kind, report
 from .pooling import pool, pooled_runs
 
 __all__ = ["shallow_pool_comparison", "ShallowPoolResult", "FULL"]
@@ -129,7 +129,7 @@ class ShallowPoolResult(TupleLike):
 
     def plot(self, axes=None, **kwargs):
         """p-value against score difference on every image (:func:`~pyterrier_boot.meta.plots.plot_pool_pvalues`)."""
-        from .plots import plot_pool_pvalues
+        from ..plots import plot_pool_pvalues
 
         return plot_pool_pvalues(self, axes=axes, **kwargs)
 
@@ -151,16 +151,16 @@ def _check_depths(depths):
         raise TypeError(f"'depths' must be a list of positive integers, got {type(depths).__name__}") from None
     bad = [d for d in depths if isinstance(d, bool) or not isinstance(d, numbers.Integral) or d < 1]
     if bad:
-        raise ValueError(f"'depths' must be positive integers (pool depths), got {_describe(bad)}; "
+        raise ValueError(f"'depths' must be positive integers (pool depths), got {describe(bad)}; "
                          "pass full=True for the original qrels")
     if len(set(depths)) != len(depths):
-        raise ValueError(f"'depths' has repeated values: {_describe(depths)}")
+        raise ValueError(f"'depths' has repeated values: {describe(depths)}")
     return [int(d) for d in depths]
 
 
 def _seed(rng):
     """A seed giving the same images at every depth (an int or SeedSequence is used as is)."""
-    from .._random import as_generator
+    from ..._random import as_generator
 
     if isinstance(rng, (numbers.Integral, np.random.SeedSequence)) and not isinstance(rng, bool):
         as_generator(rng)  # validates (negative ints)
@@ -169,8 +169,8 @@ def _seed(rng):
 
 
 def _shallow_iv(runs, qrels, a, b, depths, measures, pool_systems, full, n_images, method, confidence_level, rng):
-    from ..inputs.qrels import read_qrels
-    from ..inputs.runs import read_runs
+    from ...inputs.qrels import read_qrels
+    from ...inputs.runs import read_runs
 
     depths = _check_depths(depths)
     if not isinstance(full, (bool, np.bool_)):
@@ -180,7 +180,7 @@ def _shallow_iv(runs, qrels, a, b, depths, measures, pool_systems, full, n_image
     n_images = check_positive_int(n_images, "n_images", minimum=2)
     if method == "logit":
         raise ValueError("method='logit' is not available for differences: use 'percentile', 'normal' or 'bca'")
-    from ..corpus.intervals import PVALUE_METHODS
+    from ...corpus.intervals import PVALUE_METHODS
 
     method = check_choice(method, "method", PVALUE_METHODS)
     confidence_level = check_confidence_level(confidence_level)
@@ -192,7 +192,7 @@ def _shallow_iv(runs, qrels, a, b, depths, measures, pool_systems, full, n_image
     read = read_runs(runs)
     for value, name in ((a, "a"), (b, "b")):
         if value not in read:
-            raise ValueError(f"unknown system {value!r} for {name!r}: the runs are {_describe(list(read))}")
+            raise ValueError(f"unknown system {value!r} for {name!r}: the runs are {describe(list(read))}")
     if a == b:
         raise ValueError(f"'a' and 'b' are the same system ({a!r}): a comparison needs two systems")
     pool_systems = [a, b] if pool_systems is None else pooled_runs(pool_systems, read, "pool_systems")
@@ -260,8 +260,8 @@ def shallow_pool_comparison(runs, qrels, a, b, *, depths=(10, 25, 100), measures
         Zobel, J. & Rashidi, L. (2020). Corpus bootstrapping for assessment of the properties of
         effectiveness measures. CIKM, §7 (Fig. 6 and 7).
     """
-    from ..corpus.bootstrap import CorpusBootstrap
-    from ..measures.arrays import natural_order
+    from ...corpus.bootstrap import CorpusBootstrap
+    from ...measures.arrays import natural_order
 
     (read, full_qrels, depths, measures, pool_systems, full, n_images, method, confidence_level,
      seed) = _shallow_iv(runs, qrels, a, b, depths, measures, pool_systems, full, n_images, method,

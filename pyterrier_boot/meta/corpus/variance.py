@@ -2,7 +2,7 @@
 
 Each corpus image is a replicate of the whole experiment: ``y[s,q,k]`` is the score of system
 ``s`` on topic ``q`` in image ``k``. The mixed model of
-:func:`~pyterrier_boot.meta.variance_decomposition.variance_decomposition`,
+:func:`~pyterrier_boot.meta.design.variance_decomposition.variance_decomposition`,
 
     y[s,q,k] = β_s + b_q + c_sq + ε[s,q,k],
 
@@ -23,12 +23,11 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
-from scipy import stats
 
-from .._results import TupleLike
-from ..stats._inputs import _describe, check_positive_int
-from ._corpus import check_corpus_result, one_measure, system_indices
-from .variance_decomposition import COMPONENTS, variance_decomposition
+from ..._checks import check_positive_int, describe
+from ..._results import TupleLike
+from ..design.variance_decomposition import COMPONENTS, t_table, variance_decomposition
+from ._inputs import check_corpus_result, one_measure, system_indices
 
 __all__ = ["corpus_variance_decomposition", "CorpusVarianceResult", "corpus_replicates"]
 
@@ -111,27 +110,6 @@ def corpus_replicates(result, measure=None, *, systems=None, images=None):
     })
 
 
-def _paired_t_table(full, names, ref):
-    """Paired t-test over topics of each system's full-corpus scores against the reference's."""
-    import pandas as pd
-
-    Q = full.shape[1]
-    rows = []
-    for s, name in enumerate(names):
-        if s == ref:
-            continue
-        d = full[s] - full[ref]
-        sd = d.std(ddof=1)
-        se = sd / np.sqrt(Q)
-        if se > 0:
-            t = d.mean() / se
-            p = 2 * stats.t.sf(abs(t), Q - 1)
-        else:
-            t, p = np.nan, 1.0
-        rows.append((name, d.mean(), se, t, p))
-    return pd.DataFrame(rows, columns=["system", "difference", "standard_error", "t", "p-value"])
-
-
 def corpus_variance_decomposition(result, measure=None, *, qrels=None, systems=None, reference=None,
                                   images=None, reml=True, solver="auto", n_images=100, rng=None):
     """Fit ``score ~ system + (1|topic) + (1|topic:system)`` to corpus images, both ways.
@@ -179,7 +157,7 @@ def corpus_variance_decomposition(result, measure=None, *, qrels=None, systems=N
         Kanoulas, E., experimental-design slides (mixed-effects homoscedastic and heteroscedastic
         models on simulated collections); Cormack & Lynam (2006); Zobel & Rashidi (2020).
     """
-    from ..corpus.result import CorpusBootstrapResult
+    from ...corpus.result import CorpusBootstrapResult
 
     if not isinstance(result, CorpusBootstrapResult):
         if qrels is None:
@@ -187,7 +165,7 @@ def corpus_variance_decomposition(result, measure=None, *, qrels=None, systems=N
                             f"{type(result).__name__} and no qrels")
         if not isinstance(measure, str):
             raise ValueError("'measure' is required (one measure label) when runs and qrels are given")
-        from ..corpus.bootstrap import CorpusBootstrap
+        from ...corpus.bootstrap import CorpusBootstrap
 
         result = CorpusBootstrap(qrels, n_images=n_images, rng=rng, verbose=False).evaluate(result, [measure])
     elif qrels is not None:
@@ -199,13 +177,13 @@ def corpus_variance_decomposition(result, measure=None, *, qrels=None, systems=N
     if reference is None:
         reference = names[0]
     elif reference not in names:
-        raise ValueError(f"'reference' {reference!r} is not one of the systems {_describe(names)}")
+        raise ValueError(f"'reference' {reference!r} is not one of the systems {describe(names)}")
     data = corpus_replicates(result, result.measures[m], systems=names, images=images)
     fits = [variance_decomposition(data, heteroscedastic=h, reference=reference, reml=reml, solver=solver)
             for h in (False, True)]
     full = result.statistic[s_index][:, :, m]
     return CorpusVarianceResult(
-        homoscedastic=fits[0], heteroscedastic=fits[1], t_test=_paired_t_table(full, names, names.index(reference)),
+        homoscedastic=fits[0], heteroscedastic=fits[1], t_test=t_table(full, names, names.index(reference)),
         measure=result.measures[m], systems=tuple(names), reference=reference, n_topics=full.shape[1],
         n_images=int(data["replicate"].max()) + 1,
     )

@@ -18,25 +18,29 @@ from typing import Any, ClassVar
 import numpy as np
 from scipy import stats
 
-from .._memory import DEFAULT_MAX_MEMORY, check_n_resamples, require_resamples_memory
-from .._random import as_generator
-from .._results import TupleLike
-from .._warnings import one_warning_per_kind
-from ..stats._inputs import check_alpha, check_choice, test_name
-from ..stats.aggregates import get_aggregate
-from ..stats.resampling import as_resample_plan, as_sign_flip_plan, planned_resamples, weighted_sums
-from ..stats.significance import (
-    _count_extreme,
+from ..._checks import check_alpha
+from ..._memory import DEFAULT_MAX_MEMORY, check_n_resamples, require_resamples_memory
+from ..._random import as_generator
+from ..._results import TupleLike
+from ..._warnings import one_warning_per_kind
+from ...stats.aggregates import get_aggregate
+from ...stats.registry import TESTS as REGISTRY
+from ...stats.registry import get_test
+from ...stats.resampling import (
+    as_resample_plan,
+    as_sign_flip_plan,
+    planned_resamples,
+    weighted_sums,
+)
+from ...stats.significance import (
+    count_extreme,
     paired_bootstrap_core,
     randomization_core,
-    sign_core,
-    t_core,
     warn_degenerate,
-    wilcoxon_core,
 )
-from ._inputs import as_measure_scores, pair_indices, pair_labels
+from .._inputs import as_measure_scores, pair_indices, pair_labels
 
-TESTS = ("paired_bootstrap", "unpaired_bootstrap", "randomization", "t", "wilcoxon", "sign")
+TESTS = tuple(REGISTRY)
 _CELLS = 1 << 22  # pairs x resamples (x topics for non-mean unpaired statistics) per chunk
 
 __all__ = ["discriminative_power", "DiscriminativePowerResult", "TESTS"]
@@ -134,7 +138,7 @@ class DiscriminativePowerResult(TupleLike):
 
     def plot(self, ax=None, **kwargs):
         """ASL curves, one line per measure (see :func:`pyterrier_boot.meta.plots.plot_asl_curves`)."""
-        from .plots import plot_asl_curves
+        from ..plots import plot_asl_curves
 
         return plot_asl_curves(self, ax=ax, **kwargs)
 
@@ -252,7 +256,7 @@ def _unpaired(Xa, Xb, pooled, k, agg):
         else:
             draws = V[sl][:, pooled.indices]  # (pairs, B, 2n)
             null = agg(draws[..., :n], axis=-1) - agg(draws[..., n:], axis=-1)
-        count = _count_extreme(null, observed[sl], "two-sided")
+        count = count_extreme(null, observed[sl], "two-sided")
         pvalue[sl] = (count + 1) / (B + 1)
         absnull = np.abs(null)
         required[sl] = np.partition(absnull, B - k, axis=1)[:, B - k]
@@ -262,7 +266,7 @@ def _unpaired(Xa, Xb, pooled, k, agg):
 def _discriminative_power_iv(test, alpha, n_resamples, statistic):
     if callable(test) or not isinstance(test, str):
         raise TypeError(f"'test' must be one of {', '.join(repr(t) for t in TESTS)}; got {type(test).__name__}")
-    test = check_choice(test_name(test), "test", TESTS)
+    test = get_test(test, allowed=TESTS).name
     alpha = check_alpha(alpha)
     n_resamples = check_n_resamples(n_resamples)
     agg = get_aggregate(statistic)
@@ -340,50 +344,14 @@ def discriminative_power(scores_by_measure, *, test="paired_bootstrap", alpha=0.
     pair_names = [f"{x} vs {y}" for x, y in zip(labels_a, labels_b, strict=True)]
     if plan is not None and test not in ("paired_bootstrap", "randomization"):
         raise ValueError(f"'plan' is only used by test='paired_bootstrap' or 'randomization', not test={test!r}")
-    used = None
-    k = None
-    if test in ("paired_bootstrap", "randomization", "unpaired_bootstrap"):
-        B = planned_resamples(plan, n_resamples)
-        width = 2 * n if test == "unpaired_bootstrap" else n
-        cells = B if agg.name == "mean" else B * width
-        max_memory = require_resamples_memory(
-            B, max_memory, what=f"the {test} test of {len(a):,} pairs x {n:,} topics",
-            plan_topics=width if plan is None else 0,
-            floats=5 * min(len(a), max(1, _CELLS // max(1, cells))) * cells / B, extra=8 * 4 * M * len(a))
-    if test == "paired_bootstrap":
-        used = as_resample_plan(plan, n, n_resamples, rng, max_memory)
-        k = kth_largest_rank(alpha, used.n_resamples)
-    elif test == "randomization":
-        used = as_sign_flip_plan(plan, n, n_resamples, rng, max_memory)
-        k = kth_largest_rank(alpha, used.n_resamples, exact=used.exact)
-    elif test == "unpaired_bootstrap":
-        for m in range(M):
-            agg.check_domain(values[m], f"scores_by_measure[{data.measures[m]!r}]")
-        gen = as_generator(rng)
-        used = _PooledPlan(gen.integers(0, 2 * n, (n_resamples, 2 * n)), n)
-        k = kth_largest_rank(alpha, n_resamples)
+    used, k = _draw_plan(test, plan, data, len(a), n_resamples, agg, alpha, rng, max_memory)
     asl = np.empty((M, len(a)))
     statistic_out = np.empty_like(asl)
     difference = np.empty_like(asl)
     required = np.full_like(asl, np.nan)
-    t_crit = stats.t.ppf(1 - alpha / 2, n - 1) if test == "t" else None
     for m in range(M):
         X = values[m]
-        D = X[a] - X[b]
-        difference[m] = D.mean(axis=1)
-        if test == "paired_bootstrap":
-            res, degenerate, zero = _paired_bootstrap(D, used, k)
-        elif test == "randomization":
-            res, degenerate, zero = _randomization(D, used, k)
-        elif test == "unpaired_bootstrap":
-            res, difference[m] = _unpaired(X[a], X[b], used, k, agg)
-            degenerate = zero = np.zeros(len(a), bool)
-        else:
-            core = {"t": t_core, "wilcoxon": wilcoxon_core, "sign": sign_core}[test](D)
-            res = {"pvalue": core["pvalue"], "statistic": core["statistic"]}
-            if test == "t":
-                res["required"] = t_crit * core["sd"] / np.sqrt(n)
-            degenerate, zero = core["degenerate"], core["zero"]
+        res, difference[m], degenerate, zero = _test_pairs(test, X[a], X[b], used, k, agg, alpha)
         asl[m] = res["pvalue"]
         statistic_out[m] = res["statistic"]
         if "required" in res:
@@ -403,3 +371,47 @@ def discriminative_power(scores_by_measure, *, test="paired_bootstrap", alpha=0.
         systems=data.systems, system_a=tuple(labels_a), system_b=tuple(labels_b), test=test,
         alpha=alpha, n_resamples=B, n_topics=n, statistic_name=agg.name, plan=plan_out,
     )
+
+
+def _draw_plan(test, plan, data, n_pairs, n_resamples, agg, alpha, rng, max_memory):
+    """The plan every measure and pair shares, and the rank ``k`` of the difference required."""
+    M, _, n = data.values.shape
+    if test not in ("paired_bootstrap", "randomization", "unpaired_bootstrap"):
+        return None, None
+    B = planned_resamples(plan, n_resamples)
+    width = 2 * n if test == "unpaired_bootstrap" else n
+    cells = B if agg.name == "mean" else B * width
+    max_memory = require_resamples_memory(
+        B, max_memory, what=f"the {test} test of {n_pairs:,} pairs x {n:,} topics",
+        plan_topics=width if plan is None else 0,
+        floats=5 * min(n_pairs, max(1, _CELLS // max(1, cells))) * cells / B, extra=8 * 4 * M * n_pairs)
+    if test == "paired_bootstrap":
+        used = as_resample_plan(plan, n, n_resamples, rng, max_memory)
+        return used, kth_largest_rank(alpha, used.n_resamples)
+    if test == "randomization":
+        used = as_sign_flip_plan(plan, n, n_resamples, rng, max_memory)
+        return used, kth_largest_rank(alpha, used.n_resamples, exact=used.exact)
+    for m in range(M):
+        agg.check_domain(data.values[m], f"scores_by_measure[{data.measures[m]!r}]")
+    gen = as_generator(rng)
+    return _PooledPlan(gen.integers(0, 2 * n, (n_resamples, 2 * n)), n), kth_largest_rank(alpha, n_resamples)
+
+
+def _test_pairs(test, Xa, Xb, used, k, agg, alpha):
+    """One measure: ``(per-pair results, difference, degenerate, zero)`` for the pairs ``Xa`` vs ``Xb``."""
+    D = Xa - Xb
+    difference = D.mean(axis=1)
+    if test == "paired_bootstrap":
+        res, degenerate, zero = _paired_bootstrap(D, used, k)
+    elif test == "randomization":
+        res, degenerate, zero = _randomization(D, used, k)
+    elif test == "unpaired_bootstrap":
+        res, difference = _unpaired(Xa, Xb, used, k, agg)
+        degenerate = zero = np.zeros(len(D), bool)
+    else:
+        core = REGISTRY[test].core(D)
+        res = {"pvalue": core["pvalue"], "statistic": core["statistic"]}
+        if test == "t":  # the difference with p = alpha
+            res["required"] = stats.t.ppf(1 - alpha / 2, D.shape[1] - 1) * core["sd"] / np.sqrt(D.shape[1])
+        degenerate, zero = core["degenerate"], core["zero"]
+    return res, difference, degenerate, zero

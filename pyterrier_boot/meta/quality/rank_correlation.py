@@ -16,9 +16,9 @@ from typing import ClassVar
 import numpy as np
 from scipy import stats
 
-from .._results import TupleLike
-from ..stats._inputs import ALTERNATIVES, _describe, _is_pandas, check_choice
-from ._inputs import MIN_SYSTEMS, as_measure_scores
+from ..._checks import ALTERNATIVES, check_choice, describe, is_pandas
+from ..._results import TupleLike
+from .._inputs import MIN_SYSTEMS, as_measure_scores
 
 __all__ = ["kendall_tau", "KendallTauResult", "tau_ap", "rank_correlations"]
 
@@ -47,9 +47,9 @@ def _system_scores(x, y):
     """Two aligned 1-D float arrays of system scores (2-D inputs are averaged over topics)."""
     arrays = []
     for value, name in ((x, "x"), (y, "y")):
-        if _is_pandas(value, "DataFrame"):
+        if is_pandas(value, "DataFrame"):
             value = value.mean(axis=1)
-        if not _is_pandas(value, "Series"):
+        if not is_pandas(value, "Series"):
             try:
                 arr = np.asarray(value, dtype=float)
             except (TypeError, ValueError):
@@ -62,12 +62,12 @@ def _system_scores(x, y):
             value = arr
         arrays.append(value)
     xs, ys = arrays
-    if _is_pandas(xs, "Series") and _is_pandas(ys, "Series"):
+    if is_pandas(xs, "Series") and is_pandas(ys, "Series"):
         if set(xs.index) != set(ys.index):
             only_x = [s for s in xs.index if s not in set(ys.index)]
             only_y = [s for s in ys.index if s not in set(xs.index)]
             raise ValueError(f"'x' and 'y' rank different systems: {len(only_x)} only in 'x' "
-                             f"{_describe(only_x)}, {len(only_y)} only in 'y' {_describe(only_y)}")
+                             f"{describe(only_x)}, {len(only_y)} only in 'y' {describe(only_y)}")
         ys = ys.reindex(xs.index)
     xa = np.asarray(xs, dtype=float)
     ya = np.asarray(ys, dtype=float)
@@ -182,7 +182,7 @@ def tau_ap(x, y, *, symmetric=False):
         if len(tied):
             raise ValueError(
                 f"tau_AP (Yilmaz et al. 2008) is undefined for tied scores, and {name!r} has "
-                f"{len(tied)} tied value(s) {_describe([float(t) for t in tied])}; pass "
+                f"{len(tied)} tied value(s) {describe([float(t) for t in tied])}; pass "
                 "symmetric=True for Urbano & Marrero's tau_AP_b, which handles ties"
             )
     return _tau_ap_directed(xa, ya)
@@ -195,7 +195,7 @@ def rank_correlations(scores_by_measure):
 
     Args:
         scores_by_measure: per-topic scores of at least 3 systems (as
-            :func:`~pyterrier_boot.meta.discriminative_power.discriminative_power`).
+            :func:`~pyterrier_boot.meta.quality.discriminative_power.discriminative_power`).
 
     Returns:
         pandas.DataFrame with columns ``measure_a, measure_b, tau, z0, p-value, tau_ap``, one row

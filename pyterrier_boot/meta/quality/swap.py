@@ -12,12 +12,12 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from .._memory import DEFAULT_MAX_MEMORY, check_n_resamples, require_resamples_memory
-from .._random import as_generator
-from .._results import TupleLike
-from ..stats._inputs import check_alpha, check_positive_int
-from ..stats.resampling import as_resample_plan, planned_resamples, weighted_sums
-from ._inputs import as_measure_scores, pair_indices
+from ..._checks import check_alpha, check_positive_int
+from ..._memory import DEFAULT_MAX_MEMORY, check_n_resamples, require_resamples_memory
+from ..._random import as_generator
+from ..._results import TupleLike
+from ...stats.resampling import as_resample_plan, planned_resamples, weighted_sums
+from .._inputs import as_measure_scores, pair_indices
 
 __all__ = ["swap_method", "SwapResult"]
 
@@ -88,7 +88,7 @@ class SwapResult(TupleLike):
 
     def plot(self, ax=None, **kwargs):
         """Swap rate per bin, one line per measure (:func:`~pyterrier_boot.meta.plots.plot_swap_rates`)."""
-        from .plots import plot_swap_rates
+        from ..plots import plot_swap_rates
 
         return plot_swap_rates(self, ax=ax, **kwargs)
 
@@ -188,38 +188,15 @@ def swap_method(scores_by_measure, *, n_resamples=1000, bin_width=0.01, n_bins=2
     data = as_measure_scores(scores_by_measure)
     values = data.values
     M, S, n = values.shape
-    gen = as_generator(rng)
-    B = planned_resamples(plan, n_resamples)
-    drawn = (plan is None) + (second_plan is None)
-    max_memory = require_resamples_memory(B, max_memory, what=f"the swap method on {S:,} systems x {n:,} topics",
-                                          plan_topics=drawn * n, floats=4 * S + 6 * min(S * (S - 1) // 2, max(1, _CELLS // B)))
-    first = as_resample_plan(plan, n, n_resamples, gen, max_memory)
-    # Q'*b from a child stream: independent of Q*b even when 'plan' was drawn with the same seed
-    second = as_resample_plan(second_plan, n, first.n_resamples, gen.spawn(1)[0], max_memory)
-    if second.n_resamples != first.n_resamples:
-        raise ValueError(f"'plan' and 'second_plan' must have the same number of resamples, got "
-                         f"{first.n_resamples} and {second.n_resamples}")
-    if second is first or np.array_equal(first.indices, second.indices):
-        raise ValueError("'plan' and 'second_plan' must be independent topic samples, got the same plan twice")
+    first, second = _two_plans(plan, second_plan, n_resamples, rng, S, n, max_memory)
     B = first.n_resamples
     a, b = pair_indices(S)
     P = len(a)
     comparisons = np.zeros((M, n_bins), np.int64)
     swaps = np.zeros((M, n_bins), np.int64)
     max_score = np.empty(M)
-    size = max(1, _CELLS // B)
     for m in range(M):
-        scale = max(float(np.abs(values[m]).max()), np.finfo(float).tiny)
-        means1 = weighted_sums(first, values[m]) / n  # (S, B)
-        means2 = weighted_sums(second, values[m]) / n
-        max_score[m] = means1.max()
-        for start in range(0, P, size):
-            sl = slice(start, min(start + size, P))
-            d1 = snap_ties(means1[a[sl]] - means1[b[sl]], scale)
-            d2 = snap_ties(means2[a[sl]] - means2[b[sl]], scale)
-            bins = bin_of(np.abs(d1), width, n_bins)
-            comparisons[m] += np.bincount(bins.ravel(), minlength=n_bins)
-            swaps[m] += np.bincount(bins[d1 * d2 <= 0], minlength=n_bins)
+        max_score[m] = _count_swaps(values[m], first, second, a, b, width, n_bins, comparisons[m], swaps[m])
     with np.errstate(invalid="ignore", divide="ignore"):
         rate = np.where(comparisons > 0, swaps / comparisons, np.nan)
     edges = np.arange(n_bins + 1) * width
@@ -234,3 +211,39 @@ def swap_method(scores_by_measure, *, n_resamples=1000, bin_width=0.01, n_bins=2
             share[m] = 0.0
     return SwapResult(rate, required, comparisons, swaps, edges, share, max_score, data.measures,
                       threshold, B, P, n, (first, second))
+
+
+def _two_plans(plan, second_plan, n_resamples, rng, S, n, max_memory):
+    """Sakai's two independent topic samples ``Q*b`` and ``Q'*b`` of each resample."""
+    gen = as_generator(rng)
+    B = planned_resamples(plan, n_resamples)
+    drawn = (plan is None) + (second_plan is None)
+    max_memory = require_resamples_memory(B, max_memory, what=f"the swap method on {S:,} systems x {n:,} topics",
+                                          plan_topics=drawn * n, floats=4 * S + 6 * min(S * (S - 1) // 2, max(1, _CELLS // B)))
+    first = as_resample_plan(plan, n, n_resamples, gen, max_memory)
+    # Q'*b from a child stream: independent of Q*b even when 'plan' was drawn with the same seed
+    second = as_resample_plan(second_plan, n, first.n_resamples, gen.spawn(1)[0], max_memory)
+    if second.n_resamples != first.n_resamples:
+        raise ValueError(f"'plan' and 'second_plan' must have the same number of resamples, got "
+                         f"{first.n_resamples} and {second.n_resamples}")
+    if second is first or np.array_equal(first.indices, second.indices):
+        raise ValueError("'plan' and 'second_plan' must be independent topic samples, got the same plan twice")
+    return first, second
+
+
+def _count_swaps(X, first, second, a, b, width, n_bins, comparisons, swaps):
+    """Add one measure's comparisons and swaps per bin (in place); return its largest resampled mean."""
+    n = X.shape[1]
+    P = len(a)
+    size = max(1, _CELLS // first.n_resamples)
+    scale = max(float(np.abs(X).max()), np.finfo(float).tiny)
+    means1 = weighted_sums(first, X) / n  # (S, B)
+    means2 = weighted_sums(second, X) / n
+    for start in range(0, P, size):
+        sl = slice(start, min(start + size, P))
+        d1 = snap_ties(means1[a[sl]] - means1[b[sl]], scale)
+        d2 = snap_ties(means2[a[sl]] - means2[b[sl]], scale)
+        bins = bin_of(np.abs(d1), width, n_bins)
+        comparisons += np.bincount(bins.ravel(), minlength=n_bins)
+        swaps += np.bincount(bins[d1 * d2 <= 0], minlength=n_bins)
+    return means1.max()

@@ -13,8 +13,8 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from .._warnings import InputWarning
-from ..stats._inputs import _describe
+from ..._checks import describe
+from ..._warnings import InputWarning
 
 __all__ = ["pool", "top_documents"]
 
@@ -34,8 +34,8 @@ def pooled_runs(names, runs, argument):
         raise ValueError(f"{argument!r} is empty: name at least one run to pool")
     unknown = [s for s in chosen if s not in runs]
     if unknown:
-        raise ValueError(f"{argument!r} names run(s) not in 'runs': {_describe(unknown)}; the runs are "
-                         f"{_describe(list(runs))}")
+        raise ValueError(f"{argument!r} names run(s) not in 'runs': {describe(unknown)}; the runs are "
+                         f"{describe(list(runs))}")
     return list(dict.fromkeys(chosen))
 
 
@@ -67,8 +67,8 @@ def pool(qrels, runs, depth, *, systems=None):
         0   1     a      1
         3   1     d      1
     """
-    from ..inputs.qrels import read_qrels
-    from ..inputs.runs import read_runs
+    from ...inputs.qrels import read_qrels
+    from ...inputs.runs import read_runs
 
     if isinstance(depth, bool) or not isinstance(depth, numbers.Integral):
         raise TypeError(f"'depth' must be a positive integer, got {type(depth).__name__}")
@@ -86,7 +86,7 @@ def pool(qrels, runs, depth, *, systems=None):
     lost = [q for q in pd.unique(frame["qid"]) if q not in set(kept["qid"])]
     if lost:
         warnings.warn(f"pool(depth={depth}): {len(lost)} topic(s) have no judged document in the pool "
-                      f"and drop out of the qrels: {_describe(lost)}", InputWarning, stacklevel=2)
+                      f"and drop out of the qrels: {describe(lost)}", InputWarning, stacklevel=2)
     if kept.empty:
         raise ValueError(f"pool(depth={depth}) keeps no judgement: the chosen runs retrieved no judged "
                          "document in their top ranks")

@@ -19,9 +19,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from .._random import as_generator
-from .._results import ConfidenceInterval, TupleLike
-from ..stats._inputs import check_confidence_level, check_positive_int
+from ..._checks import check_confidence_level, check_positive_int
+from ..._random import as_generator
+from ..._results import ConfidenceInterval, TupleLike
 
 __all__ = ["user_variance", "UserVarianceResult"]
 
@@ -80,7 +80,7 @@ class UserVarianceResult(TupleLike):
 
     def plot(self, ax=None, **kwargs):
         """Distribution over users per system (:func:`~pyterrier_boot.meta.plots.plot_user_variance`)."""
-        from .plots import plot_user_variance
+        from ..plots import plot_user_variance
 
         return plot_user_variance(self, ax=ax, **kwargs)
 
@@ -239,15 +239,40 @@ def user_variance(runs, qrels, measure, distribution, *, n_draws=1000, confidenc
         distribution for RBP", "Distribution of RBP"); Moffat, A. & Zobel, J. (2008).
         Rank-biased precision for measurement of retrieval effectiveness. ACM TOIS 27(1).
     """
-    from ..inputs.qrels import read_qrels
-    from ..inputs.runs import read_runs
-    from ..measures.arrays import JudgedRuns
-    from ..measures.engine import Evaluator
-    from ..measures.parsing import parse_measures, require_mean_aggregated
+    from ...inputs.qrels import read_qrels
+    from ...inputs.runs import read_runs
+    from ...measures.parsing import require_mean_aggregated
 
     n_draws, confidence_level, discrete, make, label, valid_range = _user_variance_iv(
         n_draws, confidence_level, distribution, measure, valid_range)
-    gen = as_generator(rng)
+    draws, mean_value = _draw_parameters(distribution, n_draws, as_generator(rng), discrete)
+    distinct, inverse = np.unique(draws, return_inverse=True)
+    first, value = _first_measure(distinct, make, discrete)
+    parameter = _parameter_of(first.measure, value)
+    valid_range, what, hint = _valid_range(first.measure, parameter, valid_range, discrete)
+    _check_range(draws, distribution.support(), *valid_range, what, hint)
+    if discrete:
+        mean_value = float(np.round(mean_value))
+    labelled = _measures_of([_as_value(v, discrete) for v in distinct] + [_as_value(mean_value, discrete)], make)
+    require_mean_aggregated(labelled, context="a distribution over users")
+    with warnings.catch_warnings():
+        read = read_runs(runs, topics=topics)
+    arrays, columns = _evaluate_by_label(read, read_qrels(qrels), labelled)
+    per_value = np.stack([columns[lm.label] for lm in labelled[:-1]], axis=-1)  # (S, Q, distinct)
+    at_mean = columns[labelled[-1].label].mean(axis=1)
+    values = per_value[..., inverse]
+    dist = values.mean(axis=1)  # (S, n_draws)
+    tail = (1 - confidence_level) / 2
+    low, high = np.quantile(dist, [tail, 1 - tail], axis=1)
+    return UserVarianceResult(
+        statistic=dist.mean(axis=1), confidence_interval=ConfidenceInterval(low, high), distribution=dist,
+        values=values, parameters=draws, at_mean=at_mean, systems=tuple(arrays.systems),
+        qids=tuple(arrays.qids), measure=label, parameter=parameter, confidence_level=confidence_level,
+    )
+
+
+def _draw_parameters(distribution, n_draws, gen, discrete):
+    """One parameter value per user (rounded for a discrete distribution), and the distribution's mean."""
     draws = np.asarray(distribution.rvs(size=n_draws, random_state=gen), dtype=float)
     if not np.all(np.isfinite(draws)):
         raise ValueError("'distribution' drew non-finite values")
@@ -256,21 +281,28 @@ def user_variance(runs, qrels, measure, distribution, *, n_draws=1000, confidenc
     mean_value = float(distribution.mean())
     if not np.isfinite(mean_value):
         raise ValueError("'distribution' has no finite mean")
-    distinct, inverse = np.unique(draws, return_inverse=True)
-    first, first_error = None, None
-    for value in (_as_value(v, discrete) for v in distinct):  # the first value giving a valid measure
+    return draws, mean_value
+
+
+def _first_measure(distinct, make, discrete):
+    """The measure of the first drawn value that gives a valid one, and that value."""
+    from ...measures.parsing import parse_measures
+
+    first_error = None
+    for value in (_as_value(v, discrete) for v in distinct):
         try:
-            first = parse_measures([make(value)])[0]
+            return parse_measures([make(value)])[0], value
         except ValueError as error:
             first_error = first_error or ValueError(f"parameter value {value!r} gives an invalid measure: {error}")
-            continue
-        break
-    if first is None:
-        raise first_error
-    parameter = _parameter_of(first.measure, value)
-    name = getattr(first.measure, "NAME", str(first.measure))
+    raise first_error
+
+
+def _valid_range(measure, parameter, valid_range, discrete):
+    """``(valid_range, what, hint)``: the parameter's allowed values, its name and an example distribution."""
+    name = getattr(measure, "NAME", str(measure))
+    what = f"{name}'s {parameter!r}" if parameter else "the parameter"
     if valid_range is None:
-        if parameter == getattr(first.measure, "AT_PARAM", None) and parameter is not None:
+        if parameter == getattr(measure, "AT_PARAM", None) and parameter is not None:
             valid_range = (1.0, np.inf, False, True)
             what = f"{name}'s cutoff"
             if not discrete:
@@ -278,29 +310,33 @@ def user_variance(runs, qrels, measure, distribution, *, n_draws=1000, confidenc
                                  "distribution such as scipy.stats.randint(5, 21)")
         else:
             valid_range = KNOWN_RANGES.get((name, parameter), (-np.inf, np.inf, False, False))
-            what = f"{name}'s {parameter!r}" if parameter else "the parameter"
-    else:
-        what = f"{name}'s {parameter!r}" if parameter else "the parameter"
     if valid_range[:2] == (1.0, np.inf):
         hint = "e.g. scipy.stats.randint(1, 101) for a cutoff"
     else:
         hint = ("e.g. scipy.stats.beta(a, b) for a probability, scipy.stats.truncnorm for a "
                 "truncated normal")
-    _check_range(draws, distribution.support(), *valid_range, what, hint)
-    if discrete:
-        mean_value = float(np.round(mean_value))
-    values_list = [_as_value(v, discrete) for v in distinct] + [_as_value(mean_value, discrete)]
+    return valid_range, what, hint
+
+
+def _measures_of(values, make):
+    """The labelled measure of each parameter value."""
+    from ...measures.parsing import parse_measures
+
     labelled = []
-    for v in values_list:
+    for v in values:
         made = make(v)
         try:
             labelled.append(parse_measures([made])[0])
         except ValueError as error:
             raise ValueError(f"parameter value {v!r} gives an invalid measure: {error}") from None
-    require_mean_aggregated(labelled, context="a distribution over users")
-    with warnings.catch_warnings():
-        read = read_runs(runs, topics=topics)
-    qrels = read_qrels(qrels)
+    return labelled
+
+
+def _evaluate_by_label(read, qrels, labelled):
+    """Per-topic scores ``{label: (S, Q)}`` of every distinct measure, ``_CHUNK`` measures per pass."""
+    from ...measures.arrays import JudgedRuns
+    from ...measures.engine import Evaluator
+
     arrays = JudgedRuns.build(read, qrels.frame)
     ones = np.ones((1, arrays.n_docs), np.int32)
     # measures of the same value may repeat (e.g. a callable ignoring decimals): evaluate by label
@@ -313,14 +349,4 @@ def user_variance(runs, qrels, measure, distribution, *, n_draws=1000, confidenc
         out = evaluator.evaluate(ones, identity=True)[0]  # (S, Q, chunk)
         for j, lm in enumerate(chunk):
             columns[lm.label] = out[..., j]
-    per_value = np.stack([columns[lm.label] for lm in labelled[:-1]], axis=-1)  # (S, Q, distinct)
-    at_mean = columns[labelled[-1].label].mean(axis=1)
-    values = per_value[..., inverse]
-    dist = values.mean(axis=1)  # (S, n_draws)
-    tail = (1 - confidence_level) / 2
-    low, high = np.quantile(dist, [tail, 1 - tail], axis=1)
-    return UserVarianceResult(
-        statistic=dist.mean(axis=1), confidence_interval=ConfidenceInterval(low, high), distribution=dist,
-        values=values, parameters=draws, at_mean=at_mean, systems=tuple(arrays.systems),
-        qids=tuple(arrays.qids), measure=label, parameter=parameter, confidence_level=confidence_level,
-    )
+    return arrays, columns

@@ -1,0 +1,129 @@
+"""The seams of the package: subpackages use each other's public names only, module-level imports
+form no cycle, importing changes no global state, and the earlier module paths still import."""
+import ast
+import importlib
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import pyterrier_boot
+
+PACKAGE = Path(pyterrier_boot.__file__).parent
+
+
+def _modules():
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = list(path.relative_to(PACKAGE).with_suffix("").parts)
+        is_package = parts[-1] == "__init__"
+        if is_package:
+            parts = parts[:-1]
+        yield path, parts, is_package
+
+
+def _imports(tree, parts, is_package, top_level_only):
+    """``(imported module parts, imported names)`` of every relative or absolute package import."""
+    nodes = tree.body if top_level_only else ast.walk(tree)
+    for node in nodes:
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        module = node.module or ""
+        if node.level:
+            base = parts if is_package else parts[:-1]
+            base = base[:len(base) - (node.level - 1)]
+            target = base + (module.split(".") if module else [])
+        elif module.split(".")[0] == "pyterrier_boot":
+            target = module.split(".")[1:]
+        else:
+            continue
+        yield target, [alias.name for alias in node.names]
+
+
+def _private(name):
+    return name.startswith("_") and not name.startswith("__")
+
+
+def test_no_module_imports_private_parts_of_another_subpackage():
+    found = []
+    for path, parts, is_package in _modules():
+        top = parts[0] if parts and (len(parts) > 1 or is_package) else ""
+        for target, names in _imports(ast.parse(path.read_text()), parts, is_package, top_level_only=False):
+            if not target or target[0] == top:
+                continue  # a package-level module (pyterrier_boot/_x.py) or the same subpackage
+            if any(_private(p) for p in target[1:]) or any(_private(n) for n in names):
+                found.append(f"{path.relative_to(PACKAGE)}: {'.'.join(target)} {names}")
+    assert found == []
+
+
+def test_module_level_imports_form_no_cycle():
+    modules = {tuple(parts): (path, is_package) for path, parts, is_package in _modules()}
+    graph = {}
+    for key, (path, is_package) in modules.items():
+        edges = set()
+        for target, names in _imports(ast.parse(path.read_text()), list(key), is_package, top_level_only=True):
+            for name in names:  # "from . import plotting" imports a module
+                if tuple(target + [name]) in modules:
+                    edges.add(tuple(target + [name]))
+            if tuple(target) in modules and tuple(target) != key:
+                edges.add(tuple(target))
+        graph[key] = edges
+    state, cycle = {}, []
+
+    def visit(node, stack):
+        state[node] = "open"
+        for nxt in graph.get(node, ()):
+            if nxt in key_of_packages(node):
+                continue  # a module importing its own package's __init__ runs after it
+            if state.get(nxt) == "open":
+                cycle.append(stack + [nxt])
+            elif nxt not in state:
+                visit(nxt, stack + [nxt])
+        state[node] = "done"
+
+    def key_of_packages(node):
+        return {node[:i] for i in range(len(node))}
+
+    for node in graph:
+        if node not in state:
+            visit(node, [node])
+    assert cycle == []
+
+
+def test_import_changes_no_global_state():
+    # the libraries we build on first: their own import-time warning filters are not ours
+    code = ("import decimal, warnings, numpy as np, scipy.stats, pandas, numba\n"
+            "before = (decimal.getcontext().prec, list(warnings.filters), np.geterr(), np.get_printoptions())\n"
+            "import pyterrier_boot.corpus.multiplicity, pyterrier_boot.stats.significance, pyterrier_boot.meta.quality.swap\n"
+            "after = (decimal.getcontext().prec, list(warnings.filters), np.geterr(), np.get_printoptions())\n"
+            "print(before == after)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=PACKAGE.parent)
+    assert out.stdout.strip() == "True"
+
+
+@pytest.mark.parametrize("old", sorted(importlib.import_module("pyterrier_boot.meta").MOVED))
+def test_earlier_meta_module_paths_import_the_same_module(old):
+    meta = importlib.import_module("pyterrier_boot.meta")
+    earlier = importlib.import_module(f"pyterrier_boot.meta.{old}")
+    now = importlib.import_module(f"pyterrier_boot.meta.{meta.MOVED[old]}")
+    assert earlier is now
+    assert now.__spec__.name == now.__name__ == f"pyterrier_boot.meta.{meta.MOVED[old]}"
+
+
+def test_every_test_name_comes_from_the_registry():
+    from pyterrier_boot.cli.evaluate import TESTS as CLI_TESTS
+    from pyterrier_boot.experiment.experiment import TESTS as EXPERIMENT_TESTS
+    from pyterrier_boot.meta.quality.discriminative_power import TESTS as DP_TESTS
+    from pyterrier_boot.stats import registry
+    from pyterrier_boot.stats.comparison import TESTS as COMPARE_TESTS
+
+    assert set(COMPARE_TESTS) == set(registry.PAIRED) and set(DP_TESTS) == set(registry.TESTS)
+    assert {registry.canonical(t) for t in CLI_TESTS} == set(registry.PAIRED)
+    assert set(EXPERIMENT_TESTS.values()) == set(registry.PAIRED) and "paired-bootstrap" in EXPERIMENT_TESTS
+    for name in registry.PAIRED:  # every paired test has its single-pair function and its vectorised core
+        test = registry.TESTS[name]
+        assert callable(test.function) and callable(test.core)
+    assert registry.test_label("paired-bootstrap") == "paired bootstrap test"
+    with pytest.raises(ValueError, match=r"'test' must be one of 'paired_bootstrap', .*; got 'student'"):
+        registry.get_test("student")
