@@ -266,9 +266,10 @@ def read_runs(paths, qrels, *, verbose=False):
     """Read the runs (files, .gz, folders); refuse a run that shares no topic with the qrels and
     warn about runs that miss some judged topics (they score 0 there, as ``trec_eval -c``)."""
     from .._warnings import InputWarning
+    from ..inputs.runs import Runs
     from ..inputs.runs import read_runs as read
 
-    runs = read(list(paths), verbose=verbose)
+    runs = dict(read(list(paths), verbose=verbose))
     judged = set(qrels.frame["qid"].unique())
     example = ", ".join(repr(q) for q in sorted(judged)[:3])
     missing, extra = [], []
@@ -294,7 +295,7 @@ def read_runs(paths, qrels, *, verbose=False):
         warnings.warn(f"{len(missing)} run(s) have no results for some of the {len(judged)} judged topics "
                       f"(number missing): {shown}; they score 0 on those topics (as trec_eval -c)",
                       InputWarning, stacklevel=2)
-    return runs
+    return Runs(runs)  # the frames are read: not checked again
 
 
 def check_baselines(baselines, names):

@@ -20,8 +20,9 @@ from .._memory import (
 )
 from .._warnings import one_warning_per_kind
 from ..inputs.qrels import read_qrels
+from ..inputs.runs import read_runs
 from ..measures.engine import Evaluator
-from ..measures.evaluation import prepare
+from ..measures.evaluation import intern
 from ..measures.lowering import AP, lower
 from ..measures.parsing import parse_measures, require_mean_aggregated
 from ..stats._inputs import check_choice, check_positive_int
@@ -60,7 +61,7 @@ def _corpus_bootstrap_iv(qrels, n_images, model, corpus_size, verbose, max_memor
         raise TypeError(f"'corpus_size' must be a positive integer or None, got {type(corpus_size).__name__}")
     if corpus_size is not None and corpus_size < 1:
         raise ValueError(f"'corpus_size' must be a positive integer or None, got {corpus_size}")
-    qrels = read_qrels(qrels)
+    qrels = read_qrels(qrels)  # a Qrels is taken as it is
     size = corpus_size if corpus_size is not None else qrels.corpus_size
     if model == "multinomial" and size is None:
         raise ValueError(
@@ -180,9 +181,10 @@ class CorpusBootstrap:
         Returns:
             :class:`~pyterrier_boot.corpus.result.CorpusBootstrapResult`.
         """
-        require_mean_aggregated(parse_measures(measures), context="a corpus-bootstrap interval")
-        evaluator, _ = prepare(runs, self.qrels, measures, topics=topics, verbose=self.verbose)
-        return self.evaluate_prepared(evaluator)
+        measures = parse_measures(measures)
+        require_mean_aggregated(measures, context="a corpus-bootstrap interval")
+        runs = read_runs(runs, topics=topics, verbose=self.verbose)
+        return self.evaluate_prepared(intern(runs, self.qrels, measures))
 
     @one_warning_per_kind()
     def evaluate_prepared(self, evaluator, *, statistic=None, keep=None, hashes=None):
