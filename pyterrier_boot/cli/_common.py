@@ -121,6 +121,28 @@ class OutputFolder:
             shutil.rmtree(old, ignore_errors=True)
 
 
+def add_output_arguments(parser, help: str, *, required: bool = False) -> None:
+    """``-o/--out DIR`` (help: what is written there) and ``--overwrite``."""
+    parser.add_argument("-o", "--out", required=required, metavar="DIR", help=help)
+    parser.add_argument("--overwrite", action="store_true", help="replace --out DIR when it exists and is not empty")
+
+
+def check_output_arguments(args, parser) -> None:
+    if args.overwrite and not args.out:
+        parser.error("--overwrite needs --out DIR")
+
+
+@contextlib.contextmanager
+def output_folder(args, command: str):
+    """The staging folder of ``--out`` (None without ``--out``): moved into place when the block ends
+    normally, removed on an error (:class:`OutputFolder`)."""
+    if not args.out:
+        yield None
+        return
+    with OutputFolder(args.out, command=command, overwrite=args.overwrite) as staging:
+        yield staging
+
+
 def written_by(path: Path, command: str) -> bool:
     """Whether the folder ``path`` holds the marker of ``command``."""
     try:

@@ -221,29 +221,8 @@ class CorpusBootstrap:
 
         if hashes is None:
             hashes = docno_hashes(arrays.docnos)
-        groups = jackknife_groups(hashes, self.n_groups)
-        jackknife = np.empty((self.n_groups, S, Q, M))
-        for start in range(0, self.n_groups, batch):  # collection g lacks the documents of group g
-            stop = min(start + batch, self.n_groups)
-            deleted = (groups[None, :] != np.arange(start, stop)[:, None]).astype(np.int32)
-            jackknife[start:stop] = evaluator.evaluate(deleted)
-            del deleted
-
-        distribution = np.empty((self.n_images, S, Q, M))
-        import pyterrier as pt
-
-        with pt.tqdm(total=self.n_images, desc="corpus bootstrap", unit="image", disable=not self.verbose) as bar:
-            for start in range(0, self.n_images, batch):
-                stop = min(start + batch, self.n_images)
-                keys = self.keys[start:stop]
-                if self.model == "poisson":
-                    k = poisson_multiplicities(keys, hashes)
-                else:
-                    k = multinomial_multiplicities(keys, D, size)
-                distribution[start:stop] = evaluator.evaluate(k)
-                del k
-                bar.update(stop - start)
-
+        jackknife = self._jackknife(evaluator, hashes, batch)
+        distribution = self._images(evaluator, hashes, size, batch)
         n_relevant, depth = _small_r_inputs(arrays, evaluator.measures)
         return CorpusBootstrapResult(
             statistic=statistic,
@@ -260,6 +239,37 @@ class CorpusBootstrap:
             depth=depth,
             unit=tuple(unit_measure(lm.measure) for lm in evaluator.measures),
         )
+
+    def _jackknife(self, evaluator, hashes, batch):
+        """Values ``[group, system, topic, measure]`` of the delete-a-group jackknife over documents."""
+        arrays = evaluator.arrays
+        groups = jackknife_groups(hashes, self.n_groups)
+        jackknife = np.empty((self.n_groups, arrays.n_systems, arrays.n_topics, len(evaluator.measures)))
+        for start in range(0, self.n_groups, batch):  # collection g lacks the documents of group g
+            stop = min(start + batch, self.n_groups)
+            deleted = (groups[None, :] != np.arange(start, stop)[:, None]).astype(np.int32)
+            jackknife[start:stop] = evaluator.evaluate(deleted)
+            del deleted
+        return jackknife
+
+    def _images(self, evaluator, hashes, size, batch):
+        """Values ``[image, system, topic, measure]`` on every image, ``batch`` images at a time."""
+        arrays = evaluator.arrays
+        distribution = np.empty((self.n_images, arrays.n_systems, arrays.n_topics, len(evaluator.measures)))
+        import pyterrier as pt
+
+        with pt.tqdm(total=self.n_images, desc="corpus bootstrap", unit="image", disable=not self.verbose) as bar:
+            for start in range(0, self.n_images, batch):
+                stop = min(start + batch, self.n_images)
+                keys = self.keys[start:stop]
+                if self.model == "poisson":
+                    k = poisson_multiplicities(keys, hashes)
+                else:
+                    k = multinomial_multiplicities(keys, arrays.n_docs, size)
+                distribution[start:stop] = evaluator.evaluate(k)
+                del k
+                bar.update(stop - start)
+        return distribution
 
 
 def _small_r_inputs(arrays, measures):
