@@ -87,3 +87,22 @@ def test_cli_evaluate_reads_each_file_once(collection, reads, tmp_path, capsys):
     capsys.readouterr()
     assert code == 0
     assert dict(reads) == {"_read_qrels_file": 1, "_read_run_file": len(runs)}
+
+
+def test_runs_are_read_only_and_a_plain_copy_is_read_again(collection, reads):
+    import pickle
+
+    runs, _ = collection
+    read = ptb.read_runs(runs)
+    assert isinstance(read, dict) and ptb.read_runs(read) is read
+    with pytest.raises(TypeError, match="read-only"):
+        read["new"] = runs[next(iter(runs))]
+    with pytest.raises(TypeError, match="read-only"):
+        read.update(runs)
+    assert type(pickle.loads(pickle.dumps(read))) is ptb.Runs
+    reads.clear()
+    again = ptb.read_runs(dict(read))  # a plain dict is read again, frame by frame
+    assert again is not read and list(again) == list(read)
+    assert dict(reads) == {"_run_from_frame": len(runs)}
+    with pytest.raises(TypeError, match="read_runs"):
+        ptb.Runs({"raw": pd.DataFrame({"qid": ["1"], "docno": ["a"]})})

@@ -35,7 +35,7 @@ class Runs(dict):
     Each frame has exactly the columns ``qid``, ``docno`` (str) and ``score`` (float64), checked as
     :func:`read_run` checks them. Functions that take runs take a :class:`Runs` as read, without
     checking the frames again; to change the runs, edit ``dict(runs)`` (a plain dict, read again
-    where it is passed) or use :meth:`restrict`.
+    where it is passed).
     """
 
     def __init__(self, runs: dict[str, pd.DataFrame] | None = None) -> None:
@@ -60,17 +60,6 @@ class Runs(dict):
 
     def __reduce__(self):
         return (Runs, (dict(self),))
-
-    def restrict(self, qids) -> Runs:
-        """The runs without their results for topics not in ``qids`` (each run must keep a result)."""
-        keep = set(qids)
-        out = {}
-        for name, run in self.items():
-            inside = run["qid"].isin(keep)
-            if not inside.any():
-                raise ValueError(f"run {name!r} has no result for the {len(keep)} topic(s) kept")
-            out[name] = run if inside.all() else run[inside].reset_index(drop=True)
-        return Runs(out)
 
 
 def read_run(source, *, name: str | None = None) -> pd.DataFrame:
