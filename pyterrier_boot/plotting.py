@@ -189,8 +189,6 @@ def plot_pairwise(result, measure=None, *, pairwise=None, test="t", correction="
     S = len(result.names)
     order = np.argsort(-means, kind="stable")
     position = {result.names[s]: k for k, s in enumerate(order)}
-    from .report import test_name
-
     a, b, p, used_correction = _pair_table(result, label, pairwise, test, correction, alpha)
     tested, significant = _pair_marks(position, a, b, p, alpha)
     sorted_means = means[order]
@@ -207,20 +205,27 @@ def plot_pairwise(result, measure=None, *, pairwise=None, test="t", correction="
     colorbar = ax.figure.colorbar(image, ax=ax, shrink=0.8, extend="both" if clipped else "neither")
     colorbar.set_label(f"difference in mean {label} (row − column)")
     rows, cols = np.nonzero(significant)
-    correction_text = f", {used_correction}-corrected" if used_correction else ""
     ax.scatter(cols, rows, s=max(3.0, 120.0 / max(S, 1)), color="black")
     if annotate is None:
         annotate = S <= 10
     if annotate:
         _write_differences(ax, shown, vmax)
     _name_axes(ax, [result.names[s] for s in order])
-    n_pairs = int(tested.sum() // 2)
-    n_sig = int(significant.sum() // 2)
-    ax.set_title(title or f"{label}: difference of means (row − column)\n"
-                          f"dots: p < {alpha:g} ({test_name(test)}{correction_text}), {n_sig:,} of {n_pairs:,} pairs"
-                          + ("; grey: not compared" if n_pairs < S * (S - 1) // 2 else ""),
+    ax.set_title(title or _pairwise_title(label, tested, significant, alpha, test, used_correction),
                  fontsize="medium")
     return ax
+
+
+def _pairwise_title(label, tested, significant, alpha, test, correction):
+    from .report import test_name
+
+    S = len(tested)
+    n_pairs = int(tested.sum() // 2)
+    n_sig = int(significant.sum() // 2)
+    correction_text = f", {correction}-corrected" if correction else ""
+    return (f"{label}: difference of means (row − column)\n"
+            f"dots: p < {alpha:g} ({test_name(test)}{correction_text}), {n_sig:,} of {n_pairs:,} pairs"
+            + ("; grey: not compared" if n_pairs < S * (S - 1) // 2 else ""))
 
 
 def _pair_marks(position, a, b, p, alpha):
