@@ -20,6 +20,7 @@ _EXPORTS = {
     # inputs
     "read_run": "pyterrier_boot.inputs.runs",
     "read_runs": "pyterrier_boot.inputs.runs",
+    "Runs": "pyterrier_boot.inputs.runs",
     "read_qrels": "pyterrier_boot.inputs.qrels",
     "Qrels": "pyterrier_boot.inputs.qrels",
     "read_topics": "pyterrier_boot.inputs.topics",

@@ -191,14 +191,8 @@ def plot_pairwise(result, measure=None, *, pairwise=None, test="t", correction="
     S = len(result.names)
     order = np.argsort(-means, kind="stable")
     position = {result.names[s]: k for k, s in enumerate(order)}
-
     a, b, p, used_correction = _pair_table(result, label, pairwise, test, correction, alpha)
-    tested = np.zeros((S, S), dtype=bool)
-    significant = np.zeros((S, S), dtype=bool)
-    for name_a, name_b, pv in zip(a, b, p, strict=True):
-        i, k = position[name_a], position[name_b]
-        tested[i, k] = tested[k, i] = True
-        significant[i, k] = significant[k, i] = bool(pv < alpha)
+    tested, significant = _pair_marks(position, a, b, p, alpha)
     sorted_means = means[order]
     diff = sorted_means[:, None] - sorted_means[None, :]
     shown = np.where(tested, diff, np.nan)
@@ -208,39 +202,70 @@ def plot_pairwise(result, measure=None, *, pairwise=None, test="t", correction="
     import matplotlib
 
     cmap = matplotlib.colormaps["RdBu"].with_extremes(bad="#e6e6e6")
-    finite = np.abs(shown[np.isfinite(shown)])
-    # a few outlying systems should not wash out the colours of every other pair
-    vmax = float(np.quantile(finite, 0.9)) if finite.size else 1.0
-    vmax = vmax if vmax > 0 else (float(finite.max()) if finite.size and finite.max() > 0 else 1.0)
-    clipped = finite.size > 0 and finite.max() > vmax
+    vmax, clipped = _colour_limit(shown)
     image = ax.imshow(np.ma.masked_invalid(shown), cmap=cmap, vmin=-vmax, vmax=vmax, interpolation="nearest")
     colorbar = ax.figure.colorbar(image, ax=ax, shrink=0.8, extend="both" if clipped else "neither")
     colorbar.set_label(f"difference in mean {label} (row − column)")
     rows, cols = np.nonzero(significant)
-    correction_text = f", {used_correction}-corrected" if used_correction else ""
     ax.scatter(cols, rows, s=max(3.0, 120.0 / max(S, 1)), color="black")
     if annotate is None:
         annotate = S <= 10
     if annotate:
-        for i in range(S):
-            for k in range(S):
-                if np.isfinite(shown[i, k]):
-                    ax.text(k, i + 0.28, f"{shown[i, k]:+.3f}", ha="center", va="center", fontsize=6,
-                            color="white" if abs(shown[i, k]) > 0.6 * vmax else "black")
-    names = [result.names[s] for s in order]
+        _write_differences(ax, shown, vmax)
+    _name_axes(ax, [result.names[s] for s in order])
+    ax.set_title(title or _pairwise_title(label, tested, significant, alpha, test, used_correction),
+                 fontsize="medium")
+    return ax
+
+
+def _pairwise_title(label, tested, significant, alpha, test, correction):
+    S = len(tested)
+    n_pairs = int(tested.sum() // 2)
+    n_sig = int(significant.sum() // 2)
+    correction_text = f", {correction}-corrected" if correction else ""
+    return (f"{label}: difference of means (row − column)\n"
+            f"dots: p < {alpha:g} ({test_label(test)}{correction_text}), {n_sig:,} of {n_pairs:,} pairs"
+            + ("; grey: not compared" if n_pairs < S * (S - 1) // 2 else ""))
+
+
+def _pair_marks(position, a, b, p, alpha):
+    """``tested`` and ``significant`` (p < alpha) matrices over the systems in plotting order."""
+    S = len(position)
+    tested = np.zeros((S, S), dtype=bool)
+    significant = np.zeros((S, S), dtype=bool)
+    for name_a, name_b, pv in zip(a, b, p, strict=True):
+        i, k = position[name_a], position[name_b]
+        tested[i, k] = tested[k, i] = True
+        significant[i, k] = significant[k, i] = bool(pv < alpha)
+    return tested, significant
+
+
+def _colour_limit(shown):
+    """The colour scale's end, ``(vmax, whether larger differences are clipped)``: a few outlying
+    systems should not wash out the colours of every other pair."""
+    finite = np.abs(shown[np.isfinite(shown)])
+    vmax = float(np.quantile(finite, 0.9)) if finite.size else 1.0
+    vmax = vmax if vmax > 0 else (float(finite.max()) if finite.size and finite.max() > 0 else 1.0)
+    return vmax, finite.size > 0 and finite.max() > vmax
+
+
+def _write_differences(ax, shown, vmax):
+    S = len(shown)
+    for i in range(S):
+        for k in range(S):
+            if np.isfinite(shown[i, k]):
+                ax.text(k, i + 0.28, f"{shown[i, k]:+.3f}", ha="center", va="center", fontsize=6,
+                        color="white" if abs(shown[i, k]) > 0.6 * vmax else "black")
+
+
+def _name_axes(ax, names):
+    S = len(names)
     ax.set_xticks(np.arange(S))
     ax.set_xticklabels(names, rotation=90, fontsize=_tick_size(S))
     ax.set_yticks(np.arange(S))
     ax.set_yticklabels(names, fontsize=_tick_size(S))
     ax.set_xlabel("column system (sorted by mean, best first)")
     ax.set_ylabel("row system")
-    n_pairs = int(tested.sum() // 2)
-    n_sig = int(significant.sum() // 2)
-    ax.set_title(title or f"{label}: difference of means (row − column)\n"
-                          f"dots: p < {alpha:g} ({test_label(test)}{correction_text}), {n_sig:,} of {n_pairs:,} pairs"
-                          + ("; grey: not compared" if n_pairs < S * (S - 1) // 2 else ""),
-                 fontsize="medium")
-    return ax
 
 
 # ---------------------------------------------------------------- per topic

@@ -264,7 +264,20 @@ def _section(result, *, pairwise, test, correction, alpha, digits, plots, truth,
         frame = frame[[c for c in frame.columns if c in _PAIR_COLUMNS]]
         parts.append(f"<details><summary>All {len(frame):,} comparisons (table)</summary>"
                      f"{_table_html(frame, digits=4)}</details>")
-    if plots and result.distribution_ is not None and S > 1:
+    if plots:
+        parts += _later_figures(result, alpha, bar)
+    parts.append("<details><summary>Full table (pt.Experiment columns)</summary>"
+                 f"{_table_html(result.table(), digits=4)}</details>")
+    return "\n".join(parts)
+
+
+def _later_figures(result, alpha, bar):
+    """The report's figures after the comparisons: rank variability, per-topic scores and
+    significance across corpus images."""
+    from . import plotting
+
+    S, parts = len(result.names), []
+    if result.distribution_ is not None and S > 1:
         parts.append("<h3>Rank variability</h3><div class='figs'>")
         for m in result.measures:
             parts.append(_plot(lambda m=m: plotting.plot_ranks(result, m),
@@ -272,25 +285,22 @@ def _section(result, *, pairwise, test, correction, alpha, digits, plots, truth,
                                "2020, Fig. 5): a long box means the system's place in the ranking is uncertain.",
                                f"rank boxplots for {m}", bar))
         parts.append("</div>")
-    if plots:
-        parts.append("<h3>Per-topic scores</h3><div class='figs'>")
-        for m in result.measures:
-            best = result.names[int(np.argmax(result.means[:, result.measures.index(m)]))]
-            parts.append(_plot(lambda m=m, best=best: plotting.plot_topics(result, best, m),
-                               f"{best} (best on {m}): its score on each topic"
-                               + (", with the spread over corpus images (Zobel & Rashidi 2020, Fig. 2)."
-                                  if result.corpus is not None else "."),
-                               f"per-topic {m} of {best}", bar))
-        parts.append("</div>")
-    if plots and result.corpus is not None and S > 1:
+    parts.append("<h3>Per-topic scores</h3><div class='figs'>")
+    for m in result.measures:
+        best = result.names[int(np.argmax(result.means[:, result.measures.index(m)]))]
+        parts.append(_plot(lambda m=m, best=best: plotting.plot_topics(result, best, m),
+                           f"{best} (best on {m}): its score on each topic"
+                           + (", with the spread over corpus images (Zobel & Rashidi 2020, Fig. 2)."
+                              if result.corpus is not None else "."),
+                           f"per-topic {m} of {best}", bar))
+    parts.append("</div>")
+    if result.corpus is not None and S > 1:
         parts.append("<h3>Significance across corpus images</h3>")
         parts.append(_plot(lambda: plotting.plot_pvalues(result, alpha=alpha),
                            "For the best two systems on the first measure: on every corpus image, the paired "
                            "t-test p-value against the difference of their means (Zobel & Rashidi 2020, Fig. 6). "
                            "Red: the collection itself.", "p-value against difference over corpus images", bar))
-    parts.append("<details><summary>Full table (pt.Experiment columns)</summary>"
-                 f"{_table_html(result.table(), digits=4)}</details>")
-    return "\n".join(parts)
+    return parts
 
 
 def html_report(results, *, title="pyterrier-boot report", settings=None, pairwise=None, tables=None,

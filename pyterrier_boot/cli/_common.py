@@ -121,6 +121,28 @@ class OutputFolder:
             shutil.rmtree(old, ignore_errors=True)
 
 
+def add_output_arguments(parser, help: str, *, required: bool = False) -> None:
+    """``-o/--out DIR`` (help: what is written there) and ``--overwrite``."""
+    parser.add_argument("-o", "--out", required=required, metavar="DIR", help=help)
+    parser.add_argument("--overwrite", action="store_true", help="replace --out DIR when it exists and is not empty")
+
+
+def check_output_arguments(args, parser) -> None:
+    if args.overwrite and not args.out:
+        parser.error("--overwrite needs --out DIR")
+
+
+@contextlib.contextmanager
+def output_folder(args, command: str):
+    """The staging folder of ``--out`` (None without ``--out``): moved into place when the block ends
+    normally, removed on an error (:class:`OutputFolder`)."""
+    if not args.out:
+        yield None
+        return
+    with OutputFolder(args.out, command=command, overwrite=args.overwrite) as staging:
+        yield staging
+
+
 def written_by(path: Path, command: str) -> bool:
     """Whether the folder ``path`` holds the marker of ``command``."""
     try:
@@ -266,9 +288,10 @@ def read_runs(paths, qrels, *, verbose=False):
     """Read the runs (files, .gz, folders); refuse a run that shares no topic with the qrels and
     warn about runs that miss some judged topics (they score 0 there, as ``trec_eval -c``)."""
     from .._warnings import InputWarning
+    from ..inputs.runs import Runs
     from ..inputs.runs import read_runs as read
 
-    runs = read(list(paths), verbose=verbose)
+    runs = dict(read(list(paths), verbose=verbose))
     judged = set(qrels.frame["qid"].unique())
     example = ", ".join(repr(q) for q in sorted(judged)[:3])
     missing, extra = [], []
@@ -294,7 +317,7 @@ def read_runs(paths, qrels, *, verbose=False):
         warnings.warn(f"{len(missing)} run(s) have no results for some of the {len(judged)} judged topics "
                       f"(number missing): {shown}; they score 0 on those topics (as trec_eval -c)",
                       InputWarning, stacklevel=2)
-    return runs
+    return Runs(runs)  # the frames are read: not checked again
 
 
 def check_baselines(baselines, names):

@@ -1,6 +1,5 @@
 """``pyterrier-boot evaluate``: every run, every measure, intervals, tests, a report."""
 import argparse
-import contextlib
 import sys
 from pathlib import Path
 
@@ -89,10 +88,8 @@ def add_parser(subparsers, common):
                    help="what to print: a readable table (default), or the full table as csv, latex, markdown "
                         "or json")
     p.add_argument("--digits", type=int, default=3, help="decimals in the printed table (default 3)")
-    p.add_argument("-o", "--out", metavar="DIR",
-                   help="write table.csv, perquery.csv, pairwise.csv, ranks.csv and report.html to DIR (all or "
-                        "nothing: written beside it and moved into place at the end)")
-    p.add_argument("--overwrite", action="store_true", help="replace --out DIR when it exists and is not empty")
+    _common.add_output_arguments(p, "write table.csv, perquery.csv, pairwise.csv, ranks.csv and report.html to DIR "
+                                    "(all or nothing: written beside it and moved into place at the end)")
     p.add_argument("--title", help="title of the HTML report")
     p.add_argument("--no-plots", action="store_true", help="a report without plots (faster)")
     p.set_defaults(run=run, parser=p)
@@ -121,8 +118,7 @@ def _check(args, parser):
         parser.error(f"--corpus-size must be positive, got {args.corpus_size}")
     if args.bootstrap == "none" and args.interval is not None:
         parser.error("--interval needs a bootstrap (not --bootstrap none)")
-    if args.overwrite and not args.out:
-        parser.error("--overwrite needs --out DIR")
+    _common.check_output_arguments(args, parser)
 
 
 def settings(args, seed, qrels, runs, measures):
@@ -150,11 +146,10 @@ def run(args):
     status = _common.Status(not args.quiet)
     progress = _common.progress_enabled(args)
     measures = _common.parse_measures_rel(args.measures, args.rel)
-    folder = _common.OutputFolder(args.out, command="evaluate", overwrite=args.overwrite) if args.out else None
-    with folder or contextlib.nullcontext() as out:
+    with _common.output_folder(args, "evaluate") as out:
         written = _evaluate(args, measures, status, progress, out)
-    if folder is not None:
-        status(f"wrote {', '.join(written)} to {folder.path}")
+    if args.out:
+        status(f"wrote {', '.join(written)} to {Path(args.out)}")
     return 0
 
 

@@ -1,8 +1,8 @@
 """``pyterrier-boot ppi``: prediction-powered intervals from automatic qrels for every topic and
 human qrels for some (Angelopoulos et al. 2023; PPI++, Angelopoulos, Duchi & Zrnic 2024)."""
 import argparse
-import contextlib
 import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -63,9 +63,8 @@ def add_parser(subparsers, common):
     p.add_argument("-f", "--format", choices=("table", "csv"), default="table",
                    help="table (default): readable blocks; csv: the wide table")
     p.add_argument("--digits", type=int, default=3, help="decimals in the printed table (default 3)")
-    p.add_argument("-o", "--out", metavar="DIR",
-                   help="also write ppi_table.csv (wide), ppi_pairwise.csv (every pair) and ppi_per_query.csv")
-    p.add_argument("--overwrite", action="store_true", help="replace --out DIR when it exists and is not empty")
+    _common.add_output_arguments(p, "also write ppi_table.csv (wide), ppi_pairwise.csv (every pair) and "
+                                    "ppi_per_query.csv")
     p.set_defaults(run=run, parser=p)
     return p
 
@@ -80,8 +79,7 @@ def _check(args, parser):
         parser.error(f"--confidence must be between 0 and 1, got {args.confidence}")
     if args.rel is not None and args.rel < 1:
         parser.error(f"--rel must be a grade of at least 1, got {args.rel}")
-    if args.overwrite and not args.out:
-        parser.error("--overwrite needs --out DIR")
+    _common.check_output_arguments(args, parser)
     if not 0 <= args.digits <= 10:
         parser.error(f"--digits must be between 0 and 10, got {args.digits}")
     if args.lam == "tune":
@@ -98,15 +96,14 @@ def _check(args, parser):
 def run(args):
     _check(args, args.parser)
     status = _common.Status(not args.quiet)
-    folder = _common.OutputFolder(args.out, command="ppi", overwrite=args.overwrite) if args.out else None
-    with folder or contextlib.nullcontext() as out:
+    with _common.output_folder(args, "ppi") as out:
         result, table = _evaluate(args, status, out)
     if args.format == "csv":
         table.to_csv(sys.stdout, index=False, float_format=f"%.{args.digits + 3}g")
     else:
         print(_text_blocks(result, table, args))
-    if folder is not None:
-        status(f"wrote the tables to {folder.path}")
+    if args.out:
+        status(f"wrote the tables to {Path(args.out)}")
     return 0
 
 

@@ -79,8 +79,7 @@ def add_parser(subparsers, common):
     p.add_argument("--n", type=_common.count, default=10_000, dest="n_resamples", metavar="N",
                    help="topic resamples (default 10000)")
     p.add_argument("--rng", type=int, metavar="SEED", help="random seed (default: a fresh one, printed)")
-    p.add_argument("-o", "--out", required=True, metavar="DIR", help="output folder (created)")
-    p.add_argument("--overwrite", action="store_true", help="replace --out DIR when it exists and is not empty")
+    _common.add_output_arguments(p, "output folder (created)", required=True)
     p.add_argument("-f", "--format", choices=("table", "csv"), default="table", help="what to print (default table)")
     p.set_defaults(run=run, parser=p)
     return p
@@ -146,10 +145,9 @@ def run(args):
     _check(args, args.parser)
     status = _common.Status(not args.quiet)
     seed = _common.seed(args.rng)
-    folder = _common.OutputFolder(args.out, command="reproduce", overwrite=args.overwrite)
-    with folder as out:
+    with _common.output_folder(args, "reproduce") as out:
         result = _reproduce(args, status, seed, out)
-    status(f"wrote reproducibility.csv, per_topic.csv, ordering.csv and report.html to {folder.path}")
+    status(f"wrote reproducibility.csv, per_topic.csv, ordering.csv and report.html to {Path(args.out)}")
     if args.format == "csv":
         print(result.table.to_csv(index=False), end="")
     else:

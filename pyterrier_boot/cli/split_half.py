@@ -1,7 +1,7 @@
 """``pyterrier-boot split-half``: check that corpus-bootstrap intervals hold on another corpus, on your
 own runs and qrels (Cormack & Lynam 2006, §6; :func:`pyterrier_boot.split_half_validation`)."""
 import argparse
-import contextlib
+from pathlib import Path
 
 import pandas as pd
 
@@ -45,8 +45,7 @@ def add_parser(subparsers, common):
     p.add_argument("--rng", type=int, metavar="SEED", help="random seed (default: a fresh one, printed)")
     p.add_argument("--all", action="store_true", help="show every row (default: AP-like per-topic, system and "
                    "difference rows of the main methods)")
-    p.add_argument("-o", "--out", metavar="DIR", help="also write split-half.csv and split-half-z.png (z plot) here")
-    p.add_argument("--overwrite", action="store_true", help="replace --out DIR when it exists and is not empty")
+    _common.add_output_arguments(p, "also write split-half.csv and split-half-z.png (z plot) here")
     p.add_argument("-f", "--format", choices=("table", "csv", "json"), default="table", help="output format")
     p.set_defaults(run=run, parser=p)
     return p
@@ -64,8 +63,7 @@ def _check(args, parser):
         parser.error(f"--confidence must be between 0 and 1, got {args.confidence}")
     if args.rel_remap and args.rel is None:
         parser.error("--rel-remap needs --rel N")
-    if args.overwrite and not args.out:
-        parser.error("--overwrite needs --out DIR")
+    _common.check_output_arguments(args, parser)
     if not args.measures:
         args.measures = list(_common.DEFAULT_MEASURES)
 
@@ -108,11 +106,10 @@ def run(args):
     _check(args, args.parser)
     status = _common.Status(not args.quiet)
     seed = _common.seed(args.rng)
-    folder = _common.OutputFolder(args.out, command="split-half", overwrite=args.overwrite) if args.out else None
-    with folder or contextlib.nullcontext() as out:
+    with _common.output_folder(args, "split-half") as out:
         runs, result = _validate(args, status, seed, out)
-    if folder is not None:
-        status(f"wrote split-half.csv to {folder.path}")
+    if args.out:
+        status(f"wrote split-half.csv to {Path(args.out)}")
     frame = result.to_frame()
     shown = frame if args.all else _main_rows(frame)
     if args.format == "csv":

@@ -97,40 +97,60 @@ def _check(args, parser):
 
 def run(args):
     from_runs = _check(args, args.parser)
-    from ..meta.design.topic_set_size import all_pairs_power, topic_set_size
-    from ..stats.power import paired_power
-
     status = _common.Status(not args.quiet)
     seed = _common.seed(args.rng)
     comparisons = "all_pairs" if (args.systems or args.all_pairs) else "pair"
     options = {"difference": args.difference, "comparisons": comparisons, "adjustment": args.adjustment,
                "alpha": args.alpha, "power": args.power}
-    rows = []
-    n_systems = args.systems
     if from_runs:
-        measures = _common.parse_measures_rel(args.measures, args.rel)
-        status(f"reading the qrels {args.qrels}")
-        qrels = _common.read_qrels(args.qrels, rel=args.rel, remap=args.rel_remap)
-        runs = _common.read_runs(args.runs, qrels, verbose=_common.progress_enabled(args))
-        if len(runs) < 2:
-            raise ValueError(f"estimating the variance of differences needs at least 2 runs, got {len(runs)}")
-        from ..experiment.experiment import experiment_result
-
-        status(f"evaluating {len(runs)} runs")
-        result = experiment_result(runs, None, qrels, measures, bootstrap=None)
-        at = args.at or [len(result.qids)]
-        if args.all_pairs:
-            n_systems = len(runs)
-        streams = np.random.default_rng(seed).spawn(len(result.measures))
-        for j, m in enumerate(result.measures):
-            res = topic_set_size(result.values[:, :, j], n_systems=n_systems, n_resamples=args.n_resamples,
-                                 rng=streams[j], max_memory=args.max_memory, **options)
-            rows.append((m, res))
-        source = f"{len(runs)} runs x {len(result.qids)} topics"
+        rows, at, source = _from_runs(args, options, status, seed)
     else:
+        from ..meta.design.topic_set_size import topic_set_size
+
         at = args.at or [25, 50, 100]
-        rows.append(("(given)", topic_set_size(variance=args.variance, n_systems=n_systems, **options)))
+        rows = [("(given)", topic_set_size(variance=args.variance, n_systems=args.systems, **options))]
         source = "the given variance"
+    frame = _table(rows, at, comparisons, args)
+    design = ("one pair of systems, paired t-test" if comparisons == "pair" else
+              f"all pairs of {rows[0][1].n_systems} systems, "
+              + ("Tukey HSD" if args.adjustment == "tukey" else "Bonferroni-corrected t-tests"))
+    if args.format == "csv":
+        print(frame.to_csv(index=False).rstrip("\n"))
+    elif args.format == "json":
+        print(_text.dumps({"design": design, "difference": abs(args.difference), "alpha": args.alpha,
+                           "power": args.power, "seed": seed if from_runs else None, "source": source,
+                           "table": _text.records(frame)}))
+    else:
+        _print_table(frame, at, from_runs, design, source, seed, args)
+    return 0
+
+
+def _from_runs(args, options, status, seed):
+    """The topic-set size of each measure, from the variance of the runs' per-topic differences:
+    ``(rows (measure, result), topic counts to show the power at, source)``."""
+    from ..experiment.experiment import experiment_result
+    from ..meta.design.topic_set_size import topic_set_size
+
+    measures = _common.parse_measures_rel(args.measures, args.rel)
+    status(f"reading the qrels {args.qrels}")
+    qrels = _common.read_qrels(args.qrels, rel=args.rel, remap=args.rel_remap)
+    runs = _common.read_runs(args.runs, qrels, verbose=_common.progress_enabled(args))
+    if len(runs) < 2:
+        raise ValueError(f"estimating the variance of differences needs at least 2 runs, got {len(runs)}")
+    status(f"evaluating {len(runs)} runs")
+    result = experiment_result(runs, None, qrels, measures, bootstrap=None)
+    n_systems = len(runs) if args.all_pairs else args.systems
+    streams = np.random.default_rng(seed).spawn(len(result.measures))
+    rows = [(m, topic_set_size(result.values[:, :, j], n_systems=n_systems, n_resamples=args.n_resamples,
+                               rng=streams[j], max_memory=args.max_memory, **options))
+            for j, m in enumerate(result.measures)]
+    return rows, args.at or [len(result.qids)], f"{len(runs)} runs x {len(result.qids)} topics"
+
+
+def _table(rows, at, comparisons, args):
+    """One row per measure: the variance, effect size, topics needed (with intervals) and the power at ``at``."""
+    from ..meta.design.topic_set_size import all_pairs_power
+    from ..stats.power import paired_power
 
     table = []
     for label, res in rows:
@@ -148,18 +168,10 @@ def run(args):
                                         alpha=args.alpha)
             entry[f"power with {n} topics"] = float(power)
         table.append(entry)
-    frame = pd.DataFrame(table)
-    design = ("one pair of systems, paired t-test" if comparisons == "pair" else
-              f"all pairs of {rows[0][1].n_systems} systems, "
-              + ("Tukey HSD" if args.adjustment == "tukey" else "Bonferroni-corrected t-tests"))
-    if args.format == "csv":
-        print(frame.to_csv(index=False).rstrip("\n"))
-        return 0
-    if args.format == "json":
-        print(_text.dumps({"design": design, "difference": abs(args.difference), "alpha": args.alpha,
-                           "power": args.power, "seed": seed if from_runs else None, "source": source,
-                           "table": _text.records(frame)}))
-        return 0
+    return pd.DataFrame(table)
+
+
+def _print_table(frame, at, from_runs, design, source, seed, args):
     width = _text.terminal_width()
     print(_text.wrap(f"Topic-set size: {design}, two-sided alpha = {args.alpha:g}, target power "
                      f"{args.power:g}, difference {abs(args.difference):g}; variance of per-topic differences "
@@ -173,7 +185,6 @@ def run(args):
     if from_runs:
         notes.append(f"[ ]: 95% topic-bootstrap percentile intervals ({args.n_resamples:,} resamples, seed {seed})")
     print(_text.wrap("; ".join(notes) + ".", width))
-    return 0
 
 
 def _display(frame, at, from_runs):

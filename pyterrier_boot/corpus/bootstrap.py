@@ -21,8 +21,9 @@ from .._memory import (
 )
 from .._warnings import one_warning_per_kind
 from ..inputs.qrels import read_qrels
+from ..inputs.runs import read_runs
 from ..measures.engine import Evaluator
-from ..measures.evaluation import prepare
+from ..measures.evaluation import intern
 from ..measures.lowering import AP, lower
 from ..measures.parsing import parse_measures, require_mean_aggregated
 from .multiplicity import (
@@ -60,7 +61,7 @@ def _corpus_bootstrap_iv(qrels, n_images, model, corpus_size, verbose, max_memor
         raise TypeError(f"'corpus_size' must be a positive integer or None, got {type(corpus_size).__name__}")
     if corpus_size is not None and corpus_size < 1:
         raise ValueError(f"'corpus_size' must be a positive integer or None, got {corpus_size}")
-    qrels = read_qrels(qrels)
+    qrels = read_qrels(qrels)  # a Qrels is taken as it is
     size = corpus_size if corpus_size is not None else qrels.corpus_size
     if model == "multinomial" and size is None:
         raise ValueError(
@@ -180,9 +181,10 @@ class CorpusBootstrap:
         Returns:
             :class:`~pyterrier_boot.corpus.result.CorpusBootstrapResult`.
         """
-        require_mean_aggregated(parse_measures(measures), context="a corpus-bootstrap interval")
-        evaluator, _ = prepare(runs, self.qrels, measures, topics=topics, verbose=self.verbose)
-        return self.evaluate_prepared(evaluator)
+        measures = parse_measures(measures)
+        require_mean_aggregated(measures, context="a corpus-bootstrap interval")
+        runs = read_runs(runs, topics=topics, verbose=self.verbose)
+        return self.evaluate_prepared(intern(runs, self.qrels, measures))
 
     @one_warning_per_kind()
     def evaluate_prepared(self, evaluator, *, statistic=None, keep=None, hashes=None):
@@ -219,29 +221,8 @@ class CorpusBootstrap:
 
         if hashes is None:
             hashes = docno_hashes(arrays.docnos)
-        groups = jackknife_groups(hashes, self.n_groups)
-        jackknife = np.empty((self.n_groups, S, Q, M))
-        for start in range(0, self.n_groups, batch):  # collection g lacks the documents of group g
-            stop = min(start + batch, self.n_groups)
-            deleted = (groups[None, :] != np.arange(start, stop)[:, None]).astype(np.int32)
-            jackknife[start:stop] = evaluator.evaluate(deleted)
-            del deleted
-
-        distribution = np.empty((self.n_images, S, Q, M))
-        import pyterrier as pt
-
-        with pt.tqdm(total=self.n_images, desc="corpus bootstrap", unit="image", disable=not self.verbose) as bar:
-            for start in range(0, self.n_images, batch):
-                stop = min(start + batch, self.n_images)
-                keys = self.keys[start:stop]
-                if self.model == "poisson":
-                    k = poisson_multiplicities(keys, hashes)
-                else:
-                    k = multinomial_multiplicities(keys, D, size)
-                distribution[start:stop] = evaluator.evaluate(k)
-                del k
-                bar.update(stop - start)
-
+        jackknife = self._jackknife(evaluator, hashes, batch)
+        distribution = self._images(evaluator, hashes, size, batch)
         n_relevant, depth = _small_r_inputs(arrays, evaluator.measures)
         return CorpusBootstrapResult(
             statistic=statistic,
@@ -258,6 +239,37 @@ class CorpusBootstrap:
             depth=depth,
             unit=tuple(unit_measure(lm.measure) for lm in evaluator.measures),
         )
+
+    def _jackknife(self, evaluator, hashes, batch):
+        """Values ``[group, system, topic, measure]`` of the delete-a-group jackknife over documents."""
+        arrays = evaluator.arrays
+        groups = jackknife_groups(hashes, self.n_groups)
+        jackknife = np.empty((self.n_groups, arrays.n_systems, arrays.n_topics, len(evaluator.measures)))
+        for start in range(0, self.n_groups, batch):  # collection g lacks the documents of group g
+            stop = min(start + batch, self.n_groups)
+            deleted = (groups[None, :] != np.arange(start, stop)[:, None]).astype(np.int32)
+            jackknife[start:stop] = evaluator.evaluate(deleted)
+            del deleted
+        return jackknife
+
+    def _images(self, evaluator, hashes, size, batch):
+        """Values ``[image, system, topic, measure]`` on every image, ``batch`` images at a time."""
+        arrays = evaluator.arrays
+        distribution = np.empty((self.n_images, arrays.n_systems, arrays.n_topics, len(evaluator.measures)))
+        import pyterrier as pt
+
+        with pt.tqdm(total=self.n_images, desc="corpus bootstrap", unit="image", disable=not self.verbose) as bar:
+            for start in range(0, self.n_images, batch):
+                stop = min(start + batch, self.n_images)
+                keys = self.keys[start:stop]
+                if self.model == "poisson":
+                    k = poisson_multiplicities(keys, hashes)
+                else:
+                    k = multinomial_multiplicities(keys, arrays.n_docs, size)
+                distribution[start:stop] = evaluator.evaluate(k)
+                del k
+                bar.update(stop - start)
+        return distribution
 
 
 def _small_r_inputs(arrays, measures):

@@ -8,7 +8,7 @@ arguments.
 """
 import os
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import ir_measures
 import numpy as np
@@ -24,10 +24,11 @@ from .._memory import (
 )
 from .._random import as_generator
 from .._warnings import InputWarning, one_warning_per_kind, warn
-from ..inputs.qrels import read_qrels
+from ..inputs.qrels import Qrels, read_qrels
+from ..inputs.runs import Runs, read_runs
 from ..inputs.topics import read_topics
 from ..measures.arrays import natural_order
-from ..measures.evaluation import prepare
+from ..measures.evaluation import intern
 from ..measures.parsing import LabelledMeasure, parse_measures, require_mean_aggregated
 from ..stats.intervals import METHODS as TOPIC_METHODS
 from ..stats.registry import PAIRED, spellings
@@ -147,10 +148,14 @@ def Experiment(retr_systems, topics, qrels, eval_metrics, names=None, perquery=F
         raise ArgumentError(f"'perquery' must be True, False or 'both', got {perquery!r}")
     if highlight not in (None, "bold", "color", "colour"):
         raise ValueError(f"Unknown highlight {highlight!r}: expected 'bold', 'color' or None")
-    run = _experiment(retr_systems, topics, qrels, eval_metrics, names, batch_size, filter_by_qrels,
-                      filter_by_topics, baseline, test, correction, correction_alpha, round, verbose, validate,
-                      save_dir, save_mode, save_format, precompute_prefix, plan, bootstrap, n_resamples,
-                      confidence_level, interval, corpus_size, model, rng, perquery=perquery, max_memory=max_memory)
+    settings = _Settings(
+        names=names, batch_size=batch_size, filter_by_qrels=filter_by_qrels, filter_by_topics=filter_by_topics,
+        baseline=baseline, test=test, correction=correction, correction_alpha=correction_alpha, round=round,
+        verbose=verbose, validate=validate, save_dir=save_dir, save_mode=save_mode, save_format=save_format,
+        precompute_prefix=precompute_prefix, plan=plan, bootstrap=bootstrap, n_resamples=n_resamples,
+        confidence_level=confidence_level, interval=interval, corpus_size=corpus_size, model=model, rng=rng,
+        perquery=perquery, max_memory=max_memory)
+    run = _experiment(retr_systems, topics, qrels, eval_metrics, settings)
     view = pt_shaped(run.result, run.runs, run.names, run.topics, run.qrels, run.measures.for_pt,
                      rename=run.measures.rename, baseline=run.pt_baseline, test=run.pt_test,
                      correction=correction, correction_alpha=correction_alpha, round=round,
@@ -191,17 +196,52 @@ def experiment_result(retr_systems, topics, qrels, eval_metrics, names=None, bat
         from ..ppi.experiment import ppi_experiment
 
         return ppi_experiment(locals(), rich=True)
-    run = _experiment(retr_systems, topics, qrels, eval_metrics, names, batch_size, filter_by_qrels,
-                      filter_by_topics, baseline, test, correction, correction_alpha, round, verbose, validate,
-                      save_dir, save_mode, save_format, precompute_prefix, plan, bootstrap, n_resamples,
-                      confidence_level, interval, corpus_size, model, rng, perquery=False, rich=True,
-                      max_memory=max_memory)
+    settings = _Settings(
+        names=names, batch_size=batch_size, filter_by_qrels=filter_by_qrels, filter_by_topics=filter_by_topics,
+        baseline=baseline, test=test, correction=correction, correction_alpha=correction_alpha, round=round,
+        verbose=verbose, validate=validate, save_dir=save_dir, save_mode=save_mode, save_format=save_format,
+        precompute_prefix=precompute_prefix, plan=plan, bootstrap=bootstrap, n_resamples=n_resamples,
+        confidence_level=confidence_level, interval=interval, corpus_size=corpus_size, model=model, rng=rng,
+        perquery=False, rich=True, max_memory=max_memory)
+    run = _experiment(retr_systems, topics, qrels, eval_metrics, settings)
     if save_dir is not None:
         run.result.save_summaries(save_dir)
     return run.result
 
 
 # ---------------------------------------------------------------- the experiment
+
+
+@dataclass(frozen=True)
+class _Settings:
+    """Every argument of :func:`Experiment` / :func:`experiment_result` besides its four inputs."""
+
+    names: list | None = None
+    batch_size: int | None = None
+    filter_by_qrels: bool = False
+    filter_by_topics: bool = True
+    baseline: object = None
+    test: object = "t"
+    correction: str | None = None
+    correction_alpha: float = 0.05
+    round: object = None
+    verbose: object = "auto"
+    validate: str = "warn"
+    save_dir: str | None = None
+    save_mode: str = "warn"
+    save_format: object = "trec"
+    precompute_prefix: bool = False
+    plan: str = "linear"
+    bootstrap: str | None = "topic"
+    n_resamples: int | None = None
+    confidence_level: float = 0.95
+    interval: str | None = None
+    corpus_size: int | None = None
+    model: str = "poisson"
+    rng: object = None
+    perquery: object = False
+    rich: bool = False
+    max_memory: int = DEFAULT_MAX_MEMORY
 
 
 @dataclass(frozen=True)
@@ -217,118 +257,179 @@ class _Run:
     mrt: list
 
 
-def _experiment(retr_systems, topics, qrels, eval_metrics, names, batch_size, filter_by_qrels, filter_by_topics,
-                baseline, test, correction, correction_alpha, round, verbose, validate, save_dir, save_mode,
-                save_format, precompute_prefix, plan, bootstrap, n_resamples, confidence_level, interval,
-                corpus_size, model, rng, *, perquery, rich=False, max_memory=DEFAULT_MAX_MEMORY):
-    systems, names, baselines = _systems_names_baselines(retr_systems, names, baseline)
-    test_name = _check_test(test)
-    bootstrap, interval, n_resamples = _check_bootstrap(bootstrap, interval, n_resamples)
-    if bootstrap in ("corpus", "both") and baseline is not None and test != "t":
-        warn(InputWarning(f"test={test!r} is not used with bootstrap={bootstrap!r}: the p-values are the {bootstrap}-"
-                          "bootstrap test over the same replicates as the difference intervals (corpus variance in "
-                          "both); use bootstrap='topic' for a test over topics"))
-    max_memory = check_max_memory(max_memory)
-    _check_options(perquery, baselines, correction, round, save_dir, save_mode, plan, names)
-    measures = _measures(eval_metrics, summed_allowed=bootstrap is None, rich=rich)
-    if precompute_prefix:
+@dataclass(frozen=True)
+class _Inputs:
+    """The qrels and topics of an experiment, read once.
+
+    Attributes:
+        qrels_all: every judgement read; qrels: those of the topics evaluated (``filter_by_topics``).
+        topics_all: every topic read (None when all systems are frames and no topics were given);
+            topics: those the systems run on (``filter_by_qrels``).
+    """
+
+    qrels_all: Qrels
+    qrels: Qrels
+    topics_all: pd.DataFrame | None
+    topics: pd.DataFrame | None
+
+
+@dataclass(frozen=True)
+class _Spreads:
+    """What the bootstraps measured (all None without a bootstrap or with fewer than two topics)."""
+
+    topic_plan: object = None
+    corpus: object = None
+    intervals: np.ndarray | None = None
+    distribution: np.ndarray | None = None
+    comparisons: Comparisons | None = None
+
+
+def _experiment(retr_systems, topics, qrels, eval_metrics, settings: _Settings) -> _Run:
+    systems, names, baselines = _systems_names_baselines(retr_systems, settings.names, settings.baseline)
+    settings, test_name = _checked_settings(settings, baselines, names)
+    measures = _measures(eval_metrics, summed_allowed=settings.bootstrap is None, rich=settings.rich)
+    if settings.precompute_prefix:
         warnings.warn("precompute_prefix is deprecated. Use plan='tree' instead", DeprecationWarning, stacklevel=3)
+    inputs = _read_inputs(systems, topics, qrels, settings)
+    _check_memory(settings.bootstrap, settings.n_resamples, test_name, len(systems),
+                  len(baselines) * len(systems), int(inputs.qrels.frame["qid"].nunique()),
+                  len(measures.kernel) + len(measures.by_query), settings.max_memory)
+    if settings.validate != "ignore":
+        _validate(systems, names, inputs.topics, measures.objects, settings.validate)
 
-    qrels_read = read_qrels(qrels, corpus_size=corpus_size)
-    qrels_all = qrels_read.frame
-    qrels_frame = qrels_all
-    topics = read_topics(topics) if topics is not None else None
-    if topics is None and any(not isinstance(s, pd.DataFrame) for s in systems):
-        raise ValueError("'topics' are needed to run the systems that are transformers")
-    topics_all = topics
-    if topics is not None and filter_by_qrels:
-        topics = topics[topics["qid"].isin(set(qrels_frame["qid"]))]
-        if len(topics) == 0:
-            raise ValueError("There is no overlap between the qids found in the topics and qrels. If this is "
-                             "intentional, set filter_by_topics=False and filter_by_qrels=False.")
-    if topics is not None and filter_by_topics:
-        qrels_frame = qrels_frame[qrels_frame["qid"].isin(set(topics["qid"]))]
-        if len(qrels_frame) == 0:
-            raise ValueError("There is no overlap between the qids found in the topics and qrels. If this is "
-                             "intentional, set filter_by_topics=False and filter_by_qrels=False.")
-    _check_memory(bootstrap, n_resamples, test_name, len(systems),
-                  len(baselines) * len(systems), int(qrels_frame["qid"].nunique()),
-                  len(measures.kernel) + len(measures.by_query), max_memory)
-    if validate != "ignore":
-        _validate(systems, names, topics, measures.objects, validate)
-
-    if plan == "tree" and verbose in ("auto", True):  # as pt.Experiment: the tree plan is shown by default
-        print_plan(systems, names)
-    keys = names if len(set(names)) == len(names) else [f"{n} ({i})" for i, n in enumerate(names)]
-    executed = run_systems(systems, keys, topics, batch_size=batch_size, save_dir=save_dir,
-                           save_mode=save_mode, save_format=save_format,
-                           share_prefix=precompute_prefix or plan == "tree", verbose=verbose is True)
-    runs = [executed.runs[k] for k in keys]
-    n_judged = qrels_frame["qid"].nunique()
-    mrt = [executed.milliseconds[k] / max(n_judged, 1) for k in keys]
-
-    labels, values, corpus_source = _values(runs, keys, qrels_frame, measures)
-    if corpus_source is None:
-        qids = np.array(natural_order(pd.unique(qrels_frame["qid"].to_numpy(object))), dtype=object)
-    else:
-        qids = corpus_source.arrays.qids
-    n_topics = len(qids)
-    if n_topics < 2 and (bootstrap is not None or baselines):
-        warn(InputWarning(f"only {n_topics} topic is judged: intervals and tests need at least 2 topics, so they are "
-                      "left empty (NaN)"))
-    n_kernel = 0 if corpus_source is None else len(corpus_source.measures)
-    if bootstrap in ("corpus", "both") and len(labels) > n_kernel:
-        warn(InputWarning(f"{labels[n_kernel:]} are evaluated through ir_measures, not imaged by the corpus "
-                      "bootstrap: they get no interval"))
-        labels, values = labels[:n_kernel], values[:, :, :n_kernel]
-
-    rng = as_generator(DEFAULT_SEED if rng is None else rng)
-    topic_rng, corpus_rng = rng.spawn(2)
-    topic_plan = corpus = intervals = distribution = comparisons = None
-    if len(labels) and n_topics >= 2:
-        if bootstrap in ("topic", "both") or test_name == "paired_bootstrap":
-            size = n_resamples if bootstrap is not None else 10_000
-            topic_plan = resample_plan(n_topics, n_resamples=size, rng=topic_rng, max_memory=max_memory)
-        if bootstrap in ("corpus", "both"):
-            corpus = _corpus(corpus_source, values, qrels_read, qrels_frame, n_resamples, model, corpus_rng,
-                             verbose is True, max_memory)
-        intervals, distribution = mean_spreads(values, bootstrap, interval, confidence_level, topic_plan, corpus)
-        if baselines:
-            comparisons = Comparisons.build(values, keys, baselines, labels,
-                                            test=test if test_name is None else test_name, plan=topic_plan,
-                                            rng=topic_rng, correction=correction, correction_alpha=correction_alpha,
-                                            confidence_level=confidence_level, bootstrap=bootstrap, interval=interval,
-                                            corpus=corpus, max_memory=max_memory)
-            if comparisons.distribution is None and bootstrap is not None:
-                comparisons = comparisons.with_intervals(comparisons.intervals, difference_spreads(
-                    values, comparisons.system_index, comparisons.baseline_index, bootstrap, interval,
-                    confidence_level, topic_plan, corpus)[1])
-    elif bootstrap is not None:
-        intervals = np.full((len(keys), len(labels), 2), np.nan)
-
+    keys, runs, mrt = _execute(systems, names, inputs, settings)
+    read = isinstance(retr_systems, Runs)  # frames read by read_runs are not checked again
+    labels, values, evaluator, qids = _evaluated(runs, keys, inputs.qrels, measures, settings, baselines, read=read)
+    rngs = as_generator(DEFAULT_SEED if settings.rng is None else settings.rng).spawn(2)  # topics, corpus
+    spreads = _Spreads()
+    if len(labels) and len(qids) >= 2:
+        spreads = _bootstrap(values, keys, labels, baselines, evaluator, inputs.qrels_all, settings, test_name, rngs)
+    elif settings.bootstrap is not None:
+        spreads = _Spreads(intervals=np.full((len(keys), len(labels), 2), np.nan))
     result = ExperimentResult(
         names=tuple(keys),
         qids=tuple(qids.tolist()),
         measures=tuple(labels),
         summed=tuple(isinstance(m.aggregator(), SumAgg) for m in measures.measure_of(labels)),
         values=values,
-        bootstrap=bootstrap,
-        interval=interval,
-        confidence_level=confidence_level,
-        intervals=intervals,
-        distribution_=distribution,
-        corpus=corpus,
-        comparisons=comparisons,
+        bootstrap=settings.bootstrap,
+        interval=settings.interval,
+        confidence_level=settings.confidence_level,
+        intervals=spreads.intervals,
+        distribution_=spreads.distribution,
+        corpus=spreads.corpus,
+        comparisons=spreads.comparisons,
         mrt=dict(zip(keys, mrt, strict=True)) if measures.mrt else None,
-        round=round,
-        topics=tuple(topics["qid"]) if topics is not None else None,
-        plan=topic_plan,
+        round=settings.round,
+        topics=tuple(inputs.topics["qid"]) if inputs.topics is not None else None,
+        plan=spreads.topic_plan,
     )
+    return _pt_run(result, runs, names, inputs, measures, baselines, settings.test, mrt, qids)
+
+
+def _checked_settings(settings: _Settings, baselines, names) -> tuple[_Settings, str | None]:
+    """The settings checked, with the bootstrap's defaults filled in; the test's name (None: a callable)."""
+    test, bootstrap = settings.test, settings.bootstrap
+    test_name = _check_test(test)
+    bootstrap, interval, n_resamples = _check_bootstrap(bootstrap, settings.interval, settings.n_resamples)
+    if bootstrap in ("corpus", "both") and settings.baseline is not None and test != "t":
+        warn(InputWarning(f"test={test!r} is not used with bootstrap={bootstrap!r}: the p-values are the {bootstrap}-"
+                          "bootstrap test over the same replicates as the difference intervals (corpus variance in "
+                          "both); use bootstrap='topic' for a test over topics"))
+    max_memory = check_max_memory(settings.max_memory)
+    _check_options(settings.perquery, baselines, settings.correction, settings.round, settings.save_dir,
+                   settings.save_mode, settings.plan, names)
+    return replace(settings, bootstrap=bootstrap, interval=interval, n_resamples=n_resamples,
+                   max_memory=max_memory), test_name
+
+
+def _read_inputs(systems, topics, qrels, settings: _Settings) -> _Inputs:
+    """Read the qrels and topics (once: inner layers take what is read here) and filter them as
+    ``pt.Experiment`` does (``filter_by_qrels``, ``filter_by_topics``)."""
+    qrels_all = read_qrels(qrels, corpus_size=settings.corpus_size)
+    qrels = qrels_all
+    topics = read_topics(topics) if topics is not None else None
+    if topics is None and any(not isinstance(s, pd.DataFrame) for s in systems):
+        raise ValueError("'topics' are needed to run the systems that are transformers")
+    topics_all = topics
+    no_overlap = ("There is no overlap between the qids found in the topics and qrels. If this is "
+                  "intentional, set filter_by_topics=False and filter_by_qrels=False.")
+    if topics is not None and settings.filter_by_qrels:
+        topics = topics[topics["qid"].isin(set(qrels.frame["qid"]))]
+        if len(topics) == 0:
+            raise ValueError(no_overlap)
+    if topics is not None and settings.filter_by_topics:
+        qrels = qrels.restrict(topics["qid"])
+        if len(qrels.frame) == 0:
+            raise ValueError(no_overlap)
+    return _Inputs(qrels_all, qrels, topics_all, topics)
+
+
+def _execute(systems, names, inputs: _Inputs, settings: _Settings):
+    """Run each system once: ``(keys, runs, mrt)``, keys being the names made unique."""
+    if settings.plan == "tree" and settings.verbose in ("auto", True):  # as pt.Experiment: shown by default
+        print_plan(systems, names)
+    keys = names if len(set(names)) == len(names) else [f"{n} ({i})" for i, n in enumerate(names)]
+    executed = run_systems(systems, keys, inputs.topics, batch_size=settings.batch_size, save_dir=settings.save_dir,
+                           save_mode=settings.save_mode, save_format=settings.save_format,
+                           share_prefix=settings.precompute_prefix or settings.plan == "tree",
+                           verbose=settings.verbose is True)
+    runs = [executed.runs[k] for k in keys]
+    n_judged = inputs.qrels.frame["qid"].nunique()
+    mrt = [executed.milliseconds[k] / max(n_judged, 1) for k in keys]
+    return keys, runs, mrt
+
+
+def _evaluated(runs, keys, qrels: Qrels, measures, settings: _Settings, baselines, *, read: bool):
+    """Per-topic values ``[system, topic, measure]`` with their labels, the evaluator of the kernel
+    measures (None without) and the topics; only imaged measures are kept for the corpus bootstrap."""
+    labels, values, evaluator = _values(runs, keys, qrels, measures, read=read)
+    if evaluator is None:
+        qids = np.array(natural_order(pd.unique(qrels.frame["qid"].to_numpy(object))), dtype=object)
+    else:
+        qids = evaluator.arrays.qids
+    if len(qids) < 2 and (settings.bootstrap is not None or baselines):
+        warn(InputWarning(f"only {len(qids)} topic is judged: intervals and tests need at least 2 topics, so they "
+                          "are left empty (NaN)"))
+    n_kernel = 0 if evaluator is None else len(evaluator.measures)
+    if settings.bootstrap in ("corpus", "both") and len(labels) > n_kernel:
+        warn(InputWarning(f"{labels[n_kernel:]} are evaluated through ir_measures, not imaged by the corpus "
+                          "bootstrap: they get no interval"))
+        labels, values = labels[:n_kernel], values[:, :, :n_kernel]
+    return labels, values, evaluator, qids
+
+
+def _bootstrap(values, keys, labels, baselines, evaluator, qrels: Qrels, settings: _Settings, test_name,
+               rngs) -> _Spreads:
+    """The topic and/or corpus bootstrap of the means and of the differences from the baselines."""
+    s = settings
+    topic_rng, corpus_rng = rngs
+    topic_plan = corpus = comparisons = None
+    if s.bootstrap in ("topic", "both") or test_name == "paired_bootstrap":
+        size = s.n_resamples if s.bootstrap is not None else 10_000
+        topic_plan = resample_plan(values.shape[1], n_resamples=size, rng=topic_rng, max_memory=s.max_memory)
+    if s.bootstrap in ("corpus", "both"):
+        corpus = _corpus(evaluator, values, qrels, s.n_resamples, s.model, corpus_rng, s.verbose is True, s.max_memory)
+    intervals, distribution = mean_spreads(values, s.bootstrap, s.interval, s.confidence_level, topic_plan, corpus)
+    if baselines:
+        comparisons = Comparisons.build(values, keys, baselines, labels,
+                                        test=s.test if test_name is None else test_name, plan=topic_plan,
+                                        rng=topic_rng, correction=s.correction, correction_alpha=s.correction_alpha,
+                                        confidence_level=s.confidence_level, bootstrap=s.bootstrap,
+                                        interval=s.interval, corpus=corpus, max_memory=s.max_memory)
+        if comparisons.distribution is None and s.bootstrap is not None:
+            comparisons = comparisons.with_intervals(comparisons.intervals, difference_spreads(
+                values, comparisons.system_index, comparisons.baseline_index, s.bootstrap, s.interval,
+                s.confidence_level, topic_plan, corpus)[1])
+    return _Spreads(topic_plan, corpus, intervals, distribution, comparisons)
+
+
+def _pt_run(result, runs, names, inputs: _Inputs, measures, baselines, test, mrt, qids) -> _Run:
+    """The result with what ``pt.Experiment`` needs to shape its own output from the same runs."""
     pt_baseline = baselines[0] if len(baselines) == 1 else None
     pt_test = test if callable(test) or test in ("t", "wilcoxon") else "t"
-    pt_topics = topics_all if topics_all is not None else pd.DataFrame({"qid": qids, "query": ""})
-    return _Run(result, runs, names, pt_topics, qrels_all, measures, pt_baseline, pt_test, mrt)
-
+    pt_topics = inputs.topics_all if inputs.topics_all is not None else pd.DataFrame({"qid": qids, "query": ""})
+    return _Run(result, runs, names, pt_topics, inputs.qrels_all.frame, measures, pt_baseline, pt_test, mrt)
 
 # ---------------------------------------------------------------- measures
 
@@ -430,8 +531,11 @@ def _summed(measure):
     return isinstance(measure.aggregator(), SumAgg)
 
 
-def _values(runs, keys, qrels_frame, measures):
-    """Per-topic values ``[system, topic, measure]``: kernel measures, then those through ir_measures."""
+def _values(runs, keys, qrels: Qrels, measures, *, read: bool):
+    """Per-topic values ``[system, topic, measure]``: kernel measures, then those through ir_measures.
+
+    The runs are checked here, once (kernel measures need rankings), unless ``read``: frames that
+    :func:`~pyterrier_boot.read_runs` returned."""
     kernel, by_query = measures.kernel, measures.by_query
     if not all({"qid", "docno", "score"} <= set(run.columns) for run in runs):
         # not rankings: evaluated as pt.Experiment evaluates them (ir_measures says what is missing)
@@ -440,15 +544,17 @@ def _values(runs, keys, qrels_frame, measures):
     evaluator = None
     if kernel:
         # as pt.Experiment: topics without judgements are not evaluated (pt.Experiment says so)
-        evaluator, _ = prepare(dict(zip(keys, runs, strict=True)), qrels_frame, kernel, warn_unjudged=False)
+        frames = dict(zip(keys, runs, strict=True))
+        evaluator = intern(Runs(frames) if read else read_runs(frames), qrels, parse_measures(kernel),
+                           warn_unjudged=False)
         arrays = evaluator.arrays
         values = evaluator.evaluate(np.ones((1, arrays.n_docs), np.int32), identity=True)[0]
         qids = arrays.qids
     else:
-        qids = np.array(natural_order(pd.unique(qrels_frame["qid"].to_numpy(object))), dtype=object)
+        qids = np.array(natural_order(pd.unique(qrels.frame["qid"].to_numpy(object))), dtype=object)
         values = np.zeros((len(runs), len(qids), 0))
     if by_query:
-        values = np.concatenate([values, _by_query(runs, qrels_frame, by_query, qids)], axis=2)
+        values = np.concatenate([values, _by_query(runs, qrels.frame, by_query, qids)], axis=2)
         labels += [label for label, _ in by_query]
     return labels, values, evaluator
 
@@ -614,7 +720,7 @@ def _validate(systems, names, topics, measures, validate):
 # ---------------------------------------------------------------- bootstraps
 
 
-def _corpus(evaluator, values, qrels_read, qrels_frame, n_images, model, rng, verbose, max_memory):
+def _corpus(evaluator, values, qrels_read: Qrels, n_images, model, rng, verbose, max_memory):
     from ..corpus.bootstrap import CorpusBootstrap
 
     boot = CorpusBootstrap(qrels_read, n_images=n_images, model=model, corpus_size=qrels_read.corpus_size,

@@ -61,6 +61,13 @@ class Qrels:
             )
         object.__setattr__(self, "corpus_size", _check_corpus_size(self.corpus_size))
 
+    def restrict(self, qids) -> Qrels:
+        """The judgements of the topics in ``qids`` only (same ``corpus_size`` and ``source``)."""
+        inside = self.frame["qid"].isin(set(qids))
+        if inside.all():
+            return self
+        return dataclasses.replace(self, frame=self.frame[inside].reset_index(drop=True))
+
     def __repr__(self):
         return (
             f"Qrels(source={self.source!r}, {len(self.frame)} judgements, "

@@ -22,11 +22,44 @@ from ._columns import (
 )
 from ._files import fast_table, iter_lines, line_error, parse_number, read_file_bytes
 
-__all__ = ["read_run", "read_runs"]
+__all__ = ["Runs", "read_run", "read_runs"]
 
 _RUN_LINE = "qid Q0 docno rank score tag"
 _RUN_COLUMNS = {"qid": ("qid", "query_id"), "docno": ("docno", "doc_id"), "score": ("score",)}
 _RUN_NEEDS = "A run needs 'qid', 'docno', 'score' (PyTerrier) or 'query_id', 'doc_id', 'score' (ir_measures)."
+
+
+class Runs(dict):
+    """Validated runs: a read-only dict ``name -> run frame``, as :func:`read_runs` returns.
+
+    Each frame has exactly the columns ``qid``, ``docno`` (str) and ``score`` (float64), checked as
+    :func:`read_run` checks them. Functions that take runs take a :class:`Runs` as read, without
+    checking the frames again; to change the runs, edit ``dict(runs)`` (a plain dict, read again
+    where it is passed).
+    """
+
+    def __init__(self, runs: dict[str, pd.DataFrame] | None = None) -> None:
+        super().__init__(runs or {})
+        for name, frame in self.items():
+            if (
+                not isinstance(name, str)
+                or not isinstance(frame, pd.DataFrame)
+                or list(frame.columns) != ["qid", "docno", "score"]
+                or frame["score"].dtype != np.float64
+            ):
+                raise TypeError(
+                    "Runs hold run frames with columns qid, docno, score (float64) under string names; "
+                    "build Runs with read_runs(...), which checks and converts the runs"
+                )
+
+    def _read_only(self, *args, **kwargs):
+        raise TypeError("Runs are read-only: change dict(runs), a plain dict, and pass that instead")
+
+    __setitem__ = __delitem__ = __ior__ = _read_only
+    clear = pop = popitem = setdefault = update = _read_only
+
+    def __reduce__(self):
+        return (Runs, (dict(self),))
 
 
 def read_run(source, *, name: str | None = None) -> pd.DataFrame:
@@ -75,11 +108,11 @@ def read_run(source, *, name: str | None = None) -> pd.DataFrame:
     )
 
 
-def read_runs(runs, *, topics=None, names=None, batch_size: int | None = None, verbose: bool = False) -> dict[str, pd.DataFrame]:
+def read_runs(runs, *, topics=None, names=None, batch_size: int | None = None, verbose: bool = False) -> Runs:
     """Read several runs into a dict ``name -> run frame`` (each as :func:`read_run` returns).
 
     Args:
-        runs: a DataFrame; a path to a run file; a path to a folder (each regular file in it,
+        runs: a :class:`Runs` (returned as is); a DataFrame; a path to a run file; a path to a folder (each regular file in it,
             sorted by name, hidden files skipped); a PyTerrier Transformer (run on ``topics`` as
             ``pt.Experiment`` does); a list of any of these; or a dict ``name -> run`` (a file,
             frame or transformer, not a folder).
@@ -93,6 +126,9 @@ def read_runs(runs, *, topics=None, names=None, batch_size: int | None = None, v
     single tag, else the file name without ``.gz``; for a transformer ``str(transformer)`` (as
     ``pt.Experiment``); for a frame its ``name`` column when that holds a single value, else
     ``"run <i>"`` with ``i`` the position in ``runs``.
+
+    Returns:
+        :class:`Runs`, a read-only dict ``name -> run frame``.
 
     Raises:
         ValueError: two runs get the same name (both sources are named), ``names`` has the wrong
@@ -110,6 +146,8 @@ def read_runs(runs, *, topics=None, names=None, batch_size: int | None = None, v
         not isinstance(batch_size, (int, np.integer)) or isinstance(batch_size, bool) or batch_size < 1
     ):
         raise ValueError(f"'batch_size' must be a positive integer or None, got {batch_size!r}")
+    if isinstance(runs, Runs) and names is None:
+        return runs
     entries = _expand(runs, names)
     if any(entry.kind == "transformer" for entry in entries):
         if topics is None:
@@ -138,7 +176,7 @@ def read_runs(runs, *, topics=None, names=None, batch_size: int | None = None, v
             )
         result[run_name] = frame
         origin[run_name] = entry.source_label
-    return result
+    return Runs(result)
 
 
 class _Entry:

@@ -128,54 +128,14 @@ class JudgedRuns:
         codes = codes.astype(np.int32)
         n_docs = len(docnos)
         bounds = np.cumsum([0] + [len(c) for c in docno_columns])
-
-        # qrels: by topic, then grade descending, then doc id
-        q_topic = topic_index.get_indexer(qrels["qid"].to_numpy(object))
-        q_doc = codes[bounds[0]:bounds[1]]
-        q_grade = qrels["label"].to_numpy(np.int64).astype(np.int32)
-        order = np.lexsort((q_doc, -q_grade.astype(np.int64), q_topic))
-        q_topic, q_doc, q_grade = q_topic[order], q_doc[order], q_grade[order]
-        qrels_offsets = np.zeros(len(qids) + 1, np.int64)
-        np.cumsum(np.bincount(q_topic, minlength=len(qids)), out=qrels_offsets[1:])
-        judged_keys = q_topic.astype(np.int64) * n_docs + q_doc
-        key_order = np.argsort(judged_keys)
-        sorted_keys, sorted_grades = judged_keys[key_order], q_grade[key_order]
-
-        docs, grades, counts, stops = [], [], [], []
-        for j, name in enumerate(names):
-            run = runs[name]
-            topic = topic_index.get_indexer(run["qid"].to_numpy(object))
-            doc = codes[bounds[j + 1]:bounds[j + 2]]
-            score = trec_eval_scores(run["score"])
-            if np.isinf(score).any():
-                report(InputWarning, "{n} run(s) have scores beyond single precision (about 3.4e38 in magnitude), "
-                       "which trec_eval compares as infinite, so those documents tie (broken by docno, as "
-                       "trec_eval does); rescale the scores to rank them apart: {cases}", [repr(name)])
-            unknown = topic < 0
-            if unknown.any() and warn_unjudged:
-                missing = natural_order(pd.unique(run["qid"].to_numpy(object)[unknown]))
-                report(InputWarning, "{n} topic(s) not in the qrels are ignored (as trec_eval does): {cases}",
-                       missing)
-            if unknown.any():
-                topic, doc, score = topic[~unknown], doc[~unknown], score[~unknown]
-            order = np.lexsort((-doc.astype(np.int64), -score, topic))
-            topic, doc = topic[order], doc[order]
-            grade = _lookup(sorted_keys, sorted_grades, topic.astype(np.int64) * n_docs + doc)
-            count = np.bincount(topic, minlength=len(qids))
-            docs.append(doc)
-            grades.append(grade)
-            counts.append(count)
-            stops.append(_stops(topic, grade != UNJUDGED, count))
-
-        run_offsets = np.zeros(len(names) * len(qids) + 1, np.int64)
-        if names:
-            np.cumsum(np.concatenate(counts), out=run_offsets[1:])
-        offsets_per_run = run_offsets[:-1].reshape(len(names), len(qids)) if names else np.zeros((0, len(qids)), np.int64)
-        run_stops = (
-            np.concatenate([offsets_per_run[j] + stops[j] for j in range(len(names))])
-            if names
-            else np.zeros(0, np.int64)
-        )
+        q_doc, q_grade, qrels_offsets, lookup = _intern_qrels(qrels, topic_index, codes[bounds[0]:bounds[1]], n_docs)
+        interned = [
+            _intern_run(name, runs[name], topic_index, codes[bounds[j + 1]:bounds[j + 2]], lookup, n_docs,
+                        warn_unjudged)
+            for j, name in enumerate(names)
+        ]
+        docs, grades, counts, stops = zip(*interned) if interned else ((), (), (), ())
+        run_offsets, run_stops = _run_offsets(counts, stops, len(qids))
         return cls(
             systems=names,
             qids=qids,
@@ -188,6 +148,59 @@ class JudgedRuns:
             run_grades=np.concatenate(grades) if grades else np.zeros(0, np.int32),
             run_stops=run_stops,
         )
+
+
+def _intern_qrels(qrels, topic_index, q_doc, n_docs):
+    """Judgements by topic, then grade descending, then doc id; their offsets per topic; and the
+    ``(sorted keys, grades)`` lookup of the grade of a ``topic * n_docs + doc`` key."""
+    n_topics = len(topic_index)
+    q_topic = topic_index.get_indexer(qrels["qid"].to_numpy(object))
+    q_grade = qrels["label"].to_numpy(np.int64).astype(np.int32)
+    order = np.lexsort((q_doc, -q_grade.astype(np.int64), q_topic))
+    q_topic, q_doc, q_grade = q_topic[order], q_doc[order], q_grade[order]
+    qrels_offsets = np.zeros(n_topics + 1, np.int64)
+    np.cumsum(np.bincount(q_topic, minlength=n_topics), out=qrels_offsets[1:])
+    judged_keys = q_topic.astype(np.int64) * n_docs + q_doc
+    key_order = np.argsort(judged_keys)
+    return q_doc, q_grade, qrels_offsets, (judged_keys[key_order], q_grade[key_order])
+
+
+def _intern_run(name, run, topic_index, doc, lookup, n_docs, warn_unjudged):
+    """One run ranked as trec_eval ranks it: ``(docs, grades, results per topic, stops per topic)``."""
+    n_topics = len(topic_index)
+    topic = topic_index.get_indexer(run["qid"].to_numpy(object))
+    score = trec_eval_scores(run["score"])
+    if np.isinf(score).any():
+        report(InputWarning, "{n} run(s) have scores beyond single precision (about 3.4e38 in magnitude), "
+               "which trec_eval compares as infinite, so those documents tie (broken by docno, as "
+               "trec_eval does); rescale the scores to rank them apart: {cases}", [repr(name)])
+    unknown = topic < 0
+    if unknown.any() and warn_unjudged:
+        missing = natural_order(pd.unique(run["qid"].to_numpy(object)[unknown]))
+        report(InputWarning, "{n} topic(s) not in the qrels are ignored (as trec_eval does): {cases}",
+               missing)
+    if unknown.any():
+        topic, doc, score = topic[~unknown], doc[~unknown], score[~unknown]
+    order = np.lexsort((-doc.astype(np.int64), -score, topic))
+    topic, doc = topic[order], doc[order]
+    grade = _lookup(*lookup, topic.astype(np.int64) * n_docs + doc)
+    count = np.bincount(topic, minlength=n_topics)
+    return doc, grade, count, _stops(topic, grade != UNJUDGED, count)
+
+
+def _run_offsets(counts, stops, n_topics):
+    """Offsets of each (run, topic) ranking in the concatenated runs, and each ranking's stop."""
+    n_runs = len(counts)
+    run_offsets = np.zeros(n_runs * n_topics + 1, np.int64)
+    if n_runs:
+        np.cumsum(np.concatenate(counts), out=run_offsets[1:])
+    offsets_per_run = run_offsets[:-1].reshape(n_runs, n_topics) if n_runs else np.zeros((0, n_topics), np.int64)
+    run_stops = (
+        np.concatenate([offsets_per_run[j] + stops[j] for j in range(n_runs)])
+        if n_runs
+        else np.zeros(0, np.int64)
+    )
+    return run_offsets, run_stops
 
 
 def _lookup(sorted_keys, sorted_grades, keys):

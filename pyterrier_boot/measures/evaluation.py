@@ -3,24 +3,30 @@ import numpy as np
 import pandas as pd
 
 from .._warnings import one_warning_per_kind
-from ..inputs.qrels import read_qrels
-from ..inputs.runs import read_runs
+from ..inputs.qrels import Qrels, read_qrels
+from ..inputs.runs import Runs, read_runs
 from .arrays import JudgedRuns
 from .engine import Evaluator
 from .materialisation import multiplicities_for
-from .parsing import parse_measures
+from .parsing import LabelledMeasure, parse_measures
 
 
 def prepare(runs, qrels, measures, *, topics=None, batch_size=None, verbose=False, warn_unjudged=True):
     """Read runs, qrels and measures, and intern them: ``(Evaluator, Qrels)``.
 
-    The shared entry point of :func:`evaluate`, the corpus bootstrap and ``Experiment``.
+    The door of :func:`evaluate` and of public functions taking raw runs and qrels; inner layers,
+    holding :class:`Runs` and :class:`Qrels` already, call :func:`intern`.
     """
     qrels = read_qrels(qrels)
     measures = parse_measures(measures)
     runs = read_runs(runs, topics=topics, batch_size=batch_size, verbose=verbose)
+    return intern(runs, qrels, measures, warn_unjudged=warn_unjudged), qrels
+
+
+def intern(runs: Runs, qrels: Qrels, measures: list[LabelledMeasure], *, warn_unjudged: bool = True) -> Evaluator:
+    """An :class:`Evaluator` of runs and qrels already read (nothing is read or checked again)."""
     arrays = JudgedRuns.build(runs, qrels.frame, warn_unjudged=warn_unjudged)
-    return Evaluator(arrays, measures, runs=runs, qrels=qrels.frame), qrels
+    return Evaluator(arrays, measures, runs=runs, qrels=qrels.frame)
 
 
 @one_warning_per_kind()

@@ -6,6 +6,7 @@ its textbook / trec_eval definition. The numba kernels in :mod:`.kernels` must a
 (tests/test_measures_kernels.py), and both must agree with ir_measures on materialised frames.
 """
 import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -39,92 +40,126 @@ def materialise(docs, grades, multiplicity):
     return out
 
 
+class _Topic(NamedTuple):
+    """One materialised ranking of a topic, as the measures read it."""
+
+    ranking: list  # grades down the ranking (None: unjudged)
+    top: list  # the ranking down to the cutoff
+    relevant: list  # of ``top``: grade >= rel
+    judged: list  # grades of the topic's judged documents
+    n_rel: int  # judged documents with grade >= rel
+
+
 def measure_value(km, ranking, judged):
     """Value of kernel measure ``km`` for a materialised ranking and the judged grades of the topic."""
     if km.judged_only:  # trec_eval: negative grades count as unjudged
         ranking = [g for g in ranking if g is not None and g >= 0]
     top = ranking[: km.cutoff] if km.cutoff else ranking
     relevant = [g is not None and g >= km.rel for g in top]
-    n_rel = sum(1 for g in judged if g >= km.rel)
-    if km.kind == AP:
-        if n_rel == 0:
-            return 0.0
-        hits, total = 0, 0.0
-        for i, is_rel in enumerate(relevant):
-            if is_rel:
-                hits += 1
-                total += hits / (i + 1)
-        return total / n_rel
-    if km.kind == P:
-        return sum(relevant) / km.cutoff
-    if km.kind == R:
-        return sum(relevant) / n_rel if n_rel else 0.0
-    if km.kind == RR:
-        return next((1.0 / (i + 1) for i, is_rel in enumerate(relevant) if is_rel), 0.0)
-    if km.kind == RPREC:
-        if n_rel == 0:
-            return 0.0
-        return sum(1 for g in ranking[:n_rel] if g is not None and g >= km.rel) / n_rel
-    if km.kind == SUCCESS:
-        return float(any(relevant))
-    if km.kind in (NDCG, NCG, Q):
-        gains = [km.gain(g) for g in top]
-        ideal = sorted((km.gain(g) for g in judged), reverse=True)
-        if km.kind == NDCG:
-            ideal = ideal[: km.cutoff] if km.cutoff else ideal
-            idcg = sum(g / math.log2(i + 2) for i, g in enumerate(ideal))
-            return sum(g / math.log2(i + 2) for i, g in enumerate(gains)) / idcg if idcg > 0 else 0.0
-        if km.kind == NCG:
-            icg = sum(ideal[: km.cutoff])
-            return sum(gains) / icg if icg > 0 else 0.0
-        if n_rel == 0:
-            return 0.0
-        cg, count, total = 0.0, 0, 0.0
-        for i, (gain, is_rel) in enumerate(zip(gains, relevant)):
-            cg += gain
-            count += is_rel
-            if is_rel:
-                total += (km.x * cg + count) / (km.x * sum(ideal[: i + 1]) + i + 1)
-        return total / n_rel
-    if km.kind == BPREF:
-        n_nonrel = sum(1 for g in judged if 0 <= g < km.rel)
-        if n_rel == 0:
-            return 0.0
-        nonrel_above, total = 0, 0.0
-        for g in ranking:
-            if g is None or g < 0:
-                continue
-            if g >= km.rel:
-                total += 1.0 - min(nonrel_above, n_rel) / min(n_rel, n_nonrel) if nonrel_above else 1.0
-            else:
-                nonrel_above += 1
-        return total / n_rel
-    if km.kind in (RBP, INSQ, INST):
-        gains = [km.gain(g) for g in ranking[:CWL_DEPTH]]
-        gains += [0.0] * (CWL_DEPTH - len(gains))
-        if km.kind == INST:  # continuation depends on the gain still wanted, T_i = T - sum g
-            continuation, so_far = [], 0.0
-            for i, gain in enumerate(gains, start=1):
-                so_far += gain
-                wanted = km.x - so_far
-                continuation.append(((i + km.x + wanted - 1) / (i + km.x + wanted)) ** 2)
-            reach = [1.0]
-            for c in continuation[:-1]:
-                reach.append(reach[-1] * c)
-            weights = [r / sum(reach) for r in reach]
-        else:
-            weights = list(km.position_weights())
-        return sum(w * g for w, g in zip(weights, gains))
-    if km.kind == JUDGED:
-        return sum(g is not None for g in top) / len(top) if top else 0.0
-    if km.kind == ERR:
-        total, reach = 0.0, 1.0
-        for i, g in enumerate(top, start=1):
-            stop = km.gain(g) / 2**ERR_MAX_GRADE
-            total += reach * stop / i
-            reach *= 1 - stop
-        return total
+    topic = _Topic(ranking, top, relevant, judged, sum(1 for g in judged if g >= km.rel))
+    for kinds, value in _VALUES:
+        if km.kind in kinds:
+            return value(km, topic)
     raise ValueError(f"no reference implementation for kind {km.kind}")
+
+
+def _ap(km, t: _Topic) -> float:
+    if t.n_rel == 0:
+        return 0.0
+    hits, total = 0, 0.0
+    for i, is_rel in enumerate(t.relevant):
+        if is_rel:
+            hits += 1
+            total += hits / (i + 1)
+    return total / t.n_rel
+
+
+def _rprec(km, t: _Topic) -> float:
+    if t.n_rel == 0:
+        return 0.0
+    return sum(1 for g in t.ranking[:t.n_rel] if g is not None and g >= km.rel) / t.n_rel
+
+
+def _cumulated_gain(km, t: _Topic) -> float:
+    """nDCG, nCG and Sakai's Q-measure."""
+    gains = [km.gain(g) for g in t.top]
+    ideal = sorted((km.gain(g) for g in t.judged), reverse=True)
+    if km.kind == NDCG:
+        ideal = ideal[: km.cutoff] if km.cutoff else ideal
+        idcg = sum(g / math.log2(i + 2) for i, g in enumerate(ideal))
+        return sum(g / math.log2(i + 2) for i, g in enumerate(gains)) / idcg if idcg > 0 else 0.0
+    if km.kind == NCG:
+        icg = sum(ideal[: km.cutoff])
+        return sum(gains) / icg if icg > 0 else 0.0
+    if t.n_rel == 0:
+        return 0.0
+    cg, count, total = 0.0, 0, 0.0
+    for i, (gain, is_rel) in enumerate(zip(gains, t.relevant)):
+        cg += gain
+        count += is_rel
+        if is_rel:
+            total += (km.x * cg + count) / (km.x * sum(ideal[: i + 1]) + i + 1)
+    return total / t.n_rel
+
+
+def _bpref(km, t: _Topic) -> float:
+    n_rel = t.n_rel
+    n_nonrel = sum(1 for g in t.judged if 0 <= g < km.rel)
+    if n_rel == 0:
+        return 0.0
+    nonrel_above, total = 0, 0.0
+    for g in t.ranking:
+        if g is None or g < 0:
+            continue
+        if g >= km.rel:
+            total += 1.0 - min(nonrel_above, n_rel) / min(n_rel, n_nonrel) if nonrel_above else 1.0
+        else:
+            nonrel_above += 1
+    return total / n_rel
+
+
+def _cwl(km, t: _Topic) -> float:
+    """RBP, INSQ and INST: expected rate of gain over the first CWL_DEPTH positions (cwl_eval)."""
+    gains = [km.gain(g) for g in t.ranking[:CWL_DEPTH]]
+    gains += [0.0] * (CWL_DEPTH - len(gains))
+    if km.kind == INST:  # continuation depends on the gain still wanted, T_i = T - sum g
+        continuation, so_far = [], 0.0
+        for i, gain in enumerate(gains, start=1):
+            so_far += gain
+            wanted = km.x - so_far
+            continuation.append(((i + km.x + wanted - 1) / (i + km.x + wanted)) ** 2)
+        reach = [1.0]
+        for c in continuation[:-1]:
+            reach.append(reach[-1] * c)
+        weights = [r / sum(reach) for r in reach]
+    else:
+        weights = list(km.position_weights())
+    return sum(w * g for w, g in zip(weights, gains))
+
+
+def _err(km, t: _Topic) -> float:
+    total, reach = 0.0, 1.0
+    for i, g in enumerate(t.top, start=1):
+        stop = km.gain(g) / 2**ERR_MAX_GRADE
+        total += reach * stop / i
+        reach *= 1 - stop
+    return total
+
+
+# kinds -> value(km, topic)
+_VALUES = (
+    ((AP,), _ap),
+    ((P,), lambda km, t: sum(t.relevant) / km.cutoff),
+    ((R,), lambda km, t: sum(t.relevant) / t.n_rel if t.n_rel else 0.0),
+    ((RR,), lambda km, t: next((1.0 / (i + 1) for i, is_rel in enumerate(t.relevant) if is_rel), 0.0)),
+    ((RPREC,), _rprec),
+    ((SUCCESS,), lambda km, t: float(any(t.relevant))),
+    ((NDCG, NCG, Q), _cumulated_gain),
+    ((BPREF,), _bpref),
+    ((RBP, INSQ, INST), _cwl),
+    ((JUDGED,), lambda km, t: sum(g is not None for g in t.top) / len(t.top) if t.top else 0.0),
+    ((ERR,), _err),
+)
 
 
 def reference_values(arrays, multiplicity, kernel_measures):
