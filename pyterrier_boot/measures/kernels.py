@@ -1,7 +1,8 @@
 """numba kernels: every kernel measure on many corpus images at once, without materialising them.
 
 A document with multiplicity ``k`` occupies ``k`` consecutive positions of the image run and
-counts ``k`` times in the image qrels (METHODS.md §1). For each (image, system, topic) the driver
+counts ``k`` times in the image qrels (Cormack & Lynam 2006; Zobel & Rashidi 2020; pt_docs/methods.md,
+"The corpus bootstrap"). For each (image, system, topic) the driver
 gathers the ranking once into two short buffers, the copies ``k`` and the grade of each document
 still present (down to the last judged document, below which no measure of relevance changes),
 and each measure then walks that buffer, advancing the image position by ``k``. The number of

@@ -1,6 +1,6 @@
 """Materialised corpus images: the run and qrels an image stands for, as ordinary frames.
 
-This is the definition the kernels are tested against (METHODS.md §1): in the image, a document
+This is the definition the kernels are tested against (Zobel & Rashidi 2020; pt_docs/methods.md, "The corpus bootstrap"): in the image, a document
 with multiplicity ``k`` appears ``k`` times at consecutive ranks where it stood in the run, and
 ``k`` times in the qrels with its grade; ``k = 0`` removes it. Copies are told apart by their
 docno: the first copy keeps the original docno, copy ``j >= 2`` becomes ``"<docno>#<j>"``.

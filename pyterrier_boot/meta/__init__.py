@@ -1,6 +1,6 @@
 """Meta-evaluation and experimental design: which measure, how many topics, where the variance is.
 
-A functional core on numpy arrays and pandas frames (METHODS.md §3-4). Modules, one concept each:
+A functional core on numpy arrays and pandas frames (Sakai 2007; Kanoulas; pt_docs/methods.md, sections 6-9). Modules, one concept each:
 
 * ``discriminative_power``: Sakai's bootstrap sensitivity (ASL per pair, sensitivity, the
   estimated difference required, ASL curves).

@@ -1,4 +1,4 @@
-"""Where the variance comes from, on corpus-bootstrap replicates (Kanoulas; METHODS.md §4).
+"""Where the variance comes from, on corpus-bootstrap replicates (Kanoulas; pt_docs/methods.md, "Where the variance comes from").
 
 Each corpus image is a replicate of the whole experiment: ``y[s,q,k]`` is the score of system
 ``s`` on topic ``q`` in image ``k``. The mixed model of

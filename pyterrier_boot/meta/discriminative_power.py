@@ -329,7 +329,7 @@ def discriminative_power(scores_by_measure, *, test="paired_bootstrap", alpha=0.
 
     References:
         Sakai, T. (2007). On the reliability of information retrieval metrics based on
-        significance tests. IPSJ Digital Courier 3, §6 (METHODS.md §3).
+        significance tests. IPSJ Digital Courier 3, §6 (pt_docs/methods.md, "Meta-evaluation of measures").
     """
     test, alpha, n_resamples, agg = _discriminative_power_iv(test, alpha, n_resamples, statistic)
     data = as_measure_scores(scores_by_measure)

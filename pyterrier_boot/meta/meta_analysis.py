@@ -2,7 +2,7 @@
 
 Per topic ``q`` an effect ``d_q`` (by default ``logit(AP_x) - logit(AP_y)``, "the logarithm of the
 ratio of the effectiveness of the two systems") with a standard error ``σ_q`` (from the corpus
-bootstrap, later; any source works). Pooled (METHODS.md §4):
+bootstrap, later; any source works). Pooled (Cormack & Lynam 2006, §9; pt_docs/methods.md, "Meta-analysis over topics"):
 
 * fixed effect: ``d̄ = Σ d_q σ_q⁻² / Σ σ_q⁻²``, standard error ``(Σ σ_q⁻²)^(-1/2)``;
 * random effects (DerSimonian & Laird 1986): between-topic variance

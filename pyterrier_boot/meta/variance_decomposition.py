@@ -1,7 +1,7 @@
 """Where the variance comes from: a linear mixed model of scores over topics and replicates.
 
 Kanoulas ("Experimental design for collection-based comparative evaluation", slides "Mixed-effects
-homoscedastic/heteroscedastic model"; METHODS.md §4): the score of system ``s`` on topic ``q`` in
+homoscedastic/heteroscedastic model"; pt_docs/methods.md, "Where the variance comes from"): the score of system ``s`` on topic ``q`` in
 replicate ``k`` (a corpus image, an assessor, a user, ...) is
 
     y[s,q,k] = β_s + b_q + c_sq + ε[s,q,k],   b_q ~ N(0, σ_q²),  c_sq ~ N(0, σ_sq²),  ε ~ N(0, σ²)

@@ -2,7 +2,7 @@
 
 When many system pairs are tested, a family-wise (Bonferroni, Holm, ...) or false-discovery-rate
 (Benjamini-Hochberg, ...) correction keeps the error rate of the whole family at ``alpha``.
-:func:`~pyterrier_boot.compare` corrects per measure by default (METHODS.md §2).
+:func:`~pyterrier_boot.compare` corrects per measure by default (pt_docs/methods.md, "Many systems").
 """
 from dataclasses import dataclass
 from typing import Any, ClassVar

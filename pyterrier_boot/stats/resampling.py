@@ -1,6 +1,6 @@
 """Resample plans: the topic bootstrap and the sign flips, drawn once and shared.
 
-Topics are an i.i.d. sample from a population of topics (Sakai 2007, §5; METHODS.md §2). A
+Topics are an i.i.d. sample from a population of topics (Sakai 2007, §5; pt_docs/methods.md, "The topic bootstrap"). A
 :class:`ResamplePlan` holds ``B`` bootstrap resamples of topic *positions*, drawn once from ``rng``;
 every system and every measure in one call is resampled with the same plan, so comparisons are
 paired, and a kept plan replays the experiment exactly. A :class:`SignFlipPlan` does the same for

@@ -600,7 +600,7 @@ def randomization_test(x, y, *, alternative="two-sided", n_resamples=10_000, con
 
     References:
         Smucker, Allan & Carterette (2007). A comparison of statistical significance tests for
-        information retrieval evaluation. CIKM. (METHODS.md §2.)
+        information retrieval evaluation. CIKM. See pt_docs/methods.md, "Tests for a pair of systems".
     """
     confidence_level = _common_iv(alternative, confidence_level, nan_policy)
     n_resamples = check_n_resamples(n_resamples)

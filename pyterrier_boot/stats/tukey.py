@@ -6,7 +6,7 @@ design is paired), and compares every pair of system means with the studentised 
 distribution on ``(S-1)(n-1)`` degrees of freedom. A one-way Tukey test (scipy's ``tukey_hsd``,
 ranx's) ignores the pairing and is much weaker on IR data.
 
-:func:`randomized_tukey_hsd` is Carterette's distribution-free version (METHODS.md §2): per resample,
+:func:`randomized_tukey_hsd` is Carterette's (2012) distribution-free version (pt_docs/methods.md, "Many systems"): per resample,
 shuffle each topic's scores across the systems, record the range (max minus min) of the system
 means; the adjusted p-value of a pair is the share of resamples whose range is at least the
 pair's observed difference.
