@@ -31,6 +31,7 @@ which a BCa endpoint reaches 0, computed from the same ``(count + 1)/(B + 1)`` t
 import numpy as np
 from scipy import special
 
+from .._deprecation import renamed_keywords
 from .._memory import warn_interval_resolution
 from ..stats._inputs import check_choice, check_confidence_level
 from ..stats._quantiles import quantiles, sorted_quantiles
@@ -78,12 +79,13 @@ def _check_unit(theta, rows, what):
                          "use 'percentile', 'normal' or 'bca'")
 
 
-def _logit(x, epsilon):
-    return special.logit(np.clip(x, epsilon, 1 - epsilon))
+def _logit(x, eps):
+    return special.logit(np.clip(x, eps, 1 - eps))
 
 
+@renamed_keywords(epsilon="eps")
 def image_interval(statistic, distribution, *, method="percentile", confidence_level=0.95,
-                   jackknife=None, epsilon=EPSILON, what="scores"):
+                   jackknife=None, eps=EPSILON, what="scores"):
     """Two-sided interval for each entry of ``statistic`` from its image distribution.
 
     Args:
@@ -92,7 +94,7 @@ def image_interval(statistic, distribution, *, method="percentile", confidence_l
         method: ``"percentile"``, ``"normal"``, ``"logit"`` or ``"bca"`` (module docstring).
         confidence_level: e.g. 0.95.
         jackknife: delete-a-group jackknife values, shape ``(G, *s)``; required by ``"bca"``.
-        epsilon: the logit interval's clipping ε.
+        eps: the logit interval's clipping ε.
         what: how to name the values in error messages.
 
     Returns:
@@ -121,8 +123,8 @@ def image_interval(statistic, distribution, *, method="percentile", confidence_l
         low, high = theta - z * sd, theta + z * sd
     elif method == "logit":
         _check_unit(theta, rows, what)
-        centre = _logit(theta, epsilon)
-        sd = _logit(rows, epsilon).std(axis=1, ddof=1)
+        centre = _logit(theta, eps)
+        sd = _logit(rows, eps).std(axis=1, ddof=1)
         spread = np.ptp(rows, axis=1) > 0  # (a constant row's computed sd may be 1e-15, not 0)
         low = np.where(spread, np.minimum(special.expit(centre - z * sd), theta), theta)
         high = np.where(spread, np.maximum(special.expit(centre + z * sd), theta), theta)

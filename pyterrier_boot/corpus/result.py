@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 from scipy import special, stats
 
+from .._deprecation import renamed_keywords
 from .._results import ConfidenceInterval, TupleLike
 from ..stats._inputs import check_choice, check_confidence_level
 from ..stats.aggregates import get_aggregate
@@ -158,8 +159,9 @@ class CorpusBootstrapResult(TupleLike):
 
     # ------------------------------------------------------------ per topic
 
+    @renamed_keywords(epsilon="eps")
     def per_topic(self, *, method="percentile", confidence_level=0.95, small_r=True, measures=None,
-                  epsilon=EPSILON):
+                  eps=EPSILON):
         """Each (system, topic, measure) value with its SD over images and an interval.
 
         Args:
@@ -169,7 +171,7 @@ class CorpusBootstrapResult(TupleLike):
             small_r: apply the small-R correction to AP measures (silver bullets / lead balloons,
                 :mod:`pyterrier_boot.corpus.small_r`); other measures are never corrected.
             measures: labels to include (default all).
-            epsilon: the logit interval's ε.
+            eps: the logit interval's ε.
 
         Returns:
             A long frame ``name, qid, measure, value, standard_error, ci_low, ci_high, small_r``
@@ -181,7 +183,7 @@ class CorpusBootstrapResult(TupleLike):
         self._check_unit(method, index, "scores")
         theta = self.statistic[..., index]
         dist = self.bootstrap_distribution[..., index]
-        low, high, corrected = self._topic_interval(index, method, confidence_level, small_r, epsilon)
+        low, high, corrected = self._topic_interval(index, method, confidence_level, small_r, eps)
         S, Q, M = theta.shape
         labels = np.array([self.measures[m] for m in index], dtype=object)
         return _long({
@@ -195,12 +197,12 @@ class CorpusBootstrapResult(TupleLike):
             "small_r": corrected.reshape(-1),
         })
 
-    def _topic_interval(self, index, method, confidence_level, small_r, epsilon):
+    def _topic_interval(self, index, method, confidence_level, small_r, eps):
         """Per-topic interval ``low, high, corrected`` ``[system, topic, measure]`` (see :meth:`per_topic`)."""
         theta = self.statistic[..., index]
         low, high = image_interval(theta, self.bootstrap_distribution[..., index], method=method,
                                    confidence_level=confidence_level,
-                                   jackknife=self.jackknife_distribution[..., index], epsilon=epsilon, what="scores")
+                                   jackknife=self.jackknife_distribution[..., index], eps=eps, what="scores")
         low, high = np.array(low), np.array(high)
         corrected = np.zeros(theta.shape, dtype=bool)
         if small_r:
@@ -226,8 +228,9 @@ class CorpusBootstrapResult(TupleLike):
             agg.check_domain(self.statistic, name="scores")
         return agg(self.statistic, axis=1), agg(self.bootstrap_distribution, axis=2)
 
+    @renamed_keywords(epsilon="eps")
     def per_system(self, *, statistic="mean", method="percentile", confidence_level=0.95, measures=None,
-                   epsilon=EPSILON, variance=DEFAULT_VARIANCE):
+                   eps=EPSILON, variance=DEFAULT_VARIANCE):
         """Each system's aggregate over topics (MAP, mean nDCG@10, ...) with its corpus-bootstrap interval.
 
         Args:
@@ -242,7 +245,7 @@ class CorpusBootstrapResult(TupleLike):
                 (log for ``gmean``, logit for ``logit_mean``) and maps back.
             confidence_level: e.g. 0.95.
             measures: labels to include (default all).
-            epsilon: ε of the ``logit`` and ``parametric`` methods.
+            eps: ε of the ``logit`` and ``parametric`` methods.
             variance: the per-topic variance ``v_q`` of ``method="parametric"``
                 (:data:`PARAMETRIC_VARIANCES`; measured in ``pt_docs/corpus_bootstrap.md``):
 
@@ -284,7 +287,7 @@ class CorpusBootstrapResult(TupleLike):
         z = special.ndtri(1 - (1 - confidence_level) / 2)
         centre = agg.forward(scores).mean(axis=1)
         if method == "parametric":
-            se = self._parametric_se(index, agg.name, variance, epsilon, confidence_level)
+            se = self._parametric_se(index, agg.name, variance, eps, confidence_level)
             low, high = agg.inverse(centre - z * se), agg.inverse(centre + z * se)
         else:
             se = standard_error(agg.forward(images).mean(axis=2))
@@ -293,7 +296,7 @@ class CorpusBootstrapResult(TupleLike):
             else:
                 jack = agg(self.jackknife_distribution[..., index], axis=2)
                 low, high = image_interval(theta, dist, method=method, confidence_level=confidence_level,
-                                           jackknife=jack, epsilon=epsilon, what=f"{agg.name} values")
+                                           jackknife=jack, eps=eps, what=f"{agg.name} values")
         suffix = SE_COLUMN[agg.name]
         frame = pd.DataFrame({"name": list(self.systems)})
         for j, m in enumerate(index):
@@ -304,7 +307,7 @@ class CorpusBootstrapResult(TupleLike):
             frame[f"{label} {suffix}"] = se[:, j]
         return frame
 
-    def _parametric_se(self, index, statistic, variance, epsilon, confidence_level):
+    def _parametric_se(self, index, statistic, variance, eps, confidence_level):
         """Cormack & Lynam's §8 standard error ``sqrt(Σ_q v_q) / Q`` per ``[system, measure]``
         (``v_q`` by ``variance``, see :meth:`per_system`), on the score scale for ``mean`` and the
         logit scale for ``logit_mean``."""
@@ -312,12 +315,12 @@ class CorpusBootstrapResult(TupleLike):
         images = self.bootstrap_distribution[..., index]
         Q = x.shape[1]
         if variance == "small_r":
-            low, high, _ = self._topic_interval(index, "logit", confidence_level, True, epsilon)
+            low, high, _ = self._topic_interval(index, "logit", confidence_level, True, eps)
             z = special.ndtri(1 - (1 - confidence_level) / 2)
-            clip = partial(np.clip, a_min=epsilon, a_max=1 - epsilon)
+            clip = partial(np.clip, a_min=eps, a_max=1 - eps)
             logit_var = ((special.logit(clip(high)) - special.logit(clip(low))) / (2 * z)) ** 2
         else:
-            logit_var = special.logit(np.clip(images, epsilon, 1 - epsilon)).var(axis=0, ddof=1)
+            logit_var = special.logit(np.clip(images, eps, 1 - eps)).var(axis=0, ddof=1)
         if statistic == "logit_mean":
             v = logit_var
         elif variance == "score":

@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
+from .._deprecation import renamed_keywords
 from .._random import as_generator
 from ..measures.evaluation import prepare
 from ..measures.parsing import parse_measures, require_mean_aggregated
@@ -66,11 +67,11 @@ def model_share(confidence_level: float = 0.95) -> float:
     return float(2 * special.ndtr(z / np.sqrt(2)) - 1)
 
 
-def _transform(scale, epsilon=EPSILON):
+def _transform(scale, eps=EPSILON):
     if scale == "logit":
-        return lambda x: special.logit(np.clip(x, epsilon, 1 - epsilon))
+        return lambda x: special.logit(np.clip(x, eps, 1 - eps))
     if scale == "log":
-        return lambda x: np.log(np.asarray(x, dtype=float) + epsilon)
+        return lambda x: np.log(np.asarray(x, dtype=float) + eps)
     return lambda x: np.asarray(x, dtype=float)
 
 
@@ -195,7 +196,7 @@ class SplitHalfValidation:
         return ax
 
 
-def _split_rows(res_a, res_b, measures, confidence_level, epsilon, kinds=KINDS):
+def _split_rows(res_a, res_b, measures, confidence_level, eps, kinds=KINDS):
     """Every (key, scale, theta/low/high of A, theta/low/high of B) of one split, for ``kinds``."""
     out = []
     unit = res_a.unit or (True,) * len(measures)
@@ -209,7 +210,7 @@ def _split_rows(res_a, res_b, measures, confidence_level, epsilon, kinds=KINDS):
                 continue
             for small_r in ((False, True) if is_ap else (False,)):
                 values = [(r.statistic[..., idx], *r._topic_interval(idx, method, confidence_level, small_r,
-                                                                    epsilon)[:2]) for r in (res_a, res_b)]
+                                                                    eps)[:2]) for r in (res_a, res_b)]
                 out.append((("topic", label, "", method, small_r), "logit" if method == "logit" else "score", values))
         for statistic, method in SYSTEM_ROWS if "system" in kinds else ():
             base, _, variance = method.partition(":")
@@ -220,7 +221,7 @@ def _split_rows(res_a, res_b, measures, confidence_level, epsilon, kinds=KINDS):
             values = []
             for r in (res_a, res_b):
                 t = r.per_system(statistic=statistic, method=base, confidence_level=confidence_level,
-                                 measures=[label], epsilon=epsilon, **options)
+                                 measures=[label], eps=eps, **options)
                 values.append((t[label].to_numpy(), t[f"{label} ci_low"].to_numpy(), t[f"{label} ci_high"].to_numpy()))
             out.append((("system", label, statistic, method, False), SCALES[statistic], values))
         if len(ia) == 0 or not {"difference", "topic difference"} & set(kinds):
@@ -243,9 +244,10 @@ def _split_rows(res_a, res_b, measures, confidence_level, epsilon, kinds=KINDS):
     return out
 
 
+@renamed_keywords(epsilon="eps")
 def split_half_validation(runs, qrels, measures=("AP",), *, n_splits: int = 20, n_images: int = 100,
                           rng=None, confidence_level: float = 0.95, sd_tolerance: float = 0.1,
-                          epsilon: float = EPSILON, kinds=KINDS, verbose: bool = True,
+                          eps: float = EPSILON, kinds=KINDS, verbose: bool = True,
                           topics=None) -> SplitHalfValidation:
     """Check on your own collection that corpus-bootstrap intervals hold on another corpus (Cormack & Lynam §6).
 
@@ -259,7 +261,7 @@ def split_half_validation(runs, qrels, measures=("AP",), *, n_splits: int = 20, 
         rng: seed or Generator (SPEC 7): draws the splits' salts and the images' keys.
         confidence_level: level of the intervals checked (0.95: model share 83.4%).
         sd_tolerance: ``calibrated`` needs ``|sd(z) - 1|`` at most this.
-        epsilon: ε of the logit intervals and L-MAP.
+        eps: ε of the logit intervals and L-MAP.
         kinds: which quantities to check (default all of ``"topic"``, ``"system"``,
             ``"difference"``, ``"topic difference"``; per-topic differences of every pair of many
             systems are the slowest).
@@ -314,7 +316,7 @@ def split_half_validation(runs, qrels, measures=("AP",), *, n_splits: int = 20, 
             for h, keep in enumerate((in_a, ~in_a)):
                 boot = CorpusBootstrap(read, n_images=n_images, rng=int(image_seeds[i, h]), verbose=False)
                 halves.append(boot.evaluate_prepared(evaluator, keep=keep, hashes=hashes))
-            for key, scale, (va, vb) in _split_rows(*halves, labels, confidence_level, epsilon, kinds):
+            for key, scale, (va, vb) in _split_rows(*halves, labels, confidence_level, eps, kinds):
                 positions, zs = [], []
                 for src, dst in ((va, vb), (vb, va)):
                     p, z = interval_agreement(*src, *dst, confidence_level=confidence_level, scale=scale)

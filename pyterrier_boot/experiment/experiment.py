@@ -281,7 +281,7 @@ def _experiment(retr_systems, topics, qrels, eval_metrics, names, batch_size, fi
             size = n_resamples if bootstrap is not None else 10_000
             topic_plan = resample_plan(n_topics, n_resamples=size, rng=topic_rng, max_memory=max_memory)
         if bootstrap in ("corpus", "both"):
-            corpus = _corpus(corpus_source, values, qrels_read, qrels_frame, n_resamples, model, corpus_rng,
+            corpus = _corpus(corpus_source, values, qrels_read, n_resamples, model, corpus_rng,
                              verbose is True, max_memory)
         intervals, distribution = mean_spreads(values, bootstrap, interval, confidence_level, topic_plan, corpus)
         if baselines:
@@ -605,7 +605,7 @@ def _validate(systems, names, topics, measures, validate):
 # ---------------------------------------------------------------- bootstraps
 
 
-def _corpus(evaluator, values, qrels_read, qrels_frame, n_images, model, rng, verbose, max_memory):
+def _corpus(evaluator, values, qrels_read, n_images, model, rng, verbose, max_memory):
     from ..corpus.bootstrap import CorpusBootstrap
 
     boot = CorpusBootstrap(qrels_read, n_images=n_images, model=model, corpus_size=qrels_read.corpus_size,

@@ -405,7 +405,7 @@ class ExperimentResult:
 def replicate_name(interval):
     from .uncertainty import replicate_method
 
-    return replicate_method(None, interval)
+    return replicate_method(interval)
 
 
 def _latex_escape(text):

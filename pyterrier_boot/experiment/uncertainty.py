@@ -161,7 +161,7 @@ def replicate_test(theta, dist, method, alpha, inclusive=False):
     return pvalue, kth_smallest(rows, K), kth_largest(rows, K)
 
 
-def replicate_method(bootstrap, interval):
+def replicate_method(interval):
     """The replicate test of differences for an interval method: the corpus bootstrap's ``"bca"``
     and ``"logit"`` become ``"percentile"`` (differences are not in [0, 1], and BCa has no test)."""
     return "percentile" if interval in ("bca", "logit") else interval
@@ -188,7 +188,7 @@ def matched_intervals(frame, values, a, b, *, bootstrap, interval, plan, corpus,
     """
     theta, dist = difference_replicates(values, a, b, bootstrap, plan, corpus)
     P, M = theta.shape
-    method = replicate_method(bootstrap, interval)
+    method = replicate_method(interval)
     p, low, high = replicate_test(theta.reshape(-1), dist.reshape(dist.shape[0], -1), method, alpha, inclusive)
     p, low, high = (v.reshape(P, M) for v in (p, low, high))
     frame = frame.copy()

@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 import numpy as np
 from scipy import stats
 
+from .._deprecation import keyword_only
 from .._memory import DEFAULT_MAX_MEMORY, check_n_resamples, require_resamples_memory
 from .._random import as_generator
 from .._results import TupleLike
@@ -132,7 +133,8 @@ class DiscriminativePowerResult(TupleLike):
         index = pd.RangeIndex(1, curves.shape[0] + 1, name="pair_rank")
         return pd.DataFrame(curves, index=index, columns=list(self.measures))
 
-    def plot(self, ax=None, **kwargs):
+    @keyword_only("ax")
+    def plot(self, *, ax=None, **kwargs):
         """ASL curves, one line per measure (see :func:`pyterrier_boot.meta.plots.plot_asl_curves`)."""
         from .plots import plot_asl_curves
 

@@ -20,6 +20,7 @@ from typing import Any, ClassVar
 import numpy as np
 from scipy import special, stats
 
+from .._deprecation import keyword_only
 from .._results import ConfidenceInterval, TupleLike
 from ..stats._inputs import (
     ALTERNATIVES,
@@ -138,7 +139,8 @@ class MetaAnalysisResult(TupleLike):
                            stouffer_statistic=self.stouffer_statistic, stouffer_pvalue=self.stouffer_pvalue)
         return table
 
-    def plot(self, ax=None, **kwargs):
+    @keyword_only("ax")
+    def plot(self, *, ax=None, **kwargs):
         """Forest plot (:func:`~pyterrier_boot.meta.plots.plot_forest`)."""
         from .plots import plot_forest
 

@@ -6,6 +6,8 @@ with ``pip install pyterrier-boot[plots]``.
 """
 import numpy as np
 
+from .._deprecation import keyword_only
+
 __all__ = ["plot_asl_curves", "plot_swap_rates", "plot_mr_pt", "plot_forest", "plot_user_variance",
            "plot_pool_pvalues", "plot_pool_differences"]
 
@@ -21,7 +23,8 @@ def _axes(ax, figsize=(6.4, 4.2)):
     return ax
 
 
-def plot_asl_curves(result, ax=None, *, log=False, title=None):
+@keyword_only("ax")
+def plot_asl_curves(result, *, ax=None, log=False, title=None):
     """Sakai's ASL curves (Fig. 10-13): each measure's ASLs sorted, one line per measure.
 
     Args:
@@ -49,7 +52,8 @@ def plot_asl_curves(result, ax=None, *, log=False, title=None):
     return ax
 
 
-def plot_swap_rates(result, ax=None, *, title=None):
+@keyword_only("ax")
+def plot_swap_rates(result, *, ax=None, title=None):
     """Swap rate per difference bin (Sakai Fig. 19 output), one line per measure, with the threshold."""
     ax = _axes(ax)
     lows = result.bin_edges[:-1]
@@ -64,7 +68,8 @@ def plot_swap_rates(result, ax=None, *, title=None):
     return ax
 
 
-def plot_mr_pt(result, ax=None, *, title=None):
+@keyword_only("ax")
+def plot_mr_pt(result, *, ax=None, title=None):
     """MR-PT curves (Sakai Fig. 17-18): minority rate against proportion of ties over fuzziness."""
     ax = _axes(ax)
     for m, measure in enumerate(result.measures):
@@ -77,7 +82,8 @@ def plot_mr_pt(result, ax=None, *, title=None):
     return ax
 
 
-def plot_forest(result, ax=None, *, max_rows=60, title=None):
+@keyword_only("ax")
+def plot_forest(result, *, ax=None, max_rows=60, title=None):
     """Forest plot of a meta-analysis: per-topic effects with intervals, then the pooled effects.
 
     Args:
@@ -114,7 +120,8 @@ def plot_forest(result, ax=None, *, max_rows=60, title=None):
     return ax
 
 
-def plot_user_variance(result, ax=None, *, title=None):
+@keyword_only("ax")
+def plot_user_variance(result, *, ax=None, title=None):
     """Each system's mean score over users (box plot per system), with the score at the mean
     parameter as a red dot; systems sorted by their mean over users."""
     ax = _axes(ax)
@@ -162,7 +169,8 @@ def _depth_label(depth):
     return "full qrels" if depth == "full" else f"pool depth {depth}"
 
 
-def plot_pool_pvalues(result, axes=None, *, measures=None, log=False, title=None):
+@keyword_only("axes")
+def plot_pool_pvalues(result, *, axes=None, measures=None, log=False, title=None):
     """Zobel & Rashidi's Fig. 6: per image, the paired t-test p-value against the score difference.
 
     Args:
@@ -201,7 +209,8 @@ def plot_pool_pvalues(result, axes=None, *, measures=None, log=False, title=None
     return axes
 
 
-def plot_pool_differences(result, axes=None, *, measures=None, title=None):
+@keyword_only("axes")
+def plot_pool_differences(result, *, axes=None, measures=None, title=None):
     """Zobel & Rashidi's Fig. 7: the per-topic differences over images, one box per pool depth.
 
     Each box holds every (image, topic) difference ``x_a - x_b``; one panel per measure. Returns the

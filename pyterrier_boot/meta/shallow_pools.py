@@ -39,6 +39,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from .._deprecation import keyword_only
 from .._results import TupleLike
 from .._warnings import InputWarning, one_warning_per_kind, report
 from ..stats._inputs import _describe, check_choice, check_confidence_level, check_positive_int
@@ -127,7 +128,8 @@ class ShallowPoolResult(TupleLike):
         """Same as :meth:`summary`."""
         return self.summary()
 
-    def plot(self, axes=None, **kwargs):
+    @keyword_only("axes")
+    def plot(self, *, axes=None, **kwargs):
         """p-value against score difference on every image (:func:`~pyterrier_boot.meta.plots.plot_pool_pvalues`)."""
         from .plots import plot_pool_pvalues
 

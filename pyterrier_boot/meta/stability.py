@@ -17,6 +17,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from .._deprecation import keyword_only
 from .._memory import DEFAULT_MAX_MEMORY, check_n_resamples, require_resamples_memory
 from .._results import TupleLike
 from ..stats.resampling import as_resample_plan, planned_resamples, weighted_sums
@@ -64,7 +65,8 @@ class StabilityResult(TupleLike):
             "proportion_ties": self.proportion_ties.ravel(),
         })
 
-    def plot(self, ax=None, **kwargs):
+    @keyword_only("ax")
+    def plot(self, *, ax=None, **kwargs):
         """MR-PT curves, one per measure (:func:`~pyterrier_boot.meta.plots.plot_mr_pt`)."""
         from .plots import plot_mr_pt
 

@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from .._deprecation import keyword_only
 from .._memory import DEFAULT_MAX_MEMORY, check_n_resamples, require_resamples_memory
 from .._random import as_generator
 from .._results import TupleLike
@@ -86,7 +87,8 @@ class SwapResult(TupleLike):
             "share_satisfying": self.share_satisfying,
         })
 
-    def plot(self, ax=None, **kwargs):
+    @keyword_only("ax")
+    def plot(self, *, ax=None, **kwargs):
         """Swap rate per bin, one line per measure (:func:`~pyterrier_boot.meta.plots.plot_swap_rates`)."""
         from .plots import plot_swap_rates
 

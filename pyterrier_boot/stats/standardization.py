@@ -24,7 +24,7 @@ from .intervals import t_interval
 __all__ = ["standardize", "portable_report"]
 
 
-def _reference(matrix, reference_systems, nan_policy):
+def _reference(matrix, reference_systems):
     """Reference scores (R, n) and their labels."""
     if reference_systems is None:
         return matrix.values, list(matrix.system_labels)
@@ -58,7 +58,7 @@ def _reference(matrix, reference_systems, nan_policy):
 def _standardize_iv(scores, reference_systems, nan_policy):
     check_choice(nan_policy, "nan_policy", NAN_POLICIES)
     matrix = as_score_matrix(scores, "scores", nan_policy=nan_policy, min_topics=1)
-    ref, ref_labels = _reference(matrix, reference_systems, nan_policy)
+    ref, ref_labels = _reference(matrix, reference_systems)
     if ref.shape[0] < 2:
         raise ValueError(f"'reference_systems' must hold at least 2 systems (a standard deviation), got {ref.shape[0]}")
     return matrix, ref, ref_labels
