@@ -17,9 +17,21 @@ its HTML report (:mod:`pyterrier_boot.report`).
 Install matplotlib with ``pip install 'pyterrier-boot[plots]'``. The figure conventions (a new
 figure with constrained layout when ``ax`` is None) are those of :mod:`pyterrier_boot.meta.plots`.
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .meta.plots import _axes, _grid
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from matplotlib.axes import Axes
+
+    from ._typing import MeasureLike, MeasuresLike
+
 
 __all__ = ["plot_means", "plot_pairwise", "plot_topics", "plot_ranks", "plot_pvalues"]
 
@@ -71,7 +83,8 @@ def _replicates(result):
 # ---------------------------------------------------------------- means
 
 
-def plot_means(result, measure=None, *, ax=None, truth=None, title=None):
+def plot_means(result: Any, measure: MeasureLike | None = None, *, ax: Axes | None = None,
+               truth: Any = None, title: str | None = None) -> Axes:
     """Each system's mean with its bootstrap interval, best at the top (a sorted forest plot).
 
     Args:
@@ -159,8 +172,9 @@ def _pair_table(result, measure, pairwise, test, correction, alpha):
     return list(a), list(b), p, correction
 
 
-def plot_pairwise(result, measure=None, *, pairwise=None, test="t", correction="holm", alpha=0.05, ax=None,
-                  annotate=None, title=None):
+def plot_pairwise(result: Any, measure: MeasureLike | None = None, *, pairwise: Any = None,
+                  test: str = "t", correction: str | None = "holm", alpha: float = 0.05,
+                  ax: Axes | None = None, annotate: bool | None = None, title: str | None = None) -> Axes:
     """The matrix of mean differences (row minus column), systems sorted by mean, significant
     pairs marked with a dot.
 
@@ -245,7 +259,8 @@ def plot_pairwise(result, measure=None, *, pairwise=None, test="t", correction="
 # ---------------------------------------------------------------- per topic
 
 
-def plot_topics(result, system=None, measure=None, *, ax=None, sort=True, title=None):
+def plot_topics(result: Any, system: str | int | None = None, measure: MeasureLike | None = None, *,
+                ax: Axes | None = None, sort: bool = True, title: str | None = None) -> Axes:
     """One system's score on each topic; with the corpus bootstrap, its spread over corpus images
     (Zobel & Rashidi 2020, Fig. 2).
 
@@ -309,7 +324,8 @@ def plot_topics(result, system=None, measure=None, *, ax=None, sort=True, title=
 # ---------------------------------------------------------------- ranks
 
 
-def plot_ranks(result, measure=None, *, ax=None, title=None):
+def plot_ranks(result: Any, measure: MeasureLike | None = None, *, ax: Axes | None = None,
+               title: str | None = None) -> Axes:
     """Each system's rank (1 = best) over bootstrap replicates, as boxes (Zobel & Rashidi 2020, Fig. 5).
 
     Args:
@@ -367,7 +383,9 @@ def plot_ranks(result, measure=None, *, ax=None, title=None):
 # ---------------------------------------------------------------- p-values over images
 
 
-def plot_pvalues(result, a=None, b=None, *, measures=None, axes=None, alpha=0.05, log=False, title=None):
+def plot_pvalues(result: Any, a: str | int | None = None, b: str | int | None = None, *,
+                 measures: MeasuresLike | None = None, axes: Any = None, alpha: float = 0.05,
+                 log: bool = False, title: str | None = None) -> Any:
     """Zobel & Rashidi's Fig. 6: on each corpus image, the paired t-test p-value of ``a`` against
     ``b`` over topics, plotted against the difference of their means on that image.
 

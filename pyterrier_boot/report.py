@@ -11,6 +11,8 @@ Example:
     >>> res = pb.experiment_result(runs, None, qrels, ["AP", "nDCG@10"])            # doctest: +SKIP
     >>> pb.write_report(res, "report.html", title="My runs")                        # doctest: +SKIP
 """
+from __future__ import annotations
+
 import base64
 import datetime
 import html
@@ -18,9 +20,17 @@ import io
 import os
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
+
+    from ._typing import PathLike
+
 
 __all__ = ["summary_table", "html_report", "write_report", "describe_intervals"]
 
@@ -31,7 +41,7 @@ _INTERVAL_NAMES = {"bca": "BCa", "percentile": "percentile", "basic": "basic", "
 # ---------------------------------------------------------------- text pieces
 
 
-def describe_intervals(result):
+def describe_intervals(result: Any) -> str:
     """One phrase saying how the result's intervals were made, e.g. ``"95% topic-bootstrap BCa
     intervals (10,000 topic resamples)"``."""
     if result.bootstrap is None or result.distribution_ is None:
@@ -47,7 +57,7 @@ TEST_NAMES = {"t": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test", "pa
               "paired_bootstrap": "paired bootstrap test", "randomization": "randomization test", "sign": "sign test"}
 
 
-def test_name(test):
+def test_name(test: str) -> str:
     """How a test is called in text (``"t"`` -> ``"paired t-test"``)."""
     return TEST_NAMES.get(test, str(test)) if isinstance(test, str) else getattr(test, "__name__", "custom test")
 
@@ -76,7 +86,8 @@ def _tested(frame, measure):
     return list(a), list(b), diff.to_numpy(float), p
 
 
-def summary_table(result, *, pairwise=None, alpha=0.05, digits=3, sort=True):
+def summary_table(result: Any, *, pairwise: Any = None, alpha: float = 0.05, digits: int = 3,
+                  sort: bool = True) -> pd.DataFrame:
     """The readable table of an experiment: one row per system, strings.
 
     Columns: ``name``; for each measure, the mean and its interval (``0.412 [0.381, 0.444]``,
@@ -141,7 +152,8 @@ def summary_table(result, *, pairwise=None, alpha=0.05, digits=3, sort=True):
     return pd.DataFrame(out)
 
 
-def comparison_note(result, *, pairwise=None, test="t", correction="holm", alpha=0.05):
+def comparison_note(result: Any, *, pairwise: Any = None, test: str = "t",
+                    correction: str | None = "holm", alpha: float = 0.05) -> str:
     """One sentence explaining the comparison columns of :func:`summary_table` (empty without any)."""
     if result.bootstrap in ("corpus", "both"):  # the verdicts are the replicate test of the intervals
         test_label = f"{result.bootstrap}-bootstrap test over the same replicates as the intervals"
@@ -300,8 +312,11 @@ def _section(result, *, pairwise, test, correction, alpha, digits, plots, truth,
     return "\n".join(parts)
 
 
-def html_report(results, *, title="pyterrier-boot report", settings=None, pairwise=None, tables=None,
-                truth=None, test="t", correction="holm", alpha=0.05, digits=3, plots=True, verbose=False):
+def html_report(results: Any, *, title: str | None = "pyterrier-boot report",
+                settings: Mapping[str, Any] | None = None, pairwise: Any = None,
+                tables: Mapping[str, pd.DataFrame] | None = None, truth: Any = None,
+                test: str = "t", correction: str | None = "holm", alpha: float = 0.05,
+                digits: int = 3, plots: bool = True, verbose: bool = False) -> str:
     """The report of one or several experiments as one self-contained HTML page.
 
     Args:
@@ -361,7 +376,7 @@ def html_report(results, *, title="pyterrier-boot report", settings=None, pairwi
     return "\n".join(parts)
 
 
-def write_report(results, path, **kwargs):
+def write_report(results: Any, path: PathLike, **kwargs: Any) -> Path:
     """Write :func:`html_report` to ``path`` (a file; parent folders are created) and return its
     :class:`~pathlib.Path`. Keyword arguments go to :func:`html_report`. The page is written to a
     temporary file beside ``path`` and renamed, so ``path`` is never left half-written.

@@ -1,12 +1,22 @@
 """``pyterrier-boot evaluate``: every run, every measure, intervals, tests, a report."""
+from __future__ import annotations
+
 import argparse
 import contextlib
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from . import _common, _text
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from typing import Any
+
+    from .._typing import QrelsLike
+
 
 EXAMPLES = """\
 examples:
@@ -34,7 +44,8 @@ TESTS = ("t", "wilcoxon", "paired-bootstrap", "randomization", "sign")
 EXTENSIONS = {"latex": "tex", "markdown": "md", "json": "json"}
 
 
-def add_parser(subparsers, common):
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
+               common: argparse.ArgumentParser) -> argparse.ArgumentParser:
     from ..stats.correction import METHODS as CORRECTIONS
 
     p = subparsers.add_parser(
@@ -123,7 +134,8 @@ def _check(args, parser):
         parser.error("--overwrite needs --out DIR")
 
 
-def settings(args, seed, qrels, runs, measures):
+def settings(args: argparse.Namespace, seed: int, qrels: Any, runs: Mapping[str, Any],
+             measures: Sequence[Any]) -> dict[str, Any]:
     from ..report import test_name
 
     out = {
@@ -142,7 +154,7 @@ def settings(args, seed, qrels, runs, measures):
     return out
 
 
-def run(args):
+def run(args: argparse.Namespace) -> int:
     parser = args.parser
     _check(args, parser)
     status = _common.Status(not args.quiet)
@@ -248,7 +260,7 @@ def _summary_lines(result, pairwise, args, seed, qrels, width):
     return lines
 
 
-def print_result(result, pairwise, args, seed, qrels):
+def print_result(result: Any, pairwise: Any, args: Any, seed: int, qrels: QrelsLike) -> None:
     fmt = args.format
     if fmt == "table":
         width = _text.terminal_width()
@@ -257,7 +269,7 @@ def print_result(result, pairwise, args, seed, qrels):
         sys.stdout.write(formatted(result, pairwise, args, seed) + "\n")
 
 
-def formatted(result, pairwise, args, seed):
+def formatted(result: Any, pairwise: Any, args: argparse.Namespace, seed: int) -> str:
     """The table in a machine-readable format (csv, latex, markdown, json)."""
     from ..report import summary_table
 
@@ -282,7 +294,8 @@ def formatted(result, pairwise, args, seed):
     })
 
 
-def write_outputs(out, result, pairwise, args, info, seed, status):
+def write_outputs(out: Path, result: Any, pairwise: Any, args: argparse.Namespace,
+                  info: Mapping[str, Any], seed: int, status: int) -> list[Path]:
     from ..report import write_report
 
     written = []

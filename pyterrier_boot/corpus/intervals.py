@@ -28,6 +28,10 @@ quantile interpolation): ``percentile``: ``min(1, 2 min(#(θ_b <= 0) + 1, #(θ_b
 which a BCa endpoint reaches 0, computed from the same ``(count + 1)/(B + 1)`` tail shares
 (equal to the percentile p-value when ``z0 = a = 0``).
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 from scipy import special
 
@@ -37,6 +41,12 @@ from ..stats._inputs import check_choice, check_confidence_level
 from ..stats._quantiles import quantiles, sorted_quantiles
 from ..stats.aggregates import EPS
 from ..stats.intervals import _acceleration, _bca_probabilities
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+    from .._typing import FloatArray
+
 
 __all__ = ["METHODS", "PVALUE_METHODS", "EPSILON", "image_interval", "image_pvalue", "standard_error"]
 
@@ -65,7 +75,7 @@ def _rows(statistic, distribution, jackknife=None):
     return theta.reshape(-1), rows, jack
 
 
-def standard_error(distribution):
+def standard_error(distribution: npt.ArrayLike) -> FloatArray:
     """Standard deviation of the image values along the first axis (ddof=1, as scipy)."""
     return np.asarray(distribution, dtype=float).std(axis=0, ddof=1)
 
@@ -84,8 +94,10 @@ def _logit(x, eps):
 
 
 @renamed_keywords(epsilon="eps")
-def image_interval(statistic, distribution, *, method="percentile", confidence_level=0.95,
-                   jackknife=None, eps=EPSILON, what="scores"):
+def image_interval(statistic: npt.ArrayLike, distribution: npt.ArrayLike, *,
+                   method: str = "percentile", confidence_level: float = 0.95,
+                   jackknife: npt.ArrayLike | None = None, eps: float = EPSILON,
+                   what: str = "scores") -> tuple[FloatArray, FloatArray]:
     """Two-sided interval for each entry of ``statistic`` from its image distribution.
 
     Args:
@@ -139,7 +151,8 @@ def image_interval(statistic, distribution, *, method="percentile", confidence_l
     return np.reshape(low, shape), np.reshape(high, shape)
 
 
-def image_pvalue(statistic, distribution, *, method="percentile", jackknife=None):
+def image_pvalue(statistic: npt.ArrayLike, distribution: npt.ArrayLike, *,
+                 method: str = "percentile", jackknife: npt.ArrayLike | None = None) -> FloatArray:
     """Two-sided p-value of ``H0: parameter = 0`` for each entry, inverting the ``method`` interval.
 
     Args:

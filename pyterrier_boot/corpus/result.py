@@ -16,9 +16,11 @@ the full-corpus values and the delete-a-group jackknife, and derives from them:
   -> :class:`~pyterrier_boot.stats.ranking.RankIntervals`;
 * :meth:`~CorpusBootstrapResult.to_frame`: long form.
 """
+from __future__ import annotations
+
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -38,6 +40,11 @@ from .intervals import (
     standard_error,
 )
 from .small_r import small_r_correction
+
+if TYPE_CHECKING:
+    from .._typing import FloatArray, MeasureLike, MeasuresLike
+    from ..stats.ranking import RankIntervals
+
 
 __all__ = ["CorpusBootstrapResult", "CorpusDifference", "UNIT_MEASURES", "unit_measure"]
 
@@ -59,7 +66,7 @@ SE_COLUMN = {"mean": "se", "logit_mean": "se(logit)", "gmean": "se(log)"}
 SCALES = {"mean": "score", "logit_mean": "logit", "gmean": "log"}
 
 
-def unit_measure(measure):
+def unit_measure(measure: MeasureLike) -> bool:
     """True when an ir_measures measure's values lie in [0, 1] by definition."""
     return getattr(measure, "NAME", None) in UNIT_MEASURES
 
@@ -113,11 +120,11 @@ class CorpusBootstrapResult(TupleLike):
     # ------------------------------------------------------------ basics
 
     @property
-    def n_images(self):
+    def n_images(self) -> int:
         return self.bootstrap_distribution.shape[0]
 
     @property
-    def standard_error(self):
+    def standard_error(self) -> FloatArray:
         """Standard deviation over images of each value ``[system, topic, measure]`` (ddof=1)."""
         return standard_error(self.bootstrap_distribution)
 
@@ -160,8 +167,8 @@ class CorpusBootstrapResult(TupleLike):
     # ------------------------------------------------------------ per topic
 
     @renamed_keywords(epsilon="eps")
-    def per_topic(self, *, method="percentile", confidence_level=0.95, small_r=True, measures=None,
-                  eps=EPSILON):
+    def per_topic(self, *, method: str = "percentile", confidence_level: float = 0.95,
+                  small_r: bool = True, measures: MeasuresLike | None = None, eps: float = EPSILON) -> pd.DataFrame:
         """Each (system, topic, measure) value with its SD over images and an interval.
 
         Args:
@@ -221,7 +228,7 @@ class CorpusBootstrapResult(TupleLike):
         statistic = check_choice(statistic, "statistic", STATISTICS)
         return get_aggregate(statistic)
 
-    def system_distribution(self, *, statistic="mean"):
+    def system_distribution(self, *, statistic: str = "mean") -> tuple[FloatArray, FloatArray]:
         """The aggregate over topics: full corpus ``[system, measure]`` and per image ``[image, system, measure]``."""
         agg = self._aggregate(statistic)
         if agg.domain is not None:
@@ -229,8 +236,9 @@ class CorpusBootstrapResult(TupleLike):
         return agg(self.statistic, axis=1), agg(self.bootstrap_distribution, axis=2)
 
     @renamed_keywords(epsilon="eps")
-    def per_system(self, *, statistic="mean", method="percentile", confidence_level=0.95, measures=None,
-                   eps=EPSILON, variance=DEFAULT_VARIANCE):
+    def per_system(self, *, statistic: str = "mean", method: str = "percentile",
+                   confidence_level: float = 0.95, measures: MeasuresLike | None = None,
+                   eps: float = EPSILON, variance: str = DEFAULT_VARIANCE) -> pd.DataFrame:
         """Each system's aggregate over topics (MAP, mean nDCG@10, ...) with its corpus-bootstrap interval.
 
         Args:
@@ -334,7 +342,9 @@ class CorpusBootstrapResult(TupleLike):
 
     # ------------------------------------------------------------ differences
 
-    def difference(self, a, b, *, statistic="mean", method="percentile", confidence_level=0.95, measures=None):
+    def difference(self, a: str | int, b: str | int, *, statistic: str = "mean",
+                   method: str = "percentile", confidence_level: float = 0.95,
+                   measures: MeasuresLike | None = None) -> CorpusDifference:
         """Paired difference ``a - b`` computed within each image, per topic and for the aggregate.
 
         Args:
@@ -415,7 +425,8 @@ class CorpusBootstrapResult(TupleLike):
 
     # ------------------------------------------------------------ ranks
 
-    def ranks(self, *, statistic="mean", confidence_level=0.95, measures=None):
+    def ranks(self, *, statistic: str = "mean", confidence_level: float = 0.95,
+              measures: MeasuresLike | None = None) -> RankIntervals:
         """Each system's rank (1 = best aggregate) on the full corpus and on every image (Zobel & Rashidi Fig. 5).
 
         Ties share the average rank (``scipy.stats.rankdata(method="average")``). The rank interval
@@ -433,7 +444,7 @@ class CorpusBootstrapResult(TupleLike):
 
     # ------------------------------------------------------------ tables
 
-    def to_frame(self, *, images=False):
+    def to_frame(self, *, images: bool = False) -> pd.DataFrame:
         """Long form.
 
         ``images=False``: ``name, qid, measure, value, image_mean, standard_error`` (value on the
@@ -531,7 +542,7 @@ class CorpusDifference(TupleLike):
     scale: str = "score"
     _tuple_fields: ClassVar[tuple[str, ...]] = ("statistic", "pvalue")
 
-    def to_frame(self, *, per_topic=False):
+    def to_frame(self, *, per_topic: bool = False) -> pd.DataFrame:
         """One row per measure (``measure, scale, difference, ci_low, ci_high, standard_error, pvalue,
         ttest_pvalue``), or with ``per_topic=True`` one row per (topic, measure); ``scale`` says
         what the differences are (``"score"``, ``"logit"`` or ``"log"``, see ``scale``)."""

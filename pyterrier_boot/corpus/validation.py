@@ -23,9 +23,11 @@ once (a half is a mask on the documents: the other half's documents get multipli
 below / in / above, ``sd(z)`` and their spread over splits. :func:`interval_agreement` scores any
 pair of intervals (your own method's too).
 """
+from __future__ import annotations
+
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -40,6 +42,15 @@ from .bootstrap import CorpusBootstrap
 from .intervals import EPSILON, image_interval
 from .multiplicity import docno_hashes, salted_bits
 from .result import PARAMETRIC_VARIANCES, SCALES
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    import numpy.typing as npt
+    from matplotlib.axes import Axes
+
+    from .._typing import FloatArray, MeasuresLike, QrelsLike, RngLike, RunsLike, TopicsLike
+
 
 __all__ = ["SplitHalfValidation", "split_half_validation", "interval_agreement", "model_share"]
 
@@ -75,8 +86,9 @@ def _transform(scale, eps=EPSILON):
     return lambda x: np.asarray(x, dtype=float)
 
 
-def interval_agreement(theta_a, low_a, high_a, theta_b, low_b, high_b, *, confidence_level=0.95,
-                       scale="score"):
+def interval_agreement(theta_a: npt.ArrayLike, low_a: npt.ArrayLike, high_a: npt.ArrayLike,
+                       theta_b: npt.ArrayLike, low_b: npt.ArrayLike, high_b: npt.ArrayLike, *,
+                       confidence_level: float = 0.95, scale: str = "score") -> tuple[FloatArray, FloatArray]:
     """Where ``θ_B`` falls w.r.t. A's interval, and the standardised difference ``z``.
 
     Args:
@@ -162,7 +174,8 @@ class SplitHalfValidation:
                 f"{self.model_share:.1%} of the time and has sd(z) = 1</p>")
         return head + self.table.to_html(index=False, float_format=lambda v: f"{v:.3f}")
 
-    def plot(self, rows=None, *, ax=None, bins=None):
+    def plot(self, rows: Any = None, *, ax: Axes | None = None,
+             bins: int | Sequence[float] | None = None) -> Axes:
         """Histograms of ``z`` (density) against the standard normal, one line per row.
 
         Args:
@@ -245,10 +258,11 @@ def _split_rows(res_a, res_b, measures, confidence_level, eps, kinds=KINDS):
 
 
 @renamed_keywords(epsilon="eps")
-def split_half_validation(runs, qrels, measures=("AP",), *, n_splits: int = 20, n_images: int = 100,
-                          rng=None, confidence_level: float = 0.95, sd_tolerance: float = 0.1,
-                          eps: float = EPSILON, kinds=KINDS, verbose: bool = True,
-                          topics=None) -> SplitHalfValidation:
+def split_half_validation(runs: RunsLike, qrels: QrelsLike, measures: MeasuresLike = ("AP",), *,
+                          n_splits: int = 20, n_images: int = 100, rng: RngLike = None,
+                          confidence_level: float = 0.95, sd_tolerance: float = 0.1,
+                          eps: float = EPSILON, kinds: Sequence[str] = KINDS, verbose: bool = True,
+                          topics: TopicsLike | None = None) -> SplitHalfValidation:
     """Check on your own collection that corpus-bootstrap intervals hold on another corpus (Cormack & Lynam §6).
 
     Args:

@@ -6,9 +6,12 @@ difference columns after them). The rich result (:class:`ExperimentResult`: inte
 rank intervals, LaTeX, plots) is reached through :func:`experiment_result`, which takes the same
 arguments.
 """
+from __future__ import annotations
+
 import os
 import warnings
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import ir_measures
 import numpy as np
@@ -36,6 +39,13 @@ from .execution import SAVE_MODES, print_plan, run_systems
 from .result import Comparisons, ExperimentResult
 from .uncertainty import BOOTSTRAPS, JOINT_METHODS, difference_spreads, mean_spreads
 
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+    from .._typing import MeasuresLike, QrelsLike, RngLike, TopicsLike
+
+
 # test names pt.Experiment accepts, and ours (both spellings of the bootstrap test)
 TESTS = {"t": "t", "wilcoxon": "wilcoxon", "paired-bootstrap": "paired_bootstrap",
          "paired_bootstrap": "paired_bootstrap", "randomization": "randomization", "sign": "sign"}
@@ -61,13 +71,19 @@ class MeasureError(KeyError, TypeError):
 
 
 @one_warning_per_kind()
-def Experiment(retr_systems, topics, qrels, eval_metrics, names=None, perquery=False, dataframe=True,
-               batch_size=None, filter_by_qrels=False, filter_by_topics=True, baseline=None, test="t",
-               correction=None, correction_alpha=0.05, highlight=None, round=None, verbose="auto",
-               validate="warn", save_dir=None, save_mode="warn", save_format="trec",
-               precompute_prefix=False, plan="linear", *, bootstrap="topic", n_resamples=None,
-               confidence_level=0.95, interval=None, corpus_size=None, model="poisson", rng=None,
-               max_memory=DEFAULT_MAX_MEMORY, human_qrels=None, **kwargs):
+def Experiment(retr_systems: Any, topics: TopicsLike, qrels: QrelsLike, eval_metrics: MeasuresLike,
+               names: Sequence[str] | None = None, perquery: bool = False, dataframe: bool = True,
+               batch_size: int | None = None, filter_by_qrels: bool = False,
+               filter_by_topics: bool = True, baseline: int | str | None = None, test: str = "t",
+               correction: str | None = None, correction_alpha: float | None = 0.05,
+               highlight: Any = None, round: int | None = None, verbose: bool = "auto",
+               validate: str = "warn", save_dir: str | None = None, save_mode: str | None = "warn",
+               save_format: str = "trec", precompute_prefix: bool = False, plan: Any = "linear", *,
+               bootstrap: str | None = "topic", n_resamples: int | None = None,
+               confidence_level: float = 0.95, interval: str | None = None,
+               corpus_size: int | None = None, model: str = "poisson", rng: RngLike = None,
+               max_memory: int | str | None = DEFAULT_MAX_MEMORY,
+               human_qrels: QrelsLike | None = None, **kwargs: Any) -> Any:
     """``pt.Experiment`` with confidence intervals from the topic and/or corpus bootstrap.
 
     A drop-in ``pt.Experiment``: every argument works and means the same, and the result has the
@@ -159,13 +175,19 @@ def Experiment(retr_systems, topics, qrels, eval_metrics, names=None, perquery=F
 
 
 @one_warning_per_kind()
-def experiment_result(retr_systems, topics, qrels, eval_metrics, names=None, batch_size=None,
-                      filter_by_qrels=False, filter_by_topics=True, baseline=None, test="t", correction=None,
-                      correction_alpha=0.05, round=None, verbose="auto", validate="warn", save_dir=None,
-                      save_mode="warn", save_format="trec", precompute_prefix=False, plan="linear", *,
-                      bootstrap="topic", n_resamples=None, confidence_level=0.95, interval=None,
-                      corpus_size=None, model="poisson", rng=None,
-                      max_memory=DEFAULT_MAX_MEMORY) -> ExperimentResult:
+def experiment_result(retr_systems: Any, topics: TopicsLike, qrels: QrelsLike,
+                      eval_metrics: MeasuresLike, names: Sequence[str] | None = None,
+                      batch_size: int | None = None, filter_by_qrels: bool = False,
+                      filter_by_topics: bool = True, baseline: int | str | None = None,
+                      test: str = "t", correction: str | None = None,
+                      correction_alpha: float | None = 0.05, round: int | None = None,
+                      verbose: bool = "auto", validate: str = "warn", save_dir: str | None = None,
+                      save_mode: str | None = "warn", save_format: str = "trec",
+                      precompute_prefix: bool = False, plan: Any = "linear", *,
+                      bootstrap: str | None = "topic", n_resamples: int | None = None,
+                      confidence_level: float = 0.95, interval: str | None = None,
+                      corpus_size: int | None = None, model: str = "poisson", rng: RngLike = None,
+                      max_memory: int | str | None = DEFAULT_MAX_MEMORY) -> ExperimentResult:
     """Run an experiment as :func:`Experiment` does and return everything it measured.
 
     Takes :func:`Experiment`'s arguments (those shaping ``pt.Experiment``'s output, ``perquery``,
@@ -202,7 +224,7 @@ class _Run:
     names: list
     topics: pd.DataFrame
     qrels: pd.DataFrame
-    measures: "_Measures"
+    measures: _Measures
     pt_baseline: int | None
     pt_test: object
     mrt: list

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -22,6 +23,12 @@ from ._columns import (
 )
 from ._files import fast_table, iter_lines, line_error, parse_number, read_file_bytes
 
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from .._typing import RunLike, RunsLike, TopicsLike
+
+
 __all__ = ["read_run", "read_runs"]
 
 _RUN_LINE = "qid Q0 docno rank score tag"
@@ -29,7 +36,7 @@ _RUN_COLUMNS = {"qid": ("qid", "query_id"), "docno": ("docno", "doc_id"), "score
 _RUN_NEEDS = "A run needs 'qid', 'docno', 'score' (PyTerrier) or 'query_id', 'doc_id', 'score' (ir_measures)."
 
 
-def read_run(source, *, name: str | None = None) -> pd.DataFrame:
+def read_run(source: RunLike, *, name: str | None = None) -> pd.DataFrame:
     """Read one run into a validated frame with columns ``qid``, ``docno``, ``score``.
 
     Args:
@@ -75,7 +82,9 @@ def read_run(source, *, name: str | None = None) -> pd.DataFrame:
     )
 
 
-def read_runs(runs, *, topics=None, names=None, batch_size: int | None = None, verbose: bool = False) -> dict[str, pd.DataFrame]:
+def read_runs(runs: RunsLike, *, topics: TopicsLike | None = None,
+              names: Sequence[str] | None = None, batch_size: int | None = None,
+              verbose: bool = False) -> dict[str, pd.DataFrame]:
     """Read several runs into a dict ``name -> run frame`` (each as :func:`read_run` returns).
 
     Args:

@@ -5,7 +5,10 @@ multiplicity ``k`` becomes ``k`` entries; ``k = 0`` removes it) and each measure
 its textbook / trec_eval definition. The numba kernels in :mod:`.kernels` must agree with them
 (tests/test_measures_kernels.py), and both must agree with ir_measures on materialised frames.
 """
+from __future__ import annotations
+
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -30,8 +33,19 @@ from .lowering import (
     R,
 )
 
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
 
-def materialise(docs, grades, multiplicity):
+    import numpy.typing as npt
+
+    from .._typing import FloatArray
+    from .arrays import JudgedRuns
+    from .lowering import KernelMeasure
+
+
+
+def materialise(docs: npt.NDArray[Any], grades: npt.NDArray[Any], multiplicity: npt.NDArray[Any]) -> tuple[npt.NDArray[Any], npt.NDArray[Any]]:
     """Grades of a ranking (None for unjudged) with each document repeated by its multiplicity."""
     out = []
     for doc, grade in zip(docs, grades):
@@ -39,7 +53,7 @@ def materialise(docs, grades, multiplicity):
     return out
 
 
-def measure_value(km, ranking, judged):
+def measure_value(km: KernelMeasure, ranking: npt.NDArray[Any], judged: npt.NDArray[Any]) -> float:
     """Value of kernel measure ``km`` for a materialised ranking and the judged grades of the topic."""
     if km.judged_only:  # trec_eval: negative grades count as unjudged
         ranking = [g for g in ranking if g is not None and g >= 0]
@@ -127,7 +141,8 @@ def measure_value(km, ranking, judged):
     raise ValueError(f"no reference implementation for kind {km.kind}")
 
 
-def reference_values(arrays, multiplicity, kernel_measures):
+def reference_values(arrays: JudgedRuns, multiplicity: npt.ArrayLike,
+                     kernel_measures: Sequence[KernelMeasure]) -> FloatArray:
     """Values ``[system, topic, measure]`` of every measure on one image, the slow obvious way."""
     out = np.zeros((arrays.n_systems, arrays.n_topics, len(kernel_measures)))
     for q in range(arrays.n_topics):

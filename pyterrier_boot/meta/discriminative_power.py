@@ -12,8 +12,10 @@ are compared on exactly the same resampled topic sets. The tests themselves are 
 :mod:`pyterrier_boot.stats.significance`; a pair's ASL here equals the p-value of the single-pair
 function on the same plan (e.g. ``paired_bootstrap_test(x, y, plan=result.plan).pvalue``).
 """
+from __future__ import annotations
+
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 from scipy import stats
@@ -36,6 +38,15 @@ from ..stats.significance import (
     wilcoxon_core,
 )
 from ._inputs import as_measure_scores, pair_indices, pair_labels
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    import pandas as pd
+    from matplotlib.axes import Axes
+
+    from .._typing import RngLike, ScoresLike
+
 
 TESTS = ("paired_bootstrap", "unpaired_bootstrap", "randomization", "t", "wilcoxon", "sign")
 _CELLS = 1 << 22  # pairs x resamples (x topics for non-mean unpaired statistics) per chunk
@@ -86,10 +97,10 @@ class DiscriminativePowerResult(TupleLike):
     _tuple_fields: ClassVar[tuple[str, ...]] = ("sensitivity", "estimated_difference")
 
     @property
-    def n_pairs(self):
+    def n_pairs(self) -> int:
         return len(self.system_a)
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """Long table, one row per (measure, pair): ``measure, system_a, system_b, difference,
         statistic, ASL, significant, required_difference``."""
         import pandas as pd
@@ -106,7 +117,7 @@ class DiscriminativePowerResult(TupleLike):
             "required_difference": self.required_difference.ravel(),
         })
 
-    def summary(self):
+    def summary(self) -> pd.DataFrame:
         """Sakai's Table 2: one row per measure, in input order.
 
         Columns ``measure, significant_pairs, pairs, sensitivity, estimated_difference``.
@@ -122,7 +133,7 @@ class DiscriminativePowerResult(TupleLike):
             "estimated_difference": self.estimated_difference,
         })
 
-    def asl_curves(self):
+    def asl_curves(self) -> pd.DataFrame:
         """The ASL curves as a table: row ``r`` holds each measure's ``r``-th smallest ASL.
 
         Index ``pair_rank`` (1 = most significant pair); one column per measure (Sakai Fig. 10-13).
@@ -134,7 +145,7 @@ class DiscriminativePowerResult(TupleLike):
         return pd.DataFrame(curves, index=index, columns=list(self.measures))
 
     @keyword_only("ax")
-    def plot(self, *, ax=None, **kwargs):
+    def plot(self, *, ax: Axes | None = None, **kwargs: Any) -> Axes:
         """ASL curves, one line per measure (see :func:`pyterrier_boot.meta.plots.plot_asl_curves`)."""
         from .plots import plot_asl_curves
 
@@ -149,7 +160,7 @@ class DiscriminativePowerResult(TupleLike):
                 f"n_topics={self.n_topics}, sensitivity={{{parts}}})")
 
 
-def kth_largest_rank(alpha, n_resamples, exact=False):
+def kth_largest_rank(alpha: float, n_resamples: int, exact: bool = False) -> int:
     """``k`` such that ``ASL < alpha`` exactly when fewer than ``k`` resampled statistics reach the
     observed one, i.e. when the observed statistic exceeds the ``k``-th largest resampled one.
 
@@ -275,8 +286,10 @@ def _discriminative_power_iv(test, alpha, n_resamples, statistic):
 
 
 @one_warning_per_kind()
-def discriminative_power(scores_by_measure, *, test="paired_bootstrap", alpha=0.05, n_resamples=1000,
-                         statistic="mean", rng=None, plan=None, max_memory=DEFAULT_MAX_MEMORY):
+def discriminative_power(scores_by_measure: Mapping[str, ScoresLike] | ScoresLike, *,
+                         test: str = "paired_bootstrap", alpha: float = 0.05,
+                         n_resamples: int = 1000, statistic: str = "mean", rng: RngLike = None,
+                         plan: Any = None, max_memory: int | str | None = DEFAULT_MAX_MEMORY) -> DiscriminativePowerResult:
     """Sakai's bootstrap sensitivity: ASL of every system pair for every measure.
 
     Args:

@@ -14,8 +14,10 @@ bootstrap, later; any source works). Pooled (Cormack & Lynam 2006, §9; pt_docs/
 Intervals and p-values use the normal distribution (as statsmodels' ``combine_effects`` with
 ``use_t=False``).
 """
+from __future__ import annotations
+
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 from scipy import special, stats
@@ -30,6 +32,16 @@ from ..stats._inputs import (
     check_confidence_level,
 )
 from ..stats.aggregates import EPS
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    import numpy.typing as npt
+    import pandas as pd
+    from matplotlib.axes import Axes
+
+    from .._typing import FloatArray
+
 
 METHODS = ("random", "fixed")
 
@@ -95,10 +107,10 @@ class MetaAnalysisResult(TupleLike):
     _tuple_fields: ClassVar[tuple[str, ...]] = ("statistic", "pvalue")
 
     @property
-    def n_topics(self):
+    def n_topics(self) -> int:
         return len(self.effects)
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """Forest-plot table: one row per topic, then ``fixed effect`` and ``random effects``.
 
         Columns ``label, effect, standard_error, ci_low, ci_high, weight_fixed, weight_random``.
@@ -124,7 +136,7 @@ class MetaAnalysisResult(TupleLike):
         ])
         return pd.concat([rows, pooled], ignore_index=True)
 
-    def summary(self):
+    def summary(self) -> pd.DataFrame:
         """One row per model: ``model, estimate, standard_error, ci_low, ci_high, statistic, p-value``,
         and the heterogeneity and Stouffer statistics in ``attrs``."""
         import pandas as pd
@@ -140,7 +152,7 @@ class MetaAnalysisResult(TupleLike):
         return table
 
     @keyword_only("ax")
-    def plot(self, *, ax=None, **kwargs):
+    def plot(self, *, ax: Axes | None = None, **kwargs: Any) -> Axes:
         """Forest plot (:func:`~pyterrier_boot.meta.plots.plot_forest`)."""
         from .plots import plot_forest
 
@@ -150,7 +162,7 @@ class MetaAnalysisResult(TupleLike):
         return self.summary()._repr_html_()
 
 
-def logit_difference(x, y, *, eps=EPS):
+def logit_difference(x: npt.ArrayLike, y: npt.ArrayLike, *, eps: float = EPS) -> FloatArray | pd.Series:
     """Per-topic effect ``logit(x) - logit(y)`` with scores clipped to ``[eps, 1 - eps]``.
 
     Cormack & Lynam's (2006, §9) effect for AP: the log of the odds ratio of the two systems' AP.
@@ -243,8 +255,9 @@ def _meta_iv(effects, standard_errors, method, alternative, confidence_level, la
     return d, se, method, alternative, confidence_level, tuple(labels)
 
 
-def meta_analysis(effects, standard_errors, *, method="random", alternative="two-sided",
-                  confidence_level=0.95, labels=None):
+def meta_analysis(effects: npt.ArrayLike | pd.Series, standard_errors: npt.ArrayLike, *,
+                  method: str = "random", alternative: str = "two-sided",
+                  confidence_level: float = 0.95, labels: Sequence[str] | None = None) -> MetaAnalysisResult:
     """Combine per-topic effects: fixed effect, DerSimonian-Laird random effects, Stouffer's Z.
 
     Args:

@@ -4,9 +4,21 @@ Every function takes a result object, draws on ``ax`` (a new figure when None) a
 ``Axes``, so plots can be combined and saved with ``ax.figure.savefig(...)``. Install matplotlib
 with ``pip install pyterrier-boot[plots]``.
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .._deprecation import keyword_only
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from matplotlib.axes import Axes
+
+    from .._typing import MeasuresLike
+
 
 __all__ = ["plot_asl_curves", "plot_swap_rates", "plot_mr_pt", "plot_forest", "plot_user_variance",
            "plot_pool_pvalues", "plot_pool_differences"]
@@ -24,7 +36,8 @@ def _axes(ax, figsize=(6.4, 4.2)):
 
 
 @keyword_only("ax")
-def plot_asl_curves(result, *, ax=None, log=False, title=None):
+def plot_asl_curves(result: Any, *, ax: Axes | None = None, log: bool = False,
+                    title: str | None = None) -> Axes:
     """Sakai's ASL curves (Fig. 10-13): each measure's ASLs sorted, one line per measure.
 
     Args:
@@ -53,7 +66,7 @@ def plot_asl_curves(result, *, ax=None, log=False, title=None):
 
 
 @keyword_only("ax")
-def plot_swap_rates(result, *, ax=None, title=None):
+def plot_swap_rates(result: Any, *, ax: Axes | None = None, title: str | None = None) -> Axes:
     """Swap rate per difference bin (Sakai Fig. 19 output), one line per measure, with the threshold."""
     ax = _axes(ax)
     lows = result.bin_edges[:-1]
@@ -69,7 +82,7 @@ def plot_swap_rates(result, *, ax=None, title=None):
 
 
 @keyword_only("ax")
-def plot_mr_pt(result, *, ax=None, title=None):
+def plot_mr_pt(result: Any, *, ax: Axes | None = None, title: str | None = None) -> Axes:
     """MR-PT curves (Sakai Fig. 17-18): minority rate against proportion of ties over fuzziness."""
     ax = _axes(ax)
     for m, measure in enumerate(result.measures):
@@ -83,7 +96,7 @@ def plot_mr_pt(result, *, ax=None, title=None):
 
 
 @keyword_only("ax")
-def plot_forest(result, *, ax=None, max_rows=60, title=None):
+def plot_forest(result: Any, *, ax: Axes | None = None, max_rows: int = 60, title: str | None = None) -> Axes:
     """Forest plot of a meta-analysis: per-topic effects with intervals, then the pooled effects.
 
     Args:
@@ -121,7 +134,7 @@ def plot_forest(result, *, ax=None, max_rows=60, title=None):
 
 
 @keyword_only("ax")
-def plot_user_variance(result, *, ax=None, title=None):
+def plot_user_variance(result: Any, *, ax: Axes | None = None, title: str | None = None) -> Axes:
     """Each system's mean score over users (box plot per system), with the score at the mean
     parameter as a red dot; systems sorted by their mean over users."""
     ax = _axes(ax)
@@ -170,7 +183,8 @@ def _depth_label(depth):
 
 
 @keyword_only("axes")
-def plot_pool_pvalues(result, *, axes=None, measures=None, log=False, title=None):
+def plot_pool_pvalues(result: Any, *, axes: Any = None, measures: MeasuresLike | None = None,
+                      log: bool = False, title: str | None = None) -> Any:
     """Zobel & Rashidi's Fig. 6: per image, the paired t-test p-value against the score difference.
 
     Args:
@@ -210,7 +224,8 @@ def plot_pool_pvalues(result, *, axes=None, measures=None, log=False, title=None
 
 
 @keyword_only("axes")
-def plot_pool_differences(result, *, axes=None, measures=None, title=None):
+def plot_pool_differences(result: Any, *, axes: Any = None, measures: MeasuresLike | None = None,
+                          title: str | None = None) -> Any:
     """Zobel & Rashidi's Fig. 7: the per-topic differences over images, one box per pool depth.
 
     Each box holds every (image, topic) difference ``x_a - x_b``; one panel per measure. Returns the

@@ -11,11 +11,13 @@ distributions over users. A *user* here applies one parameter value to every top
 score for that user is its mean over topics, and the interval is the percentile interval of that
 mean over users (the spread due to users, not to topics). Per-topic values per user are kept.
 """
+from __future__ import annotations
+
 import numbers
 import string
 import warnings
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -23,6 +25,13 @@ from .._deprecation import keyword_only, renamed_keywords
 from .._random import as_generator
 from .._results import ConfidenceInterval, TupleLike
 from ..stats._inputs import check_confidence_level, check_positive_int
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.axes import Axes
+
+    from .._typing import MeasureLike, QrelsLike, RngLike, RunsLike, TopicsLike
+
 
 __all__ = ["user_variance", "UserVarianceResult"]
 
@@ -66,7 +75,7 @@ class UserVarianceResult(TupleLike):
     confidence_level: float
     _tuple_fields: ClassVar[tuple[str, ...]] = ("statistic", "confidence_interval")
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """One row per system: ``name, mean, sd, ci_low, ci_high, at_mean_parameter``."""
         import pandas as pd
 
@@ -80,7 +89,7 @@ class UserVarianceResult(TupleLike):
         })
 
     @keyword_only("ax")
-    def plot(self, *, ax=None, **kwargs):
+    def plot(self, *, ax: Axes | None = None, **kwargs: Any) -> Axes:
         """Distribution over users per system (:func:`~pyterrier_boot.meta.plots.plot_user_variance`)."""
         from .plots import plot_user_variance
 
@@ -191,8 +200,9 @@ def _user_variance_iv(n_users, confidence_level, distribution, measure, valid_ra
 
 
 @renamed_keywords(n_draws="n_users")
-def user_variance(runs, qrels, measure, distribution, *, n_users=1000, confidence_level=0.95, rng=None,
-                  valid_range=None, topics=None):
+def user_variance(runs: RunsLike, qrels: QrelsLike, measure: MeasureLike, distribution: Any, *,
+                  n_users: int = 1000, confidence_level: float = 0.95, rng: RngLike = None,
+                  valid_range: tuple[float, float] | None = None, topics: TopicsLike | None = None) -> UserVarianceResult:
     """Evaluate runs with a measure parameter drawn from ``distribution`` (one draw per user).
 
     Args:

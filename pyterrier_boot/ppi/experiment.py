@@ -9,11 +9,16 @@ human-only and automatic-only intervals in columns named so.
 from __future__ import annotations
 
 import inspect
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from .evaluation import ppi_evaluate
+
+if TYPE_CHECKING:
+    from typing import Any
+
 
 __all__ = ["ppi_experiment"]
 
@@ -22,7 +27,7 @@ USED = {"retr_systems", "topics", "qrels", "eval_metrics", "names", "baseline", 
         "batch_size", "round", "verbose", "confidence_level", "human_qrels", "rng", "filter_by_topics"}
 
 
-def ppi_experiment(arguments: dict):
+def ppi_experiment(arguments: dict) -> Any:
     """Run ``Experiment`` with ``human_qrels``: ``arguments`` are Experiment's (``locals()``).
 
     Returns the wide table (``dataframe=True``), the :class:`PPIEvaluation` (``dataframe=False``)

@@ -20,12 +20,18 @@ Labeled and unlabeled topics are disjoint samples: the unlabeled scores are thos
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 from scipy import stats
 
 from .._results import ConfidenceInterval, TupleLike
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+    from .._typing import ScoresLike
+
 
 __all__ = ["PPIResult", "ppi_mean_ci", "classical_mean_ci", "ppi_lambda"]
 
@@ -104,7 +110,8 @@ def _check_samples(human, auto_labeled, auto_unlabeled):
     return human, auto_labeled, auto_unlabeled
 
 
-def ppi_lambda(human_scores, auto_scores_on_human, auto_scores_unlabeled) -> Any:
+def ppi_lambda(human_scores: npt.ArrayLike, auto_scores_on_human: npt.ArrayLike,
+               auto_scores_unlabeled: npt.ArrayLike) -> Any:
     """The PPI++ weight of the automatic scores for a mean (Angelopoulos, Duchi & Zrnic 2024, Eq. 6).
 
     ``lam = Cov(Y, Yhat) / ((1 + n/N) Var(Yhat))`` with the covariance over the ``n`` labeled
@@ -162,7 +169,8 @@ def _normal_result(estimate, se, confidence_level, alternative, null, lam, n, bi
                      null=float(null), method=method)
 
 
-def ppi_mean_ci(human_scores, auto_scores_on_human, auto_scores_unlabeled, *, confidence_level: float = 0.95,
+def ppi_mean_ci(human_scores: npt.ArrayLike, auto_scores_on_human: npt.ArrayLike,
+                auto_scores_unlabeled: npt.ArrayLike, *, confidence_level: float = 0.95,
                 lam: float | None = None, alternative: str = "two-sided", null: float = 0.0) -> PPIResult:
     """Prediction-powered confidence interval for the mean human score (PPI / PPI++).
 
@@ -216,8 +224,8 @@ def ppi_mean_ci(human_scores, auto_scores_on_human, auto_scores_unlabeled, *, co
     return _normal_result(estimate, se, confidence_level, alternative, null, weight, n, big_n, method)
 
 
-def classical_mean_ci(scores, *, confidence_level: float = 0.95, alternative: str = "two-sided",
-                      null: float = 0.0) -> PPIResult:
+def classical_mean_ci(scores: ScoresLike, *, confidence_level: float = 0.95,
+                      alternative: str = "two-sided", null: float = 0.0) -> PPIResult:
     """The classical normal interval for a mean, ``mean +- z * sd / sqrt(n)`` (sd with divisor n).
 
     The ``lam = 0`` case of :func:`ppi_mean_ci`, and the comparison the PPI papers use: applied to

@@ -11,8 +11,10 @@ summary statistic (the population MAP for ``statistic="mean"`` on AP scores). Me
 
 All systems of a score matrix share one :class:`~pyterrier_boot.stats.resampling.ResamplePlan`.
 """
+from __future__ import annotations
+
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 from scipy import special, stats
@@ -36,6 +38,16 @@ from ._inputs import (
 from ._quantiles import quantiles, sorted_quantiles
 from .aggregates import get_aggregate
 from .resampling import as_resample_plan, planned_resamples, weighted_sums
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    import numpy.typing as npt
+    import pandas as pd
+
+    from .._typing import RngLike, ScoresLike
+    from .aggregates import Aggregate
+
 
 METHODS = ("percentile", "basic", "bca", "studentized", "normal", "t", "z")
 
@@ -76,7 +88,7 @@ class IntervalResult(TupleLike):
     plan: Any = None
     _tuple_fields: ClassVar[tuple[str, ...]] = ("statistic", "confidence_interval")
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """One row per system: ``statistic, ci_low, ci_high, standard_error, n_topics``."""
         import pandas as pd
 
@@ -151,7 +163,8 @@ def _one_sided(low, high, alternative):
     return low, high
 
 
-def t_interval(mean, sd, n, *, confidence_level=0.95, alternative="two-sided"):
+def t_interval(mean: npt.ArrayLike, sd: npt.ArrayLike, n: int, *, confidence_level: float = 0.95,
+               alternative: str = "two-sided") -> tuple[Any, Any]:
     """``mean ± t_{n-1} sd/√n`` (Park 2010, eq. 3); arrays broadcast. Private helper for the tests' effects."""
     lo_p, hi_p = _tail_probabilities(confidence_level, alternative)
     se = np.asarray(sd, dtype=float) / np.sqrt(n)
@@ -219,7 +232,7 @@ def _bca_probabilities(dist, theta, jack, confidence_level, alternative):
     return np.stack(probs, axis=1)
 
 
-def default_method(statistic="mean"):
+def default_method(statistic: str | Callable[..., Any] | Aggregate = "mean") -> str:
     """The default interval method: ``"studentized"`` for a mean on some scale, ``"bca"`` otherwise.
 
     Measured on real TREC-5..8 ad hoc AP (every system's 50 topics the population, n topics drawn
@@ -229,9 +242,12 @@ def default_method(statistic="mean"):
 
 
 @one_warning_per_kind()
-def bootstrap_ci(scores, *, statistic="mean", method=None, confidence_level=0.95,
-                 alternative="two-sided", n_resamples=10_000, sigma=None, rng=None, plan=None,
-                 batch=None, nan_policy="raise", max_memory=DEFAULT_MAX_MEMORY):
+def bootstrap_ci(scores: ScoresLike, *, statistic: str | Callable[..., Any] | Aggregate = "mean",
+                 method: str | None = None, confidence_level: float = 0.95,
+                 alternative: str = "two-sided", n_resamples: int = 10_000,
+                 sigma: float | None = None, rng: RngLike = None, plan: Any = None,
+                 batch: int | None = None, nan_policy: str = "raise",
+                 max_memory: int | str | None = DEFAULT_MAX_MEMORY) -> IntervalResult:
     """Confidence interval of a system's population score from its per-topic scores.
 
     Args:

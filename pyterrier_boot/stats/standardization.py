@@ -6,7 +6,10 @@ interval of its mean is accurate even with 5 topics and 5 reference systems (Par
 whereas the t interval on raw AP undercovers. Results are portable only together with the list
 of reference systems, hence :func:`portable_report`.
 """
+from __future__ import annotations
+
 import warnings
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -20,6 +23,14 @@ from ._inputs import (
     check_confidence_level,
 )
 from .intervals import t_interval
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    import pandas as pd
+
+    from .._typing import FloatArray, ScoresLike
+
 
 __all__ = ["standardize", "portable_report"]
 
@@ -83,7 +94,8 @@ def _standardized_values(matrix, ref, cdf):
     return z
 
 
-def standardize(scores, reference_systems=None, *, cdf=False, nan_policy="raise"):
+def standardize(scores: ScoresLike, reference_systems: Any = None, *, cdf: bool = False,
+                nan_policy: str = "raise") -> FloatArray | pd.DataFrame:
     """Standardise per-topic scores against reference systems (Webber et al. 2008; Park 2010, §5).
 
     Args:
@@ -118,7 +130,8 @@ def standardize(scores, reference_systems=None, *, cdf=False, nan_policy="raise"
     return z
 
 
-def portable_report(scores, reference_systems=None, *, confidence_level=0.95, nan_policy="raise"):
+def portable_report(scores: ScoresLike, reference_systems: Any = None, *,
+                    confidence_level: float = 0.95, nan_policy: str = "raise") -> pd.DataFrame:
     """Park's portable report: what others need to compare with your systems (Park 2010, §6).
 
     For each system: the raw mean and sd of its scores, the number of topics, the mean and sd of

@@ -16,9 +16,11 @@ References:
     Carterette, B. (2012). Multiple testing in statistical analysis of systems-based information
     retrieval experiments. ACM TOIS 30(1).
 """
+from __future__ import annotations
+
 import warnings
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 from scipy import stats
@@ -41,6 +43,12 @@ from ._inputs import (
     tolerance,
 )
 from ._quantiles import sorted_quantiles
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from .._typing import RngLike, ScoresLike
+
 
 __all__ = ["tukey_hsd", "randomized_tukey_hsd", "TukeyHSDResult"]
 
@@ -77,7 +85,7 @@ class TukeyHSDResult(TupleLike):
     null_distribution: Any = None
     _tuple_fields: ClassVar[tuple[str, ...]] = ("statistic", "pvalue")
 
-    def to_frame(self, alpha=None):
+    def to_frame(self, alpha: float | None = None) -> pd.DataFrame:
         """One row per pair ``i < j``: ``system_a, system_b, difference, ci_low, ci_high, p-value, reject``.
 
         ``reject`` uses ``alpha = 1 - confidence_level`` unless given.
@@ -109,7 +117,7 @@ def _tukey_iv(scores, confidence_level, nan_policy):
     return matrix, confidence_level
 
 
-def tukey_hsd(scores, *, confidence_level=0.95, nan_policy="raise"):
+def tukey_hsd(scores: ScoresLike, *, confidence_level: float = 0.95, nan_policy: str = "raise") -> TukeyHSDResult:
     """Tukey HSD over all pairs of systems, with topics as blocks (two-way ANOVA, no replication).
 
     Args:
@@ -161,8 +169,10 @@ def tukey_hsd(scores, *, confidence_level=0.95, nan_policy="raise"):
                           confidence_level, "tukey_hsd", mse, df)
 
 
-def randomized_tukey_hsd(scores, *, n_resamples=10_000, confidence_level=0.95, rng=None,
-                         nan_policy="raise", max_memory=DEFAULT_MAX_MEMORY):
+def randomized_tukey_hsd(scores: ScoresLike, *, n_resamples: int = 10_000,
+                         confidence_level: float = 0.95, rng: RngLike = None,
+                         nan_policy: str = "raise",
+                         max_memory: int | str | None = DEFAULT_MAX_MEMORY) -> TukeyHSDResult:
     """Carterette's randomised Tukey HSD: all pairs, family-wise error controlled, topics as blocks.
 
     Per resample, each topic's scores are shuffled across the systems (the null: systems are
