@@ -75,6 +75,6 @@ def keyword_only(*names: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
                 args = args[:n_positional]
             return func(*args, **kwargs)
 
-        return wrapper  # type: ignore[return-value]
+        return wrapper
 
     return decorate

@@ -27,8 +27,9 @@ if TYPE_CHECKING:
     MeasureLike: TypeAlias = str | Any
     #: one measure or several.
     MeasuresLike: TypeAlias = MeasureLike | Sequence[MeasureLike]
-    #: a systems x topics score matrix: an array, or a DataFrame (systems as rows, or a long pt frame).
-    ScoresLike: TypeAlias = npt.ArrayLike | pd.DataFrame
+    #: a systems x topics score matrix: an array, a DataFrame (systems as rows, or a long pt frame),
+    #: or a mapping system -> per-topic scores.
+    ScoresLike: TypeAlias = npt.ArrayLike | pd.DataFrame | Mapping[str, npt.ArrayLike]
     #: a file path.
     PathLike: TypeAlias = str | os.PathLike[str]
     #: relevance judgements: a :class:`Qrels`, a frame, a path, an ir_datasets id or dataset object.

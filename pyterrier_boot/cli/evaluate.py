@@ -12,7 +12,7 @@ import numpy as np
 from . import _common, _text
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Callable, Mapping, Sequence
     from typing import Any
 
     from .._typing import QrelsLike
@@ -295,7 +295,7 @@ def formatted(result: Any, pairwise: Any, args: argparse.Namespace, seed: int) -
 
 
 def write_outputs(out: Path, result: Any, pairwise: Any, args: argparse.Namespace,
-                  info: Mapping[str, Any], seed: int, status: int) -> list[Path]:
+                  info: Mapping[str, Any], seed: int, status: Callable[[str], None]) -> list[str]:
     from ..report import write_report
 
     written = []

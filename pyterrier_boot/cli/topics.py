@@ -147,7 +147,7 @@ def run(args: argparse.Namespace) -> int:
             if comparisons == "pair":
                 power = paired_power(n, res.effect_size, alpha=args.alpha)
             else:
-                power = all_pairs_power(n, res.effect_size, res.n_systems, adjustment=args.adjustment,
+                power = all_pairs_power(n, res.effect_size, res.n_systems, adjustment=args.adjustment,  # type: ignore[arg-type]
                                         alpha=args.alpha)
             entry[f"power with {n} topics"] = float(power)
         table.append(entry)

@@ -39,11 +39,12 @@ from .multiplicity import (
 from .result import CorpusBootstrapResult, unit_measure
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from typing import Any
 
     import numpy.typing as npt
 
-    from .._typing import MeasuresLike, QrelsLike, RngLike, RunsLike, TopicsLike
+    from .._typing import FloatArray, MeasuresLike, QrelsLike, RngLike, RunsLike, TopicsLike
 
 
 __all__ = ["CorpusBootstrap"]
@@ -145,7 +146,7 @@ class CorpusBootstrap:
         return (f"CorpusBootstrap({self.qrels!r}, n_images={self.n_images}, model={self.model!r}, "
                 f"corpus_size={self.corpus_size}, rng={self.rng!r})")
 
-    def multiplicities(self, docnos: npt.ArrayLike, start: int = 0, stop: int | None = None) -> npt.NDArray[np.int32]:
+    def multiplicities(self, docnos: npt.NDArray[Any] | Sequence[str], start: int = 0, stop: int | None = None) -> npt.NDArray[np.int32]:
         """Multiplicities ``int32[image, doc]`` of ``docnos`` (sorted, distinct) in images ``start:stop``."""
         keys = self.keys[start:stop]
         if self.model == "poisson":
@@ -197,7 +198,7 @@ class CorpusBootstrap:
         return self.evaluate_prepared(evaluator)
 
     @one_warning_per_kind()
-    def evaluate_prepared(self, evaluator: Evaluator, *, statistic: str | None = None,
+    def evaluate_prepared(self, evaluator: Evaluator, *, statistic: FloatArray | None = None,
                           keep: Any = None, hashes: npt.NDArray[np.uint64] | None = None) -> CorpusBootstrapResult:
         """:meth:`evaluate` for runs already read and interned (an
         :class:`~pyterrier_boot.measures.engine.Evaluator`, as ``Experiment`` has one), with their
@@ -250,7 +251,7 @@ class CorpusBootstrap:
                 if self.model == "poisson":
                     k = poisson_multiplicities(keys, hashes)
                 else:
-                    k = multinomial_multiplicities(keys, D, size)
+                    k = multinomial_multiplicities(keys, D, size)  # type: ignore[arg-type]  # multinomial images have a corpus size
                 distribution[start:stop] = evaluator.evaluate(k)
                 del k
                 bar.update(stop - start)

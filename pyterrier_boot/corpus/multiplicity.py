@@ -39,7 +39,7 @@ from .._environment import numba_cache
 from .._random import as_generator
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Sequence
     from typing import Any
 
     import numpy.typing as npt
@@ -174,7 +174,7 @@ def docno_hashes(docnos: Iterable[Any]) -> npt.NDArray[np.uint64]:
     return out
 
 
-def poisson_multiplicities(keys: npt.ArrayLike, hashes: npt.ArrayLike) -> npt.NDArray[np.int32]:
+def poisson_multiplicities(keys: npt.ArrayLike, hashes: npt.NDArray[np.uint64] | Sequence[int]) -> npt.NDArray[np.int32]:
     """Poisson(1) multiplicities ``int32[image, doc]`` of documents (by hash) in images (by key).
 
     Example:
@@ -189,7 +189,7 @@ def poisson_multiplicities(keys: npt.ArrayLike, hashes: npt.ArrayLike) -> npt.ND
     return out
 
 
-def multinomial_multiplicities(keys: npt.ArrayLike, n_docs: int, corpus_size: int) -> npt.NDArray[np.int32]:
+def multinomial_multiplicities(keys: npt.NDArray[np.uint64] | Sequence[int], n_docs: int, corpus_size: int) -> npt.NDArray[np.int32]:
     """Multinomial multiplicities ``int32[image, doc]``: counts of ``n_docs`` documents in ``N`` draws.
 
     ``n_docs`` documents (in sorted docno order) out of a corpus of ``corpus_size = N`` each get
@@ -207,7 +207,7 @@ def multinomial_multiplicities(keys: npt.ArrayLike, n_docs: int, corpus_size: in
     return out
 
 
-def jackknife_groups(hashes: npt.ArrayLike, n_groups: int) -> IntArray:
+def jackknife_groups(hashes: npt.NDArray[np.uint64] | Sequence[int], n_groups: int) -> IntArray:
     """Group (0..n_groups-1) of each document for the delete-a-group jackknife, from its docno hash."""
     out = np.empty(len(hashes), dtype=np.int64)
     _groups(np.ascontiguousarray(hashes, dtype=np.uint64), int(n_groups), out)
@@ -220,7 +220,7 @@ def _salted_bits(hashes, key, out):
         out[d] = np.uint8(_finalise(hashes[d] ^ key) & np.uint64(1))
 
 
-def salted_bits(hashes: npt.ArrayLike, salt: int) -> npt.NDArray[np.uint8]:
+def salted_bits(hashes: npt.NDArray[np.uint64] | Sequence[int], salt: int) -> npt.NDArray[np.uint8]:
     """One pseudo-random bit per document (by hash) for an integer ``salt``: the lowest bit of
     ``splitmix64_finaliser(hash ^ splitmix64_finaliser(salt ^ _SPLIT_SALT))`` (the salted corpus split)."""
     key = np.uint64(finalise_reference(int(salt) ^ _SPLIT_SALT))

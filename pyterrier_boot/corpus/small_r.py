@@ -81,7 +81,7 @@ def _precision_sum(x, n):
     return np.where(n > 0, out, 0.0)
 
 
-def expected_ap(n_relevant: npt.ArrayLike, depth: int, share: npt.ArrayLike) -> float | FloatArray:
+def expected_ap(n_relevant: npt.ArrayLike, depth: npt.ArrayLike, share: npt.ArrayLike) -> float | FloatArray:
     """E(AP) when each of R relevant documents is a silver bullet with probability ``share``.
 
     A silver bullet takes a uniformly random rank among the ``depth`` retrieved (distinct bullets
@@ -111,7 +111,7 @@ def expected_ap(n_relevant: npt.ArrayLike, depth: int, share: npt.ArrayLike) -> 
     return out if out.ndim else float(out)
 
 
-def silver_bullet_limit(n_relevant: npt.ArrayLike, depth: int, *, confidence_level: float = 0.95) -> float | FloatArray:
+def silver_bullet_limit(n_relevant: npt.ArrayLike, depth: npt.ArrayLike, *, confidence_level: float = 0.95) -> float | FloatArray:
     """Upper confidence limit of AP when AP = 0: ``E(AP)`` at the largest silver-bullet share.
 
     Example:
@@ -134,7 +134,7 @@ def lead_balloon_limit(n_relevant: npt.ArrayLike, *, confidence_level: float = 0
 
 
 def small_r_correction(statistic: npt.ArrayLike, low: npt.ArrayLike, high: npt.ArrayLike,
-                       n_relevant: npt.ArrayLike, depth: int, *, confidence_level: float = 0.95) -> tuple[FloatArray, FloatArray, BoolArray]:
+                       n_relevant: npt.ArrayLike, depth: npt.ArrayLike, *, confidence_level: float = 0.95) -> tuple[FloatArray, FloatArray, BoolArray]:
     """Widen AP intervals near 0 and 1 by the silver-bullet / lead-balloon limits (hull of both).
 
     Args:

@@ -69,7 +69,7 @@ def _corpus_image_iv(image, model, corpus_size, documents):
 
 
 def image_multiplicities(docnos: Sequence[str] | npt.ArrayLike, key: int, *, model: str = "poisson",
-                         corpus_size: int | None = None, documents: Sequence[str] | None = None) -> IntArray:
+                         corpus_size: int | None = None, documents: Any = None) -> IntArray:
     """Multiplicity of each docno (int64 array) in the image with 64-bit ``key``."""
     docnos = np.asarray(docnos, dtype=object).astype(str)
     keys = np.array([key], dtype=np.uint64)
@@ -82,7 +82,7 @@ def image_multiplicities(docnos: Sequence[str] | npt.ArrayLike, key: int, *, mod
         unknown = pd.unique(docnos[missing])
         raise ValueError(f"{len(unknown)} docno(s) are not among 'documents', e.g. {str(unknown[0])!r}: a multinomial "
                          "image is defined for the documents it was drawn for")
-    counts = multinomial_multiplicities(keys, len(documents), corpus_size)[0]
+    counts = multinomial_multiplicities(keys, len(documents), corpus_size)[0]  # type: ignore[arg-type]  # multinomial images have a corpus size
     return counts[position].astype(np.int64)
 
 
@@ -155,7 +155,7 @@ class CorpusImage(pt.Transformer):
 
 
 def corpus_image(frame: Any, image: int, *, rng: RngLike, model: str = "poisson",
-                 corpus_size: int | None = None, documents: Sequence[str] | None = None) -> CorpusImage:
+                 corpus_size: int | None = None, documents: Sequence[str] | None = None) -> pd.DataFrame:
     """Function twin of :class:`CorpusImage`: the image run of a result frame.
 
     Example:
@@ -168,7 +168,7 @@ def corpus_image(frame: Any, image: int, *, rng: RngLike, model: str = "poisson"
 
 
 def corpus_image_qrels(qrels: QrelsLike, image: int, *, rng: RngLike, model: str = "poisson",
-                       corpus_size: int | None = None, documents: Sequence[str] | None = None) -> CorpusImage:
+                       corpus_size: int | None = None, documents: Sequence[str] | None = None) -> pd.DataFrame:
     """The qrels of corpus image ``image`` (each judgement ``k`` times, copies named as in the image run)."""
     return CorpusImage(image, rng=rng, model=model, corpus_size=corpus_size, documents=documents).qrels(qrels)
 

@@ -175,7 +175,7 @@ class SplitHalfValidation:
         return head + self.table.to_html(index=False, float_format=lambda v: f"{v:.3f}")
 
     def plot(self, rows: Any = None, *, ax: Axes | None = None,
-             bins: int | Sequence[float] | None = None) -> Axes:
+             bins: int | None = None) -> Axes:
         """Histograms of ``z`` (density) against the standard normal, one line per row.
 
         Args:
@@ -330,7 +330,7 @@ def split_half_validation(runs: RunsLike, qrels: QrelsLike, measures: MeasuresLi
             for h, keep in enumerate((in_a, ~in_a)):
                 boot = CorpusBootstrap(read, n_images=n_images, rng=int(image_seeds[i, h]), verbose=False)
                 halves.append(boot.evaluate_prepared(evaluator, keep=keep, hashes=hashes))
-            for key, scale, (va, vb) in _split_rows(*halves, labels, confidence_level, eps, kinds):
+            for key, scale, (va, vb) in _split_rows(*halves, labels, confidence_level, eps, kinds):  # type: ignore[call-arg]  # two halves
                 positions, zs = [], []
                 for src, dst in ((va, vb), (vb, va)):
                     p, z = interval_agreement(*src, *dst, confidence_level=confidence_level, scale=scale)

@@ -21,6 +21,8 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
     from .._typing import FloatArray, MeasureLike, MeasuresLike, RngLike
+    from ..corpus.result import CorpusBootstrapResult
+    from ..stats.resampling import ResamplePlan
 
 
 
@@ -47,9 +49,9 @@ class Comparisons:
     distribution: np.ndarray | None = None
 
     @classmethod
-    def build(cls, values: FloatArray, names: Sequence[str] | None, baselines: Any,
+    def build(cls, values: FloatArray, names: Sequence[str], baselines: Any,
               measures: MeasuresLike, *, test: str, plan: Any, rng: RngLike, correction: str | None,
-              correction_alpha: float | None, confidence_level: float = 0.95,
+              correction_alpha: float, confidence_level: float = 0.95,
               bootstrap: str | None = None, interval: str | None = None, corpus: Any = None,
               max_memory: int | str | None = DEFAULT_MAX_MEMORY) -> Comparisons:
         """The tests and, with a bootstrap, the interval each one inverts (see
@@ -139,17 +141,17 @@ class ExperimentResult:
     confidence_level: float
     intervals: np.ndarray | None
     distribution_: np.ndarray | None
-    corpus: object
+    corpus: CorpusBootstrapResult | None
     comparisons: Comparisons | None
     mrt: dict | None
     round: object = None
     topics: tuple | None = None
-    plan: object = None
+    plan: ResamplePlan | None = None
 
     # ------------------------------------------------------------ summaries
 
     @property
-    def means(self) -> pd.DataFrame:
+    def means(self) -> FloatArray:
         """Aggregate of each system over topics ``[system, measure]`` (sum for summed measures)."""
         out = self.values.mean(axis=1)
         summed = np.array(self.summed, dtype=bool)
@@ -280,7 +282,7 @@ class ExperimentResult:
         if corrected:
             for m in self.measures:
                 rows = np.flatnonzero((table["measure"] == m).to_numpy())
-                res = correct_pvalues(table["p-value"].to_numpy()[rows], method=correction, alpha=alpha)
+                res = correct_pvalues(table["p-value"].to_numpy()[rows], method=correction, alpha=alpha)  # type: ignore[arg-type]  # corrected: correction is set
                 table.loc[table.index[rows], "p-value corrected"] = res.pvalues
                 table.loc[table.index[rows], "reject"] = res.reject
         else:
@@ -290,7 +292,7 @@ class ExperimentResult:
         if self.bootstrap == "corpus":  # the percentile test over images (earlier versions' column)
             from ..corpus.intervals import image_pvalue
 
-            theta, dist = self.corpus.system_distribution()
+            theta, dist = self.corpus.system_distribution()  # type: ignore[union-attr]  # corpus is set with the corpus bootstrap
             table["corpus p-value"] = image_pvalue(theta[a] - theta[b], dist[:, a] - dist[:, b]).T.reshape(-1)
         table.attrs["test"] = f"{self.bootstrap}-bootstrap replicate test ({replicate_name(self.interval)})"
         return table
@@ -363,7 +365,7 @@ class ExperimentResult:
         column = "p-value corrected" if "p-value corrected" in f else "p-value"
         return bool((rows[column] < alpha).any())
 
-    def save_summaries(self, save_dir: str | None) -> None:
+    def save_summaries(self, save_dir: str) -> None:
         """``aggregated.csv`` and ``perquery.csv`` in ``save_dir``, keeping other systems' rows (as pt.Experiment)."""
         for file, new in (("aggregated.csv", self.table()), ("perquery.csv", self.per_query())):
             path = os.path.join(save_dir, file)
@@ -423,7 +425,7 @@ class ExperimentResult:
 def replicate_name(interval: str | None) -> str:
     from .uncertainty import replicate_method
 
-    return replicate_method(interval)
+    return replicate_method(interval)  # type: ignore[arg-type]  # interval is set with a bootstrap
 
 
 def _latex_escape(text):

@@ -71,7 +71,7 @@ def joint_spread(rows: FloatArray, image_rows: FloatArray, plan: ResamplePlan, *
     weights = plan.weights(0, n_images) / rows.shape[1]  # [replicate, topic]
     dist = np.einsum("bq,bsq->bs", weights, image_rows)
     theta = rows.mean(axis=1)
-    return Spread(*_limits(theta, dist, method, confidence_level), dist)
+    return Spread(*_limits(theta, dist, method, confidence_level), dist)  # type: ignore[call-arg]
 
 
 def _limits(theta, dist, method, confidence_level):
@@ -96,13 +96,13 @@ def mean_spreads(values: FloatArray, bootstrap: str | None, interval: str | None
     if bootstrap == "corpus":
         theta, dist = corpus.system_distribution()
         jack = corpus.jackknife_distribution.mean(axis=2)
-        low, high = image_interval(theta, dist, method=interval, confidence_level=confidence_level,
+        low, high = image_interval(theta, dist, method=interval, confidence_level=confidence_level,  # type: ignore[arg-type]  # interval is set with a bootstrap
                                    jackknife=jack)
         return np.stack([low, high], axis=-1), dist
     return _per_measure(values, None, bootstrap, interval, confidence_level, plan, corpus)
 
 
-def difference_spreads(values: FloatArray, a: npt.ArrayLike, b: npt.ArrayLike,
+def difference_spreads(values: FloatArray, a: npt.NDArray[np.intp], b: npt.NDArray[np.intp],
                        bootstrap: str | None, interval: str | None, confidence_level: float,
                        plan: ResamplePlan | None, corpus: Any) -> tuple[FloatArray | None, FloatArray | None]:
     """Intervals ``[P, M, 2]`` of the mean difference ``system a[p] - system b[p]`` of each pair and
@@ -116,7 +116,7 @@ def difference_spreads(values: FloatArray, a: npt.ArrayLike, b: npt.ArrayLike,
         jack = corpus.jackknife_distribution.mean(axis=2)
         dist = dist[:, a] - dist[:, b]
         low, high = image_interval(theta[a] - theta[b], dist, confidence_level=confidence_level,
-                                   method="percentile" if interval == "logit" else interval,
+                                   method="percentile" if interval == "logit" else interval,  # type: ignore[arg-type]  # interval is set with a bootstrap
                                    jackknife=jack[:, a] - jack[:, b])
         return np.stack([low, high], axis=-1), dist
     return _per_measure(values, (a, b), bootstrap, interval, confidence_level, plan, corpus)
@@ -185,8 +185,8 @@ def replicate_method(interval: str) -> str:
     return "percentile" if interval in ("bca", "logit") else interval
 
 
-def difference_replicates(values: FloatArray, a: npt.ArrayLike, b: npt.ArrayLike,
-                          bootstrap: str | None, plan: ResamplePlan | None, corpus: Any) -> tuple[FloatArray, FloatArray]:
+def difference_replicates(values: FloatArray, a: npt.NDArray[np.intp], b: npt.NDArray[np.intp],
+                          bootstrap: str | None, plan: ResamplePlan | None, corpus: Any) -> tuple[FloatArray, FloatArray | None]:
     """``(theta [P, M], dist [B, P, M])``: differences on the collection and over the replicates."""
     _, dist = difference_spreads(values, a, b, bootstrap, "percentile", 0.95, plan, corpus)
     if bootstrap == "corpus":
@@ -197,9 +197,9 @@ def difference_replicates(values: FloatArray, a: npt.ArrayLike, b: npt.ArrayLike
     return theta, dist
 
 
-def matched_intervals(frame: pd.DataFrame, values: FloatArray, a: npt.ArrayLike, b: npt.ArrayLike,
+def matched_intervals(frame: pd.DataFrame, values: FloatArray, a: npt.NDArray[np.intp], b: npt.NDArray[np.intp],
                       *, bootstrap: str | None, interval: str | None, plan: ResamplePlan | None,
-                      corpus: Any, alpha: float, inclusive: bool) -> tuple[pd.DataFrame, FloatArray, FloatArray]:
+                      corpus: Any, alpha: float, inclusive: bool) -> tuple[pd.DataFrame, FloatArray, FloatArray | None]:
     """Make a long comparison table (measure-major rows, pairs ``a[p] - b[p]``) tell one story.
 
     Topic bootstrap (or none): the interval beside each test is already the test's own (nothing
@@ -209,8 +209,8 @@ def matched_intervals(frame: pd.DataFrame, values: FloatArray, a: npt.ArrayLike,
     """
     theta, dist = difference_replicates(values, a, b, bootstrap, plan, corpus)
     P, M = theta.shape
-    method = replicate_method(interval)
-    p, low, high = replicate_test(theta.reshape(-1), dist.reshape(dist.shape[0], -1), method, alpha, inclusive)
+    method = replicate_method(interval)  # type: ignore[arg-type]  # interval is set with a bootstrap
+    p, low, high = replicate_test(theta.reshape(-1), dist.reshape(dist.shape[0], -1), method, alpha, inclusive)  # type: ignore[union-attr]  # a bootstrap gives a distribution
     p, low, high = (v.reshape(P, M) for v in (p, low, high))
     frame = frame.copy()
     frame["p-value"] = p.T.reshape(-1)  # frame rows: measure-major

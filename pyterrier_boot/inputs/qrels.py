@@ -213,9 +213,9 @@ def _read_qrels_file(path) -> tuple[str, pd.DataFrame]:
     if labels is None:
         table = _parse_qrels_lines(data, shown)
         labels = table[3].to_numpy(dtype="int64")
-    if len(table) == 0:
+    if len(table) == 0:  # type: ignore[arg-type]  # table is parsed when the fast reader failed
         raise ValueError(f"{what} is empty: no judgements (only blank or comment lines)")
-    frame = pd.DataFrame({"qid": table[0], "docno": table[2], "label": labels})
+    frame = pd.DataFrame({"qid": table[0], "docno": table[2], "label": labels})  # type: ignore[index]  # as above
     _check_qrels(frame, what)
     return shown, frame
 

@@ -102,7 +102,7 @@ def _read_topics_file(path: str, format: str | None) -> pd.DataFrame:
     import pyterrier as pt
 
     try:
-        frame = pt.io.read_topics(path, format=format)
+        frame = pt.io.read_topics(path, format=format)  # type: ignore[arg-type]  # a format pt knows, checked by _detect_format
     except Exception as ex:  # parser errors of the format readers (ParseError, UnicodeDecodeError, ...)
         raise ValueError(f"cannot read topics file '{path}' as {format!r} topics: {type(ex).__name__}: {ex}") from ex
     return _topics_from_frame(frame, f"topics file '{path}' (read as {format!r})")

@@ -19,12 +19,12 @@ import pandas as pd
 from .._warnings import InputWarning, report
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Mapping
     from typing import Any
 
     import numpy.typing as npt
 
-    from .._typing import QrelsLike, RunsLike, ScoresLike
+    from .._typing import BoolArray, ScoresLike
 
 
 #: Grade stored for a retrieved document that has no judgement.
@@ -78,7 +78,7 @@ class JudgedRuns:
             return 0, 0
         return int(self.qrels_grades.min()), int(self.qrels_grades.max())
 
-    def ranking(self, system: str | int | None, topic: int) -> tuple[npt.NDArray[Any], npt.NDArray[Any]]:
+    def ranking(self, system: int, topic: int) -> tuple[npt.NDArray[Any], npt.NDArray[Any]]:
         """Document ids and grades of one system's ranking for one topic (indices, not names)."""
         i = system * self.n_topics + topic
         sl = slice(self.run_offsets[i], self.run_offsets[i + 1])
@@ -89,7 +89,7 @@ class JudgedRuns:
         sl = slice(self.qrels_offsets[topic], self.qrels_offsets[topic + 1])
         return self.qrels_docs[sl], self.qrels_grades[sl]
 
-    def restrict(self, keep: Any) -> JudgedRuns:
+    def restrict(self, keep: BoolArray) -> JudgedRuns:
         """The same runs and qrels on the sub-collection of the documents in ``keep`` (a boolean
         mask over ``docnos``), e.g. a corpus half: the other documents leave every ranking and the
         qrels, rankings keep their order, topics and systems are unchanged, and the kept documents
@@ -118,7 +118,7 @@ class JudgedRuns:
         )
 
     @classmethod
-    def build(cls, runs: RunsLike, qrels: QrelsLike, *, warn_unjudged: bool = True) -> JudgedRuns:
+    def build(cls, runs: Mapping[str, pd.DataFrame], qrels: pd.DataFrame, *, warn_unjudged: bool = True) -> JudgedRuns:
         """Intern validated runs and qrels.
 
         Args:

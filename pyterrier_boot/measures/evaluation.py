@@ -15,10 +15,13 @@ from .materialisation import multiplicities_for
 from .parsing import parse_measures
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     import numpy.typing as npt
 
     from .._typing import FloatArray, MeasuresLike, QrelsLike, RunsLike, TopicsLike
     from ..inputs.qrels import Qrels
+    from .parsing import LabelledMeasure
 
 
 
@@ -103,7 +106,7 @@ def evaluate(run: RunsLike, qrels: QrelsLike, measures: MeasuresLike, *,
     return to_long_frame(values, arrays, evaluator.measures, with_name=several)
 
 
-def to_long_frame(values: FloatArray, arrays: JudgedRuns, measures: MeasuresLike, *,
+def to_long_frame(values: FloatArray, arrays: JudgedRuns, measures: Sequence[LabelledMeasure], *,
                   with_name: bool = True) -> pd.DataFrame:
     """``values[system, topic, measure]`` as a long frame ``[name,] qid, measure, value``."""
     n_s, n_q, n_m = values.shape

@@ -18,8 +18,11 @@ from .arrays import UNJUDGED
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from typing import Any
 
-    from .._typing import FloatArray, IntArray, MeasureLike
+    import numpy.typing as npt
+
+    from .._typing import FloatArray
 
 
 # kind codes shared by the numba kernels and the pure-Python references
@@ -59,7 +62,7 @@ class KernelMeasure:
     min_rel: int = 0
     max_rel: int = 1
 
-    def gain(self, grade: int) -> float:
+    def gain(self, grade: int | None) -> float:
         """Gain of a judged grade; unjudged documents and negative grades gain 0."""
         if grade is None or grade == UNJUDGED:
             return 0.0
@@ -91,13 +94,13 @@ class KernelMeasure:
         return reach / reach.sum()
 
 
-def lower(measure: MeasureLike) -> KernelMeasure | None:
+def lower(measure: Any) -> KernelMeasure | None:
     """The :class:`KernelMeasure` of an ir_measures measure, or None when there is no kernel."""
     params = dict(measure.params)
     kind = _KINDS_BY_NAME.get(measure.NAME)
     if kind is None:
         return None
-    spec = {"cutoff": int(params.pop("cutoff", 0) or 0), "judged_only": bool(params.pop("judged_only", False))}
+    spec: dict[str, Any] = {"cutoff": int(params.pop("cutoff", 0) or 0), "judged_only": bool(params.pop("judged_only", False))}
     if kind in (AP, P, R, RR, RPREC, SUCCESS, BPREF, Q, RBP):
         spec["rel"] = max(int(params.pop("rel", 1)), 0)
     if kind in (NDCG, Q, NCG):
@@ -137,7 +140,7 @@ _KINDS_BY_NAME = {
 }
 
 
-def kernel_tables(kernel_measures: Sequence[KernelMeasure], grade_min: int, grade_max: int) -> tuple[FloatArray, IntArray, FloatArray]:
+def kernel_tables(kernel_measures: Sequence[KernelMeasure], grade_min: int, grade_max: int) -> tuple[FloatArray, npt.NDArray[np.int32], FloatArray]:
     """Per measure: gain of each grade ``grade_min..grade_max``, the grades by gain descending,
     and cwl position weights.
 

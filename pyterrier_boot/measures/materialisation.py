@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
     import numpy.typing as npt
 
-    from .._typing import IntArray, QrelsLike
+    from .._typing import IntArray
 
 
 
@@ -77,7 +77,7 @@ def image_run(run: pd.DataFrame, multiplicity: Any) -> pd.DataFrame:
     return out.reset_index(drop=True)
 
 
-def image_qrels(qrels: QrelsLike, multiplicity: Any) -> pd.DataFrame:
+def image_qrels(qrels: pd.DataFrame, multiplicity: Any) -> pd.DataFrame:
     """The image of a qrels frame (``qid``, ``docno``, ``label``): each judgement k times."""
     k = multiplicities_for(qrels["docno"].to_numpy(object), multiplicity)
     return _copies(qrels, k)

@@ -18,6 +18,8 @@ from .sakai import REGISTRY as SAKAI_MEASURES
 from .validation import check_measure
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from .._typing import MeasureLike, MeasuresLike
 
 
@@ -149,7 +151,7 @@ def parse_measures(measures: MeasuresLike) -> list[LabelledMeasure]:
     return parsed
 
 
-def require_mean_aggregated(measures: MeasuresLike, context: str = "a confidence interval") -> None:
+def require_mean_aggregated(measures: Sequence[LabelledMeasure], context: str = "a confidence interval") -> None:
     """Refuse measures summed over topics (NumRet, NumRel, NumQ, ...): a mean is meaningless for them."""
     summed = [lm.label for lm in measures if isinstance(lm.measure.aggregator(), SumAgg)]
     if summed:

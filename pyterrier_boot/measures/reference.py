@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 
 
 
-def materialise(docs: npt.NDArray[Any], grades: npt.NDArray[Any], multiplicity: npt.NDArray[Any]) -> tuple[npt.NDArray[Any], npt.NDArray[Any]]:
+def materialise(docs: npt.NDArray[Any], grades: npt.NDArray[Any], multiplicity: npt.NDArray[Any]) -> list[int | None]:
     """Grades of a ranking (None for unjudged) with each document repeated by its multiplicity."""
     out = []
     for doc, grade in zip(docs, grades):
@@ -53,7 +53,7 @@ def materialise(docs: npt.NDArray[Any], grades: npt.NDArray[Any], multiplicity: 
     return out
 
 
-def measure_value(km: KernelMeasure, ranking: npt.NDArray[Any], judged: npt.NDArray[Any]) -> float:
+def measure_value(km: KernelMeasure, ranking: Sequence[int | None], judged: Sequence[int]) -> float:
     """Value of kernel measure ``km`` for a materialised ranking and the judged grades of the topic."""
     if km.judged_only:  # trec_eval: negative grades count as unjudged
         ranking = [g for g in ranking if g is not None and g >= 0]
@@ -127,7 +127,7 @@ def measure_value(km: KernelMeasure, ranking: npt.NDArray[Any], judged: npt.NDAr
                 reach.append(reach[-1] * c)
             weights = [r / sum(reach) for r in reach]
         else:
-            weights = list(km.position_weights())
+            weights = list(km.position_weights())  # type: ignore[arg-type]  # RBP/INST/INSQ have weights
         return sum(w * g for w, g in zip(weights, gains))
     if km.kind == JUDGED:
         return sum(g is not None for g in top) / len(top) if top else 0.0
@@ -141,7 +141,7 @@ def measure_value(km: KernelMeasure, ranking: npt.NDArray[Any], judged: npt.NDAr
     raise ValueError(f"no reference implementation for kind {km.kind}")
 
 
-def reference_values(arrays: JudgedRuns, multiplicity: npt.ArrayLike,
+def reference_values(arrays: JudgedRuns, multiplicity: npt.NDArray[Any],
                      kernel_measures: Sequence[KernelMeasure]) -> FloatArray:
     """Values ``[system, topic, measure]`` of every measure on one image, the slow obvious way."""
     out = np.zeros((arrays.n_systems, arrays.n_topics, len(kernel_measures)))

@@ -115,7 +115,7 @@ def check_measure(measure: ir_measures.Measure, label: str) -> ir_measures.Measu
         value = params[name]
         if info.dtype is float and _integer(value):
             value = coerced[name] = float(value)
-        rule = _EXCEPTIONS.get((name, measure.NAME), _RULES.get(name))
+        rule = _EXCEPTIONS.get((name, measure.NAME), _RULES.get(name))  # type: ignore[arg-type]  # the rule tables are keyed by plain strings
         problem = rule(value) if rule is not None else _declared(info, value)
         if problem is not None:
             raise ValueError(f"measure {label!r}: {_name(name)} must be {problem}, got {value!r}")

@@ -192,7 +192,7 @@ def logit_difference(x: npt.ArrayLike, y: npt.ArrayLike, *, eps: float = EPS) ->
     if _is_pandas(x, "Series"):
         import pandas as pd
 
-        return pd.Series(result, index=x.index, name="logit_difference")
+        return pd.Series(result, index=x.index, name="logit_difference")  # type: ignore[union-attr, arg-type]
     return result
 
 

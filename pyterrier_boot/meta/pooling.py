@@ -20,7 +20,7 @@ from .._warnings import InputWarning
 from ..stats._inputs import _describe
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
     from typing import Any
 
     from .._typing import QrelsLike, RunsLike
@@ -38,7 +38,7 @@ def top_documents(run: pd.DataFrame, depth: int) -> pd.DataFrame:
     return top[["qid", "docno"]]
 
 
-def pooled_runs(names: Sequence[str] | None, runs: RunsLike, argument: str) -> list[Any]:
+def pooled_runs(names: str | Sequence[str], runs: Mapping[str, Any], argument: str) -> list[Any]:
     """The distinct run names ``names`` (a name or a list) chosen for a pool, checked against ``runs``."""
     chosen = [names] if isinstance(names, str) else list(names)
     if not chosen:

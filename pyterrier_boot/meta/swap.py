@@ -124,7 +124,7 @@ def _swap_iv(n_resamples, bin_width, n_bins, threshold):
     return n_resamples, width, n_bins, threshold
 
 
-def snap_ties(difference: npt.ArrayLike, scale: npt.ArrayLike) -> FloatArray:
+def snap_ties(difference: FloatArray, scale: float | FloatArray) -> FloatArray:
     """Set differences within ``1e-9 * scale`` of 0 to exactly 0.
 
     Means over resampled topics are sums computed in different orders, so two systems with the

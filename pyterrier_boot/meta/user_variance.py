@@ -279,7 +279,7 @@ def user_variance(runs: RunsLike, qrels: QrelsLike, measure: MeasureLike, distri
             continue
         break
     if first is None:
-        raise first_error
+        raise first_error  # type: ignore[misc]  # set whenever no value worked
     parameter = _parameter_of(first.measure, value)
     name = getattr(first.measure, "NAME", str(first.measure))
     if valid_range is None:
@@ -299,7 +299,7 @@ def user_variance(runs: RunsLike, qrels: QrelsLike, measure: MeasureLike, distri
     else:
         hint = ("e.g. scipy.stats.beta(a, b) for a probability, scipy.stats.truncnorm for a "
                 "truncated normal")
-    _check_range(draws, distribution.support(), *valid_range, what, hint)
+    _check_range(draws, distribution.support(), *valid_range, what, hint)  # type: ignore[call-arg]
     if discrete:
         mean_value = float(np.round(mean_value))
     values_list = [_as_value(v, discrete) for v in distinct] + [_as_value(mean_value, discrete)]

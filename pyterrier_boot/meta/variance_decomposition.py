@@ -488,7 +488,7 @@ def variance_decomposition(data: Any, *, heteroscedastic: bool = False,
     st_var = var_st * var_scale if replicated else np.nan
     resid = var_resid * var_scale
     if heteroscedastic:
-        residual_variances = resid * weights
+        residual_variances = resid * weights  # type: ignore[operator]  # weights are set when heteroscedastic
     components = {"topic": topic_var, "system:topic": st_var, "residual": resid}
     total = np.nansum(list(components.values()))
     share = {c: (v / total if np.isfinite(v) and total > 0 else np.nan) for c, v in components.items()}
@@ -531,6 +531,6 @@ def variance_decomposition(data: Any, *, heteroscedastic: bool = False,
         components=components, effects=effects, share=share, reference=reference,
         reference_mean=reference_mean, t_test=t_table, converged=converged, fit_warnings=fit_warnings,
         boundary=boundary, heteroscedastic=bool(heteroscedastic), n_systems=S, n_topics=Q,
-        n_replicates=K, log_likelihood=llf, residual_variances=residual_variances,
+        n_replicates=K, log_likelihood=llf, residual_variances=residual_variances,  # type: ignore[arg-type]  # K counts replicates
         model=model, solver=solver,
     )

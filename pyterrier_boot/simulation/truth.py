@@ -13,17 +13,17 @@ import numpy as np
 import pandas as pd
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
-    from typing import Any
+    from collections.abc import Iterable, Sequence
 
     from .._typing import FloatArray, MeasuresLike
+    from ..measures.parsing import LabelledMeasure
     from .model import CollectionModel, TopicSample
 
 
 _CHUNK = 200  # topics evaluated per ir_measures call
 
 
-def parse(measures: MeasuresLike) -> dict[str, Any]:
+def parse(measures: MeasuresLike) -> list[LabelledMeasure]:
     """Labelled measures for ``truth``; summed measures (NumRet, ...) have no population mean."""
     from ..measures.parsing import parse_measures, require_mean_aggregated
 
@@ -46,7 +46,7 @@ def _evaluation_depth(labelled):
     return None if any(c is None for c in cutoffs) else max(cutoffs)
 
 
-def evaluate(model: CollectionModel, samples: Sequence[TopicSample], labelled: Mapping[str, Any], *,
+def evaluate(model: CollectionModel, samples: Iterable[TopicSample], labelled: Sequence[LabelledMeasure], *,
              complete: bool = False) -> FloatArray:
     """Per-topic values ``[measure, system, sample]`` of ``samples`` (an iterable of TopicSample).
 
@@ -91,7 +91,7 @@ def _evaluate_chunk(model, chunk, measures, where, depth, docnos, complete):
     return values
 
 
-def population_means(values: FloatArray, labelled: Mapping[str, Any], names: Sequence[str],
+def population_means(values: FloatArray, labelled: Sequence[LabelledMeasure], names: Sequence[str],
                      n_topics: int, single: bool) -> pd.DataFrame:
     """Means over the last axis with their Monte Carlo standard errors, labelled by measure."""
     n = values.shape[-1]

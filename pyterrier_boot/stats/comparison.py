@@ -50,6 +50,7 @@ from .significance import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from typing import Any
 
     import pandas as pd
@@ -235,7 +236,7 @@ def _check_resampling(test, plan, n, n_resamples, n_pairs, n_measures, alpha, co
 
 
 @one_warning_per_kind()
-def compare(scores: ScoresLike, *, baseline: int | str | None = None,
+def compare(scores: ScoresLike, *, baseline: int | str | Sequence[int | str] | None = None,
             test: str = "paired_bootstrap", correction: str | None = "holm",
             correction_scope: str = "measure", alpha: float = 0.05, alternative: str = "two-sided",
             confidence_level: float | None = None, n_resamples: int = 10_000, rng: RngLike = None,
@@ -325,7 +326,7 @@ def compare(scores: ScoresLike, *, baseline: int | str | None = None,
         used = as_sign_flip_plan(plan, n, n_resamples, rng, max_memory)
     elif plan is not None:
         raise ValueError(f"'plan' is only used by the resampling tests, not test={test!r}")
-    level = dict(alpha=ci_alpha, inclusive=inclusive, alternative=alternative)
+    level: dict[str, Any] = dict(alpha=ci_alpha, inclusive=inclusive, alternative=alternative)
     frames = []
     unbounded = np.zeros(0, dtype=bool)
     for m, measure in enumerate(measures):

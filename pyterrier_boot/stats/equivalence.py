@@ -88,7 +88,7 @@ def _sample(values, name):
     return array
 
 
-def resolve_margin(margin: float, relative_margin: float | None, reference_mean: float) -> float:
+def resolve_margin(margin: float | None, relative_margin: float | None, reference_mean: float) -> float:
     """The absolute margin from ``margin`` or ``relative_margin * |reference_mean|`` (one of them)."""
     if (margin is None) == (relative_margin is None):
         raise ValueError("give exactly one of 'margin' (absolute) and 'relative_margin' (a share of the "

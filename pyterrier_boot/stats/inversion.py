@@ -37,7 +37,7 @@ def alpha_of(confidence_level: float) -> float:
     return round(1.0 - float(confidence_level), 12)
 
 
-def rejects(pvalue: FloatArray | float, alpha: float, inclusive: bool = False) -> BoolArray | bool:
+def rejects(pvalue: FloatArray | float, alpha: float, inclusive: bool = False) -> BoolArray:
     """The verdict: ``p < alpha`` (``p <= alpha`` when ``inclusive``, statsmodels' rule for corrections)."""
     p = np.asarray(pvalue, dtype=float)
     return p <= alpha if inclusive else p < alpha

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
     import numpy.typing as npt
 
-    from .._typing import FloatArray
+    from .._typing import FloatArray, IntArray
 
 
 __all__ = ["effect_size", "paired_power", "topics_needed", "power_analysis", "PowerAnalysis"]
@@ -66,7 +66,7 @@ def _power_iv(alpha, alternative):
     return check_alpha(alpha)
 
 
-def two_tailed_power(crit: npt.ArrayLike, df: npt.ArrayLike, nc: npt.ArrayLike) -> Any:
+def two_tailed_power(crit: float | FloatArray, df: float | FloatArray, nc: float | FloatArray) -> Any:
     """``P(|T| > crit)`` for ``T`` noncentral t with ``df`` degrees of freedom and noncentrality ``nc``.
 
     The lower tail is computed as ``nct.sf(crit, df, -nc)``: scipy's ``nct.cdf`` returns NaN far
@@ -87,7 +87,7 @@ def _power(n, d, alpha, alternative):
     return stats.nct.sf(stats.t.ppf(1 - alpha, df), df, -nc)  # lower tail, mirrored (see above)
 
 
-def paired_power(n_topics: int | npt.ArrayLike, effect_size: float | npt.ArrayLike, *,
+def paired_power(n_topics: int | IntArray, effect_size: float | FloatArray, *,
                  alpha: float = 0.05, alternative: str = "two-sided") -> float | FloatArray:
     """Power of the paired t-test with ``n_topics`` topics against standardised effect ``effect_size``.
 

@@ -190,7 +190,7 @@ _DEGENERATE = {
 
 def warn_degenerate(kind: str, mask: npt.ArrayLike, labels: Sequence[str] = ("x vs y",)) -> None:
     """Report the pairs in ``mask`` (``kind``: 'zero' or 'constant') as one DegenerateWarning per kind."""
-    report(DegenerateWarning, _DEGENERATE[kind], (labels[i] for i in np.flatnonzero(mask)))
+    report(DegenerateWarning, _DEGENERATE[kind], (labels[i] for i in np.flatnonzero(mask).tolist()))
 
 
 def warn_unbounded(test: str, mask: npt.ArrayLike, labels: Sequence[str] = ("x vs y",),
@@ -201,7 +201,7 @@ def warn_unbounded(test: str, mask: npt.ArrayLike, labels: Sequence[str] = ("x v
            f"the {test} test cannot reject some shifts at level alpha={alpha:.3g}{topics} (its smallest "
            "possible p-value is not below alpha, or too few resamples) for {n} pair(s): {cases}; the interval "
            "it inverts is unbounded on that side; use more topics, more resamples, or the t-test",
-           (labels[i] for i in np.flatnonzero(mask)))
+           (labels[i] for i in np.flatnonzero(mask).tolist()))
 
 
 def _describe_diffs(D):
@@ -307,7 +307,7 @@ def paired_bootstrap_core(D: FloatArray, plan: Any, *, alternative: str = "two-s
         pvalue[sl] = (count + 1) / (B + 1)
         half[sl] = kth_largest(reach, K)
         if keep_null:
-            null_all[sl] = null
+            null_all[sl] = null  # type: ignore[index]  # allocated when keep_null
     low, high = mean - half, mean + half
     if alternative == "greater":
         high = np.full(P, np.inf)
@@ -395,7 +395,7 @@ def randomization_core(D: FloatArray, plan: Any, *, alternative: str = "two-side
             low[sl], high[sl] = -np.inf, kth_largest(v, K)
         pvalue[sl] = p_of(count)
         if keep_null:
-            null_all[sl] = signed / n
+            null_all[sl] = signed / n  # type: ignore[index]  # allocated when keep_null
     pvalue[info["zero"]] = 1.0
     low, high = _degenerate_bounds(low, high, info, info["zero"], alternative)
     return dict(info, statistic=mean.copy(), pvalue=pvalue, low=low, high=high, estimate=mean.copy(),
@@ -430,7 +430,7 @@ def walsh_averages(d: FloatArray) -> FloatArray:
 
 
 def wilcoxon_core(D: FloatArray, *, alternative: str = "two-sided", confidence_level: float = 0.95,
-                  zero_method: str = "wilcox", correction: str | None = False, method: str = "auto",
+                  zero_method: str = "wilcox", correction: bool = False, method: str = "auto",
                   alpha: float | None = None, inclusive: bool = False) -> dict[Any, Any]:
     """scipy's ``wilcoxon`` on every row of ``D``, with the Hodges-Lehmann interval it inverts.
 
@@ -664,7 +664,7 @@ def t_test(x: npt.ArrayLike, y: npt.ArrayLike, *, alternative: str = "two-sided"
 
 def wilcoxon_test(x: npt.ArrayLike, y: npt.ArrayLike, *, alternative: str = "two-sided",
                   confidence_level: float = 0.95, zero_method: str = "wilcox",
-                  correction: str | None = False, method: str = "auto", nan_policy: str = "raise") -> PairedTestResult:
+                  correction: bool = False, method: str = "auto", nan_policy: str = "raise") -> PairedTestResult:
     """Wilcoxon signed-rank test (``scipy.stats.wilcoxon`` with the same options).
 
     ``statistic`` is scipy's (the smaller rank sum for two-sided, ``W+`` otherwise). The interval

@@ -126,7 +126,7 @@ def standardize(scores: ScoresLike, reference_systems: Any = None, *, cdf: bool 
     if _is_pandas(scores, "DataFrame"):
         import pandas as pd
 
-        return pd.DataFrame(z, index=scores.index, columns=list(matrix.topics))
+        return pd.DataFrame(z, index=scores.index, columns=list(matrix.topics))  # type: ignore[union-attr, arg-type]
     return z
 
 
