@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
     from ._typing import MeasureLike, MeasuresLike
+    from .experiment.result import ExperimentResult
 
 
 __all__ = ["plot_means", "plot_pairwise", "plot_topics", "plot_ranks", "plot_pvalues"]
@@ -83,7 +84,7 @@ def _replicates(result):
 # ---------------------------------------------------------------- means
 
 
-def plot_means(result: Any, measure: MeasureLike | None = None, *, ax: Axes | None = None,
+def plot_means(result: ExperimentResult, measure: MeasureLike | None = None, *, ax: Axes | None = None,
                truth: Any = None, title: str | None = None) -> Axes:
     """Each system's mean with its bootstrap interval, best at the top (a sorted forest plot).
 
@@ -172,7 +173,7 @@ def _pair_table(result, measure, pairwise, test, correction, alpha):
     return list(a), list(b), p, correction
 
 
-def plot_pairwise(result: Any, measure: MeasureLike | None = None, *, pairwise: Any = None,
+def plot_pairwise(result: ExperimentResult, measure: MeasureLike | None = None, *, pairwise: Any = None,
                   test: str = "t", correction: str | None = "holm", alpha: float = 0.05,
                   ax: Axes | None = None, annotate: bool | None = None, title: str | None = None) -> Axes:
     """The matrix of mean differences (row minus column), systems sorted by mean, significant
@@ -259,7 +260,7 @@ def plot_pairwise(result: Any, measure: MeasureLike | None = None, *, pairwise: 
 # ---------------------------------------------------------------- per topic
 
 
-def plot_topics(result: Any, system: str | int | None = None, measure: MeasureLike | None = None, *,
+def plot_topics(result: ExperimentResult, system: str | int | None = None, measure: MeasureLike | None = None, *,
                 ax: Axes | None = None, sort: bool = True, title: str | None = None) -> Axes:
     """One system's score on each topic; with the corpus bootstrap, its spread over corpus images
     (Zobel & Rashidi 2020, Fig. 2).
@@ -324,7 +325,7 @@ def plot_topics(result: Any, system: str | int | None = None, measure: MeasureLi
 # ---------------------------------------------------------------- ranks
 
 
-def plot_ranks(result: Any, measure: MeasureLike | None = None, *, ax: Axes | None = None,
+def plot_ranks(result: ExperimentResult, measure: MeasureLike | None = None, *, ax: Axes | None = None,
                title: str | None = None) -> Axes:
     """Each system's rank (1 = best) over bootstrap replicates, as boxes (Zobel & Rashidi 2020, Fig. 5).
 
@@ -383,7 +384,7 @@ def plot_ranks(result: Any, measure: MeasureLike | None = None, *, ax: Axes | No
 # ---------------------------------------------------------------- p-values over images
 
 
-def plot_pvalues(result: Any, a: str | int | None = None, b: str | int | None = None, *,
+def plot_pvalues(result: ExperimentResult, a: str | int | None = None, b: str | int | None = None, *,
                  measures: MeasuresLike | None = None, axes: Any = None, alpha: float = 0.05,
                  log: bool = False, title: str | None = None) -> Any:
     """Zobel & Rashidi's Fig. 6: on each corpus image, the paired t-test p-value of ``a`` against

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from ._typing import PathLike
+    from .experiment.result import ExperimentResult
 
 
 __all__ = ["summary_table", "html_report", "write_report", "describe_intervals"]
@@ -41,14 +42,14 @@ _INTERVAL_NAMES = {"bca": "BCa", "percentile": "percentile", "basic": "basic", "
 # ---------------------------------------------------------------- text pieces
 
 
-def describe_intervals(result: Any) -> str:
+def describe_intervals(result: ExperimentResult) -> str:
     """One phrase saying how the result's intervals were made, e.g. ``"95% topic-bootstrap BCa
     intervals (10,000 topic resamples)"``."""
     if result.bootstrap is None or result.distribution_ is None:
         return "no intervals (no bootstrap)"
     n = result.distribution_.shape[0]
     unit = {"topic": "topic resamples", "corpus": "corpus images", "both": "replicates (topics and corpus)"}
-    method = _INTERVAL_NAMES.get(result.interval, result.interval)
+    method = _INTERVAL_NAMES.get(result.interval, result.interval)  # type: ignore[arg-type]  # set with a bootstrap
     return (f"{100 * result.confidence_level:g}% {result.bootstrap}-bootstrap {method} intervals "
             f"({n:,} {unit[result.bootstrap]})")
 
@@ -86,7 +87,7 @@ def _tested(frame, measure):
     return list(a), list(b), diff.to_numpy(float), p
 
 
-def summary_table(result: Any, *, pairwise: Any = None, alpha: float = 0.05, digits: int = 3,
+def summary_table(result: ExperimentResult, *, pairwise: Any = None, alpha: float = 0.05, digits: int = 3,
                   sort: bool = True) -> pd.DataFrame:
     """The readable table of an experiment: one row per system, strings.
 
@@ -152,7 +153,7 @@ def summary_table(result: Any, *, pairwise: Any = None, alpha: float = 0.05, dig
     return pd.DataFrame(out)
 
 
-def comparison_note(result: Any, *, pairwise: Any = None, test: str = "t",
+def comparison_note(result: ExperimentResult, *, pairwise: Any = None, test: str = "t",
                     correction: str | None = "holm", alpha: float = 0.05) -> str:
     """One sentence explaining the comparison columns of :func:`summary_table` (empty without any)."""
     if result.bootstrap in ("corpus", "both"):  # the verdicts are the replicate test of the intervals

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from .._typing import QrelsLike
+    from ..experiment.result import ExperimentResult
 
 
 EXAMPLES = """\
@@ -260,7 +261,7 @@ def _summary_lines(result, pairwise, args, seed, qrels, width):
     return lines
 
 
-def print_result(result: Any, pairwise: Any, args: Any, seed: int, qrels: QrelsLike) -> None:
+def print_result(result: ExperimentResult, pairwise: Any, args: Any, seed: int, qrels: QrelsLike) -> None:
     fmt = args.format
     if fmt == "table":
         width = _text.terminal_width()
@@ -269,7 +270,7 @@ def print_result(result: Any, pairwise: Any, args: Any, seed: int, qrels: QrelsL
         sys.stdout.write(formatted(result, pairwise, args, seed) + "\n")
 
 
-def formatted(result: Any, pairwise: Any, args: argparse.Namespace, seed: int) -> str:
+def formatted(result: ExperimentResult, pairwise: Any, args: argparse.Namespace, seed: int) -> str:
     """The table in a machine-readable format (csv, latex, markdown, json)."""
     from ..report import summary_table
 
@@ -294,7 +295,7 @@ def formatted(result: Any, pairwise: Any, args: argparse.Namespace, seed: int) -
     })
 
 
-def write_outputs(out: Path, result: Any, pairwise: Any, args: argparse.Namespace,
+def write_outputs(out: Path, result: ExperimentResult, pairwise: Any, args: argparse.Namespace,
                   info: Mapping[str, Any], seed: int, status: Callable[[str], None]) -> list[str]:
     from ..report import write_report
 

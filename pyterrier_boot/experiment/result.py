@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
     from .._typing import FloatArray, MeasureLike, MeasuresLike, RngLike
     from ..corpus.result import CorpusBootstrapResult
-    from ..stats.resampling import ResamplePlan
+    from ..stats.resampling import ResamplePlan, SignFlipPlan
 
 
 
@@ -50,7 +50,7 @@ class Comparisons:
 
     @classmethod
     def build(cls, values: FloatArray, names: Sequence[str], baselines: Any,
-              measures: MeasuresLike, *, test: str, plan: Any, rng: RngLike, correction: str | None,
+              measures: MeasuresLike, *, test: str, plan: ResamplePlan | SignFlipPlan | None, rng: RngLike, correction: str | None,
               correction_alpha: float, confidence_level: float = 0.95,
               bootstrap: str | None = None, interval: str | None = None, corpus: Any = None,
               max_memory: int | str | None = DEFAULT_MAX_MEMORY) -> Comparisons:

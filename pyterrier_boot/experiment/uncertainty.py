@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from .._typing import FloatArray
-    from ..stats.resampling import ResamplePlan
+    from ..stats.resampling import ResamplePlan, SignFlipPlan
 
 
 BOOTSTRAPS = ("topic", "corpus", "both")
@@ -198,7 +198,7 @@ def difference_replicates(values: FloatArray, a: npt.NDArray[np.intp], b: npt.ND
 
 
 def matched_intervals(frame: pd.DataFrame, values: FloatArray, a: npt.NDArray[np.intp], b: npt.NDArray[np.intp],
-                      *, bootstrap: str | None, interval: str | None, plan: ResamplePlan | None,
+                      *, bootstrap: str | None, interval: str | None, plan: ResamplePlan | SignFlipPlan | None,
                       corpus: Any, alpha: float, inclusive: bool) -> tuple[pd.DataFrame, FloatArray, FloatArray | None]:
     """Make a long comparison table (measure-major rows, pairs ``a[p] - b[p]``) tell one story.
 
@@ -207,7 +207,7 @@ def matched_intervals(frame: pd.DataFrame, values: FloatArray, a: npt.NDArray[np
     (:func:`replicate_test`, same replicates), so corpus variance is in both. Returns the frame
     with ``p-value`` and ``ci_low``/``ci_high`` replaced, and the ``[P, M, 2]`` intervals.
     """
-    theta, dist = difference_replicates(values, a, b, bootstrap, plan, corpus)
+    theta, dist = difference_replicates(values, a, b, bootstrap, plan, corpus)  # type: ignore[arg-type]  # a topic plan here
     P, M = theta.shape
     method = replicate_method(interval)  # type: ignore[arg-type]  # interval is set with a bootstrap
     p, low, high = replicate_test(theta.reshape(-1), dist.reshape(dist.shape[0], -1), method, alpha, inclusive)  # type: ignore[union-attr]  # a bootstrap gives a distribution

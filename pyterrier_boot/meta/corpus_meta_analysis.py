@@ -37,11 +37,11 @@ from ._corpus import check_corpus_result, constant_rows, one_measure, one_system
 from .meta_analysis import logit_difference, meta_analysis
 
 if TYPE_CHECKING:
-    from typing import Any
 
     import pandas as pd
 
     from .._typing import MeasureLike
+    from ..corpus.result import CorpusBootstrapResult
     from .meta_analysis import MetaAnalysisResult
 
 
@@ -60,7 +60,7 @@ def _effect_function(effect, eps):
     return (lambda x, y: logit_difference(x, y, eps=eps)), "logit"
 
 
-def corpus_topic_effects(result: Any, a: str | int, b: str | int, *,
+def corpus_topic_effects(result: CorpusBootstrapResult, a: str | int, b: str | int, *,
                          measure: MeasureLike | None = None, effect: str = "logit", eps: float = EPS) -> tuple[pd.Series, pd.Series]:
     """Per-topic effects of ``a`` over ``b`` on the full corpus and their SDs over images.
 
@@ -113,7 +113,7 @@ def corpus_topic_effects(result: Any, a: str | int, b: str | int, *,
     return pd.Series(full, index=index, name=name), pd.Series(se, index=index, name="standard_error")
 
 
-def corpus_meta_analysis(result: Any, a: str | int, b: str | int, *,
+def corpus_meta_analysis(result: CorpusBootstrapResult, a: str | int, b: str | int, *,
                          measure: MeasureLike | None = None, effect: str = "logit",
                          eps: float = EPS, degenerate: str = "drop", method: str = "random",
                          alternative: str = "two-sided", confidence_level: float = 0.95) -> MetaAnalysisResult:

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from .._typing import MeasuresLike
+    from ..corpus.result import CorpusBootstrapResult
 
 
 __all__ = ["corpus_stability", "CorpusStabilityResult"]
@@ -135,7 +136,7 @@ class CorpusStabilityResult(TupleLike):
                 f"{self.n_images} images, measures {list(self.measures)})")
 
 
-def corpus_stability(result: Any, *, measures: MeasuresLike | None = None,
+def corpus_stability(result: CorpusBootstrapResult, *, measures: MeasuresLike | None = None,
                      systems: Sequence[str] | None = None) -> CorpusStabilityResult:
     """SDs over corpus images of scores and of system differences, to compare measures.
 

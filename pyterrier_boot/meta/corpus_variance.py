@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from .._typing import MeasureLike, QrelsLike, RngLike
+    from ..corpus.result import CorpusBootstrapResult
 
 
 __all__ = ["corpus_variance_decomposition", "CorpusVarianceResult", "corpus_replicates"]
@@ -96,7 +97,7 @@ class CorpusVarianceResult(TupleLike):
                 f"{self.n_images} images, reference={self.reference!r})")
 
 
-def corpus_replicates(result: Any, measure: MeasureLike | None = None, *,
+def corpus_replicates(result: CorpusBootstrapResult, measure: MeasureLike | None = None, *,
                       systems: Sequence[str] | None = None, images: npt.ArrayLike | None = None) -> pd.DataFrame:
     """The long frame ``score, system, topic, replicate`` of one measure's image values.
 
@@ -144,7 +145,7 @@ def _paired_t_table(full, names, ref):
     return pd.DataFrame(rows, columns=["system", "difference", "standard_error", "t", "p-value"])
 
 
-def corpus_variance_decomposition(result: Any, measure: MeasureLike | None = None, *,
+def corpus_variance_decomposition(result: CorpusBootstrapResult, measure: MeasureLike | None = None, *,
                                   qrels: QrelsLike | None = None,
                                   systems: Sequence[str] | None = None,
                                   reference: str | None = None, images: npt.ArrayLike | None = None,

@@ -42,10 +42,12 @@ from ._inputs import as_measure_scores, pair_indices, pair_labels
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    import numpy.typing as npt
     import pandas as pd
     from matplotlib.axes import Axes
 
     from .._typing import RngLike, ScoresLike
+    from ..stats.resampling import ResamplePlan, SignFlipPlan
 
 
 TESTS = ("paired_bootstrap", "unpaired_bootstrap", "randomization", "t", "wilcoxon", "sign")
@@ -289,7 +291,7 @@ def _discriminative_power_iv(test, alpha, n_resamples, statistic):
 def discriminative_power(scores_by_measure: Mapping[str, ScoresLike] | ScoresLike, *,
                          test: str = "paired_bootstrap", alpha: float = 0.05,
                          n_resamples: int = 1000, statistic: str = "mean", rng: RngLike = None,
-                         plan: Any = None, max_memory: int | str | None = DEFAULT_MAX_MEMORY) -> DiscriminativePowerResult:
+                         plan: ResamplePlan | SignFlipPlan | npt.NDArray[np.intp] | None = None, max_memory: int | str | None = DEFAULT_MAX_MEMORY) -> DiscriminativePowerResult:
     """Sakai's bootstrap sensitivity: ASL of every system pair for every measure.
 
     Args:

@@ -18,6 +18,12 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
     from .._typing import MeasuresLike
+    from .discriminative_power import DiscriminativePowerResult
+    from .meta_analysis import MetaAnalysisResult
+    from .shallow_pools import ShallowPoolResult
+    from .stability import StabilityResult
+    from .swap import SwapResult
+    from .user_variance import UserVarianceResult
 
 
 __all__ = ["plot_asl_curves", "plot_swap_rates", "plot_mr_pt", "plot_forest", "plot_user_variance",
@@ -36,7 +42,7 @@ def _axes(ax, figsize=(6.4, 4.2)):
 
 
 @keyword_only("ax")
-def plot_asl_curves(result: Any, *, ax: Axes | None = None, log: bool = False,
+def plot_asl_curves(result: DiscriminativePowerResult, *, ax: Axes | None = None, log: bool = False,
                     title: str | None = None) -> Axes:
     """Sakai's ASL curves (Fig. 10-13): each measure's ASLs sorted, one line per measure.
 
@@ -66,7 +72,7 @@ def plot_asl_curves(result: Any, *, ax: Axes | None = None, log: bool = False,
 
 
 @keyword_only("ax")
-def plot_swap_rates(result: Any, *, ax: Axes | None = None, title: str | None = None) -> Axes:
+def plot_swap_rates(result: SwapResult, *, ax: Axes | None = None, title: str | None = None) -> Axes:
     """Swap rate per difference bin (Sakai Fig. 19 output), one line per measure, with the threshold."""
     ax = _axes(ax)
     lows = result.bin_edges[:-1]
@@ -82,7 +88,7 @@ def plot_swap_rates(result: Any, *, ax: Axes | None = None, title: str | None = 
 
 
 @keyword_only("ax")
-def plot_mr_pt(result: Any, *, ax: Axes | None = None, title: str | None = None) -> Axes:
+def plot_mr_pt(result: StabilityResult, *, ax: Axes | None = None, title: str | None = None) -> Axes:
     """MR-PT curves (Sakai Fig. 17-18): minority rate against proportion of ties over fuzziness."""
     ax = _axes(ax)
     for m, measure in enumerate(result.measures):
@@ -96,7 +102,7 @@ def plot_mr_pt(result: Any, *, ax: Axes | None = None, title: str | None = None)
 
 
 @keyword_only("ax")
-def plot_forest(result: Any, *, ax: Axes | None = None, max_rows: int = 60, title: str | None = None) -> Axes:
+def plot_forest(result: MetaAnalysisResult, *, ax: Axes | None = None, max_rows: int = 60, title: str | None = None) -> Axes:
     """Forest plot of a meta-analysis: per-topic effects with intervals, then the pooled effects.
 
     Args:
@@ -134,7 +140,7 @@ def plot_forest(result: Any, *, ax: Axes | None = None, max_rows: int = 60, titl
 
 
 @keyword_only("ax")
-def plot_user_variance(result: Any, *, ax: Axes | None = None, title: str | None = None) -> Axes:
+def plot_user_variance(result: UserVarianceResult, *, ax: Axes | None = None, title: str | None = None) -> Axes:
     """Each system's mean score over users (box plot per system), with the score at the mean
     parameter as a red dot; systems sorted by their mean over users."""
     ax = _axes(ax)
@@ -183,7 +189,7 @@ def _depth_label(depth):
 
 
 @keyword_only("axes")
-def plot_pool_pvalues(result: Any, *, axes: Any = None, measures: MeasuresLike | None = None,
+def plot_pool_pvalues(result: ShallowPoolResult, *, axes: Any = None, measures: MeasuresLike | None = None,
                       log: bool = False, title: str | None = None) -> Any:
     """Zobel & Rashidi's Fig. 6: per image, the paired t-test p-value against the score difference.
 
@@ -224,7 +230,7 @@ def plot_pool_pvalues(result: Any, *, axes: Any = None, measures: MeasuresLike |
 
 
 @keyword_only("axes")
-def plot_pool_differences(result: Any, *, axes: Any = None, measures: MeasuresLike | None = None,
+def plot_pool_differences(result: ShallowPoolResult, *, axes: Any = None, measures: MeasuresLike | None = None,
                           title: str | None = None) -> Any:
     """Zobel & Rashidi's Fig. 7: the per-topic differences over images, one box per pool depth.
 

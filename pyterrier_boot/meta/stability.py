@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
     from .._typing import RngLike, ScoresLike
+    from ..stats.resampling import ResamplePlan
 
 
 __all__ = ["stability_method", "StabilityResult", "FUZZINESS"]
@@ -100,7 +101,7 @@ def _stability_iv(fuzziness, n_resamples):
 
 def stability_method(scores_by_measure: Mapping[str, ScoresLike] | ScoresLike, *,
                      fuzziness: Sequence[float] | float = FUZZINESS, n_resamples: int = 1000,
-                     rng: RngLike = None, plan: Any = None,
+                     rng: RngLike = None, plan: ResamplePlan | None = None,
                      max_memory: int | str | None = DEFAULT_MAX_MEMORY) -> StabilityResult:
     """Sakai's bootstrap stability method (Fig. 16): MR and PT for each fuzziness value.
 

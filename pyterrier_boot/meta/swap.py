@@ -157,7 +157,7 @@ def required_bin(rate: FloatArray, threshold: float) -> int:
 
 def swap_method(scores_by_measure: Mapping[str, ScoresLike] | ScoresLike, *,
                 n_resamples: int = 1000, bin_width: float = 0.01, n_bins: int = 21,
-                threshold: float = 0.05, rng: RngLike = None, plan: Any = None,
+                threshold: float = 0.05, rng: RngLike = None, plan: ResamplePlan | None = None,
                 second_plan: ResamplePlan | None = None,
                 max_memory: int | str | None = DEFAULT_MAX_MEMORY) -> SwapResult:
     """Sakai's bootstrap swap method (Fig. 19) for every measure, on shared topic samples.

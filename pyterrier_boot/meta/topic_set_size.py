@@ -57,6 +57,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from .._typing import FloatArray, RngLike, ScoresLike
+    from ..stats.resampling import ResamplePlan
 
 
 COMPARISONS = ("pair", "all_pairs")
@@ -271,7 +272,7 @@ def topic_set_size(scores: ScoresLike | None = None, *, difference: float,
                    variance: str | None = None, comparisons: str = "pair",
                    adjustment: str = "tukey", n_systems: int | None = None, alpha: float = 0.05,
                    power: float = 0.8, alternative: str = "two-sided", n_resamples: int = 1000,
-                   confidence_level: float = 0.95, rng: RngLike = None, plan: Any = None,
+                   confidence_level: float = 0.95, rng: RngLike = None, plan: ResamplePlan | None = None,
                    max_topics: int = 100_000, max_memory: int | str | None = DEFAULT_MAX_MEMORY) -> TopicSetSizeResult:
     """Topics needed to detect a difference ``δ`` with level ``alpha`` and the given ``power``.
 

@@ -56,6 +56,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from .._typing import RngLike, ScoresLike
+    from .resampling import ResamplePlan, SignFlipPlan
 
 
 TESTS = ("paired_bootstrap", "randomization", "t", "wilcoxon", "sign")
@@ -240,7 +241,7 @@ def compare(scores: ScoresLike, *, baseline: int | str | Sequence[int | str] | N
             test: str = "paired_bootstrap", correction: str | None = "holm",
             correction_scope: str = "measure", alpha: float = 0.05, alternative: str = "two-sided",
             confidence_level: float | None = None, n_resamples: int = 10_000, rng: RngLike = None,
-            plan: Any = None, nan_policy: str = "raise",
+            plan: ResamplePlan | SignFlipPlan | None = None, nan_policy: str = "raise",
             max_memory: int | str | None = DEFAULT_MAX_MEMORY) -> pd.DataFrame:
     """Test every pair of systems (or every system against baselines) on every measure.
 
@@ -335,9 +336,9 @@ def compare(scores: ScoresLike, *, baseline: int | str | Sequence[int | str] | N
         for row in np.flatnonzero(np.abs(D).max(axis=1, initial=0.0) < SMALLEST_SPREAD):
             check_spread(D[row], f"'scores' ({measure}: {pair_names[row]})", "differences")
         if test == "paired_bootstrap":
-            core = paired_bootstrap_core(D, used, **level)
+            core = paired_bootstrap_core(D, used, **level)  # type: ignore[arg-type]  # the plan drawn for this test
         elif test == "randomization":
-            core = randomization_core(D, used, **level)
+            core = randomization_core(D, used, **level)  # type: ignore[arg-type]  # the plan drawn for this test
         elif test == "t":
             core = t_core(D, **level)
         elif test == "wilcoxon":

@@ -47,6 +47,7 @@ if TYPE_CHECKING:
 
     from .._typing import RngLike, ScoresLike
     from .aggregates import Aggregate
+    from .resampling import ResamplePlan
 
 
 METHODS = ("percentile", "basic", "bca", "studentized", "normal", "t", "z")
@@ -245,7 +246,7 @@ def default_method(statistic: str | Callable[..., Any] | Aggregate = "mean") -> 
 def bootstrap_ci(scores: ScoresLike, *, statistic: str | Callable[..., Any] | Aggregate = "mean",
                  method: str | None = None, confidence_level: float = 0.95,
                  alternative: str = "two-sided", n_resamples: int = 10_000,
-                 sigma: float | None = None, rng: RngLike = None, plan: Any = None,
+                 sigma: float | None = None, rng: RngLike = None, plan: ResamplePlan | npt.ArrayLike | None = None,
                  batch: int | None = None, nan_policy: str = "raise",
                  max_memory: int | str | None = DEFAULT_MAX_MEMORY) -> IntervalResult:
     """Confidence interval of a system's population score from its per-topic scores.

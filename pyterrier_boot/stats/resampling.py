@@ -223,7 +223,7 @@ def sign_flip_plan(n_topics: int, *, n_resamples: int = 10_000, rng: RngLike = N
     return SignFlipPlan(signs, exact=False)
 
 
-def planned_resamples(plan: Any, n_resamples: int) -> int:
+def planned_resamples(plan: ResamplePlan | SignFlipPlan | npt.ArrayLike | None, n_resamples: int) -> int:
     """Resamples a call will use: those of ``plan`` (a plan or its 2-D array; an invalid one is
     refused when it is read) or, without a plan, ``n_resamples``."""
     if isinstance(plan, (ResamplePlan, SignFlipPlan)):
@@ -233,7 +233,7 @@ def planned_resamples(plan: Any, n_resamples: int) -> int:
     return n_resamples
 
 
-def as_resample_plan(plan: Any, n_topics: int, n_resamples: int, rng: RngLike,
+def as_resample_plan(plan: object, n_topics: int, n_resamples: int, rng: RngLike,
                      max_memory: int | str | None = DEFAULT_MAX_MEMORY) -> ResamplePlan:
     """The plan to use: the given one (checked against ``n_topics``) or a new one drawn from ``rng``."""
     if plan is None:
@@ -247,7 +247,7 @@ def as_resample_plan(plan: Any, n_topics: int, n_resamples: int, rng: RngLike,
     return plan
 
 
-def as_sign_flip_plan(plan: Any, n_topics: int, n_resamples: int, rng: RngLike,
+def as_sign_flip_plan(plan: object, n_topics: int, n_resamples: int, rng: RngLike,
                       max_memory: int | str | None = DEFAULT_MAX_MEMORY) -> SignFlipPlan:
     if plan is None:
         return sign_flip_plan(n_topics, n_resamples=n_resamples, rng=rng, max_memory=max_memory)
@@ -258,7 +258,7 @@ def as_sign_flip_plan(plan: Any, n_topics: int, n_resamples: int, rng: RngLike,
     return plan
 
 
-def weighted_sums(plan: Any, values: FloatArray) -> FloatArray:
+def weighted_sums(plan: ResamplePlan | SignFlipPlan, values: FloatArray) -> FloatArray:
     """``out[p, b] = sum_q values[p, q] * plan.weights()[b, q]`` in fixed-shape blocks.
 
     Args:

@@ -72,6 +72,7 @@ if TYPE_CHECKING:
 
     from .._typing import FloatArray, RngLike
     from .aggregates import Aggregate
+    from .resampling import ResamplePlan, SignFlipPlan
 
 
 __all__ = [
@@ -253,7 +254,7 @@ def _chunks(n_series, n_resamples):
 # vectorised cores: D is (pairs, topics) of differences x - y; return dicts of per-pair arrays
 
 
-def studentized_null(W: FloatArray, plan: Any) -> FloatArray:
+def studentized_null(W: FloatArray, plan: ResamplePlan) -> FloatArray:
     """``t(w*b)`` for each row of the centred differences ``W`` and resample ``b``: (pairs, B).
 
     ``t = mean / (sd / √n)`` with ``sd`` the resample's own standard deviation (ddof=1); a resample
@@ -273,7 +274,7 @@ def studentized_null(W: FloatArray, plan: Any) -> FloatArray:
     return s1
 
 
-def paired_bootstrap_core(D: FloatArray, plan: Any, *, alternative: str = "two-sided",
+def paired_bootstrap_core(D: FloatArray, plan: ResamplePlan, *, alternative: str = "two-sided",
                           confidence_level: float = 0.95, keep_null: bool = False,
                           alpha: float | None = None, inclusive: bool = False) -> dict[Any, Any]:
     """Sakai's studentised paired bootstrap test for every row of ``D`` with one shared plan.
@@ -342,7 +343,7 @@ def _one_sided(low, high, alternative):
     return low, high
 
 
-def randomization_core(D: FloatArray, plan: Any, *, alternative: str = "two-sided",
+def randomization_core(D: FloatArray, plan: SignFlipPlan, *, alternative: str = "two-sided",
                        confidence_level: float = 0.95, keep_null: bool = False,
                        alpha: float | None = None, inclusive: bool = False) -> dict[Any, Any]:
     """Sign-flip randomisation test of the mean difference for every row of ``D``, and its interval.
@@ -532,7 +533,7 @@ def _result(core, method, alternative, confidence_level, plan=None):
 
 def paired_bootstrap_test(x: npt.ArrayLike, y: npt.ArrayLike, *, alternative: str = "two-sided",
                           n_resamples: int = 10_000, confidence_level: float = 0.95,
-                          rng: RngLike = None, plan: Any = None, nan_policy: str = "raise",
+                          rng: RngLike = None, plan: ResamplePlan | None = None, nan_policy: str = "raise",
                           max_memory: int | str | None = DEFAULT_MAX_MEMORY) -> PairedTestResult:
     """Sakai's paired bootstrap test (studentised shift method) of ``mean(x - y) = 0``.
 
@@ -591,7 +592,7 @@ def paired_bootstrap_test(x: npt.ArrayLike, y: npt.ArrayLike, *, alternative: st
 
 def randomization_test(x: npt.ArrayLike, y: npt.ArrayLike, *, alternative: str = "two-sided",
                        n_resamples: int = 10_000, confidence_level: float = 0.95,
-                       rng: RngLike = None, plan: Any = None, nan_policy: str = "raise",
+                       rng: RngLike = None, plan: SignFlipPlan | None = None, nan_policy: str = "raise",
                        max_memory: int | str | None = DEFAULT_MAX_MEMORY) -> PairedTestResult:
     """Paired randomisation (permutation) test of the mean difference by per-topic sign flips.
 
