@@ -126,7 +126,7 @@ def main(argv=None):
         kinds = args.kinds or (("topic", "system", "difference", "topic difference") if key == "robust2003" else
                                ("topic", "system", "difference"))  # every pair of 37-59 runs on every topic: slow
         result = split_half_validation(path / "runs", path / qrels, measures, n_splits=args.splits,
-                                       n_images=args.images, rng=args.rng, kinds=kinds, epsilon=args.epsilon,
+                                       n_images=args.images, rng=args.rng, kinds=kinds, eps=args.epsilon,
                                        verbose=False)
         seconds = time.perf_counter() - start
         frame = result.to_frame()

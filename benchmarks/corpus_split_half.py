@@ -86,7 +86,7 @@ def main(argv=None):
         for subset, subset_label in ((nonempty, "all"), (big, "R > 5")):
             for method, small_r in (("normal", False), ("logit", False), ("normal", True), ("logit", True),
                                     ("percentile", True), ("bca", True)):
-                table = src.per_topic(method=method, small_r=small_r, epsilon=args.epsilon)
+                table = src.per_topic(method=method, small_r=small_r, eps=args.epsilon)
                 low, high = table["ci_low"].to_numpy(), table["ci_high"].to_numpy()
                 name = f"{method}{', small-R corrected' if small_r else ''} ({subset_label})"
                 print(row(name, int(subset.sum()), shares(truth[subset], low[subset], high[subset])))
@@ -97,7 +97,7 @@ def main(argv=None):
     for statistic, label in (("mean", "MAP"), ("logit_mean", "L-MAP")):
         for method, variance in (("normal", "mixed"), ("parametric", "mixed"), ("parametric", "logit")):
             for src, dst, direction in ((a, b, "B w.r.t. A"), (b, a, "A w.r.t. B")):
-                table = src.per_system(statistic=statistic, method=method, epsilon=args.epsilon, variance=variance)
+                table = src.per_system(statistic=statistic, method=method, eps=args.epsilon, variance=variance)
                 method_label = method if method == "normal" else f"{method} ({variance})"
                 truth = dst.per_system(statistic=statistic)["AP"].to_numpy()
                 below, inside, above = shares(truth, table["AP ci_low"].to_numpy(), table["AP ci_high"].to_numpy())

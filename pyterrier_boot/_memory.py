@@ -65,7 +65,7 @@ def check_max_memory(value, name: str = "max_memory") -> int:
         raise ValueError(f"{name!r} must be a whole number of bytes, got {value!r}")
     if value < 1:
         raise ValueError(f"{name!r} must be a positive number of bytes, got {value}")
-    return int(value)
+    return int(value)  # type: ignore[call-overload]  # checked integral above
 
 
 def format_bytes(n: float) -> str:

@@ -17,11 +17,24 @@ its HTML report (:mod:`pyterrier_boot.report`).
 Install matplotlib with ``pip install 'pyterrier-boot[plots]'``. The figure conventions (a new
 figure with constrained layout when ``ax`` is None) are those of :mod:`pyterrier_boot.meta.plots`.
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ._figures import axes as _axes
 from ._figures import grid as _grid
 from .stats.registry import test_label
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from matplotlib.axes import Axes
+
+    from ._typing import MeasureLike, MeasuresLike
+    from .experiment.result import ExperimentResult
+
 
 __all__ = ["plot_means", "plot_pairwise", "plot_topics", "plot_ranks", "plot_pvalues"]
 
@@ -73,7 +86,8 @@ def _replicates(result):
 # ---------------------------------------------------------------- means
 
 
-def plot_means(result, measure=None, *, ax=None, truth=None, title=None):
+def plot_means(result: ExperimentResult, measure: MeasureLike | None = None, *, ax: Axes | None = None,
+               truth: Any = None, title: str | None = None) -> Axes:
     """Each system's mean with its bootstrap interval, best at the top (a sorted forest plot).
 
     Args:
@@ -161,8 +175,9 @@ def _pair_table(result, measure, pairwise, test, correction, alpha):
     return list(a), list(b), p, correction
 
 
-def plot_pairwise(result, measure=None, *, pairwise=None, test="t", correction="holm", alpha=0.05, ax=None,
-                  annotate=None, title=None):
+def plot_pairwise(result: ExperimentResult, measure: MeasureLike | None = None, *, pairwise: Any = None,
+                  test: str = "t", correction: str | None = "holm", alpha: float = 0.05,
+                  ax: Axes | None = None, annotate: bool | None = None, title: str | None = None) -> Axes:
     """The matrix of mean differences (row minus column), systems sorted by mean, significant
     pairs marked with a dot.
 
@@ -271,7 +286,8 @@ def _name_axes(ax, names):
 # ---------------------------------------------------------------- per topic
 
 
-def plot_topics(result, system=None, measure=None, *, ax=None, sort=True, title=None):
+def plot_topics(result: ExperimentResult, system: str | int | None = None, measure: MeasureLike | None = None, *,
+                ax: Axes | None = None, sort: bool = True, title: str | None = None) -> Axes:
     """One system's score on each topic; with the corpus bootstrap, its spread over corpus images
     (Zobel & Rashidi 2020, Fig. 2).
 
@@ -335,7 +351,8 @@ def plot_topics(result, system=None, measure=None, *, ax=None, sort=True, title=
 # ---------------------------------------------------------------- ranks
 
 
-def plot_ranks(result, measure=None, *, ax=None, title=None):
+def plot_ranks(result: ExperimentResult, measure: MeasureLike | None = None, *, ax: Axes | None = None,
+               title: str | None = None) -> Axes:
     """Each system's rank (1 = best) over bootstrap replicates, as boxes (Zobel & Rashidi 2020, Fig. 5).
 
     Args:
@@ -393,7 +410,9 @@ def plot_ranks(result, measure=None, *, ax=None, title=None):
 # ---------------------------------------------------------------- p-values over images
 
 
-def plot_pvalues(result, a=None, b=None, *, measures=None, axes=None, alpha=0.05, log=False, title=None):
+def plot_pvalues(result: ExperimentResult, a: str | int | None = None, b: str | int | None = None, *,
+                 measures: MeasuresLike | None = None, axes: Any = None, alpha: float = 0.05,
+                 log: bool = False, title: str | None = None) -> Any:
     """Zobel & Rashidi's Fig. 6: on each corpus image, the paired t-test p-value of ``a`` against
     ``b`` over topics, plotted against the difference of their means on that image.
 

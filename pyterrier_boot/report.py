@@ -11,6 +11,8 @@ Example:
     >>> res = pb.experiment_result(runs, None, qrels, ["AP", "nDCG@10"])            # doctest: +SKIP
     >>> pb.write_report(res, "report.html", title="My runs")                        # doctest: +SKIP
 """
+from __future__ import annotations
+
 import base64
 import datetime
 import html
@@ -18,11 +20,20 @@ import io
 import os
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from .stats.registry import test_label
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
+
+    from ._typing import PathLike
+    from .experiment.result import ExperimentResult
+
 
 __all__ = ["summary_table", "html_report", "write_report", "describe_intervals"]
 
@@ -33,14 +44,14 @@ _INTERVAL_NAMES = {"bca": "BCa", "percentile": "percentile", "basic": "basic", "
 # ---------------------------------------------------------------- text pieces
 
 
-def describe_intervals(result):
+def describe_intervals(result: ExperimentResult) -> str:
     """One phrase saying how the result's intervals were made, e.g. ``"95% topic-bootstrap BCa
     intervals (10,000 topic resamples)"``."""
     if result.bootstrap is None or result.distribution_ is None:
         return "no intervals (no bootstrap)"
     n = result.distribution_.shape[0]
     unit = {"topic": "topic resamples", "corpus": "corpus images", "both": "replicates (topics and corpus)"}
-    method = _INTERVAL_NAMES.get(result.interval, result.interval)
+    method = _INTERVAL_NAMES.get(result.interval, result.interval)  # type: ignore[arg-type]  # set with a bootstrap
     return (f"{100 * result.confidence_level:g}% {result.bootstrap}-bootstrap {method} intervals "
             f"({n:,} {unit[result.bootstrap]})")
 
@@ -69,7 +80,8 @@ def _tested(frame, measure):
     return list(a), list(b), diff.to_numpy(float), p
 
 
-def summary_table(result, *, pairwise=None, alpha=0.05, digits=3, sort=True):
+def summary_table(result: ExperimentResult, *, pairwise: Any = None, alpha: float = 0.05, digits: int = 3,
+                  sort: bool = True) -> pd.DataFrame:
     """The readable table of an experiment: one row per system, strings.
 
     Columns: ``name``; for each measure, the mean and its interval (``0.412 [0.381, 0.444]``,
@@ -134,7 +146,8 @@ def summary_table(result, *, pairwise=None, alpha=0.05, digits=3, sort=True):
     return pd.DataFrame(out)
 
 
-def comparison_note(result, *, pairwise=None, test="t", correction="holm", alpha=0.05):
+def comparison_note(result: ExperimentResult, *, pairwise: Any = None, test: str = "t",
+                    correction: str | None = "holm", alpha: float = 0.05) -> str:
     """One sentence explaining the comparison columns of :func:`summary_table` (empty without any)."""
     if result.bootstrap in ("corpus", "both"):  # the verdicts are the replicate test of the intervals
         test_text = f"{result.bootstrap}-bootstrap test over the same replicates as the intervals"
@@ -303,8 +316,11 @@ def _later_figures(result, alpha, bar):
     return parts
 
 
-def html_report(results, *, title="pyterrier-boot report", settings=None, pairwise=None, tables=None,
-                truth=None, test="t", correction="holm", alpha=0.05, digits=3, plots=True, verbose=False):
+def html_report(results: Any, *, title: str | None = "pyterrier-boot report",
+                settings: Mapping[str, Any] | None = None, pairwise: Any = None,
+                tables: Mapping[str, pd.DataFrame] | None = None, truth: Any = None,
+                test: str = "t", correction: str | None = "holm", alpha: float = 0.05,
+                digits: int = 3, plots: bool = True, verbose: bool = False) -> str:
     """The report of one or several experiments as one self-contained HTML page.
 
     Args:
@@ -364,7 +380,7 @@ def html_report(results, *, title="pyterrier-boot report", settings=None, pairwi
     return "\n".join(parts)
 
 
-def write_report(results, path, **kwargs):
+def write_report(results: Any, path: PathLike, **kwargs: Any) -> Path:
     """Write :func:`html_report` to ``path`` (a file; parent folders are created) and return its
     :class:`~pathlib.Path`. Keyword arguments go to :func:`html_report`. The page is written to a
     temporary file beside ``path`` and renamed, so ``path`` is never left half-written.

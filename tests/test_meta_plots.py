@@ -62,7 +62,7 @@ def test_user_variance_plot(tmp_path):
     qrels = pd.DataFrame({"qid": ["1", "1"], "docno": ["a", "b"], "label": [1, 1]})
     runs = {n: pd.DataFrame({"qid": ["1", "1"], "docno": d, "score": [2., 1.]})
             for n, d in (("r1", ["a", "b"]), ("r2", ["x", "a"]), ("r3", ["x", "y"]))}
-    res = user_variance(runs, qrels, "RBP(p={p})", scipy.stats.beta(4, 2), n_draws=50, rng=0)
+    res = user_variance(runs, qrels, "RBP(p={p})", scipy.stats.beta(4, 2), n_users=50, rng=0)
     ax = res.plot()
     assert [t.get_text() for t in ax.get_yticklabels()] == ["r1", "r2", "r3"]
     ax.figure.savefig(tmp_path / "users.png")

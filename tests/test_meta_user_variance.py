@@ -33,7 +33,7 @@ def _rbp(gains, p):
 
 def test_values_equal_rbp_closed_form_for_every_draw():
     dist = scipy.stats.beta(6, 3)
-    res = user_variance(RUNS, QRELS, "RBP(p={p})", dist, n_draws=50, rng=3)
+    res = user_variance(RUNS, QRELS, "RBP(p={p})", dist, n_users=50, rng=3)
     draws = dist.rvs(size=50, random_state=np.random.default_rng(3))
     np.testing.assert_array_equal(res.parameters, draws)
     assert res.systems == ("x", "y", "w") and res.qids == ("1", "2") and res.parameter == "p"
@@ -51,7 +51,7 @@ def test_values_equal_rbp_closed_form_for_every_draw():
 
 
 def test_each_draw_equals_evaluate_at_that_value():
-    res = user_variance(RUNS, QRELS, "RBP(p={p}, rel=1)", scipy.stats.beta(2, 2), n_draws=3, rng=0)
+    res = user_variance(RUNS, QRELS, "RBP(p={p}, rel=1)", scipy.stats.beta(2, 2), n_users=3, rng=0)
     for k, p in enumerate(res.parameters):
         long = evaluate(RUNS, QRELS, [f"RBP(p={float(p)!r})"])
         wide = long.pivot(index="name", columns="qid", values="value").loc[list(res.systems), list(res.qids)]
@@ -59,7 +59,7 @@ def test_each_draw_equals_evaluate_at_that_value():
 
 
 def test_discrete_cutoffs_equal_evaluate():
-    res = user_variance(RUNS, QRELS, "nDCG@{k}", scipy.stats.randint(1, 4), n_draws=30, rng=1)
+    res = user_variance(RUNS, QRELS, "nDCG@{k}", scipy.stats.randint(1, 4), n_users=30, rng=1)
     assert res.parameter == "cutoff" and set(res.parameters) <= {1.0, 2.0, 3.0}
     for k in (1, 2, 3):
         long = evaluate(RUNS, QRELS, [f"nDCG@{k}"])
@@ -71,7 +71,7 @@ def test_discrete_cutoffs_equal_evaluate():
 
 def test_callable_template_and_table():
     res = user_variance(RUNS, QRELS, lambda p: ir_measures.RBP(p=p, rel=1), scipy.stats.uniform(0.5, 0.4),
-                        n_draws=20, rng=2)
+                        n_users=20, rng=2)
     table = res.to_frame()
     assert list(table.columns) == ["name", "mean", "sd", "ci_low", "ci_high", "at_mean_parameter"]
     assert (table["ci_low"] <= table["mean"]).all() and (table["mean"] <= table["ci_high"]).all()
@@ -81,20 +81,20 @@ def test_callable_template_and_table():
 
 def test_parameters_outside_the_valid_range():
     with pytest.raises(ValueError, match=r"'distribution' has support \[-inf, inf\], outside the valid range \(0, 1\) of RBP's 'p'; use a distribution supported inside it \(e.g. scipy.stats.beta\(a, b\)"):
-        user_variance(RUNS, QRELS, "RBP(p={p})", scipy.stats.norm(0.8, 0.05), n_draws=10, rng=0)
+        user_variance(RUNS, QRELS, "RBP(p={p})", scipy.stats.norm(0.8, 0.05), n_users=10, rng=0)
     with pytest.raises(ValueError, match=r"'distribution' has support \[0.5, 1.1\], outside the valid range \(0, 1\) of RBP's 'p'"):
-        user_variance(RUNS, QRELS, "RBP(p={p})", scipy.stats.uniform(0.5, 0.6), n_draws=10, rng=0)
+        user_variance(RUNS, QRELS, "RBP(p={p})", scipy.stats.uniform(0.5, 0.6), n_users=10, rng=0)
     with pytest.raises(ValueError, match=r"'distribution' has support \[0, 3\], outside the valid range \[1, inf\) of nDCG's cutoff; use a distribution supported inside it \(e.g. scipy.stats.randint\(1, 101\) for a cutoff\)"):
-        user_variance(RUNS, QRELS, "nDCG@{k}", scipy.stats.randint(0, 4), n_draws=10, rng=0)
+        user_variance(RUNS, QRELS, "nDCG@{k}", scipy.stats.randint(0, 4), n_users=10, rng=0)
     with pytest.raises(ValueError, match=r"'distribution' has support \[0.1, 0.9\], outside the valid range \[0.2, 0.6\] of RBP's 'p'"):
-        user_variance(RUNS, QRELS, "RBP(p={p})", scipy.stats.uniform(0.1, 0.8), n_draws=50, rng=0,
+        user_variance(RUNS, QRELS, "RBP(p={p})", scipy.stats.uniform(0.1, 0.8), n_users=50, rng=0,
                       valid_range=(0.2, 0.6))
     # beta(0.005, 0.005) is supported on [0, 1] but draws exactly 0.0 and 1.0 in floating point
     with pytest.raises(ValueError, match=r"'distribution' drew 21 value\(s\) outside the valid range \(0, 1\) of RBP's 'p', e.g. 1$"):
-        user_variance(RUNS, QRELS, "RBP(p={p})", scipy.stats.beta(0.005, 0.005), n_draws=50, rng=0)
+        user_variance(RUNS, QRELS, "RBP(p={p})", scipy.stats.beta(0.005, 0.005), n_users=50, rng=0)
     with pytest.raises(ValueError, match=r"parameter value 0.4\d* gives an invalid measure: measure 'nDCG@0.4\d*': the cutoff \(@k\) must be a positive integer"):
-        user_variance(RUNS, QRELS, "nDCG@{k}", scipy.stats.beta(2, 2), n_draws=5, rng=1)
+        user_variance(RUNS, QRELS, "nDCG@{k}", scipy.stats.beta(2, 2), n_users=5, rng=1)
     with pytest.raises(TypeError, match=r"'distribution' must be a frozen scipy distribution with its parameters, e.g. scipy.stats.beta\(2, 5\), not the family scipy.stats.beta"):
-        user_variance(RUNS, QRELS, "RBP(p={p})", scipy.stats.beta, n_draws=5)
+        user_variance(RUNS, QRELS, "RBP(p={p})", scipy.stats.beta, n_users=5)
     with pytest.raises(ValueError, match=r"'measure' template 'RBP\(p=0.5\)' must have exactly one replacement field"):
-        user_variance(RUNS, QRELS, "RBP(p=0.5)", scipy.stats.beta(2, 2), n_draws=5)
+        user_variance(RUNS, QRELS, "RBP(p=0.5)", scipy.stats.beta(2, 2), n_users=5)

@@ -19,12 +19,19 @@ Exit status: 0 on success, 1 when the input is wrong, a file cannot be read or w
 does not fit in memory (one ``error: ...`` line on stderr, never a traceback; ``--debug`` shows it),
 2 for wrong usage (argparse), 130 when interrupted (Ctrl-C; an ``--out`` folder is left as it was).
 """
+from __future__ import annotations
+
 import argparse
 import contextlib
 import logging
 import shlex
 import sys
 import warnings
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
 
 __all__ = ["main", "build_parser"]
 
@@ -95,7 +102,7 @@ def _common_options():
     return common
 
 
-def build_parser():
+def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``pyterrier-boot`` and its commands."""
     from .. import __version__
     from . import demo, evaluate, ppi, reproduce, split_half, topics
@@ -134,7 +141,7 @@ def _quiet_libraries(debug):
             logger.setLevel(level)
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> int:
     """Run ``pyterrier-boot`` with ``argv`` (default ``sys.argv[1:]``); returns the exit status.
 
     Example:

@@ -1,5 +1,7 @@
 """``pyterrier-boot demo``: a simulated collection with known truth, the topic and the corpus
 bootstrap, a table and a report; no input files, no network."""
+from __future__ import annotations
+
 import argparse
 import time
 
@@ -36,7 +38,8 @@ exit status: 0 success, 1 error (e.g. the folder cannot be written), 2 wrong usa
 """
 
 
-def add_parser(subparsers, common):
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
+               common: argparse.ArgumentParser) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
         "demo", parents=[common], formatter_class=argparse.RawDescriptionHelpFormatter, allow_abbrev=False,
         help="evaluate a simulated collection with known truth (no files, no network)",
@@ -77,7 +80,7 @@ def _write_collection(out, sim):
         raise ValueError(f"cannot write '{out / 'qrels.txt'}': {error.strerror or error}") from None
 
 
-def run(args):
+def run(args: argparse.Namespace) -> int:
     if args.topics < 2:
         args.parser.error(f"--topics must be at least 2, got {args.topics}")
     status = _common.Status(not args.quiet)

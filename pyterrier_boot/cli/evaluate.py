@@ -1,12 +1,23 @@
 """``pyterrier-boot evaluate``: every run, every measure, intervals, tests, a report."""
+from __future__ import annotations
+
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..stats.registry import PAIRED
 from . import _common, _text
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping, Sequence
+    from typing import Any
+
+    from .._typing import QrelsLike
+    from ..experiment.result import ExperimentResult
+
 
 EXAMPLES = """\
 examples:
@@ -35,7 +46,8 @@ TESTS = ("t", "wilcoxon") + tuple(name.replace("_", "-") for name in PAIRED if n
 EXTENSIONS = {"latex": "tex", "markdown": "md", "json": "json"}
 
 
-def add_parser(subparsers, common):
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
+               common: argparse.ArgumentParser) -> argparse.ArgumentParser:
     from ..stats.correction import METHODS as CORRECTIONS
 
     p = subparsers.add_parser(
@@ -121,7 +133,8 @@ def _check(args, parser):
     _common.check_output_arguments(args, parser)
 
 
-def settings(args, seed, qrels, runs, measures):
+def settings(args: argparse.Namespace, seed: int, qrels: Any, runs: Mapping[str, Any],
+             measures: Sequence[Any]) -> dict[str, Any]:
     from ..stats.registry import test_label
 
     out = {
@@ -140,7 +153,7 @@ def settings(args, seed, qrels, runs, measures):
     return out
 
 
-def run(args):
+def run(args: argparse.Namespace) -> int:
     parser = args.parser
     _check(args, parser)
     status = _common.Status(not args.quiet)
@@ -245,7 +258,7 @@ def _summary_lines(result, pairwise, args, seed, qrels, width):
     return lines
 
 
-def print_result(result, pairwise, args, seed, qrels):
+def print_result(result: ExperimentResult, pairwise: Any, args: Any, seed: int, qrels: QrelsLike) -> None:
     fmt = args.format
     if fmt == "table":
         width = _text.terminal_width()
@@ -254,7 +267,7 @@ def print_result(result, pairwise, args, seed, qrels):
         sys.stdout.write(formatted(result, pairwise, args, seed) + "\n")
 
 
-def formatted(result, pairwise, args, seed):
+def formatted(result: ExperimentResult, pairwise: Any, args: argparse.Namespace, seed: int) -> str:
     """The table in a machine-readable format (csv, latex, markdown, json)."""
     from ..report import summary_table
 
@@ -279,7 +292,8 @@ def formatted(result, pairwise, args, seed):
     })
 
 
-def write_outputs(out, result, pairwise, args, info, seed, status):
+def write_outputs(out: Path, result: ExperimentResult, pairwise: Any, args: argparse.Namespace,
+                  info: Mapping[str, Any], seed: int, status: Callable[[str], None]) -> list[str]:
     from ..report import write_report
 
     written = []

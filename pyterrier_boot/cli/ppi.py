@@ -1,5 +1,7 @@
 """``pyterrier-boot ppi``: prediction-powered intervals from automatic qrels for every topic and
 human qrels for some (Angelopoulos et al. 2023; PPI++, Angelopoulos, Duchi & Zrnic 2024)."""
+from __future__ import annotations
+
 import argparse
 import sys
 from pathlib import Path
@@ -33,7 +35,8 @@ exit status: 0 success, 1 error (bad input, unreadable file), 2 wrong usage.
 """
 
 
-def add_parser(subparsers, common):
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
+               common: argparse.ArgumentParser) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
         "ppi", parents=[common], formatter_class=argparse.RawDescriptionHelpFormatter, allow_abbrev=False,
         help="prediction-powered intervals: automatic qrels for all topics, human qrels for some",
@@ -93,7 +96,7 @@ def _check(args, parser):
             parser.error(f"--lam must be 'tune' or a number in [0, 1], got {args.lam:g}")
 
 
-def run(args):
+def run(args: argparse.Namespace) -> int:
     _check(args, args.parser)
     status = _common.Status(not args.quiet)
     with _common.output_folder(args, "ppi") as out:

@@ -1,9 +1,16 @@
 """``pyterrier-boot reproduce``: how closely reproduced runs match the original runs (Breuer et al.
 2020's measures with topic-bootstrap intervals, t-tests and TOST equivalence tests)."""
+from __future__ import annotations
+
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import _common, _text
+
+if TYPE_CHECKING:
+    import pandas as pd
+
 
 EXAMPLES = """\
 examples:
@@ -26,7 +33,7 @@ exit status: 0 success, 1 error (bad input, unreadable file), 2 wrong usage.
 INTERVAL_COLUMNS = ("KTU", "RBO", "RMSE", "ER", "DeltaRI", "TOST")
 
 
-def printed_table(table):
+def printed_table(table: pd.DataFrame) -> pd.DataFrame:
     """The table as text cells: estimates with their intervals as ``[low, high]``."""
     shown = table[["name", "measure", "original", "reproduced"]].copy()
     for column in ("original", "reproduced"):
@@ -48,7 +55,8 @@ def printed_table(table):
     return shown
 
 
-def add_parser(subparsers, common):
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
+               common: argparse.ArgumentParser) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
         "reproduce", parents=[common], formatter_class=argparse.RawDescriptionHelpFormatter, allow_abbrev=False,
         help="did a reproduction find what the original runs found? (KTU, RBO, RMSE, ER, TOST)",
@@ -141,7 +149,7 @@ def _reproduce(args, status, seed, out):
     return result
 
 
-def run(args):
+def run(args: argparse.Namespace) -> int:
     _check(args, args.parser)
     status = _common.Status(not args.quiet)
     seed = _common.seed(args.rng)

@@ -1,5 +1,7 @@
 """``pyterrier-boot split-half``: check that corpus-bootstrap intervals hold on another corpus, on your
 own runs and qrels (Cormack & Lynam 2006, §6; :func:`pyterrier_boot.split_half_validation`)."""
+from __future__ import annotations
+
 import argparse
 from pathlib import Path
 
@@ -25,7 +27,8 @@ SHOWN = ["kind", "measure", "statistic", "method", "small_r", "n", "below", "ins
          "calibrated"]
 
 
-def add_parser(subparsers, common):
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
+               common: argparse.ArgumentParser) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
         "split-half", parents=[common], formatter_class=argparse.RawDescriptionHelpFormatter, allow_abbrev=False,
         help="check corpus-bootstrap intervals on random halves of your collection",
@@ -102,7 +105,7 @@ def _validate(args, status, seed, out):
     return runs, result
 
 
-def run(args):
+def run(args: argparse.Namespace) -> int:
     _check(args, args.parser)
     status = _common.Status(not args.quiet)
     seed = _common.seed(args.rng)

@@ -1,5 +1,7 @@
 """``pyterrier-boot topics``: power and topic-set size (Kanoulas; Sakai 2016), from a run set's
 per-topic scores or from a given variance of per-topic differences."""
+from __future__ import annotations
+
 import argparse
 
 import numpy as np
@@ -27,7 +29,8 @@ exit status: 0 success, 1 error (bad input, unreadable file), 2 wrong usage.
 """
 
 
-def add_parser(subparsers, common):
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
+               common: argparse.ArgumentParser) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
         "topics", parents=[common], formatter_class=argparse.RawDescriptionHelpFormatter, allow_abbrev=False,
         help="power and topic-set size: how many topics detect a given difference",
@@ -95,7 +98,7 @@ def _check(args, parser):
     return from_runs
 
 
-def run(args):
+def run(args: argparse.Namespace) -> int:
     from_runs = _check(args, args.parser)
     status = _common.Status(not args.quiet)
     seed = _common.seed(args.rng)

@@ -8,7 +8,10 @@ count each judgement ``k`` times, and measures are computed exactly as trec_eval
 on the materialised image (:mod:`pyterrier_boot.measures.materialisation`), without materialising
 it. Images are not stratified: a topic whose relevant documents all vanish scores 0 on that image.
 """
+from __future__ import annotations
+
 import numbers
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -35,6 +38,15 @@ from .multiplicity import (
     poisson_multiplicities,
 )
 from .result import CorpusBootstrapResult, unit_measure
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+    import numpy.typing as npt
+
+    from .._typing import FloatArray, MeasuresLike, QrelsLike, RngLike, RunsLike, TopicsLike
+
 
 __all__ = ["CorpusBootstrap"]
 
@@ -115,8 +127,9 @@ class CorpusBootstrap:
         the properties of effectiveness measures. CIKM.
     """
 
-    def __init__(self, qrels, *, n_images=1000, model="poisson", corpus_size=None, rng=None, verbose=True,
-                 max_memory=DEFAULT_MAX_MEMORY, n_groups=20):
+    def __init__(self, qrels: QrelsLike, *, n_images: int = 1000, model: str = "poisson",
+                 corpus_size: int | None = None, rng: RngLike = None, verbose: bool = True,
+                 max_memory: int | str | None = DEFAULT_MAX_MEMORY, n_groups: int = 20):
         read, n_images, model, verbose, max_memory, n_groups, size = _corpus_bootstrap_iv(
             qrels, n_images, model, corpus_size, verbose, max_memory, n_groups)
         self.qrels = read
@@ -134,7 +147,7 @@ class CorpusBootstrap:
         return (f"CorpusBootstrap({self.qrels!r}, n_images={self.n_images}, model={self.model!r}, "
                 f"corpus_size={self.corpus_size}, rng={self.rng!r})")
 
-    def multiplicities(self, docnos, start=0, stop=None):
+    def multiplicities(self, docnos: npt.NDArray[Any] | Sequence[str], start: int = 0, stop: int | None = None) -> npt.NDArray[np.int32]:
         """Multiplicities ``int32[image, doc]`` of ``docnos`` (sorted, distinct) in images ``start:stop``."""
         keys = self.keys[start:stop]
         if self.model == "poisson":
@@ -166,7 +179,7 @@ class CorpusBootstrap:
         return int(min(self.n_images, MAX_BATCH, free // per_image))
 
     @one_warning_per_kind()
-    def evaluate(self, runs, measures, *, topics=None):
+    def evaluate(self, runs: RunsLike, measures: MeasuresLike, *, topics: TopicsLike | None = None) -> CorpusBootstrapResult:
         """Evaluate runs on the full corpus and on every image.
 
         Args:
@@ -187,7 +200,8 @@ class CorpusBootstrap:
         return self.evaluate_prepared(intern(runs, self.qrels, measures))
 
     @one_warning_per_kind()
-    def evaluate_prepared(self, evaluator, *, statistic=None, keep=None, hashes=None):
+    def evaluate_prepared(self, evaluator: Evaluator, *, statistic: FloatArray | None = None,
+                          keep: Any = None, hashes: npt.NDArray[np.uint64] | None = None) -> CorpusBootstrapResult:
         """:meth:`evaluate` for runs already read and interned (an
         :class:`~pyterrier_boot.measures.engine.Evaluator`, as ``Experiment`` has one), with their
         values on the full corpus when already computed (``[system, topic, measure]``).

@@ -28,13 +28,24 @@ quantile interpolation): ``percentile``: ``min(1, 2 min(#(θ_b <= 0) + 1, #(θ_b
 which a BCa endpoint reaches 0, computed from the same ``(count + 1)/(B + 1)`` tail shares
 (equal to the percentile p-value when ``z0 = a = 0``).
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 from scipy import special
 
 from .._checks import check_choice, check_confidence_level
+from .._deprecation import renamed_keywords
 from .._memory import warn_interval_resolution
 from .._quantiles import acceleration, bca_probabilities, quantiles, sorted_quantiles
 from ..stats.aggregates import EPS
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+    from .._typing import FloatArray
+
 
 __all__ = ["METHODS", "PVALUE_METHODS", "EPSILON", "image_interval", "image_pvalue", "standard_error"]
 
@@ -63,7 +74,7 @@ def _rows(statistic, distribution, jackknife=None):
     return theta.reshape(-1), rows, jack
 
 
-def standard_error(distribution):
+def standard_error(distribution: npt.ArrayLike) -> FloatArray:
     """Standard deviation of the image values along the first axis (ddof=1, as scipy)."""
     return np.asarray(distribution, dtype=float).std(axis=0, ddof=1)
 
@@ -77,12 +88,15 @@ def _check_unit(theta, rows, what):
                          "use 'percentile', 'normal' or 'bca'")
 
 
-def _logit(x, epsilon):
-    return special.logit(np.clip(x, epsilon, 1 - epsilon))
+def _logit(x, eps):
+    return special.logit(np.clip(x, eps, 1 - eps))
 
 
-def image_interval(statistic, distribution, *, method="percentile", confidence_level=0.95,
-                   jackknife=None, epsilon=EPSILON, what="scores"):
+@renamed_keywords(epsilon="eps")
+def image_interval(statistic: npt.ArrayLike, distribution: npt.ArrayLike, *,
+                   method: str = "percentile", confidence_level: float = 0.95,
+                   jackknife: npt.ArrayLike | None = None, eps: float = EPSILON,
+                   what: str = "scores") -> tuple[FloatArray, FloatArray]:
     """Two-sided interval for each entry of ``statistic`` from its image distribution.
 
     Args:
@@ -91,7 +105,7 @@ def image_interval(statistic, distribution, *, method="percentile", confidence_l
         method: ``"percentile"``, ``"normal"``, ``"logit"`` or ``"bca"`` (module docstring).
         confidence_level: e.g. 0.95.
         jackknife: delete-a-group jackknife values, shape ``(G, *s)``; required by ``"bca"``.
-        epsilon: the logit interval's clipping ε.
+        eps: the logit interval's clipping ε.
         what: how to name the values in error messages.
 
     Returns:
@@ -120,8 +134,8 @@ def image_interval(statistic, distribution, *, method="percentile", confidence_l
         low, high = theta - z * sd, theta + z * sd
     elif method == "logit":
         _check_unit(theta, rows, what)
-        centre = _logit(theta, epsilon)
-        sd = _logit(rows, epsilon).std(axis=1, ddof=1)
+        centre = _logit(theta, eps)
+        sd = _logit(rows, eps).std(axis=1, ddof=1)
         spread = np.ptp(rows, axis=1) > 0  # (a constant row's computed sd may be 1e-15, not 0)
         low = np.where(spread, np.minimum(special.expit(centre - z * sd), theta), theta)
         high = np.where(spread, np.maximum(special.expit(centre + z * sd), theta), theta)
@@ -136,7 +150,8 @@ def image_interval(statistic, distribution, *, method="percentile", confidence_l
     return np.reshape(low, shape), np.reshape(high, shape)
 
 
-def image_pvalue(statistic, distribution, *, method="percentile", jackknife=None):
+def image_pvalue(statistic: npt.ArrayLike, distribution: npt.ArrayLike, *,
+                 method: str = "percentile", jackknife: npt.ArrayLike | None = None) -> FloatArray:
     """Two-sided p-value of ``H0: parameter = 0`` for each entry, inverting the ``method`` interval.
 
     Args:

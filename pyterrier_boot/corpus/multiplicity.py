@@ -27,13 +27,25 @@ An *image* of the corpus gives every document ``d`` a multiplicity ``k_d`` (its 
 
 Also here: the delete-a-group jackknife's document groups (:func:`jackknife_groups`).
 """
+from __future__ import annotations
+
 from decimal import Context, Decimal, localcontext
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numba import njit, prange
 
 from .._environment import numba_cache
 from .._random import as_generator
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+    from typing import Any
+
+    import numpy.typing as npt
+
+    from .._typing import IntArray, RngLike
+
 
 __all__ = [
     "MODELS",
@@ -87,7 +99,7 @@ def _poisson_thresholds(cap=POISSON_CAP):
 POISSON_THRESHOLDS = _poisson_thresholds()
 
 
-def image_keys(rng, n_images):
+def image_keys(rng: RngLike, n_images: int) -> npt.NDArray[np.uint64]:
     """One 64-bit key per image, drawn from ``rng`` (SPEC 7); keys of ``n`` images prefix those of more.
 
     Example:
@@ -149,7 +161,7 @@ def _utf8_buffer(docnos):
     return buffer, offsets
 
 
-def docno_hashes(docnos):
+def docno_hashes(docnos: Iterable[Any]) -> npt.NDArray[np.uint64]:
     """64-bit FNV-1a hash of each docno's UTF-8 bytes (uint64 array).
 
     Example:
@@ -162,7 +174,7 @@ def docno_hashes(docnos):
     return out
 
 
-def poisson_multiplicities(keys, hashes):
+def poisson_multiplicities(keys: npt.ArrayLike, hashes: npt.NDArray[np.uint64] | Sequence[int]) -> npt.NDArray[np.int32]:
     """Poisson(1) multiplicities ``int32[image, doc]`` of documents (by hash) in images (by key).
 
     Example:
@@ -177,7 +189,7 @@ def poisson_multiplicities(keys, hashes):
     return out
 
 
-def multinomial_multiplicities(keys, n_docs, corpus_size):
+def multinomial_multiplicities(keys: npt.NDArray[np.uint64] | Sequence[int], n_docs: int, corpus_size: int) -> npt.NDArray[np.int32]:
     """Multinomial multiplicities ``int32[image, doc]``: counts of ``n_docs`` documents in ``N`` draws.
 
     ``n_docs`` documents (in sorted docno order) out of a corpus of ``corpus_size = N`` each get
@@ -195,7 +207,7 @@ def multinomial_multiplicities(keys, n_docs, corpus_size):
     return out
 
 
-def jackknife_groups(hashes, n_groups):
+def jackknife_groups(hashes: npt.NDArray[np.uint64] | Sequence[int], n_groups: int) -> IntArray:
     """Group (0..n_groups-1) of each document for the delete-a-group jackknife, from its docno hash."""
     out = np.empty(len(hashes), dtype=np.int64)
     _groups(np.ascontiguousarray(hashes, dtype=np.uint64), int(n_groups), out)
@@ -208,7 +220,7 @@ def _salted_bits(hashes, key, out):
         out[d] = np.uint8(_finalise(hashes[d] ^ key) & np.uint64(1))
 
 
-def salted_bits(hashes, salt):
+def salted_bits(hashes: npt.NDArray[np.uint64] | Sequence[int], salt: int) -> npt.NDArray[np.uint8]:
     """One pseudo-random bit per document (by hash) for an integer ``salt``: the lowest bit of
     ``splitmix64_finaliser(hash ^ splitmix64_finaliser(salt ^ _SPLIT_SALT))`` (the salted corpus split)."""
     key = np.uint64(finalise_reference(int(salt) ^ _SPLIT_SALT))
@@ -220,7 +232,7 @@ def salted_bits(hashes, salt):
 # ---------------------------------------------------------------- pure-Python references
 
 
-def fnv1a_reference(docno):
+def fnv1a_reference(docno: object) -> int:
     """FNV-1a 64 of a docno's UTF-8 bytes, in plain Python integers."""
     h = 0xCBF29CE484222325
     for byte in str(docno).encode("utf-8"):
@@ -228,7 +240,7 @@ def fnv1a_reference(docno):
     return h
 
 
-def finalise_reference(z):
+def finalise_reference(z: int) -> int:
     """splitmix64's finaliser in plain Python integers."""
     z &= _MASK
     z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
@@ -236,7 +248,7 @@ def finalise_reference(z):
     return z ^ (z >> 31)
 
 
-def poisson_reference(key, docno):
+def poisson_reference(key: int, docno: object) -> int:
     """The Poisson(1) multiplicity of ``docno`` in the image with ``key``, in plain Python."""
     m = finalise_reference(fnv1a_reference(docno) ^ int(key)) >> 11
     thresholds = POISSON_THRESHOLDS.tolist()

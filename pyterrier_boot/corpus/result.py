@@ -16,15 +16,18 @@ the full-corpus values and the delete-a-group jackknife, and derives from them:
   -> :class:`~pyterrier_boot.stats.ranking.RankIntervals`;
 * :meth:`~CorpusBootstrapResult.to_frame`: long form.
 """
+from __future__ import annotations
+
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import pandas as pd
 from scipy import special
 
 from .._checks import check_choice, check_confidence_level
+from .._deprecation import renamed_keywords
 from .._results import ConfidenceInterval, TupleLike
 from ..stats.aggregates import get_aggregate
 from ..stats.ranking import rank_intervals
@@ -38,6 +41,11 @@ from .intervals import (
     standard_error,
 )
 from .small_r import small_r_correction
+
+if TYPE_CHECKING:
+    from .._typing import FloatArray, MeasureLike, MeasuresLike
+    from ..stats.ranking import RankIntervals
+
 
 __all__ = ["CorpusBootstrapResult", "CorpusDifference", "UNIT_MEASURES", "unit_measure"]
 
@@ -59,7 +67,7 @@ SE_COLUMN = {"mean": "se", "logit_mean": "se(logit)", "gmean": "se(log)"}
 SCALES = {"mean": "score", "logit_mean": "logit", "gmean": "log"}
 
 
-def unit_measure(measure):
+def unit_measure(measure: MeasureLike) -> bool:
     """True when an ir_measures measure's values lie in [0, 1] by definition."""
     return getattr(measure, "NAME", None) in UNIT_MEASURES
 
@@ -113,11 +121,11 @@ class CorpusBootstrapResult(TupleLike):
     # ------------------------------------------------------------ basics
 
     @property
-    def n_images(self):
+    def n_images(self) -> int:
         return self.bootstrap_distribution.shape[0]
 
     @property
-    def standard_error(self):
+    def standard_error(self) -> FloatArray:
         """Standard deviation over images of each value ``[system, topic, measure]`` (ddof=1)."""
         return standard_error(self.bootstrap_distribution)
 
@@ -159,8 +167,9 @@ class CorpusBootstrapResult(TupleLike):
 
     # ------------------------------------------------------------ per topic
 
-    def per_topic(self, *, method="percentile", confidence_level=0.95, small_r=True, measures=None,
-                  epsilon=EPSILON):
+    @renamed_keywords(epsilon="eps")
+    def per_topic(self, *, method: str = "percentile", confidence_level: float = 0.95,
+                  small_r: bool = True, measures: MeasuresLike | None = None, eps: float = EPSILON) -> pd.DataFrame:
         """Each (system, topic, measure) value with its SD over images and an interval.
 
         Args:
@@ -170,7 +179,7 @@ class CorpusBootstrapResult(TupleLike):
             small_r: apply the small-R correction to AP measures (silver bullets / lead balloons,
                 :mod:`pyterrier_boot.corpus.small_r`); other measures are never corrected.
             measures: labels to include (default all).
-            epsilon: the logit interval's ε.
+            eps: the logit interval's ε.
 
         Returns:
             A long frame ``name, qid, measure, value, standard_error, ci_low, ci_high, small_r``
@@ -182,7 +191,7 @@ class CorpusBootstrapResult(TupleLike):
         self._check_unit(method, index, "scores")
         theta = self.statistic[..., index]
         dist = self.bootstrap_distribution[..., index]
-        low, high, corrected = self._topic_interval(index, method, confidence_level, small_r, epsilon)
+        low, high, corrected = self._topic_interval(index, method, confidence_level, small_r, eps)
         S, Q, M = theta.shape
         labels = np.array([self.measures[m] for m in index], dtype=object)
         return _long({
@@ -196,12 +205,12 @@ class CorpusBootstrapResult(TupleLike):
             "small_r": corrected.reshape(-1),
         })
 
-    def _topic_interval(self, index, method, confidence_level, small_r, epsilon):
+    def _topic_interval(self, index, method, confidence_level, small_r, eps):
         """Per-topic interval ``low, high, corrected`` ``[system, topic, measure]`` (see :meth:`per_topic`)."""
         theta = self.statistic[..., index]
         low, high = image_interval(theta, self.bootstrap_distribution[..., index], method=method,
                                    confidence_level=confidence_level,
-                                   jackknife=self.jackknife_distribution[..., index], epsilon=epsilon, what="scores")
+                                   jackknife=self.jackknife_distribution[..., index], eps=eps, what="scores")
         low, high = np.array(low), np.array(high)
         corrected = np.zeros(theta.shape, dtype=bool)
         if small_r:
@@ -220,15 +229,17 @@ class CorpusBootstrapResult(TupleLike):
         statistic = check_choice(statistic, "statistic", STATISTICS)
         return get_aggregate(statistic)
 
-    def system_distribution(self, *, statistic="mean"):
+    def system_distribution(self, *, statistic: str = "mean") -> tuple[FloatArray, FloatArray]:
         """The aggregate over topics: full corpus ``[system, measure]`` and per image ``[image, system, measure]``."""
         agg = self._aggregate(statistic)
         if agg.domain is not None:
             agg.check_domain(self.statistic, name="scores")
         return agg(self.statistic, axis=1), agg(self.bootstrap_distribution, axis=2)
 
-    def per_system(self, *, statistic="mean", method="percentile", confidence_level=0.95, measures=None,
-                   epsilon=EPSILON, variance=DEFAULT_VARIANCE):
+    @renamed_keywords(epsilon="eps")
+    def per_system(self, *, statistic: str = "mean", method: str = "percentile",
+                   confidence_level: float = 0.95, measures: MeasuresLike | None = None,
+                   eps: float = EPSILON, variance: str = DEFAULT_VARIANCE) -> pd.DataFrame:
         """Each system's aggregate over topics (MAP, mean nDCG@10, ...) with its corpus-bootstrap interval.
 
         Args:
@@ -243,7 +254,7 @@ class CorpusBootstrapResult(TupleLike):
                 (log for ``gmean``, logit for ``logit_mean``) and maps back.
             confidence_level: e.g. 0.95.
             measures: labels to include (default all).
-            epsilon: ε of the ``logit`` and ``parametric`` methods.
+            eps: ε of the ``logit`` and ``parametric`` methods.
             variance: the per-topic variance ``v_q`` of ``method="parametric"``
                 (:data:`PARAMETRIC_VARIANCES`; measured in ``pt_docs/corpus_bootstrap.md``):
 
@@ -285,7 +296,7 @@ class CorpusBootstrapResult(TupleLike):
         z = special.ndtri(1 - (1 - confidence_level) / 2)
         centre = agg.forward(scores).mean(axis=1)
         if method == "parametric":
-            se = self._parametric_se(index, agg.name, variance, epsilon, confidence_level)
+            se = self._parametric_se(index, agg.name, variance, eps, confidence_level)
             low, high = agg.inverse(centre - z * se), agg.inverse(centre + z * se)
         else:
             se = standard_error(agg.forward(images).mean(axis=2))
@@ -294,7 +305,7 @@ class CorpusBootstrapResult(TupleLike):
             else:
                 jack = agg(self.jackknife_distribution[..., index], axis=2)
                 low, high = image_interval(theta, dist, method=method, confidence_level=confidence_level,
-                                           jackknife=jack, epsilon=epsilon, what=f"{agg.name} values")
+                                           jackknife=jack, eps=eps, what=f"{agg.name} values")
         suffix = SE_COLUMN[agg.name]
         frame = pd.DataFrame({"name": list(self.systems)})
         for j, m in enumerate(index):
@@ -305,7 +316,7 @@ class CorpusBootstrapResult(TupleLike):
             frame[f"{label} {suffix}"] = se[:, j]
         return frame
 
-    def _parametric_se(self, index, statistic, variance, epsilon, confidence_level):
+    def _parametric_se(self, index, statistic, variance, eps, confidence_level):
         """Cormack & Lynam's §8 standard error ``sqrt(Σ_q v_q) / Q`` per ``[system, measure]``
         (``v_q`` by ``variance``, see :meth:`per_system`), on the score scale for ``mean`` and the
         logit scale for ``logit_mean``."""
@@ -313,12 +324,12 @@ class CorpusBootstrapResult(TupleLike):
         images = self.bootstrap_distribution[..., index]
         Q = x.shape[1]
         if variance == "small_r":
-            low, high, _ = self._topic_interval(index, "logit", confidence_level, True, epsilon)
+            low, high, _ = self._topic_interval(index, "logit", confidence_level, True, eps)
             z = special.ndtri(1 - (1 - confidence_level) / 2)
-            clip = partial(np.clip, a_min=epsilon, a_max=1 - epsilon)
+            clip = partial(np.clip, a_min=eps, a_max=1 - eps)
             logit_var = ((special.logit(clip(high)) - special.logit(clip(low))) / (2 * z)) ** 2
         else:
-            logit_var = special.logit(np.clip(images, epsilon, 1 - epsilon)).var(axis=0, ddof=1)
+            logit_var = special.logit(np.clip(images, eps, 1 - eps)).var(axis=0, ddof=1)
         if statistic == "logit_mean":
             v = logit_var
         elif variance == "score":
@@ -332,7 +343,9 @@ class CorpusBootstrapResult(TupleLike):
 
     # ------------------------------------------------------------ differences
 
-    def difference(self, a, b, *, statistic="mean", method="percentile", confidence_level=0.95, measures=None):
+    def difference(self, a: str | int, b: str | int, *, statistic: str = "mean",
+                   method: str = "percentile", confidence_level: float = 0.95,
+                   measures: MeasuresLike | None = None) -> CorpusDifference:
         """Paired difference ``a - b`` computed within each image, per topic and for the aggregate.
 
         Args:
@@ -413,7 +426,8 @@ class CorpusBootstrapResult(TupleLike):
 
     # ------------------------------------------------------------ ranks
 
-    def ranks(self, *, statistic="mean", confidence_level=0.95, measures=None):
+    def ranks(self, *, statistic: str = "mean", confidence_level: float = 0.95,
+              measures: MeasuresLike | None = None) -> RankIntervals:
         """Each system's rank (1 = best aggregate) on the full corpus and on every image (Zobel & Rashidi Fig. 5).
 
         Ties share the average rank (``scipy.stats.rankdata(method="average")``). The rank interval
@@ -431,7 +445,7 @@ class CorpusBootstrapResult(TupleLike):
 
     # ------------------------------------------------------------ tables
 
-    def to_frame(self, *, images=False):
+    def to_frame(self, *, images: bool = False) -> pd.DataFrame:
         """Long form.
 
         ``images=False``: ``name, qid, measure, value, image_mean, standard_error`` (value on the
@@ -514,7 +528,7 @@ class CorpusDifference(TupleLike):
     scale: str = "score"
     _tuple_fields: ClassVar[tuple[str, ...]] = ("statistic", "pvalue")
 
-    def to_frame(self, *, per_topic=False):
+    def to_frame(self, *, per_topic: bool = False) -> pd.DataFrame:
         """One row per measure (``measure, scale, difference, ci_low, ci_high, standard_error, pvalue,
         ttest_pvalue``), or with ``per_topic=True`` one row per (topic, measure); ``scale`` says
         what the differences are (``"score"``, ``"logit"`` or ``"log"``, see ``scale``)."""

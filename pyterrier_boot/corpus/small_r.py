@@ -28,8 +28,18 @@ AP = 1 may hide *lead balloons*: relevant documents the system can never retriev
   then, as the paper does, report the wider of the bootstrap interval and the corrected one (their
   hull). Topics with ``R = 0`` (AP is 0 in every image and in the population model) are left alone.
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 from scipy import special
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+    from .._typing import BoolArray, FloatArray
+
 
 __all__ = [
     "silver_bullet_share",
@@ -40,7 +50,7 @@ __all__ = [
 ]
 
 
-def silver_bullet_share(n_relevant, *, confidence_level=0.95):
+def silver_bullet_share(n_relevant: npt.ArrayLike, *, confidence_level: float = 0.95) -> float | FloatArray:
     """Upper limit ``u = 1 - α^(1/R)`` of the share of relevant documents unseen in a sample of R.
 
     NaN where ``R = 0``.
@@ -71,7 +81,7 @@ def _precision_sum(x, n):
     return np.where(n > 0, out, 0.0)
 
 
-def expected_ap(n_relevant, depth, share):
+def expected_ap(n_relevant: npt.ArrayLike, depth: npt.ArrayLike, share: npt.ArrayLike) -> float | FloatArray:
     """E(AP) when each of R relevant documents is a silver bullet with probability ``share``.
 
     A silver bullet takes a uniformly random rank among the ``depth`` retrieved (distinct bullets
@@ -101,7 +111,7 @@ def expected_ap(n_relevant, depth, share):
     return out if out.ndim else float(out)
 
 
-def silver_bullet_limit(n_relevant, depth, *, confidence_level=0.95):
+def silver_bullet_limit(n_relevant: npt.ArrayLike, depth: npt.ArrayLike, *, confidence_level: float = 0.95) -> float | FloatArray:
     """Upper confidence limit of AP when AP = 0: ``E(AP)`` at the largest silver-bullet share.
 
     Example:
@@ -112,7 +122,7 @@ def silver_bullet_limit(n_relevant, depth, *, confidence_level=0.95):
     return expected_ap(n_relevant, depth, np.nan_to_num(share))
 
 
-def lead_balloon_limit(n_relevant, *, confidence_level=0.95):
+def lead_balloon_limit(n_relevant: npt.ArrayLike, *, confidence_level: float = 0.95) -> float | FloatArray:
     """Lower confidence limit of AP when AP = 1: ``α^(1/R)`` (1 where R = 0).
 
     Example:
@@ -123,7 +133,8 @@ def lead_balloon_limit(n_relevant, *, confidence_level=0.95):
     return np.where(np.isfinite(share), 1 - share, 1.0)
 
 
-def small_r_correction(statistic, low, high, n_relevant, depth, *, confidence_level=0.95):
+def small_r_correction(statistic: npt.ArrayLike, low: npt.ArrayLike, high: npt.ArrayLike,
+                       n_relevant: npt.ArrayLike, depth: npt.ArrayLike, *, confidence_level: float = 0.95) -> tuple[FloatArray, FloatArray, BoolArray]:
     """Widen AP intervals near 0 and 1 by the silver-bullet / lead-balloon limits (hull of both).
 
     Args:

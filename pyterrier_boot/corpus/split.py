@@ -12,8 +12,11 @@ constant), so each salt gives another split, independent of the default one and 
 :func:`~pyterrier_boot.split_half_validation` repeats the split-half check over many salted
 splits, and ``corpus_split(frame, half, salt=s)`` reproduces any of them.
 """
+from __future__ import annotations
+
 import hashlib
 import numbers
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -21,12 +24,16 @@ import pandas as pd
 from .._checks import check_choice
 from .multiplicity import docno_hashes, salted_bits
 
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+
 __all__ = ["HALVES", "split_half", "corpus_split"]
 
 HALVES = ("A", "B")
 
 
-def check_salt(salt):
+def check_salt(salt: int | None) -> int | None:
     """``salt`` as an int (or None), with a clear error otherwise."""
     if salt is None:
         return None
@@ -37,7 +44,7 @@ def check_salt(salt):
     return int(salt)
 
 
-def split_half(docnos, *, salt: int | None = None) -> np.ndarray:
+def split_half(docnos: npt.ArrayLike, *, salt: int | None = None) -> np.ndarray:
     """The half (``"A"`` or ``"B"``) of each docno, as an object array.
 
     ``salt=None`` is Cormack & Lynam's MD5 split; an integer salt gives another random split

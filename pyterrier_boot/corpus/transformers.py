@@ -8,7 +8,10 @@
 * :class:`CorpusSplit` keeps the documents of one MD5 half of the corpus (Cormack & Lynam §6).
   Twin: :func:`~pyterrier_boot.corpus.split.corpus_split` (runs and qrels).
 """
+from __future__ import annotations
+
 import numbers
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -25,6 +28,15 @@ from .multiplicity import (
     poisson_multiplicities,
 )
 from .split import check_salt, corpus_split
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+    import numpy.typing as npt
+
+    from .._typing import IntArray, QrelsLike, RngLike
+
 
 __all__ = ["CorpusImage", "CorpusSplit", "corpus_image", "corpus_image_qrels", "image_multiplicities"]
 
@@ -56,7 +68,8 @@ def _corpus_image_iv(image, model, corpus_size, documents):
     return int(image), model, documents
 
 
-def image_multiplicities(docnos, key, *, model="poisson", corpus_size=None, documents=None):
+def image_multiplicities(docnos: Sequence[str] | npt.ArrayLike, key: int, *, model: str = "poisson",
+                         corpus_size: int | None = None, documents: Any = None) -> IntArray:
     """Multiplicity of each docno (int64 array) in the image with 64-bit ``key``."""
     docnos = np.asarray(docnos, dtype=object).astype(str)
     keys = np.array([key], dtype=np.uint64)
@@ -69,7 +82,7 @@ def image_multiplicities(docnos, key, *, model="poisson", corpus_size=None, docu
         unknown = pd.unique(docnos[missing])
         raise ValueError(f"{len(unknown)} docno(s) are not among 'documents', e.g. {str(unknown[0])!r}: a multinomial "
                          "image is defined for the documents it was drawn for")
-    counts = multinomial_multiplicities(keys, len(documents), corpus_size)[0]
+    counts = multinomial_multiplicities(keys, len(documents), corpus_size)[0]  # type: ignore[arg-type]  # multinomial images have a corpus size
     return counts[position].astype(np.int64)
 
 
@@ -101,7 +114,8 @@ class CorpusImage(pt.Transformer):
         >>> pt.Experiment([pipeline], topics, img.qrels(qrels), ["AP", "nDCG@10"])  # doctest: +SKIP
     """
 
-    def __init__(self, image, *, rng, model="poisson", corpus_size=None, documents=None):
+    def __init__(self, image: int, *, rng: RngLike, model: str = "poisson",
+                 corpus_size: int | None = None, documents: Sequence[str] | None = None):
         image, model, sorted_documents = _corpus_image_iv(image, model, corpus_size, documents)
         self.image = image
         self.rng = rng
@@ -115,7 +129,7 @@ class CorpusImage(pt.Transformer):
         extra = "" if self.model == "poisson" else f", model={self.model!r}, corpus_size={self.corpus_size}"
         return f"CorpusImage({self.image}, rng={self.rng!r}{extra})"
 
-    def multiplicities(self, docnos):
+    def multiplicities(self, docnos: npt.ArrayLike) -> IntArray:
         """Copies of each docno in this image (int64 array)."""
         return image_multiplicities(docnos, self.key, model=self.model, corpus_size=self.corpus_size,
                                     documents=self._sorted_documents)
@@ -124,7 +138,7 @@ class CorpusImage(pt.Transformer):
         unique = pd.unique(np.asarray(docnos, dtype=object).astype(str))
         return pd.Series(self.multiplicities(unique), index=unique)
 
-    def transform(self, inp):
+    def transform(self, inp: pd.DataFrame) -> pd.DataFrame:
         """The image run of a result frame (``qid``, ``docno``, ``score``; other columns kept)."""
         pt.validate.result_frame(inp, extra_columns=["score"], context=self)
         if len(inp) == 0:  # the columns image_run gives (pt.inspect runs transformers on empty frames)
@@ -134,13 +148,14 @@ class CorpusImage(pt.Transformer):
         frame = inp.assign(docno=inp["docno"].astype(str))
         return image_run(frame, self._mapping(frame["docno"]))
 
-    def qrels(self, qrels):
+    def qrels(self, qrels: QrelsLike) -> pd.DataFrame:
         """The image qrels (``qid, docno, source_docno, label``) of any qrels :func:`read_qrels` accepts."""
         frame = read_qrels(qrels).frame
         return image_qrels(frame, self._mapping(frame["docno"]))
 
 
-def corpus_image(frame, image, *, rng, model="poisson", corpus_size=None, documents=None):
+def corpus_image(frame: Any, image: int, *, rng: RngLike, model: str = "poisson",
+                 corpus_size: int | None = None, documents: Sequence[str] | None = None) -> pd.DataFrame:
     """Function twin of :class:`CorpusImage`: the image run of a result frame.
 
     Example:
@@ -152,7 +167,8 @@ def corpus_image(frame, image, *, rng, model="poisson", corpus_size=None, docume
     return CorpusImage(image, rng=rng, model=model, corpus_size=corpus_size, documents=documents).transform(frame)
 
 
-def corpus_image_qrels(qrels, image, *, rng, model="poisson", corpus_size=None, documents=None):
+def corpus_image_qrels(qrels: QrelsLike, image: int, *, rng: RngLike, model: str = "poisson",
+                       corpus_size: int | None = None, documents: Sequence[str] | None = None) -> pd.DataFrame:
     """The qrels of corpus image ``image`` (each judgement ``k`` times, copies named as in the image run)."""
     return CorpusImage(image, rng=rng, model=model, corpus_size=corpus_size, documents=documents).qrels(qrels)
 
@@ -181,6 +197,6 @@ class CorpusSplit(pt.Transformer):
     def __repr__(self):
         return f"CorpusSplit({self.half!r})" if self.salt is None else f"CorpusSplit({self.half!r}, salt={self.salt})"
 
-    def transform(self, inp):
+    def transform(self, inp: pd.DataFrame) -> pd.DataFrame:
         pt.validate.result_frame(inp, context=self)
         return corpus_split(inp, self.half, salt=self.salt)

@@ -23,15 +23,18 @@ once (a half is a mask on the documents: the other half's documents get multipli
 below / in / above, ``sd(z)`` and their spread over splits. :func:`interval_agreement` scores any
 pair of intervals (your own method's too).
 """
+from __future__ import annotations
+
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 from scipy import special
 
 from .._checks import check_confidence_level, check_positive_int
+from .._deprecation import renamed_keywords
 from .._random import as_generator
 from ..measures.evaluation import prepare
 from ..measures.parsing import parse_measures, require_mean_aggregated
@@ -39,6 +42,15 @@ from .bootstrap import CorpusBootstrap
 from .intervals import EPSILON, image_interval
 from .multiplicity import docno_hashes, salted_bits
 from .result import PARAMETRIC_VARIANCES, SCALES
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    import numpy.typing as npt
+    from matplotlib.axes import Axes
+
+    from .._typing import FloatArray, MeasuresLike, QrelsLike, RngLike, RunsLike, TopicsLike
+
 
 __all__ = ["SplitHalfValidation", "split_half_validation", "interval_agreement", "model_share"]
 
@@ -66,16 +78,17 @@ def model_share(confidence_level: float = 0.95) -> float:
     return float(2 * special.ndtr(z / np.sqrt(2)) - 1)
 
 
-def _transform(scale, epsilon=EPSILON):
+def _transform(scale, eps=EPSILON):
     if scale == "logit":
-        return lambda x: special.logit(np.clip(x, epsilon, 1 - epsilon))
+        return lambda x: special.logit(np.clip(x, eps, 1 - eps))
     if scale == "log":
-        return lambda x: np.log(np.asarray(x, dtype=float) + epsilon)
+        return lambda x: np.log(np.asarray(x, dtype=float) + eps)
     return lambda x: np.asarray(x, dtype=float)
 
 
-def interval_agreement(theta_a, low_a, high_a, theta_b, low_b, high_b, *, confidence_level=0.95,
-                       scale="score"):
+def interval_agreement(theta_a: npt.ArrayLike, low_a: npt.ArrayLike, high_a: npt.ArrayLike,
+                       theta_b: npt.ArrayLike, low_b: npt.ArrayLike, high_b: npt.ArrayLike, *,
+                       confidence_level: float = 0.95, scale: str = "score") -> tuple[FloatArray, FloatArray]:
     """Where ``θ_B`` falls w.r.t. A's interval, and the standardised difference ``z``.
 
     Args:
@@ -161,7 +174,8 @@ class SplitHalfValidation:
                 f"{self.model_share:.1%} of the time and has sd(z) = 1</p>")
         return head + self.table.to_html(index=False, float_format=lambda v: f"{v:.3f}")
 
-    def plot(self, rows=None, *, ax=None, bins=None):
+    def plot(self, rows: Any = None, *, ax: Axes | None = None,
+             bins: int | None = None) -> Axes:
         """Histograms of ``z`` (density) against the standard normal, one line per row.
 
         Args:
@@ -195,7 +209,7 @@ class SplitHalfValidation:
         return ax
 
 
-def _split_rows(res_a, res_b, measures, confidence_level, epsilon, kinds=KINDS):
+def _split_rows(res_a, res_b, measures, confidence_level, eps, kinds=KINDS):
     """Every (key, scale, theta/low/high of A, theta/low/high of B) of one split, for ``kinds``."""
     out = []
     unit = res_a.unit or (True,) * len(measures)
@@ -209,7 +223,7 @@ def _split_rows(res_a, res_b, measures, confidence_level, epsilon, kinds=KINDS):
                 continue
             for small_r in ((False, True) if is_ap else (False,)):
                 values = [(r.statistic[..., idx], *r._topic_interval(idx, method, confidence_level, small_r,
-                                                                    epsilon)[:2]) for r in (res_a, res_b)]
+                                                                    eps)[:2]) for r in (res_a, res_b)]
                 out.append((("topic", label, "", method, small_r), "logit" if method == "logit" else "score", values))
         for statistic, method in SYSTEM_ROWS if "system" in kinds else ():
             base, _, variance = method.partition(":")
@@ -220,7 +234,7 @@ def _split_rows(res_a, res_b, measures, confidence_level, epsilon, kinds=KINDS):
             values = []
             for r in (res_a, res_b):
                 t = r.per_system(statistic=statistic, method=base, confidence_level=confidence_level,
-                                 measures=[label], epsilon=epsilon, **options)
+                                 measures=[label], eps=eps, **options)
                 values.append((t[label].to_numpy(), t[f"{label} ci_low"].to_numpy(), t[f"{label} ci_high"].to_numpy()))
             out.append((("system", label, statistic, method, False), SCALES[statistic], values))
         if len(ia) == 0 or not {"difference", "topic difference"} & set(kinds):
@@ -243,10 +257,12 @@ def _split_rows(res_a, res_b, measures, confidence_level, epsilon, kinds=KINDS):
     return out
 
 
-def split_half_validation(runs, qrels, measures=("AP",), *, n_splits: int = 20, n_images: int = 100,
-                          rng=None, confidence_level: float = 0.95, sd_tolerance: float = 0.1,
-                          epsilon: float = EPSILON, kinds=KINDS, verbose: bool = True,
-                          topics=None) -> SplitHalfValidation:
+@renamed_keywords(epsilon="eps")
+def split_half_validation(runs: RunsLike, qrels: QrelsLike, measures: MeasuresLike = ("AP",), *,
+                          n_splits: int = 20, n_images: int = 100, rng: RngLike = None,
+                          confidence_level: float = 0.95, sd_tolerance: float = 0.1,
+                          eps: float = EPSILON, kinds: Sequence[str] = KINDS, verbose: bool = True,
+                          topics: TopicsLike | None = None) -> SplitHalfValidation:
     """Check on your own collection that corpus-bootstrap intervals hold on another corpus (Cormack & Lynam §6).
 
     Args:
@@ -259,7 +275,7 @@ def split_half_validation(runs, qrels, measures=("AP",), *, n_splits: int = 20, 
         rng: seed or Generator (SPEC 7): draws the splits' salts and the images' keys.
         confidence_level: level of the intervals checked (0.95: model share 83.4%).
         sd_tolerance: ``calibrated`` needs ``|sd(z) - 1|`` at most this.
-        epsilon: ε of the logit intervals and L-MAP.
+        eps: ε of the logit intervals and L-MAP.
         kinds: which quantities to check (default all of ``"topic"``, ``"system"``,
             ``"difference"``, ``"topic difference"``; per-topic differences of every pair of many
             systems are the slowest).
@@ -314,7 +330,7 @@ def split_half_validation(runs, qrels, measures=("AP",), *, n_splits: int = 20, 
             for h, keep in enumerate((in_a, ~in_a)):
                 boot = CorpusBootstrap(read, n_images=n_images, rng=int(image_seeds[i, h]), verbose=False)
                 halves.append(boot.evaluate_prepared(evaluator, keep=keep, hashes=hashes))
-            for key, scale, (va, vb) in _split_rows(*halves, labels, confidence_level, epsilon, kinds):
+            for key, scale, (va, vb) in _split_rows(*halves, labels, confidence_level, eps, kinds):  # type: ignore[call-arg]  # two halves
                 positions, zs = [], []
                 for src, dst in ((va, vb), (vb, va)):
                     p, z = interval_agreement(*src, *dst, confidence_level=confidence_level, scale=scale)

@@ -11,20 +11,33 @@ have exactly ``pt.Experiment``'s types, columns, rows, index, names and rounding
   columns, in the order of :meth:`ExperimentResult.table`;
 * with the corpus bootstrap, the per-query frame gets each topic's ``ci_low``/``ci_high``.
 """
+from __future__ import annotations
+
 import os
 import warnings
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from .result import _highlighted
 
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import Any
+
+    from .._typing import MeasuresLike, QrelsLike, TopicsLike
+
+
 _TEST_COLUMNS = (" p-value", " reject", " p-value corrected")
 
 
-def pt_shaped(result, runs, names, topics, qrels, eval_metrics, *, rename, baseline, test, correction,
-              correction_alpha, round, filter_by_qrels, filter_by_topics, mrt):
+def pt_shaped(result: Any, runs: Sequence[Any], names: Sequence[str], topics: TopicsLike,
+              qrels: QrelsLike, eval_metrics: MeasuresLike, *, rename: dict[str, str],
+              baseline: int | str | None, test: str, correction: str | None,
+              correction_alpha: float | None, round: int | None, filter_by_qrels: bool,
+              filter_by_topics: bool, mrt: list[Any] | None) -> Any:
     """A :class:`PtView` of ``result``: ``pt.Experiment`` run on ``runs`` (frames named ``names``)."""
 
     runs = [_uniform_ids(run) for run in runs]
@@ -54,14 +67,14 @@ def _uniform_ids(frame):
 class PtView:
     """``pt.Experiment``'s outputs for an experiment's runs, with pyterrier_boot's figures added."""
 
-    result: object
+    result: Any
     names: list
-    call: object
+    call: Callable[..., Any]
     rename: dict
     mrt: list | None
-    round: object
+    round: Any
 
-    def output(self, *, perquery, dataframe, highlight):
+    def output(self, *, perquery: bool, dataframe: bool, highlight: Any) -> Any:
         """What ``pt.Experiment(perquery=..., dataframe=..., highlight=...)`` returns, with our columns."""
         if not perquery:
             return self._averages(self.call(round=self.round, dataframe=dataframe), dataframe, highlight)
@@ -72,7 +85,7 @@ class PtView:
         parts = (self._averages(averages, dataframe, highlight), self._per_query(per_query, dataframe))
         return type(out)(*parts) if hasattr(out, "_fields") else parts  # pt: a named tuple of frames, else a tuple
 
-    def save_summaries(self, save_dir):
+    def save_summaries(self, save_dir: str) -> None:
         """``aggregated.csv`` and ``perquery.csv`` in ``save_dir``, keeping other systems' rows (as pt.Experiment)."""
         current = set(self.names)
         averages = self._averages(self.call(round=self.round), True, None)

@@ -5,14 +5,22 @@ Systems given as frames are used as they are; transformers run on the topics (in
 ``precompute_prefix=True``, and ``save_dir`` writes (or, with ``save_mode="reuse"``, reads) one
 results file per system, with ``pt.Experiment``'s file names and modes.
 """
+from __future__ import annotations
+
 import os
 import time
 import types
 import warnings
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import pandas as pd
 import pyterrier as pt
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
 
 SAVE_MODES = ("reuse", "overwrite", "warn", "error")
 
@@ -88,7 +96,7 @@ def _transform(system, topics, batch_size):
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
 
 
-def common_prefix(systems):
+def common_prefix(systems: Sequence[Any]) -> tuple[Any, list[Any]]:
     """The longest pipeline prefix shared by every transformer, and each system's remainder."""
     if len(systems) < 2 or not all(isinstance(s, pt.Transformer) for s in systems):
         return None, list(systems)
@@ -110,8 +118,10 @@ def common_prefix(systems):
     return build(prefix), [build(st[len(prefix):]) for st in stages]
 
 
-def run_systems(systems, names, topics, *, batch_size=None, save_dir=None, save_mode="warn",
-                save_format="trec", share_prefix=False, verbose=False):
+def run_systems(systems: Sequence[Any], names: Sequence[str], topics: pd.DataFrame, *,
+                batch_size: int | None = None, save_dir: str | None = None,
+                save_mode: str | None = "warn", save_format: str = "trec",
+                share_prefix: bool = False, verbose: bool = False) -> Executed:
     """Run every system once (see the module docstring); returns :class:`Executed`."""
     prefix_ms = 0.0
     executed = list(systems)
@@ -150,7 +160,7 @@ def run_systems(systems, names, topics, *, batch_size=None, save_dir=None, save_
     return Executed(runs, milliseconds)
 
 
-def print_plan(systems, names):
+def print_plan(systems: Sequence[Any], names: Sequence[str]) -> None:
     """Print the systems as a tree under a ``Root`` (``pt.Experiment(plan="tree", verbose=True)``):
     the prefix shared by all pipelines once, each system's remainder below it."""
     prefix, remainders = common_prefix(systems)

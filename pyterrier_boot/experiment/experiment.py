@@ -6,9 +6,12 @@ difference columns after them). The rich result (:class:`ExperimentResult`: inte
 rank intervals, LaTeX, plots) is reached through :func:`experiment_result`, which takes the same
 arguments.
 """
+from __future__ import annotations
+
 import os
 import warnings
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import ir_measures
 import numpy as np
@@ -38,6 +41,13 @@ from .execution import SAVE_MODES, print_plan, run_systems
 from .result import Comparisons, ExperimentResult
 from .uncertainty import BOOTSTRAPS, JOINT_METHODS, difference_spreads, mean_spreads
 
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+    from .._typing import MeasuresLike, QrelsLike, RngLike, TopicsLike
+
+
 # test names pt.Experiment accepts ("t", "wilcoxon"), and ours, in every spelling
 TESTS = spellings(PAIRED)
 CORPUS_METHODS = ("percentile", "normal", "logit", "bca")
@@ -62,13 +72,19 @@ class MeasureError(KeyError, TypeError):
 
 
 @one_warning_per_kind()
-def Experiment(retr_systems, topics, qrels, eval_metrics, names=None, perquery=False, dataframe=True,
-               batch_size=None, filter_by_qrels=False, filter_by_topics=True, baseline=None, test="t",
-               correction=None, correction_alpha=0.05, highlight=None, round=None, verbose="auto",
-               validate="warn", save_dir=None, save_mode="warn", save_format="trec",
-               precompute_prefix=False, plan="linear", *, bootstrap="topic", n_resamples=None,
-               confidence_level=0.95, interval=None, corpus_size=None, model="poisson", rng=None,
-               max_memory=DEFAULT_MAX_MEMORY, human_qrels=None, **kwargs):
+def Experiment(retr_systems: Any, topics: TopicsLike, qrels: QrelsLike, eval_metrics: MeasuresLike,
+               names: Sequence[str] | None = None, perquery: bool = False, dataframe: bool = True,
+               batch_size: int | None = None, filter_by_qrels: bool = False,
+               filter_by_topics: bool = True, baseline: int | str | None = None, test: str = "t",
+               correction: str | None = None, correction_alpha: float | None = 0.05,
+               highlight: Any = None, round: int | None = None, verbose: bool | str = "auto",
+               validate: str = "warn", save_dir: str | None = None, save_mode: str | None = "warn",
+               save_format: str = "trec", precompute_prefix: bool = False, plan: str = "linear", *,
+               bootstrap: str | None = "topic", n_resamples: int | None = None,
+               confidence_level: float = 0.95, interval: str | None = None,
+               corpus_size: int | None = None, model: str = "poisson", rng: RngLike = None,
+               max_memory: int | str | None = DEFAULT_MAX_MEMORY,
+               human_qrels: QrelsLike | None = None, **kwargs: Any) -> Any:
     """``pt.Experiment`` with confidence intervals from the topic and/or corpus bootstrap.
 
     A drop-in ``pt.Experiment``: every argument works and means the same, and the result has the
@@ -167,13 +183,20 @@ def Experiment(retr_systems, topics, qrels, eval_metrics, names=None, perquery=F
 
 
 @one_warning_per_kind()
-def experiment_result(retr_systems, topics, qrels, eval_metrics, names=None, batch_size=None,
-                      filter_by_qrels=False, filter_by_topics=True, baseline=None, test="t", correction=None,
-                      correction_alpha=0.05, round=None, verbose="auto", validate="warn", save_dir=None,
-                      save_mode="warn", save_format="trec", precompute_prefix=False, plan="linear", *,
-                      bootstrap="topic", n_resamples=None, confidence_level=0.95, interval=None,
-                      corpus_size=None, model="poisson", rng=None,
-                      max_memory=DEFAULT_MAX_MEMORY, human_qrels=None) -> ExperimentResult:
+def experiment_result(retr_systems: Any, topics: TopicsLike, qrels: QrelsLike,
+                      eval_metrics: MeasuresLike, names: Sequence[str] | None = None,
+                      batch_size: int | None = None, filter_by_qrels: bool = False,
+                      filter_by_topics: bool = True, baseline: int | str | None = None,
+                      test: str = "t", correction: str | None = None,
+                      correction_alpha: float | None = 0.05, round: int | None = None,
+                      verbose: bool | str = "auto", validate: str = "warn", save_dir: str | None = None,
+                      save_mode: str | None = "warn", save_format: str = "trec",
+                      precompute_prefix: bool = False, plan: str = "linear", *,
+                      bootstrap: str | None = "topic", n_resamples: int | None = None,
+                      confidence_level: float = 0.95, interval: str | None = None,
+                      corpus_size: int | None = None, model: str = "poisson", rng: RngLike = None,
+                      max_memory: int | str | None = DEFAULT_MAX_MEMORY,
+                      human_qrels: QrelsLike | None = None) -> ExperimentResult:
     """Run an experiment as :func:`Experiment` does and return everything it measured.
 
     Takes :func:`Experiment`'s arguments (those shaping ``pt.Experiment``'s output, ``perquery``,
@@ -216,20 +239,20 @@ def experiment_result(retr_systems, topics, qrels, eval_metrics, names=None, bat
 class _Settings:
     """Every argument of :func:`Experiment` / :func:`experiment_result` besides its four inputs."""
 
-    names: list | None = None
+    names: Sequence[str] | None = None
     batch_size: int | None = None
     filter_by_qrels: bool = False
     filter_by_topics: bool = True
-    baseline: object = None
-    test: object = "t"
+    baseline: Any = None
+    test: Any = "t"
     correction: str | None = None
-    correction_alpha: float = 0.05
-    round: object = None
-    verbose: object = "auto"
+    correction_alpha: float | None = 0.05
+    round: int | None = None
+    verbose: Any = "auto"
     validate: str = "warn"
     save_dir: str | None = None
-    save_mode: str = "warn"
-    save_format: object = "trec"
+    save_mode: str | None = "warn"
+    save_format: Any = "trec"
     precompute_prefix: bool = False
     plan: str = "linear"
     bootstrap: str | None = "topic"
@@ -238,10 +261,10 @@ class _Settings:
     interval: str | None = None
     corpus_size: int | None = None
     model: str = "poisson"
-    rng: object = None
-    perquery: object = False
+    rng: Any = None
+    perquery: Any = False
     rich: bool = False
-    max_memory: int = DEFAULT_MAX_MEMORY
+    max_memory: int | str | None = DEFAULT_MAX_MEMORY
 
 
 @dataclass(frozen=True)
@@ -251,9 +274,9 @@ class _Run:
     names: list
     topics: pd.DataFrame
     qrels: pd.DataFrame
-    measures: "_Measures"
+    measures: _Measures
     pt_baseline: int | None
-    pt_test: object
+    pt_test: Any
     mrt: list
 
 
@@ -277,8 +300,8 @@ class _Inputs:
 class _Spreads:
     """What the bootstraps measured (all None without a bootstrap or with fewer than two topics)."""
 
-    topic_plan: object = None
-    corpus: object = None
+    topic_plan: Any = None
+    corpus: Any = None
     intervals: np.ndarray | None = None
     distribution: np.ndarray | None = None
     comparisons: Comparisons | None = None
@@ -370,7 +393,9 @@ def _execute(systems, names, inputs: _Inputs, settings: _Settings):
     if settings.plan == "tree" and settings.verbose in ("auto", True):  # as pt.Experiment: shown by default
         print_plan(systems, names)
     keys = names if len(set(names)) == len(names) else [f"{n} ({i})" for i, n in enumerate(names)]
-    executed = run_systems(systems, keys, inputs.topics, batch_size=settings.batch_size, save_dir=settings.save_dir,
+    # topics are None only when every system is a frame, which run_systems does not run
+    executed = run_systems(systems, keys, inputs.topics,  # type: ignore[arg-type]
+                           batch_size=settings.batch_size, save_dir=settings.save_dir,
                            save_mode=settings.save_mode, save_format=settings.save_format,
                            share_prefix=settings.precompute_prefix or settings.plan == "tree",
                            verbose=settings.verbose is True)
@@ -407,14 +432,16 @@ def _bootstrap(values, keys, labels, baselines, evaluator, qrels: Qrels, setting
     topic_plan = corpus = comparisons = None
     if s.bootstrap in ("topic", "both") or test_name == "paired_bootstrap":
         size = s.n_resamples if s.bootstrap is not None else 10_000
-        topic_plan = resample_plan(values.shape[1], n_resamples=size, rng=topic_rng, max_memory=s.max_memory)
+        topic_plan = resample_plan(values.shape[1], n_resamples=size, rng=topic_rng,  # type: ignore[arg-type]
+                                   max_memory=s.max_memory)  # n_resamples was resolved by _checked_settings
     if s.bootstrap in ("corpus", "both"):
         corpus = _corpus(evaluator, values, qrels, s.n_resamples, s.model, corpus_rng, s.verbose is True, s.max_memory)
     intervals, distribution = mean_spreads(values, s.bootstrap, s.interval, s.confidence_level, topic_plan, corpus)
     if baselines:
         comparisons = Comparisons.build(values, keys, baselines, labels,
                                         test=s.test if test_name is None else test_name, plan=topic_plan,
-                                        rng=topic_rng, correction=s.correction, correction_alpha=s.correction_alpha,
+                                        rng=topic_rng, correction=s.correction,
+                                        correction_alpha=s.correction_alpha,  # type: ignore[arg-type]  # checked
                                         confidence_level=s.confidence_level, bootstrap=s.bootstrap,
                                         interval=s.interval, corpus=corpus, max_memory=s.max_memory)
         if comparisons.distribution is None and s.bootstrap is not None:

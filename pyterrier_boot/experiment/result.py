@@ -1,8 +1,11 @@
 """What ``experiment_result(...)`` returns, and the tables built from it."""
+from __future__ import annotations
+
 import builtins
 import os
 import warnings
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -10,6 +13,17 @@ import pandas as pd
 from .._memory import DEFAULT_MAX_MEMORY
 from .._warnings import DegenerateWarning, InputWarning, suppressed
 from ..stats.comparison import compare
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+    from matplotlib.axes import Axes
+
+    from .._typing import FloatArray, MeasureLike, MeasuresLike, RngLike
+    from ..corpus.result import CorpusBootstrapResult
+    from ..stats.resampling import ResamplePlan, SignFlipPlan
+
 
 
 @dataclass(frozen=True, eq=False)
@@ -35,8 +49,11 @@ class Comparisons:
     distribution: np.ndarray | None = None
 
     @classmethod
-    def build(cls, values, names, baselines, measures, *, test, plan, rng, correction, correction_alpha,
-              confidence_level=0.95, bootstrap=None, interval=None, corpus=None, max_memory=DEFAULT_MAX_MEMORY):
+    def build(cls, values: FloatArray, names: Sequence[str], baselines: Any,
+              measures: MeasuresLike, *, test: str, plan: ResamplePlan | SignFlipPlan | None, rng: RngLike, correction: str | None,
+              correction_alpha: float, confidence_level: float = 0.95,
+              bootstrap: str | None = None, interval: str | None = None, corpus: Any = None,
+              max_memory: int | str | None = DEFAULT_MAX_MEMORY) -> Comparisons:
         """The tests and, with a bootstrap, the interval each one inverts (see
         :func:`~pyterrier_boot.experiment.uncertainty.matched_intervals`): topic tests with their own
         intervals, or with the corpus bootstrap the replicate test of the shown interval."""
@@ -90,7 +107,7 @@ class Comparisons:
         return cls(tuple(names), tuple(measures), system_index, baseline_index, frame, correction,
                    intervals if bootstrap is not None else None, distribution)
 
-    def with_intervals(self, intervals, distribution):
+    def with_intervals(self, intervals: FloatArray | None, distribution: FloatArray | None) -> Comparisons:
         return replace(self, intervals=intervals, distribution=distribution)
 
 
@@ -124,17 +141,17 @@ class ExperimentResult:
     confidence_level: float
     intervals: np.ndarray | None
     distribution_: np.ndarray | None
-    corpus: object
+    corpus: CorpusBootstrapResult | None
     comparisons: Comparisons | None
     mrt: dict | None
     round: object = None
     topics: tuple | None = None
-    plan: object = None
+    plan: ResamplePlan | None = None
 
     # ------------------------------------------------------------ summaries
 
     @property
-    def means(self):
+    def means(self) -> FloatArray:
         """Aggregate of each system over topics ``[system, measure]`` (sum for summed measures)."""
         out = self.values.mean(axis=1)
         summed = np.array(self.summed, dtype=bool)
@@ -150,7 +167,7 @@ class ExperimentResult:
             return value
         return np.round(value, digits) if isinstance(value, np.ndarray) else builtins.round(value, digits)
 
-    def table(self, *, highlight=None, round=None):
+    def table(self, *, highlight: Any = None, round: int | None = None) -> Any:
         """The ``pt.Experiment``-style table (a Styler when ``highlight`` is ``"bold"``/``"color"``)."""
         round = self.round if round is None else round
         columns = {"name": list(self.names)}
@@ -202,7 +219,7 @@ class ExperimentResult:
                     frame[f"{m} p-value corrected{suffix}"] = np.array(column("p-value corrected"), dtype=float)
         return frame
 
-    def per_query(self):
+    def per_query(self) -> pd.DataFrame:
         """Long table ``name, qid, measure, value`` as ``pt.Experiment(perquery=True)``; with the
         corpus bootstrap also ``ci_low``, ``ci_high`` (per-topic corpus-bootstrap intervals)."""
         S, Q, M = self.values.shape
@@ -233,8 +250,9 @@ class ExperimentResult:
             frame["value"] = frame["value"].round(self.round)
         return frame
 
-    def pairwise(self, *, test="t", correction="holm", alpha=0.05, n_resamples=10_000, rng=None,
-                 max_memory=DEFAULT_MAX_MEMORY):
+    def pairwise(self, *, test: str = "t", correction: str | None = "holm", alpha: float = 0.05,
+                 n_resamples: int = 10_000, rng: RngLike = None,
+                 max_memory: int | str | None = DEFAULT_MAX_MEMORY) -> pd.DataFrame:
         """All pairs of systems on every measure (:func:`pyterrier_boot.compare` with ``test``,
         ``correction``, ``alpha``, ``n_resamples``, ``rng`` and ``max_memory``). Each row's ``ci_low``/``ci_high`` is the
         interval its verdict inverts: the test's own interval (topic bootstrap or none), or with the
@@ -264,7 +282,7 @@ class ExperimentResult:
         if corrected:
             for m in self.measures:
                 rows = np.flatnonzero((table["measure"] == m).to_numpy())
-                res = correct_pvalues(table["p-value"].to_numpy()[rows], method=correction, alpha=alpha)
+                res = correct_pvalues(table["p-value"].to_numpy()[rows], method=correction, alpha=alpha)  # type: ignore[arg-type]  # corrected: correction is set
                 table.loc[table.index[rows], "p-value corrected"] = res.pvalues
                 table.loc[table.index[rows], "reject"] = res.reject
         else:
@@ -274,12 +292,12 @@ class ExperimentResult:
         if self.bootstrap == "corpus":  # the percentile test over images (earlier versions' column)
             from ..corpus.intervals import image_pvalue
 
-            theta, dist = self.corpus.system_distribution()
+            theta, dist = self.corpus.system_distribution()  # type: ignore[union-attr]  # corpus is set with the corpus bootstrap
             table["corpus p-value"] = image_pvalue(theta[a] - theta[b], dist[:, a] - dist[:, b]).T.reshape(-1)
         table.attrs["test"] = f"{self.bootstrap}-bootstrap replicate test ({replicate_name(self.interval)})"
         return table
 
-    def ranks(self):
+    def ranks(self) -> pd.DataFrame:
         """Each system's rank (1 = best mean) on the collection and across bootstrap replicates,
         with a rank interval (Zobel & Rashidi 2020, Fig. 5); None without a bootstrap."""
         if self.distribution_ is None:
@@ -289,7 +307,7 @@ class ExperimentResult:
         return rank_intervals(self.means, self.distribution_, systems=self.names, measures=self.measures,
                               confidence_level=self.confidence_level).to_frame()
 
-    def distribution(self):
+    def distribution(self) -> pd.DataFrame:
         """The bootstrap distribution of each system's mean, long: ``replicate, name, measure, value``."""
         if self.distribution_ is None:
             raise ValueError("no bootstrap ran: use bootstrap='topic', 'corpus' or 'both'")
@@ -301,7 +319,8 @@ class ExperimentResult:
             "value": self.distribution_.reshape(-1),
         })
 
-    def to_latex(self, *, digits=3, alpha=0.05, caption=None, label=None):
+    def to_latex(self, *, digits: int = 3, alpha: float = 0.05, caption: str | None = None,
+                 label: str | None = None) -> str:
         """A booktabs table: ``0.412 [0.381, 0.444]`` per cell, ``*`` where a system differs from
         the baseline (p < ``alpha``, corrected when a correction was asked for); the best mean bold."""
         means = self.means
@@ -346,7 +365,7 @@ class ExperimentResult:
         column = "p-value corrected" if "p-value corrected" in f else "p-value"
         return bool((rows[column] < alpha).any())
 
-    def save_summaries(self, save_dir):
+    def save_summaries(self, save_dir: str) -> None:
         """``aggregated.csv`` and ``perquery.csv`` in ``save_dir``, keeping other systems' rows (as pt.Experiment)."""
         for file, new in (("aggregated.csv", self.table()), ("perquery.csv", self.per_query())):
             path = os.path.join(save_dir, file)
@@ -368,33 +387,34 @@ class ExperimentResult:
 
     # ------------------------------------------------------------ plots (pyterrier_boot.plotting)
 
-    def plot_means(self, measure=None, **kwargs):
+    def plot_means(self, measure: MeasureLike | None = None, **kwargs: Any) -> Axes:
         """Each system's mean with its interval, sorted (:func:`pyterrier_boot.plotting.plot_means`)."""
         from ..plotting import plot_means
 
         return plot_means(self, measure, **kwargs)
 
-    def plot_pairwise(self, measure=None, **kwargs):
+    def plot_pairwise(self, measure: MeasureLike | None = None, **kwargs: Any) -> Axes:
         """Matrix of mean differences, significant pairs marked (:func:`pyterrier_boot.plotting.plot_pairwise`)."""
         from ..plotting import plot_pairwise
 
         return plot_pairwise(self, measure, **kwargs)
 
-    def plot_topics(self, system=None, measure=None, **kwargs):
+    def plot_topics(self, system: str | int | None = None, measure: MeasureLike | None = None,
+                    **kwargs: Any) -> Axes:
         """One system's per-topic scores, with their spread over corpus images
         (Zobel & Rashidi Fig. 2; :func:`pyterrier_boot.plotting.plot_topics`)."""
         from ..plotting import plot_topics
 
         return plot_topics(self, system, measure, **kwargs)
 
-    def plot_ranks(self, measure=None, **kwargs):
+    def plot_ranks(self, measure: MeasureLike | None = None, **kwargs: Any) -> Axes:
         """Rank variability over bootstrap replicates (Zobel & Rashidi Fig. 5;
         :func:`pyterrier_boot.plotting.plot_ranks`)."""
         from ..plotting import plot_ranks
 
         return plot_ranks(self, measure, **kwargs)
 
-    def plot_pvalues(self, a=None, b=None, **kwargs):
+    def plot_pvalues(self, a: str | int | None = None, b: str | int | None = None, **kwargs: Any) -> Any:
         """Per-image t-test p-value against score difference (Zobel & Rashidi Fig. 6;
         :func:`pyterrier_boot.plotting.plot_pvalues`); needs the corpus bootstrap."""
         from ..plotting import plot_pvalues
@@ -402,10 +422,10 @@ class ExperimentResult:
         return plot_pvalues(self, a, b, **kwargs)
 
 
-def replicate_name(interval):
+def replicate_name(interval: str | None) -> str:
     from .uncertainty import replicate_method
 
-    return replicate_method(None, interval)
+    return replicate_method(interval)  # type: ignore[arg-type]  # interval is set with a bootstrap
 
 
 def _latex_escape(text):

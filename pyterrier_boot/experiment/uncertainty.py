@@ -9,7 +9,10 @@ or both at once, on a ``[system, topic, measure]`` array of per-topic values.
   values on corpus image ``b``, so a replicate varies both what was asked and what was searched
   (a two-stage bootstrap); its intervals are percentile, basic or normal.
 """
+from __future__ import annotations
+
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -17,6 +20,16 @@ from .._memory import NO_LIMIT
 from .._quantiles import quantiles
 from ..corpus.intervals import image_interval
 from ..stats.intervals import bootstrap_ci
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    import numpy.typing as npt
+    import pandas as pd
+
+    from .._typing import FloatArray
+    from ..stats.resampling import ResamplePlan, SignFlipPlan
+
 
 BOOTSTRAPS = ("topic", "corpus", "both")
 JOINT_METHODS = ("percentile", "basic", "normal")
@@ -36,7 +49,7 @@ class Spread:
     distribution: np.ndarray
 
 
-def topic_spread(rows, plan, *, method, confidence_level):
+def topic_spread(rows: FloatArray, plan: ResamplePlan, *, method: str, confidence_level: float) -> Spread:
     """Topic-bootstrap intervals of the mean of each row of ``rows`` (series x topics)."""
     # the caller (Experiment) checked the memory of the whole bootstrap against its max_memory
     res = bootstrap_ci(rows, method=method, confidence_level=confidence_level, plan=plan, max_memory=NO_LIMIT)
@@ -45,7 +58,8 @@ def topic_spread(rows, plan, *, method, confidence_level):
     return Spread(np.asarray(res.confidence_interval.low, float), np.asarray(res.confidence_interval.high, float), dist)
 
 
-def joint_spread(rows, image_rows, plan, *, method, confidence_level):
+def joint_spread(rows: FloatArray, image_rows: FloatArray, plan: ResamplePlan, *, method: str,
+                 confidence_level: float) -> Spread:
     """Two-stage intervals: replicate ``b`` is the mean of ``image_rows[b]`` over resample ``b``'s topics.
 
     Args:
@@ -57,7 +71,7 @@ def joint_spread(rows, image_rows, plan, *, method, confidence_level):
     weights = plan.weights(0, n_images) / rows.shape[1]  # [replicate, topic]
     dist = np.einsum("bq,bsq->bs", weights, image_rows)
     theta = rows.mean(axis=1)
-    return Spread(*_limits(theta, dist, method, confidence_level), dist)
+    return Spread(*_limits(theta, dist, method, confidence_level), dist)  # type: ignore[call-arg]
 
 
 def _limits(theta, dist, method, confidence_level):
@@ -73,7 +87,8 @@ def _limits(theta, dist, method, confidence_level):
     return low_q, high_q
 
 
-def mean_spreads(values, bootstrap, interval, confidence_level, plan, corpus):
+def mean_spreads(values: FloatArray, bootstrap: str | None, interval: str | None,
+                 confidence_level: float, plan: ResamplePlan | None, corpus: Any) -> tuple[FloatArray | None, FloatArray | None]:
     """Intervals ``[S, M, 2]`` of each system's mean over topics of ``values [S, Q, M]`` and the
     bootstrap distribution ``[B, S, M]`` behind them (``(None, None)`` without a bootstrap)."""
     if bootstrap is None:
@@ -81,13 +96,15 @@ def mean_spreads(values, bootstrap, interval, confidence_level, plan, corpus):
     if bootstrap == "corpus":
         theta, dist = corpus.system_distribution()
         jack = corpus.jackknife_distribution.mean(axis=2)
-        low, high = image_interval(theta, dist, method=interval, confidence_level=confidence_level,
+        low, high = image_interval(theta, dist, method=interval, confidence_level=confidence_level,  # type: ignore[arg-type]  # interval is set with a bootstrap
                                    jackknife=jack)
         return np.stack([low, high], axis=-1), dist
     return _per_measure(values, None, bootstrap, interval, confidence_level, plan, corpus)
 
 
-def difference_spreads(values, a, b, bootstrap, interval, confidence_level, plan, corpus):
+def difference_spreads(values: FloatArray, a: npt.NDArray[np.intp], b: npt.NDArray[np.intp],
+                       bootstrap: str | None, interval: str | None, confidence_level: float,
+                       plan: ResamplePlan | None, corpus: Any) -> tuple[FloatArray | None, FloatArray | None]:
     """Intervals ``[P, M, 2]`` of the mean difference ``system a[p] - system b[p]`` of each pair and
     their bootstrap distribution ``[B, P, M]``. The corpus bootstrap's differences are taken within
     each image; its ``"logit"`` interval falls back to ``"percentile"`` (differences are not in [0, 1])."""
@@ -99,7 +116,7 @@ def difference_spreads(values, a, b, bootstrap, interval, confidence_level, plan
         jack = corpus.jackknife_distribution.mean(axis=2)
         dist = dist[:, a] - dist[:, b]
         low, high = image_interval(theta[a] - theta[b], dist, confidence_level=confidence_level,
-                                   method="percentile" if interval == "logit" else interval,
+                                   method="percentile" if interval == "logit" else interval,  # type: ignore[arg-type]  # interval is set with a bootstrap
                                    jackknife=jack[:, a] - jack[:, b])
         return np.stack([low, high], axis=-1), dist
     return _per_measure(values, (a, b), bootstrap, interval, confidence_level, plan, corpus)
@@ -124,7 +141,8 @@ def _per_measure(values, pairs, bootstrap, interval, confidence_level, plan, cor
 # ---------------------------------------------------------------- verdicts that match the intervals
 
 
-def replicate_test(theta, dist, method, alpha, inclusive=False):
+def replicate_test(theta: FloatArray, dist: FloatArray, method: str, alpha: float,
+                   inclusive: bool = False) -> tuple[Any, FloatArray, FloatArray]:
     """Two-sided test of ``difference = 0`` over bootstrap replicates, and the interval it inverts.
 
     ``theta``: ``(P,)`` differences on the collection; ``dist``: ``(B, P)`` replicate differences
@@ -161,13 +179,14 @@ def replicate_test(theta, dist, method, alpha, inclusive=False):
     return pvalue, kth_smallest(rows, K), kth_largest(rows, K)
 
 
-def replicate_method(bootstrap, interval):
+def replicate_method(interval: str) -> str:
     """The replicate test of differences for an interval method: the corpus bootstrap's ``"bca"``
     and ``"logit"`` become ``"percentile"`` (differences are not in [0, 1], and BCa has no test)."""
     return "percentile" if interval in ("bca", "logit") else interval
 
 
-def difference_replicates(values, a, b, bootstrap, plan, corpus):
+def difference_replicates(values: FloatArray, a: npt.NDArray[np.intp], b: npt.NDArray[np.intp],
+                          bootstrap: str | None, plan: ResamplePlan | None, corpus: Any) -> tuple[FloatArray, FloatArray | None]:
     """``(theta [P, M], dist [B, P, M])``: differences on the collection and over the replicates."""
     _, dist = difference_spreads(values, a, b, bootstrap, "percentile", 0.95, plan, corpus)
     if bootstrap == "corpus":
@@ -178,7 +197,9 @@ def difference_replicates(values, a, b, bootstrap, plan, corpus):
     return theta, dist
 
 
-def matched_intervals(frame, values, a, b, *, bootstrap, interval, plan, corpus, alpha, inclusive):
+def matched_intervals(frame: pd.DataFrame, values: FloatArray, a: npt.NDArray[np.intp], b: npt.NDArray[np.intp],
+                      *, bootstrap: str | None, interval: str | None, plan: ResamplePlan | SignFlipPlan | None,
+                      corpus: Any, alpha: float, inclusive: bool) -> tuple[pd.DataFrame, FloatArray, FloatArray | None]:
     """Make a long comparison table (measure-major rows, pairs ``a[p] - b[p]``) tell one story.
 
     Topic bootstrap (or none): the interval beside each test is already the test's own (nothing
@@ -186,10 +207,10 @@ def matched_intervals(frame, values, a, b, *, bootstrap, interval, plan, corpus,
     (:func:`replicate_test`, same replicates), so corpus variance is in both. Returns the frame
     with ``p-value`` and ``ci_low``/``ci_high`` replaced, and the ``[P, M, 2]`` intervals.
     """
-    theta, dist = difference_replicates(values, a, b, bootstrap, plan, corpus)
+    theta, dist = difference_replicates(values, a, b, bootstrap, plan, corpus)  # type: ignore[arg-type]  # a topic plan here
     P, M = theta.shape
-    method = replicate_method(bootstrap, interval)
-    p, low, high = replicate_test(theta.reshape(-1), dist.reshape(dist.shape[0], -1), method, alpha, inclusive)
+    method = replicate_method(interval)  # type: ignore[arg-type]  # interval is set with a bootstrap
+    p, low, high = replicate_test(theta.reshape(-1), dist.reshape(dist.shape[0], -1), method, alpha, inclusive)  # type: ignore[union-attr]  # a bootstrap gives a distribution
     p, low, high = (v.reshape(P, M) for v in (p, low, high))
     frame = frame.copy()
     frame["p-value"] = p.T.reshape(-1)  # frame rows: measure-major

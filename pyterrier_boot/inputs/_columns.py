@@ -1,11 +1,13 @@
 """Checks and conversions shared by the run, qrels and topics frames."""
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 import pandas as pd
 
 
-def pick_columns(frame: pd.DataFrame, wanted: dict[str, tuple[str, ...]], what: str, needs: str) -> dict[str, pd.Series]:
+def pick_columns(frame: pd.DataFrame, wanted: Mapping[str, tuple[str, ...]], what: str, needs: str) -> dict[str, pd.Series]:
     """Find each wanted column under its accepted names (first match wins).
 
     ``wanted`` maps our name to the accepted spellings, e.g. ``{"qid": ("qid", "query_id")}``.

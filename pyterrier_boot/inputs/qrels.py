@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import numbers
 import os
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -22,6 +23,10 @@ from ._columns import (
 )
 from ._files import fast_table, iter_lines, line_error, parse_integer, read_file_bytes
 from ._sources import IRDS_PREFIX, irds_docs_count, irds_id, load_irds, not_loadable, split_source
+
+if TYPE_CHECKING:
+    from .._typing import QrelsLike
+
 
 __all__ = ["Qrels", "read_qrels"]
 
@@ -75,7 +80,7 @@ class Qrels:
         )
 
 
-def read_qrels(source, *, corpus_size: int | None = None) -> Qrels:
+def read_qrels(source: QrelsLike, *, corpus_size: int | None = None) -> Qrels:
     """Read relevance judgements into a validated :class:`Qrels`.
 
     Args:
@@ -215,9 +220,9 @@ def _read_qrels_file(path) -> tuple[str, pd.DataFrame]:
     if labels is None:
         table = _parse_qrels_lines(data, shown)
         labels = table[3].to_numpy(dtype="int64")
-    if len(table) == 0:
+    if len(table) == 0:  # type: ignore[arg-type]  # table is parsed when the fast reader failed
         raise ValueError(f"{what} is empty: no judgements (only blank or comment lines)")
-    frame = pd.DataFrame({"qid": table[0], "docno": table[2], "label": labels})
+    frame = pd.DataFrame({"qid": table[0], "docno": table[2], "label": labels})  # type: ignore[index]  # as above
     _check_qrels(frame, what)
     return shown, frame
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -21,6 +22,12 @@ from ._columns import (
     row_example,
 )
 from ._files import fast_table, iter_lines, line_error, parse_number, read_file_bytes
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from .._typing import RunsLike, TopicsLike
+
 
 __all__ = ["Runs", "read_run", "read_runs"]
 
@@ -108,7 +115,9 @@ def read_run(source, *, name: str | None = None) -> pd.DataFrame:
     )
 
 
-def read_runs(runs, *, topics=None, names=None, batch_size: int | None = None, verbose: bool = False) -> Runs:
+def read_runs(runs: RunsLike, *, topics: TopicsLike | None = None,
+              names: Sequence[str] | None = None, batch_size: int | None = None,
+              verbose: bool = False) -> Runs:
     """Read several runs into a dict ``name -> run frame`` (each as :func:`read_run` returns).
 
     Args:

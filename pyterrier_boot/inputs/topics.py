@@ -4,6 +4,7 @@ from __future__ import annotations
 import gzip
 import os
 import re
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -11,13 +12,17 @@ from ._columns import as_ids, first_value, pick_columns
 from ._files import GZIP_MAGIC
 from ._sources import IRDS_PREFIX, irds_id, load_irds, not_loadable, split_source
 
+if TYPE_CHECKING:
+    from .._typing import TopicsLike
+
+
 __all__ = ["read_topics"]
 
 _FORMATS = ("trec", "trecxml", "singleline")
 _TOPICS_NEEDS = "Topics need 'qid' and 'query' columns."
 
 
-def read_topics(source, *, format: str | None = None) -> pd.DataFrame:
+def read_topics(source: TopicsLike, *, format: str | None = None) -> pd.DataFrame:
     """Read topics into a validated frame with columns ``qid`` (str), ``query`` (str) and any others.
 
     Args:
@@ -97,7 +102,7 @@ def _read_topics_file(path: str, format: str | None) -> pd.DataFrame:
     import pyterrier as pt
 
     try:
-        frame = pt.io.read_topics(path, format=format)
+        frame = pt.io.read_topics(path, format=format)  # type: ignore[arg-type]  # a format pt knows, checked by _detect_format
     except Exception as ex:  # parser errors of the format readers (ParseError, UnicodeDecodeError, ...)
         raise ValueError(f"cannot read topics file '{path}' as {format!r} topics: {type(ex).__name__}: {ex}") from ex
     return _topics_from_frame(frame, f"topics file '{path}' (read as {format!r})")

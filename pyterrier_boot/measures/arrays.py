@@ -8,18 +8,30 @@ are those of the qrels, in natural order. For topic ``q`` the judged documents a
 order (score descending as single-precision floats, ties by docno descending) with the grade of each document, or
 :data:`UNJUDGED`.
 """
+from __future__ import annotations
+
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from .._warnings import InputWarning, report
 
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+    from typing import Any
+
+    import numpy.typing as npt
+
+    from .._typing import BoolArray, ScoresLike
+
+
 #: Grade stored for a retrieved document that has no judgement.
 UNJUDGED = np.iinfo(np.int32).min
 
 
-def trec_eval_scores(scores):
+def trec_eval_scores(scores: ScoresLike) -> npt.NDArray[np.float32]:
     """Scores as trec_eval compares them: single precision (its ``float sim``), so scores equal in
     single precision tie, and ties go by docno, descending. Scores beyond single precision's range
     (about 3.4e38 in magnitude) become infinite, so they tie too, as in trec_eval."""
@@ -27,7 +39,7 @@ def trec_eval_scores(scores):
         return np.asarray(scores, dtype=np.float64).astype(np.float32)
 
 
-def natural_order(qids):
+def natural_order(qids: Iterable[Any]) -> list[Any]:
     """Sort topic ids numerically when they are numbers (``2`` before ``10``), else as text."""
     return sorted(qids, key=lambda q: (0, int(q), q) if q.isdigit() else (1, 0, q))
 
@@ -48,36 +60,36 @@ class JudgedRuns:
     run_stops: np.ndarray
 
     @property
-    def n_systems(self):
+    def n_systems(self) -> int:
         return len(self.systems)
 
     @property
-    def n_topics(self):
+    def n_topics(self) -> int:
         return len(self.qids)
 
     @property
-    def n_docs(self):
+    def n_docs(self) -> int:
         return len(self.docnos)
 
     @property
-    def grade_range(self):
+    def grade_range(self) -> tuple[int, int]:
         """Smallest and largest judged grade (0, 0 for empty qrels)."""
         if len(self.qrels_grades) == 0:
             return 0, 0
         return int(self.qrels_grades.min()), int(self.qrels_grades.max())
 
-    def ranking(self, system, topic):
+    def ranking(self, system: int, topic: int) -> tuple[npt.NDArray[Any], npt.NDArray[Any]]:
         """Document ids and grades of one system's ranking for one topic (indices, not names)."""
         i = system * self.n_topics + topic
         sl = slice(self.run_offsets[i], self.run_offsets[i + 1])
         return self.run_docs[sl], self.run_grades[sl]
 
-    def judged(self, topic):
+    def judged(self, topic: int) -> tuple[npt.NDArray[Any], npt.NDArray[Any]]:
         """Judged document ids and grades of one topic, by grade descending."""
         sl = slice(self.qrels_offsets[topic], self.qrels_offsets[topic + 1])
         return self.qrels_docs[sl], self.qrels_grades[sl]
 
-    def restrict(self, keep):
+    def restrict(self, keep: BoolArray) -> JudgedRuns:
         """The same runs and qrels on the sub-collection of the documents in ``keep`` (a boolean
         mask over ``docnos``), e.g. a corpus half: the other documents leave every ranking and the
         qrels, rankings keep their order, topics and systems are unchanged, and the kept documents
@@ -106,7 +118,7 @@ class JudgedRuns:
         )
 
     @classmethod
-    def build(cls, runs, qrels, *, warn_unjudged=True):
+    def build(cls, runs: Mapping[str, pd.DataFrame], qrels: pd.DataFrame, *, warn_unjudged: bool = True) -> JudgedRuns:
         """Intern validated runs and qrels.
 
         Args:

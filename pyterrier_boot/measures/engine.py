@@ -5,7 +5,10 @@ Measures with a kernel (see :func:`~.lowering.lower`) are computed by
 image (:mod:`.materialisation`) and calling ``ir_measures.iter_calc``, with a
 :class:`~pyterrier_boot._warnings.FallbackWarning` naming it.
 """
+from __future__ import annotations
+
 from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING
 
 import ir_measures
 import numba
@@ -16,6 +19,13 @@ from .._warnings import FallbackWarning, report
 from .kernels import evaluate_tasks
 from .lowering import ERR, ERR_MAX_GRADE, JUDGED, kernel_tables, lower
 from .materialisation import image_qrels, image_run
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+    from .._typing import FloatArray, MeasuresLike, QrelsLike, RunsLike
+    from .arrays import JudgedRuns
+
 
 
 class Evaluator:
@@ -32,7 +42,8 @@ class Evaluator:
         >>> values = ev.evaluate(np.ones((1, arrays.n_docs), np.int32))  # [1, S, Q, 2]
     """
 
-    def __init__(self, arrays, measures, *, runs=None, qrels=None):
+    def __init__(self, arrays: JudgedRuns, measures: MeasuresLike, *, runs: RunsLike | None = None,
+                 qrels: QrelsLike | None = None):
         self.arrays = arrays
         self.measures = tuple(measures)
         self._runs = runs
@@ -88,11 +99,11 @@ class Evaluator:
         return self._discounts
 
     @property
-    def fallback_measures(self):
+    def fallback_measures(self) -> list[str]:
         """Labels of the measures computed through ir_measures rather than a kernel."""
         return [self.measures[i].label for i in self.fallback_index]
 
-    def evaluate(self, multiplicity, *, identity=False):
+    def evaluate(self, multiplicity: npt.ArrayLike | None, *, identity: bool = False) -> FloatArray:
         """Values ``[image, system, topic, measure]`` for ``multiplicity[image, doc]`` (int32).
 
         ``identity=True`` states that the single image is the unchanged collection, so fallback

@@ -1,4 +1,8 @@
 """``evaluate``: per-topic measure values of a run, on the collection or on a corpus image."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 
@@ -10,8 +14,20 @@ from .engine import Evaluator
 from .materialisation import multiplicities_for
 from .parsing import LabelledMeasure, parse_measures
 
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
-def prepare(runs, qrels, measures, *, topics=None, batch_size=None, verbose=False, warn_unjudged=True):
+    import numpy.typing as npt
+
+    from .._typing import FloatArray, MeasuresLike, QrelsLike, RunsLike, TopicsLike
+    from ..inputs.qrels import Qrels
+    from .parsing import LabelledMeasure
+
+
+
+def prepare(runs: RunsLike, qrels: QrelsLike, measures: MeasuresLike, *,
+            topics: TopicsLike | None = None, batch_size: int | None = None, verbose: bool = False,
+            warn_unjudged: bool = True) -> tuple[Evaluator, Qrels]:
     """Read runs, qrels and measures, and intern them: ``(Evaluator, Qrels)``.
 
     The door of :func:`evaluate` and of public functions taking raw runs and qrels; inner layers,
@@ -30,7 +46,8 @@ def intern(runs: Runs, qrels: Qrels, measures: list[LabelledMeasure], *, warn_un
 
 
 @one_warning_per_kind()
-def evaluate(run, qrels, measures, *, multiplicity=None, topics=None):
+def evaluate(run: RunsLike, qrels: QrelsLike, measures: MeasuresLike, *,
+             multiplicity: npt.ArrayLike | None = None, topics: TopicsLike | None = None) -> pd.DataFrame:
     """Per-topic values of IR measures, on the collection or on one corpus image.
 
     Args:
@@ -95,7 +112,8 @@ def evaluate(run, qrels, measures, *, multiplicity=None, topics=None):
     return to_long_frame(values, arrays, evaluator.measures, with_name=several)
 
 
-def to_long_frame(values, arrays, measures, *, with_name=True):
+def to_long_frame(values: FloatArray, arrays: JudgedRuns, measures: Sequence[LabelledMeasure], *,
+                  with_name: bool = True) -> pd.DataFrame:
     """``values[system, topic, measure]`` as a long frame ``[name,] qid, measure, value``."""
     n_s, n_q, n_m = values.shape
     frame = pd.DataFrame({

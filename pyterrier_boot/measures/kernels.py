@@ -1,7 +1,8 @@
 """numba kernels: every kernel measure on many corpus images at once, without materialising them.
 
 A document with multiplicity ``k`` occupies ``k`` consecutive positions of the image run and
-counts ``k`` times in the image qrels (METHODS.md §1). For each (image, system, topic) the driver
+counts ``k`` times in the image qrels (Cormack & Lynam 2006; Zobel & Rashidi 2020; pt_docs/methods.md,
+"The corpus bootstrap"). For each (image, system, topic) the driver
 gathers the ranking once into two short buffers, the copies ``k`` and the grade of each document
 still present (down to the last judged document, below which no measure of relevance changes),
 and each measure then walks that buffer, advancing the image position by ``k``. The number of
@@ -13,6 +14,10 @@ Randomness never enters: multiplicities arrive as an array. One task is one (ima
 and no task writes what another reads, so results do not depend on how tasks are shared among
 threads (:class:`~pyterrier_boot.measures.engine.Evaluator` runs them on numba's thread count).
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 from numba import njit
 
@@ -36,6 +41,12 @@ from .lowering import (
     Q,
     R,
 )
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    import numpy.typing as npt
+
 
 _UNJ = np.int32(UNJUDGED)
 _CACHE = numba_cache()  # False only when no folder at all is writable (see pyterrier_boot._environment)
@@ -318,8 +329,13 @@ def _value(kind, cutoff, rel, x, judged_only, ks, gs, n, n_rel, norm, hist, grad
 
 
 @njit(nogil=True, cache=_CACHE)
-def evaluate_tasks(first, last, multiplicity, grade_min, q_off, q_doc, q_grade, r_off, r_doc, r_grade, r_stop,
-                   kinds, cutoffs, rels, xs, judged_only, gains, orders, weights, discount, whole, longest, out):
+def evaluate_tasks(first: int, last: int, multiplicity: npt.NDArray[Any], grade_min: int,
+                   q_off: npt.NDArray[Any], q_doc: npt.NDArray[Any], q_grade: npt.NDArray[Any],
+                   r_off: npt.NDArray[Any], r_doc: npt.NDArray[Any], r_grade: npt.NDArray[Any],
+                   r_stop: npt.NDArray[Any], kinds: npt.NDArray[Any], cutoffs: npt.NDArray[Any],
+                   rels: npt.NDArray[Any], xs: npt.NDArray[Any], judged_only: npt.NDArray[Any],
+                   gains: npt.NDArray[Any], orders: npt.NDArray[Any], weights: npt.NDArray[Any],
+                   discount: npt.NDArray[Any], whole: bool, longest: int, out: npt.NDArray[Any]) -> None:
     """Fill ``out[image, system, topic, measure]`` for tasks ``first..last-1`` (task = image * Q + topic).
 
     ``multiplicity[image, doc]`` gives each interned document's copies in each image; the other

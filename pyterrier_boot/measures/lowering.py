@@ -7,11 +7,23 @@ default (see the ``evaluate`` docstring): trec_eval for AP, nDCG, P, R, RR, Rpre
 Bpref; cwl_eval for RBP, INSQ, INST; gdeval for ERR@k and ``nDCG(dcg='exp-log2')``; ir_measures'
 own provider for Judged; Sakai (2007) for Q and nCG.
 """
+from __future__ import annotations
+
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .arrays import UNJUDGED
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+    import numpy.typing as npt
+
+    from .._typing import FloatArray
+
 
 # kind codes shared by the numba kernels and the pure-Python references
 AP, NDCG, P, R, RR, RPREC, SUCCESS, RBP, INSQ, INST, JUDGED, ERR, BPREF, Q, NCG = range(15)
@@ -50,7 +62,7 @@ class KernelMeasure:
     min_rel: int = 0
     max_rel: int = 1
 
-    def gain(self, grade):
+    def gain(self, grade: int | None) -> float:
         """Gain of a judged grade; unjudged documents and negative grades gain 0."""
         if grade is None or grade == UNJUDGED:
             return 0.0
@@ -64,7 +76,7 @@ class KernelMeasure:
         clipped = min(max(grade, self.min_rel), self.max_rel)
         return (clipped - self.min_rel) / (self.max_rel - self.min_rel)
 
-    def position_weights(self):
+    def position_weights(self) -> FloatArray | None:
         """cwl_eval's weights ``W_i`` over the first 1000 positions (RBP, INSQ), else None.
 
         ``W_i`` is proportional to the probability of reaching rank ``i``, ``prod_{j<i} C_j``,
@@ -82,13 +94,13 @@ class KernelMeasure:
         return reach / reach.sum()
 
 
-def lower(measure):
+def lower(measure: Any) -> KernelMeasure | None:
     """The :class:`KernelMeasure` of an ir_measures measure, or None when there is no kernel."""
     params = dict(measure.params)
     kind = _KINDS_BY_NAME.get(measure.NAME)
     if kind is None:
         return None
-    spec = {"cutoff": int(params.pop("cutoff", 0) or 0), "judged_only": bool(params.pop("judged_only", False))}
+    spec: dict[str, Any] = {"cutoff": int(params.pop("cutoff", 0) or 0), "judged_only": bool(params.pop("judged_only", False))}
     if kind in (AP, P, R, RR, RPREC, SUCCESS, BPREF, Q, RBP):
         spec["rel"] = max(int(params.pop("rel", 1)), 0)
     if kind in (NDCG, Q, NCG):
@@ -128,7 +140,7 @@ _KINDS_BY_NAME = {
 }
 
 
-def kernel_tables(kernel_measures, grade_min, grade_max):
+def kernel_tables(kernel_measures: Sequence[KernelMeasure], grade_min: int, grade_max: int) -> tuple[FloatArray, npt.NDArray[np.int32], FloatArray]:
     """Per measure: gain of each grade ``grade_min..grade_max``, the grades by gain descending,
     and cwl position weights.
 

@@ -1,19 +1,31 @@
 """Materialised corpus images: the run and qrels an image stands for, as ordinary frames.
 
-This is the definition the kernels are tested against (METHODS.md §1): in the image, a document
+This is the definition the kernels are tested against (Zobel & Rashidi 2020; pt_docs/methods.md, "The corpus bootstrap"): in the image, a document
 with multiplicity ``k`` appears ``k`` times at consecutive ranks where it stood in the run, and
 ``k`` times in the qrels with its grade; ``k = 0`` removes it. Copies are told apart by their
 docno: the first copy keeps the original docno, copy ``j >= 2`` becomes ``"<docno>#<j>"``.
 Image runs get strictly decreasing scores (their image rank order) so that every tool, whatever
 its tie-breaking, sees the same ranking; ``source_docno`` keeps the original document.
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 
 from .arrays import natural_order, trec_eval_scores
 
+if TYPE_CHECKING:
+    from typing import Any
 
-def multiplicities_for(docnos, multiplicity):
+    import numpy.typing as npt
+
+    from .._typing import IntArray
+
+
+
+def multiplicities_for(docnos: npt.ArrayLike, multiplicity: Any) -> IntArray:
     """Multiplicity of each docno (int64 array) from a mapping / Series / callable; missing docs: 1."""
     docnos = pd.Series(np.asarray(docnos, dtype=object))
     try:
@@ -45,7 +57,7 @@ def _copies(frame, k):
     return out
 
 
-def image_run(run, multiplicity):
+def image_run(run: pd.DataFrame, multiplicity: Any) -> pd.DataFrame:
     """The image of a run frame (``qid``, ``docno``, ``score``) under ``multiplicity``.
 
     Rows are put in trec_eval order first (score descending in single precision, ties by docno
@@ -65,7 +77,7 @@ def image_run(run, multiplicity):
     return out.reset_index(drop=True)
 
 
-def image_qrels(qrels, multiplicity):
+def image_qrels(qrels: pd.DataFrame, multiplicity: Any) -> pd.DataFrame:
     """The image of a qrels frame (``qid``, ``docno``, ``label``): each judgement k times."""
     k = multiplicities_for(qrels["docno"].to_numpy(object), multiplicity)
     return _copies(qrels, k)

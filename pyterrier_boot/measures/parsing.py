@@ -3,16 +3,25 @@
 Both ir_measures syntax and trec_eval names (as ``pt.Experiment`` accepts) are understood; the
 label the user wrote is kept for output columns.
 """
+from __future__ import annotations
+
 import ast
 import difflib
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import ir_measures
 from ir_measures.measures import SumAgg
 
 from .sakai import REGISTRY as SAKAI_MEASURES
 from .validation import check_measure
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from .._typing import MeasureLike, MeasuresLike
+
 
 # trec_eval names ir_measures.parse_trec_measure understands (used for suggestions only)
 _TREC_NAMES = (
@@ -86,7 +95,7 @@ def _suggestion(text):
     return "" if candidate == text else f"; did you mean {candidate!r}?"
 
 
-def parse_measure(measure):
+def parse_measure(measure: MeasureLike) -> list[LabelledMeasure]:
     """Parse one measure into a list of :class:`LabelledMeasure` (trec_eval families give several).
 
     Accepts an :class:`ir_measures.Measure`, ir_measures syntax (``"nDCG@10"``, ``"AP(rel=2)"``,
@@ -118,7 +127,7 @@ def parse_measure(measure):
     )
 
 
-def parse_measures(measures):
+def parse_measures(measures: MeasuresLike) -> list[LabelledMeasure]:
     """Parse a measure or a list of them (see :func:`parse_measure`) into labelled measures.
 
     Example:
@@ -142,7 +151,7 @@ def parse_measures(measures):
     return parsed
 
 
-def require_mean_aggregated(measures, context="a confidence interval"):
+def require_mean_aggregated(measures: Sequence[LabelledMeasure], context: str = "a confidence interval") -> None:
     """Refuse measures summed over topics (NumRet, NumRel, NumQ, ...): a mean is meaningless for them."""
     summed = [lm.label for lm in measures if isinstance(lm.measure.aggregator(), SumAgg)]
     if summed:

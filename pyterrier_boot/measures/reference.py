@@ -5,8 +5,10 @@ multiplicity ``k`` becomes ``k`` entries; ``k = 0`` removes it) and each measure
 its textbook / trec_eval definition. The numba kernels in :mod:`.kernels` must agree with them
 (tests/test_measures_kernels.py), and both must agree with ir_measures on materialised frames.
 """
+from __future__ import annotations
+
 import math
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -31,8 +33,19 @@ from .lowering import (
     R,
 )
 
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
 
-def materialise(docs, grades, multiplicity):
+    import numpy.typing as npt
+
+    from .._typing import FloatArray
+    from .arrays import JudgedRuns
+    from .lowering import KernelMeasure
+
+
+
+def materialise(docs: npt.NDArray[Any], grades: npt.NDArray[Any], multiplicity: npt.NDArray[Any]) -> list[int | None]:
     """Grades of a ranking (None for unjudged) with each document repeated by its multiplicity."""
     out = []
     for doc, grade in zip(docs, grades):
@@ -43,14 +56,14 @@ def materialise(docs, grades, multiplicity):
 class _Topic(NamedTuple):
     """One materialised ranking of a topic, as the measures read it."""
 
-    ranking: list  # grades down the ranking (None: unjudged)
-    top: list  # the ranking down to the cutoff
-    relevant: list  # of ``top``: grade >= rel
-    judged: list  # grades of the topic's judged documents
+    ranking: Sequence[int | None]  # grades down the ranking (None: unjudged)
+    top: Sequence[int | None]  # the ranking down to the cutoff
+    relevant: Sequence[bool]  # of ``top``: grade >= rel
+    judged: Sequence[int]  # grades of the topic's judged documents
     n_rel: int  # judged documents with grade >= rel
 
 
-def measure_value(km, ranking, judged):
+def measure_value(km: KernelMeasure, ranking: Sequence[int | None], judged: Sequence[int]) -> float:
     """Value of kernel measure ``km`` for a materialised ranking and the judged grades of the topic."""
     if km.judged_only:  # trec_eval: negative grades count as unjudged
         ranking = [g for g in ranking if g is not None and g >= 0]
@@ -162,7 +175,8 @@ _VALUES = (
 )
 
 
-def reference_values(arrays, multiplicity, kernel_measures):
+def reference_values(arrays: JudgedRuns, multiplicity: npt.NDArray[Any],
+                     kernel_measures: Sequence[KernelMeasure]) -> FloatArray:
     """Values ``[system, topic, measure]`` of every measure on one image, the slow obvious way."""
     out = np.zeros((arrays.n_systems, arrays.n_topics, len(kernel_measures)))
     for q in range(arrays.n_topics):

@@ -115,10 +115,10 @@ def check_measure(measure: ir_measures.Measure, label: str) -> ir_measures.Measu
         value = params[name]
         if info.dtype is float and _integer(value):
             value = coerced[name] = float(value)
-        rule = _EXCEPTIONS.get((name, measure.NAME), _RULES.get(name))
+        rule = _EXCEPTIONS.get((name, measure.NAME), _RULES.get(name))  # type: ignore[arg-type]  # the rule tables are keyed by plain strings
         problem = rule(value) if rule is not None else _declared(info, value)
         if problem is not None:
-            raise ValueError(f"measure {label!r}: {_name(measure, name)} must be {problem}, got {value!r}")
+            raise ValueError(f"measure {label!r}: {_name(name)} must be {problem}, got {value!r}")
     if "max_rel" in params and "min_rel" in supported:
         low = params.get("min_rel", supported["min_rel"].default)
         if low >= params["max_rel"]:
@@ -144,7 +144,7 @@ def _declared(info, value):
     return f"of type {getattr(info.dtype, '__name__', info.dtype)}"
 
 
-def _name(measure, param: str) -> str:
+def _name(param: str) -> str:
     """How the user wrote the parameter: ``the cutoff (@k)`` or ``rel``."""
     return "the cutoff (@k)" if param == "cutoff" else param
 

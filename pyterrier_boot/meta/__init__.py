@@ -1,6 +1,7 @@
 """Meta-evaluation and experimental design: which measure, how many topics, where the variance is.
 
-A functional core on numpy arrays and pandas frames, in folders by the question they answer:
+A functional core on numpy arrays and pandas frames (Sakai 2007; Kanoulas; pt_docs/methods.md, sections 6-9),
+in folders by the question they answer:
 
 * ``quality``: which measure is better (discriminative power, swap and stability methods, rank
   correlation);

@@ -2,7 +2,7 @@
 
 Per topic ``q`` an effect ``d_q`` (by default ``logit(AP_x) - logit(AP_y)``, "the logarithm of the
 ratio of the effectiveness of the two systems") with a standard error ``σ_q`` (from the corpus
-bootstrap, later; any source works). Pooled (METHODS.md §4):
+bootstrap, later; any source works). Pooled (Cormack & Lynam 2006, §9; pt_docs/methods.md, "Meta-analysis over topics"):
 
 * fixed effect: ``d̄ = Σ d_q σ_q⁻² / Σ σ_q⁻²``, standard error ``(Σ σ_q⁻²)^(-1/2)``;
 * random effects (DerSimonian & Laird 1986): between-topic variance
@@ -14,15 +14,28 @@ bootstrap, later; any source works). Pooled (METHODS.md §4):
 Intervals and p-values use the normal distribution (as statsmodels' ``combine_effects`` with
 ``use_t=False``).
 """
+from __future__ import annotations
+
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 from scipy import special, stats
 
 from .._checks import ALTERNATIVES, check_choice, check_confidence_level, describe, is_pandas
+from .._deprecation import keyword_only
 from .._results import ConfidenceInterval, TupleLike
 from ..stats.aggregates import EPS
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    import numpy.typing as npt
+    import pandas as pd
+    from matplotlib.axes import Axes
+
+    from .._typing import FloatArray
+
 
 METHODS = ("random", "fixed")
 
@@ -88,10 +101,10 @@ class MetaAnalysisResult(TupleLike):
     _tuple_fields: ClassVar[tuple[str, ...]] = ("statistic", "pvalue")
 
     @property
-    def n_topics(self):
+    def n_topics(self) -> int:
         return len(self.effects)
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """Forest-plot table: one row per topic, then ``fixed effect`` and ``random effects``.
 
         Columns ``label, effect, standard_error, ci_low, ci_high, weight_fixed, weight_random``.
@@ -117,7 +130,7 @@ class MetaAnalysisResult(TupleLike):
         ])
         return pd.concat([rows, pooled], ignore_index=True)
 
-    def summary(self):
+    def summary(self) -> pd.DataFrame:
         """One row per model: ``model, estimate, standard_error, ci_low, ci_high, statistic, p-value``,
         and the heterogeneity and Stouffer statistics in ``attrs``."""
         import pandas as pd
@@ -132,7 +145,8 @@ class MetaAnalysisResult(TupleLike):
                            stouffer_statistic=self.stouffer_statistic, stouffer_pvalue=self.stouffer_pvalue)
         return table
 
-    def plot(self, ax=None, **kwargs):
+    @keyword_only("ax")
+    def plot(self, *, ax: Axes | None = None, **kwargs: Any) -> Axes:
         """Forest plot (:func:`~pyterrier_boot.meta.plots.plot_forest`)."""
         from .plots import plot_forest
 
@@ -142,7 +156,7 @@ class MetaAnalysisResult(TupleLike):
         return self.summary()._repr_html_()
 
 
-def logit_difference(x, y, *, eps=EPS):
+def logit_difference(x: npt.ArrayLike, y: npt.ArrayLike, *, eps: float = EPS) -> FloatArray | pd.Series:
     """Per-topic effect ``logit(x) - logit(y)`` with scores clipped to ``[eps, 1 - eps]``.
 
     Cormack & Lynam's (2006, §9) effect for AP: the log of the odds ratio of the two systems' AP.
@@ -172,7 +186,7 @@ def logit_difference(x, y, *, eps=EPS):
     if is_pandas(x, "Series"):
         import pandas as pd
 
-        return pd.Series(result, index=x.index, name="logit_difference")
+        return pd.Series(result, index=x.index, name="logit_difference")  # type: ignore[union-attr, arg-type]
     return result
 
 
@@ -235,8 +249,9 @@ def _meta_iv(effects, standard_errors, method, alternative, confidence_level, la
     return d, se, method, alternative, confidence_level, tuple(labels)
 
 
-def meta_analysis(effects, standard_errors, *, method="random", alternative="two-sided",
-                  confidence_level=0.95, labels=None):
+def meta_analysis(effects: npt.ArrayLike | pd.Series, standard_errors: npt.ArrayLike, *,
+                  method: str = "random", alternative: str = "two-sided",
+                  confidence_level: float = 0.95, labels: Sequence[str] | None = None) -> MetaAnalysisResult:
     """Combine per-topic effects: fixed effect, DerSimonian-Laird random effects, Stouffer's Z.
 
     Args:

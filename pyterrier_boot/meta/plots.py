@@ -4,16 +4,37 @@ Every function takes a result object, draws on ``ax`` (a new figure when None) a
 ``Axes``, so plots can be combined and saved with ``ax.figure.savefig(...)``. Install matplotlib
 with ``pip install pyterrier-boot[plots]``.
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 
+from .._deprecation import keyword_only
 from .._figures import axes as _axes
 from .._figures import grid as _grid
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from matplotlib.axes import Axes
+
+    from .._typing import MeasuresLike
+    from .design.user_variance import UserVarianceResult
+    from .meta_analysis import MetaAnalysisResult
+    from .pools.shallow_pools import ShallowPoolResult
+    from .quality.discriminative_power import DiscriminativePowerResult
+    from .quality.stability import StabilityResult
+    from .quality.swap import SwapResult
+
 
 __all__ = ["plot_asl_curves", "plot_swap_rates", "plot_mr_pt", "plot_forest", "plot_user_variance",
            "plot_pool_pvalues", "plot_pool_differences"]
 
 
-def plot_asl_curves(result, ax=None, *, log=False, title=None):
+@keyword_only("ax")
+def plot_asl_curves(result: DiscriminativePowerResult, *, ax: Axes | None = None, log: bool = False,
+                    title: str | None = None) -> Axes:
     """Sakai's ASL curves (Fig. 10-13): each measure's ASLs sorted, one line per measure.
 
     Args:
@@ -41,7 +62,8 @@ def plot_asl_curves(result, ax=None, *, log=False, title=None):
     return ax
 
 
-def plot_swap_rates(result, ax=None, *, title=None):
+@keyword_only("ax")
+def plot_swap_rates(result: SwapResult, *, ax: Axes | None = None, title: str | None = None) -> Axes:
     """Swap rate per difference bin (Sakai Fig. 19 output), one line per measure, with the threshold."""
     ax = _axes(ax)
     lows = result.bin_edges[:-1]
@@ -56,7 +78,8 @@ def plot_swap_rates(result, ax=None, *, title=None):
     return ax
 
 
-def plot_mr_pt(result, ax=None, *, title=None):
+@keyword_only("ax")
+def plot_mr_pt(result: StabilityResult, *, ax: Axes | None = None, title: str | None = None) -> Axes:
     """MR-PT curves (Sakai Fig. 17-18): minority rate against proportion of ties over fuzziness."""
     ax = _axes(ax)
     for m, measure in enumerate(result.measures):
@@ -69,7 +92,8 @@ def plot_mr_pt(result, ax=None, *, title=None):
     return ax
 
 
-def plot_forest(result, ax=None, *, max_rows=60, title=None):
+@keyword_only("ax")
+def plot_forest(result: MetaAnalysisResult, *, ax: Axes | None = None, max_rows: int = 60, title: str | None = None) -> Axes:
     """Forest plot of a meta-analysis: per-topic effects with intervals, then the pooled effects.
 
     Args:
@@ -106,7 +130,8 @@ def plot_forest(result, ax=None, *, max_rows=60, title=None):
     return ax
 
 
-def plot_user_variance(result, ax=None, *, title=None):
+@keyword_only("ax")
+def plot_user_variance(result: UserVarianceResult, *, ax: Axes | None = None, title: str | None = None) -> Axes:
     """Each system's mean score over users (box plot per system), with the score at the mean
     parameter as a red dot; systems sorted by their mean over users."""
     ax = _axes(ax)
@@ -143,7 +168,9 @@ def _depth_label(depth):
     return "full qrels" if depth == "full" else f"pool depth {depth}"
 
 
-def plot_pool_pvalues(result, axes=None, *, measures=None, log=False, title=None):
+@keyword_only("axes")
+def plot_pool_pvalues(result: ShallowPoolResult, *, axes: Any = None, measures: MeasuresLike | None = None,
+                      log: bool = False, title: str | None = None) -> Any:
     """Zobel & Rashidi's Fig. 6: per image, the paired t-test p-value against the score difference.
 
     Args:
@@ -182,7 +209,9 @@ def plot_pool_pvalues(result, axes=None, *, measures=None, log=False, title=None
     return axes
 
 
-def plot_pool_differences(result, axes=None, *, measures=None, title=None):
+@keyword_only("axes")
+def plot_pool_differences(result: ShallowPoolResult, *, axes: Any = None, measures: MeasuresLike | None = None,
+                          title: str | None = None) -> Any:
     """Zobel & Rashidi's Fig. 7: the per-topic differences over images, one box per pool depth.
 
     Each box holds every (image, topic) difference ``x_a - x_b``; one panel per measure. Returns the

@@ -3,6 +3,7 @@ and by human qrels on a random subset of the topics (Angelopoulos et al. 2023; P
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -21,6 +22,12 @@ from .intervals import (
     ppi_mean_ci,
     warn_few_topics,
 )
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from .._typing import MeasuresLike, QrelsLike, RunsLike, TopicsLike
+
 
 __all__ = ["PPIEvaluation", "ppi_evaluate"]
 
@@ -122,7 +129,7 @@ class PPIEvaluation:
         weights[b, 0] -= 1
         return {k: _first(r) for k, r in self._intervals(m, weights).items()}
 
-    def table(self, baseline=None) -> pd.DataFrame:
+    def table(self, baseline: int | str | None = None) -> pd.DataFrame:
         """One row per run: ``name`` and, for each measure ``m``, ``m`` (the PPI estimate),
         ``m ci_low``, ``m ci_high``, ``m lambda``, then ``m human-only`` and ``m auto-only`` with
         their ``ci_low`` / ``ci_high``. With a ``baseline`` (name or position) also ``m diff``,
@@ -212,7 +219,9 @@ def _put(columns: dict, label: str, results: dict[str, PPIResult], *, diff: bool
 
 
 @one_warning_per_kind()
-def ppi_evaluate(runs, auto_qrels, human_qrels, measures, *, topics=None, names=None, confidence_level: float = 0.95,
+def ppi_evaluate(runs: RunsLike, auto_qrels: QrelsLike, human_qrels: QrelsLike,
+                 measures: MeasuresLike, *, topics: TopicsLike | None = None,
+                 names: Sequence[str] | None = None, confidence_level: float = 0.95,
                  lam: float | None = None, small_sample: bool = True, batch_size: int | None = None,
                  verbose: bool = False) -> PPIEvaluation:
     """Evaluate runs with automatic qrels on every topic and human qrels on a subset of topics.

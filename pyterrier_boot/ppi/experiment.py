@@ -13,11 +13,16 @@ returns the :class:`PPIEvaluation` itself.
 from __future__ import annotations
 
 import inspect
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from .evaluation import ppi_evaluate
+
+if TYPE_CHECKING:
+    from typing import Any
+
 
 __all__ = ["ppi_experiment"]
 
@@ -26,7 +31,7 @@ USED = {"retr_systems", "topics", "qrels", "eval_metrics", "names", "baseline", 
         "batch_size", "round", "verbose", "confidence_level", "human_qrels", "rng", "filter_by_topics"}
 
 
-def ppi_experiment(arguments: dict, *, rich: bool = False):
+def ppi_experiment(arguments: dict, *, rich: bool = False) -> Any:
     """Run ``Experiment`` with ``human_qrels``: ``arguments`` are Experiment's (``locals()``).
 
     Returns what ``pt.Experiment`` would, in its types: the wide table (``dataframe=True``), a

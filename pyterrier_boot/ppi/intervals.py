@@ -38,13 +38,19 @@ tuned in-sample, as in the papers and ``ppi_py``. See ``pt_docs/ppi.md``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 from scipy import stats
 
 from .._results import ConfidenceInterval, TupleLike
 from .._warnings import FitWarning, one_warning_per_kind, report
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+    from .._typing import ScoresLike
+
 
 __all__ = ["PPIResult", "ppi_mean_ci", "classical_mean_ci", "ppi_lambda", "CROSSFIT_MIN_TOPICS", "CROSSFIT_FOLDS",
            "FEW_TOPICS"]
@@ -136,7 +142,8 @@ def _check_samples(human, auto_labeled, auto_unlabeled):
     return human, auto_labeled, auto_unlabeled
 
 
-def ppi_lambda(human_scores, auto_scores_on_human, auto_scores_unlabeled) -> Any:
+def ppi_lambda(human_scores: npt.ArrayLike, auto_scores_on_human: npt.ArrayLike,
+               auto_scores_unlabeled: npt.ArrayLike) -> Any:
     """The PPI++ weight of the automatic scores for a mean (Angelopoulos, Duchi & Zrnic 2024, Eq. 6).
 
     ``lam = Cov(Y, Yhat) / ((1 + n/N) Var(Yhat))`` with the covariance over the ``n`` labeled
@@ -204,7 +211,8 @@ def _normal_result(estimate, se, confidence_level, alternative, null, lam, n, bi
 
 
 @one_warning_per_kind()
-def ppi_mean_ci(human_scores, auto_scores_on_human, auto_scores_unlabeled, *, confidence_level: float = 0.95,
+def ppi_mean_ci(human_scores: npt.ArrayLike, auto_scores_on_human: npt.ArrayLike,
+                auto_scores_unlabeled: npt.ArrayLike, *, confidence_level: float = 0.95,
                 lam: float | None = None, alternative: str = "two-sided", null: float = 0.0,
                 small_sample: bool = True) -> PPIResult:
     """Prediction-powered confidence interval for the mean human score (PPI / PPI++).
@@ -300,7 +308,7 @@ def _crossfit_lambda(y, yhat, yhat_u) -> np.ndarray:
     return per_topic
 
 
-def classical_mean_ci(scores, *, confidence_level: float = 0.95, alternative: str = "two-sided",
+def classical_mean_ci(scores: ScoresLike, *, confidence_level: float = 0.95, alternative: str = "two-sided",
                       null: float = 0.0, small_sample: bool = True) -> PPIResult:
     """The classical interval for a mean: Student's ``mean +- t(n-1) * s / sqrt(n)`` (``s`` with
     divisor ``n - 1``); with ``small_sample=False`` the normal ``mean +- z * sd / sqrt(n)`` (divisor

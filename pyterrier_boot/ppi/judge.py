@@ -8,12 +8,18 @@ makes intervals from automatic judgments alone confidently wrong (Oosterhuis et 
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 
 from .._random import as_generator
 from ..inputs.qrels import read_qrels
 from ..inputs.runs import read_runs
+
+if TYPE_CHECKING:
+    from .._typing import QrelsLike, RngLike, RunsLike
+
 
 __all__ = ["simulate_judge"]
 
@@ -24,9 +30,10 @@ def _probability(value: float, name: str) -> float:
     return float(value)
 
 
-def simulate_judge(qrels, runs, *, false_positive: tuple[float, float] = (0.3, 0.05),
+def simulate_judge(qrels: QrelsLike, runs: RunsLike, *,
+                   false_positive: tuple[float, float] = (0.3, 0.05),
                    false_negative: tuple[float, ...] = (0.3, 0.15, 0.05), grade_noise: float = 0.2,
-                   top: int = 10, rng=None) -> pd.DataFrame:
+                   top: int = 10, rng: RngLike = None) -> pd.DataFrame:
     """Relabel human qrels as a simulated automatic judge with grade- and rank-dependent errors.
 
     For each judged (topic, document) with human grade ``g`` and best rank ``r`` over ``runs``

@@ -6,7 +6,7 @@ import datetime
 import html
 import warnings
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -28,6 +28,10 @@ from .measures import (
     rank_biased_overlap,
     rmse,
 )
+
+if TYPE_CHECKING:
+    from .._typing import MeasuresLike, QrelsLike, RngLike
+
 
 __all__ = ["reproducibility", "ReproducibilityResult"]
 
@@ -179,10 +183,11 @@ def _check_number(value, name, low, high):
 
 
 @one_warning_per_kind()
-def reproducibility(original, reproduced, qrels, measures, *, baseline: str | None = None,
-                    margin: float | None = None, relative_margin: float | None = None, paired: bool = True,
-                    alpha: float = 0.05, confidence_level: float = 0.95, n_resamples: int = 10_000,
-                    depth: int = DEPTH, rbo_p: float = RBO_P, ktu_pairing: str = "position", rng=None,
+def reproducibility(original: Any, reproduced: Any, qrels: QrelsLike, measures: MeasuresLike, *,
+                    baseline: str | None = None, margin: float | None = None,
+                    relative_margin: float | None = None, paired: bool = True, alpha: float = 0.05,
+                    confidence_level: float = 0.95, n_resamples: int = 10_000, depth: int = DEPTH,
+                    rbo_p: float = RBO_P, ktu_pairing: str = "position", rng: RngLike = None,
                     plan: ResamplePlan | None = None) -> ReproducibilityResult:
     """How closely a set of reproduced runs matches the original runs (Breuer et al. 2020), with
     topic-bootstrap intervals and a TOST equivalence test (Schuirmann 1987).

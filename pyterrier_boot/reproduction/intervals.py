@@ -6,15 +6,25 @@ of one comparison are computed on the same resamples (paired), and returns perce
 ``(estimate, low, high)``. Topics are treated as a sample from a population of topics; the
 intervals include that variance only.
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..stats.intervals import bootstrap_ci
 from .measures import delta_relative_improvement, effect_ratio
 
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+    from ..stats.resampling import ResamplePlan
+
+
 __all__ = ["mean_interval", "rmse_interval", "effect_intervals", "percentile_interval"]
 
 
-def percentile_interval(distribution, confidence_level: float = 0.95) -> tuple[float, float]:
+def percentile_interval(distribution: npt.ArrayLike, confidence_level: float = 0.95) -> tuple[float, float]:
     """Two-sided percentile interval of a 1-D bootstrap distribution (numpy's linear quantiles)."""
     tail = (1 - confidence_level) / 2
     with np.errstate(invalid="ignore"):
@@ -35,7 +45,7 @@ def _bootstrap(values, statistic, plan, confidence_level):
     return float(res.statistic), float(res.confidence_interval.low), float(res.confidence_interval.high)
 
 
-def mean_interval(values, plan, confidence_level: float = 0.95) -> tuple[float, float, float]:
+def mean_interval(values: npt.ArrayLike, plan: ResamplePlan, confidence_level: float = 0.95) -> tuple[float, float, float]:
     """Mean of per-topic values (KTU, RBO) with its interval. NaN topics (undefined values) are
     left out of the estimate and of every resample's mean; all NaN gives NaN."""
     values = np.asarray(values, dtype=float)
@@ -50,14 +60,16 @@ def mean_interval(values, plan, confidence_level: float = 0.95) -> tuple[float, 
     return (float(values[finite].mean()), *percentile_interval(distribution, confidence_level))
 
 
-def rmse_interval(original, reproduced, plan, confidence_level: float = 0.95) -> tuple[float, float, float]:
+def rmse_interval(original: npt.ArrayLike, reproduced: npt.ArrayLike, plan: ResamplePlan,
+                  confidence_level: float = 0.95) -> tuple[float, float, float]:
     """RMSE of per-topic scores with its interval."""
     d = np.asarray(reproduced, dtype=float) - np.asarray(original, dtype=float)
     return _bootstrap(d, _root_mean_square, plan, confidence_level)
 
 
-def effect_intervals(original_advanced, original_baseline, reproduced_advanced, reproduced_baseline, plan,
-                     confidence_level: float = 0.95) -> dict[str, tuple[float, float, float]]:
+def effect_intervals(original_advanced: npt.ArrayLike, original_baseline: npt.ArrayLike,
+                     reproduced_advanced: npt.ArrayLike, reproduced_baseline: npt.ArrayLike,
+                     plan: ResamplePlan, confidence_level: float = 0.95) -> dict[str, tuple[float, float, float]]:
     """Effect Ratio and Delta Relative Improvement with their intervals, from the same resamples.
 
     Each resample's four mean scores come from the plan's topic counts (a matrix product); ER and
@@ -81,6 +93,6 @@ def effect_intervals(original_advanced, original_baseline, reproduced_advanced, 
     means = [(weights @ a / n)[:, None] for a in arrays]  # (B, 1): each resample's mean score
     out = {}
     for name, measure in (("ER", effect_ratio), ("DeltaRI", delta_relative_improvement)):
-        estimate = float(measure(*arrays))
+        estimate = float(measure(*arrays))  # type: ignore[arg-type]  # four arrays
         out[name] = (estimate, *percentile_interval(measure(*means), confidence_level))
     return out

@@ -19,8 +19,19 @@ Definitions follow Breuer et al. and their reference implementation, the ``repro
 package (Breuer et al. 2021), and agree with it to 1e-12 on the same rankings and scores; the one
 difference is noted in :func:`kendall_tau_union`.
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 from scipy import stats
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+    import pandas as pd
+
+    from .._typing import FloatArray
+
 
 __all__ = ["kendall_tau_union", "rank_biased_overlap", "rmse", "effect_ratio", "delta_relative_improvement"]
 
@@ -35,7 +46,7 @@ def _ranking(values, name):
     return array.astype(str)
 
 
-def check_depth(depth):
+def check_depth(depth: int) -> int:
     if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1:
         raise ValueError(f"'depth' must be a positive integer, got {depth!r}")
     return int(depth)
@@ -44,7 +55,8 @@ def check_depth(depth):
 PAIRINGS = ("position", "document")
 
 
-def kendall_tau_union(original, reproduced, *, depth: int = DEPTH, pairing: str = "position") -> float:
+def kendall_tau_union(original: pd.DataFrame, reproduced: pd.DataFrame, *, depth: int = DEPTH,
+                      pairing: str = "position") -> float:
     """Kendall's tau Union (KTU) between two rankings of one topic (Breuer et al. 2020, §4.1).
 
     ``pairing="position"`` (default; Breuer et al.'s reference implementation, repro-eval): both
@@ -105,7 +117,8 @@ def kendall_tau_union(original, reproduced, *, depth: int = DEPTH, pairing: str 
     return float(tau)
 
 
-def rank_biased_overlap(original, reproduced, *, p: float = RBO_P, depth: int = DEPTH) -> float:
+def rank_biased_overlap(original: pd.DataFrame, reproduced: pd.DataFrame, *, p: float = RBO_P,
+                        depth: int = DEPTH) -> float:
     """Rank-biased overlap of two rankings of one topic, truncated at ``depth`` (Webber et al. 2010).
 
     ``RBO = sum_{d=1..depth} p^(d-1) A_d / sum_{d=1..depth} p^(d-1)``, where ``A_d`` is the
@@ -138,7 +151,7 @@ def rank_biased_overlap(original, reproduced, *, p: float = RBO_P, depth: int = 
     return float(np.sum(weights * overlap / np.arange(1, depth + 1)) / weights.sum())
 
 
-def rmse(original, reproduced, axis: int = -1):
+def rmse(original: npt.ArrayLike, reproduced: npt.ArrayLike, axis: int = -1) -> float | FloatArray:
     """Root mean square error ``sqrt(mean((original - reproduced)^2))`` of per-topic scores.
 
     Example:
@@ -149,7 +162,9 @@ def rmse(original, reproduced, axis: int = -1):
     return np.sqrt(np.mean(d ** 2, axis=axis))
 
 
-def effect_ratio(original_advanced, original_baseline, reproduced_advanced, reproduced_baseline, axis: int = -1):
+def effect_ratio(original_advanced: npt.ArrayLike, original_baseline: npt.ArrayLike,
+                 reproduced_advanced: npt.ArrayLike, reproduced_baseline: npt.ArrayLike,
+                 axis: int = -1) -> float | FloatArray:
     """Effect Ratio: ``mean(rep_adv - rep_base) / mean(orig_adv - orig_base)`` (Breuer et al. 2020, §4.3).
 
     1 means the reproduction found the same mean improvement, below 1 a smaller one, above 1 a
@@ -166,8 +181,9 @@ def effect_ratio(original_advanced, original_baseline, reproduced_advanced, repr
         return rep / orig
 
 
-def delta_relative_improvement(original_advanced, original_baseline, reproduced_advanced, reproduced_baseline,
-                               axis: int = -1):
+def delta_relative_improvement(original_advanced: npt.ArrayLike, original_baseline: npt.ArrayLike,
+                               reproduced_advanced: npt.ArrayLike,
+                               reproduced_baseline: npt.ArrayLike, axis: int = -1) -> float | FloatArray:
     """Delta Relative Improvement: ``RI_orig - RI_rep`` with ``RI = (mean(adv) - mean(base)) / mean(base)``.
 
     0 means the same relative improvement; positive values a smaller one in the reproduction

@@ -6,8 +6,11 @@
 topic bootstrap (:meth:`SimulatedCollection.truth`) or a corpus bootstrap
 (:meth:`SimulatedCollection.topic_truth`) estimates.
 """
+from __future__ import annotations
+
 import numbers
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -15,6 +18,15 @@ import pandas as pd
 from .._random import as_generator
 from . import truth as _truth
 from .model import CollectionModel, TopicParameters, draw_corpus, draw_topics, iter_topics
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from typing import Any
+
+    import numpy.typing as npt
+
+    from .._typing import MeasureLike, MeasuresLike, RngLike
+
 
 __all__ = ["simulate_collection", "SimulatedCollection"]
 
@@ -48,17 +60,17 @@ class SimulatedCollection:
     _parameters: TopicParameters = field(repr=False)
 
     @property
-    def names(self):
+    def names(self) -> list[str]:
         """System names, in the order of the effectiveness parameters."""
         return list(self.model.names)
 
     @property
-    def effectiveness(self):
+    def effectiveness(self) -> dict[Any, Any]:
         """System name -> its generative effectiveness parameter ``μ_s``."""
         return dict(zip(self.model.names, self.model.effectiveness))
 
     @property
-    def corpus_size(self):
+    def corpus_size(self) -> int:
         return self.model.corpus_size
 
     def __repr__(self):
@@ -68,7 +80,8 @@ class SimulatedCollection:
             f"{len(self.qrels)} judgements)"
         )
 
-    def truth(self, measures, *, n_topics=2000, complete=False, rng=None):
+    def truth(self, measures: MeasuresLike, *, n_topics: int = 2000, complete: bool = False,
+              rng: RngLike = None) -> pd.DataFrame:
         """Population mean of each system over topics, by Monte Carlo on fresh topics.
 
         The quantity the topic bootstrap estimates: ``E_q[m(s, q)]`` over the topic population
@@ -106,7 +119,8 @@ class SimulatedCollection:
         single = isinstance(measures, str) or not isinstance(measures, (list, tuple))
         return _truth.population_means(values, labelled, self.names, n_topics, single and len(labelled) == 1)
 
-    def topic_truth(self, measure, *, n_corpora=100, complete=False, rng=None):
+    def topic_truth(self, measure: MeasureLike, *, n_corpora: int = 100, complete: bool = False,
+                    rng: RngLike = None) -> pd.DataFrame:
         """Population value of each system on each of this collection's topics, over corpora.
 
         The quantity the corpus bootstrap estimates (Cormack & Lynam 2006; Zobel & Rashidi 2020):
@@ -148,7 +162,7 @@ class SimulatedCollection:
         result.attrs["measure"] = labelled[0].label
         return result
 
-    def fresh_topics(self, n_topics=None, *, rng=None):
+    def fresh_topics(self, n_topics: int | None = None, *, rng: RngLike = None) -> SimulatedCollection:
         """Another collection from the same population: new topics (and corpus), same systems.
 
         What a topic-bootstrap coverage study repeats: each replicate's interval should cover
@@ -163,7 +177,7 @@ class SimulatedCollection:
         rng = as_generator(rng)
         return _build(self.model, *draw_topics(self.model, n_topics, rng))
 
-    def fresh_corpus(self, *, rng=None):
+    def fresh_corpus(self, *, rng: RngLike = None) -> SimulatedCollection:
         """The same topics (parameters ``λ_q``, ``b_q``, ``c_sq``) on a fresh corpus.
 
         What a corpus-bootstrap coverage study repeats: intervals from each replicate should cover
@@ -180,10 +194,15 @@ class SimulatedCollection:
         return _build(self.model, self._parameters, samples)
 
 
-def simulate_collection(n_topics=50, n_systems=None, *, effectiveness=None, corpus_size=20_000,
-                        matching=2_000, relevant=20.0, relevant_sd=1.0, grades=(0.6, 0.3, 0.1),
-                        topic_sd=0.6, interaction_sd=0.25, noise_correlation=0.7, depth=1000,
-                        pool_depth=100, pooled_systems=None, judge_all=False, rng=None):
+def simulate_collection(n_topics: int = 50, n_systems: int | None = None, *,
+                        effectiveness: npt.ArrayLike | Mapping[str, float] | None = None,
+                        corpus_size: int | None = 20_000, matching: int = 2_000,
+                        relevant: float = 20.0, relevant_sd: float = 1.0,
+                        grades: Sequence[float] = (0.6, 0.3, 0.1), topic_sd: float = 0.6,
+                        interaction_sd: float = 0.25, noise_correlation: float = 0.7,
+                        depth: int = 1000, pool_depth: int = 100,
+                        pooled_systems: Sequence[str] | int | None = None, judge_all: bool = False,
+                        rng: RngLike = None) -> SimulatedCollection:
     """Simulate a TREC-like test collection: topics, runs and pooled graded judgements.
 
     The model (stated in full in :class:`CollectionModel` and ``pt_docs/simulation.md``): topic

@@ -3,9 +3,20 @@
 Everything random is drawn here, in a fixed order, from a :class:`numpy.random.Generator` passed
 in; :mod:`.collection` turns the draws into frames and :mod:`.truth` into measure values.
 """
+from __future__ import annotations
+
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    import numpy.typing as npt
+
+    from .._typing import FloatArray, IntArray
+
 
 __all__ = ["CollectionModel"]
 
@@ -64,10 +75,10 @@ class CollectionModel:
     judge_all: bool
 
     @property
-    def n_systems(self):
+    def n_systems(self) -> int:
         return len(self.names)
 
-    def docnos(self):
+    def docnos(self) -> npt.NDArray[np.str_]:
         """Docno of every corpus document: ``"D000000"``, ``"D000001"``, ... (at least 6 digits)."""
         width = max(6, len(str(self.corpus_size - 1)))
         return np.char.add("D", np.char.zfill(np.arange(self.corpus_size).astype(str), width))
@@ -87,7 +98,7 @@ class TopicParameters:
     def __len__(self):
         return len(self.difficulty)
 
-    def shift(self, model, q):
+    def shift(self, model: CollectionModel, q: int) -> FloatArray:
         """``δ_sq`` for every system on topic ``q``."""
         return np.asarray(model.effectiveness) + self.difficulty[q] + self.interaction[:, q]
 
@@ -107,7 +118,7 @@ class TopicSample:
     scores: np.ndarray
     judged: np.ndarray
 
-    def labels(self, local):
+    def labels(self, local: npt.NDArray[np.intp]) -> IntArray:
         """Relevance grade of local documents (0 for non-relevant)."""
         grade = np.zeros(len(local), dtype=np.int64)
         relevant = local < len(self.grades)
@@ -115,10 +126,10 @@ class TopicSample:
         return grade
 
     @property
-    def judged_relevant(self):
+    def judged_relevant(self) -> int:
         return int(np.count_nonzero(self.judged < len(self.grades)))
 
-    def complete(self):
+    def complete(self) -> IntArray:
         """The judged documents plus every relevant one (complete judgements)."""
         return np.union1d(self.judged, np.arange(len(self.grades)))
 
@@ -130,7 +141,7 @@ def _never_judged(model):
     )
 
 
-def draw_topics(model, n_topics, rng):
+def draw_topics(model: CollectionModel, n_topics: int, rng: np.random.Generator) -> tuple[TopicParameters, list[TopicSample]]:
     """Draw ``n_topics`` topics and their documents on one corpus.
 
     As in TREC, a topic without a judged relevant document is discarded: each topic (its
@@ -161,13 +172,14 @@ def draw_topics(model, n_topics, rng):
     return parameters, samples
 
 
-def iter_topics(model, n_topics, rng):
+def iter_topics(model: CollectionModel, n_topics: int, rng: np.random.Generator) -> Iterator[TopicSample]:
     """Like :func:`draw_topics`, but yield the samples one at a time (for Monte Carlo)."""
     for _ in range(n_topics):
         yield draw_topics(model, 1, rng)[1][0]
 
 
-def draw_corpus(model, parameters, q, rng):
+def draw_corpus(model: CollectionModel, parameters: TopicParameters, q: int,
+                rng: np.random.Generator) -> TopicSample:
     """Topic ``q`` (parameters held fixed) on a fresh corpus with a judged relevant document."""
     for _ in range(_MAX_TRIES):
         sample = draw_documents(model, parameters.expected_relevant[q], parameters.shift(model, q), rng)
@@ -176,7 +188,8 @@ def draw_corpus(model, parameters, q, rng):
     raise _never_judged(model)
 
 
-def draw_documents(model, expected_relevant, shift, rng):
+def draw_documents(model: CollectionModel, expected_relevant: float, shift: FloatArray,
+                   rng: np.random.Generator) -> TopicSample:
     """Draw one topic's documents on a fresh corpus, the systems' runs and the judgements."""
     n = model.corpus_size
     p_relevant = expected_relevant / n

@@ -3,16 +3,24 @@
 A logit-normal model with topic effects: bounded in (0, 1) and skewed like AP, paired across
 systems through the topic effect, with population means known to quadrature precision.
 """
+from __future__ import annotations
+
 import functools
 import numbers
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 from scipy import optimize, special
 
 from .._random import as_generator
 from .._results import TupleLike
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+    from .._typing import RngLike
+
 
 __all__ = ["SimulatedScores", "simulate_scores", "simulate_null_scores"]
 
@@ -62,7 +70,8 @@ def _location_for(mean, scale):
     return optimize.brentq(lambda a: _logit_normal_mean(a, scale) - mean, -60.0, 60.0, xtol=1e-13, rtol=1e-14)
 
 
-def simulate_scores(n_systems, n_topics, *, means=None, topic_sd=1.2, interaction_sd=0.6, rng=None):
+def simulate_scores(n_systems: int, n_topics: int, *, means: npt.ArrayLike | None = None,
+                    topic_sd: float = 1.2, interaction_sd: float = 0.6, rng: RngLike = None) -> SimulatedScores:
     """Scores of ``n_systems`` systems on ``n_topics`` topics with known population means.
 
     Model: ``x[s, q] = expit(a_s + b_q + c_sq)`` with topic effects ``b_q ~ N(0, topic_sd²)``
@@ -107,7 +116,8 @@ def simulate_scores(n_systems, n_topics, *, means=None, topic_sd=1.2, interactio
     return SimulatedScores(scores, means, locations, scale)
 
 
-def simulate_null_scores(n_systems, n_topics, *, mean=0.25, topic_sd=1.2, interaction_sd=0.6, rng=None):
+def simulate_null_scores(n_systems: int, n_topics: int, *, mean: float = 0.25,
+                         topic_sd: float = 1.2, interaction_sd: float = 0.6, rng: RngLike = None) -> SimulatedScores:
     """Scores of systems with identical population distributions (for Type I error studies).
 
     :func:`simulate_scores` with every mean equal to ``mean``: systems are exchangeable, so the

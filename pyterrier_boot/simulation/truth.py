@@ -4,14 +4,26 @@ The values are computed by ``ir_measures`` (the reference implementation of the 
 pyterrier_boot's own measure code is involved), on dict runs and qrels built from the draws of
 :mod:`.model`, a chunk of topics at a time.
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import ir_measures
 import numpy as np
 import pandas as pd
 
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+
+    from .._typing import FloatArray, MeasuresLike
+    from ..measures.parsing import LabelledMeasure
+    from .model import CollectionModel, TopicSample
+
+
 _CHUNK = 200  # topics evaluated per ir_measures call
 
 
-def parse(measures):
+def parse(measures: MeasuresLike) -> list[LabelledMeasure]:
     """Labelled measures for ``truth``; summed measures (NumRet, ...) have no population mean."""
     from ..measures.parsing import parse_measures, require_mean_aggregated
 
@@ -34,7 +46,8 @@ def _evaluation_depth(labelled):
     return None if any(c is None for c in cutoffs) else max(cutoffs)
 
 
-def evaluate(model, samples, labelled, *, complete=False):
+def evaluate(model: CollectionModel, samples: Iterable[TopicSample], labelled: Sequence[LabelledMeasure], *,
+             complete: bool = False) -> FloatArray:
     """Per-topic values ``[measure, system, sample]`` of ``samples`` (an iterable of TopicSample).
 
     ``complete``: judge every relevant document, not only the pool. A system that retrieves
@@ -78,7 +91,8 @@ def _evaluate_chunk(model, chunk, measures, where, depth, docnos, complete):
     return values
 
 
-def population_means(values, labelled, names, n_topics, single):
+def population_means(values: FloatArray, labelled: Sequence[LabelledMeasure], names: Sequence[str],
+                     n_topics: int, single: bool) -> pd.DataFrame:
     """Means over the last axis with their Monte Carlo standard errors, labelled by measure."""
     n = values.shape[-1]
     mean = values.mean(axis=-1)

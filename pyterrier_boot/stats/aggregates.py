@@ -15,12 +15,23 @@ mean, the inverse transform. Their bootstrap distributions are computed as matri
 resample plan's weights with the transformed scores, and their t, studentised and BCa intervals use
 closed forms on the transformed scale. The median and callables resample the scores themselves.
 """
+from __future__ import annotations
+
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.special import expit, logit
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    import numpy.typing as npt
+
+    from .._typing import FloatArray
+
 
 EPS = 1e-5
 
@@ -47,7 +58,7 @@ def _logit_eps(x):
     return logit(np.clip(np.asarray(x, dtype=float), EPS, 1 - EPS))
 
 
-def gmean(x, axis=-1):
+def gmean(x: npt.ArrayLike, axis: int = -1) -> FloatArray | float:
     """Sakai's geometric mean ``exp(mean(log(x + 1e-5))) - 1e-5`` (Sakai 2007, eq. 7).
 
     Example:
@@ -57,7 +68,7 @@ def gmean(x, axis=-1):
     return _exp_eps(np.mean(_log_eps(x), axis=axis))
 
 
-def logit_mean(x, axis=-1):
+def logit_mean(x: npt.ArrayLike, axis: int = -1) -> float | FloatArray:
     """L-MAP (Cormack & Lynam 2006, §8): ``expit(mean(logit(clip(x, 1e-5, 1 - 1e-5))))``.
 
     Example:
@@ -86,14 +97,14 @@ class Aggregate:
     domain: tuple | None = None
 
     @property
-    def linear(self):
+    def linear(self) -> bool:
         """True when the statistic is an arithmetic mean on a transformed scale."""
         return self.forward is not None
 
     def __call__(self, sample, axis=-1):
         return self.function(sample, axis=axis)
 
-    def check_domain(self, values, name="scores"):
+    def check_domain(self, values: FloatArray, name: str = "scores") -> None:
         if self.domain is None:
             return
         low, high = self.domain
@@ -121,7 +132,7 @@ def _takes_axis(func):
         return False
 
 
-def get_aggregate(statistic, name="statistic"):
+def get_aggregate(statistic: str | Callable[..., Any] | Aggregate, name: str = "statistic") -> Aggregate:
     """The :class:`Aggregate` for a name in ``AGGREGATES``, a callable, or an Aggregate."""
     if isinstance(statistic, Aggregate):
         return statistic

@@ -5,6 +5,10 @@ for every measure, with one shared topic-resample (or sign-flip) plan, so every 
 measure is resampled on the same topics, and with multiple-testing correction per measure (or
 across measures).
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .._checks import (
@@ -34,6 +38,16 @@ from .registry import PAIRED, canonical
 from .registry import TESTS as REGISTRY
 from .resampling import as_resample_plan, as_sign_flip_plan, planned_resamples
 from .significance import _describe_diffs, warn_degenerate, warn_unbounded
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+    import pandas as pd
+
+    from .._typing import RngLike, ScoresLike
+    from .resampling import ResamplePlan, SignFlipPlan
+
 
 TESTS = PAIRED
 SCOPES = ("measure", "all")
@@ -107,7 +121,7 @@ def _callable_core(test, Xa, Xb, confidence_level):
                 null=None, degenerate=np.zeros(P, dtype=bool))
 
 
-def interval_alpha(alpha, correction, family_size):
+def interval_alpha(alpha: float, correction: str | None, family_size: int) -> tuple[float, bool]:
     """``(alpha, inclusive)`` of the intervals that match the verdicts: Bonferroni ``alpha / m`` and
     Sidak ``1 - (1 - alpha)^(1/m)`` (statsmodels' thresholds, which reject at ``p <=``); for the
     step-wise corrections (Holm, BH, ...) the unadjusted ``alpha`` with ``p <=`` (a rejected row's
@@ -144,9 +158,12 @@ def _check_resampling(test, plan, n, n_resamples, n_pairs, n_measures, alpha, co
 
 
 @one_warning_per_kind()
-def compare(scores, *, baseline=None, test="paired_bootstrap", correction="holm",
-            correction_scope="measure", alpha=0.05, alternative="two-sided", confidence_level=None,
-            n_resamples=10_000, rng=None, plan=None, nan_policy="raise", max_memory=DEFAULT_MAX_MEMORY):
+def compare(scores: ScoresLike, *, baseline: int | str | Sequence[int | str] | None = None,
+            test: str = "paired_bootstrap", correction: str | None = "holm",
+            correction_scope: str = "measure", alpha: float = 0.05, alternative: str = "two-sided",
+            confidence_level: float | None = None, n_resamples: int = 10_000, rng: RngLike = None,
+            plan: ResamplePlan | SignFlipPlan | None = None, nan_policy: str = "raise",
+            max_memory: int | str | None = DEFAULT_MAX_MEMORY) -> pd.DataFrame:
     """Test every pair of systems (or every system against baselines) on every measure.
 
     Args:
@@ -220,7 +237,7 @@ def compare(scores, *, baseline=None, test="paired_bootstrap", correction="holm"
         ci_alpha, inclusive = alpha_of(given_level), False
     used = _draw_plan(test, plan, n, n_resamples, rng, len(a), len(measures), alpha, 1 - ci_alpha, alternative,
                       max_memory)
-    level = dict(alpha=ci_alpha, inclusive=inclusive, alternative=alternative)
+    level: dict[str, Any] = dict(alpha=ci_alpha, inclusive=inclusive, alternative=alternative)
     labels_a, labels_b = [systems[i] for i in a], [systems[j] for j in b]
     pair_names = [f"{sa} vs {sb}" for sa, sb in zip(labels_a, labels_b, strict=True)]
     frames, unbounded = [], []

@@ -2,15 +2,21 @@
 
 When many system pairs are tested, a family-wise (Bonferroni, Holm, ...) or false-discovery-rate
 (Benjamini-Hochberg, ...) correction keeps the error rate of the whole family at ``alpha``.
-:func:`~pyterrier_boot.compare` corrects per measure by default (METHODS.md §2).
+:func:`~pyterrier_boot.compare` corrects per measure by default (pt_docs/methods.md, "Many systems").
 """
+from __future__ import annotations
+
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
 from .._checks import check_alpha, check_choice
 from .._results import TupleLike
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
 
 # statsmodels' names, the ones pt.Experiment(correction=...) also accepts
 METHODS = (
@@ -33,7 +39,7 @@ ALIASES = {"b": "bonferroni", "bonf": "bonferroni", "s": "sidak", "hs": "holm-si
            "fdr_2sbky": "fdr_tsbky", "fdr_twostage": "fdr_tsbky", "fdr_2sbh": "fdr_tsbh"}
 
 
-def canonical(method):
+def canonical(method: str) -> str | None:
     """A statsmodels correction name in the spelling of :data:`METHODS`, or None if it has none there."""
     if not isinstance(method, str):
         return None
@@ -77,7 +83,7 @@ def _correct_pvalues_iv(pvalues, method, alpha):
     return p, alpha
 
 
-def correct_pvalues(pvalues, *, method="holm", alpha=0.05):
+def correct_pvalues(pvalues: npt.ArrayLike, *, method: str = "holm", alpha: float = 0.05) -> CorrectionResult:
     """Correct a family of p-values for multiple testing.
 
     A thin wrapper of ``statsmodels.stats.multitest.multipletests``: same method names, same

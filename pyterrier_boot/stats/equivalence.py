@@ -13,13 +13,19 @@ The margin is the user's statement of "too small to matter", fixed before lookin
 A relative margin (a share of the reference mean) is turned into an absolute one from the
 observed reference mean and then treated as fixed; its own sampling error is not part of the test.
 """
+from __future__ import annotations
+
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 from scipy import stats
 
 from .._results import ConfidenceInterval, TupleLike
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
 
 __all__ = ["EquivalenceTestResult", "paired_tost", "unpaired_tost"]
 
@@ -82,7 +88,7 @@ def _sample(values, name):
     return array
 
 
-def resolve_margin(margin, relative_margin, reference_mean):
+def resolve_margin(margin: float | None, relative_margin: float | None, reference_mean: float) -> float:
     """The absolute margin from ``margin`` or ``relative_margin * |reference_mean|`` (one of them)."""
     if (margin is None) == (relative_margin is None):
         raise ValueError("give exactly one of 'margin' (absolute) and 'relative_margin' (a share of the "
@@ -129,8 +135,8 @@ def _tost(diff, se, df, margin, alpha, method, n_x, n_y):
         equivalent=bool(p < alpha), alpha=alpha, df=float(df), method=method, n_x=n_x, n_y=n_y)
 
 
-def paired_tost(x, y, *, margin: float | None = None, relative_margin: float | None = None,
-                alpha: float = 0.05) -> EquivalenceTestResult:
+def paired_tost(x: npt.ArrayLike, y: npt.ArrayLike, *, margin: float | None = None,
+                relative_margin: float | None = None, alpha: float = 0.05) -> EquivalenceTestResult:
     """Paired TOST equivalence test of ``mean(x - y)`` against ``(-margin, margin)`` (Schuirmann 1987).
 
     Args:
@@ -171,8 +177,8 @@ def paired_tost(x, y, *, margin: float | None = None, relative_margin: float | N
     return _tost(float(d.mean()), se, n - 1, margin, alpha, "paired", n, n)
 
 
-def unpaired_tost(x, y, *, margin: float | None = None, relative_margin: float | None = None,
-                  alpha: float = 0.05, equal_var: bool = True) -> EquivalenceTestResult:
+def unpaired_tost(x: npt.ArrayLike, y: npt.ArrayLike, *, margin: float | None = None,
+                  relative_margin: float | None = None, alpha: float = 0.05, equal_var: bool = True) -> EquivalenceTestResult:
     """Unpaired (two-sample) TOST of ``mean(x) - mean(y)`` against ``(-margin, margin)``.
 
     For samples that do not pair up, e.g. a replication on other topics. ``equal_var=True`` uses

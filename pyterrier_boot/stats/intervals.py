@@ -11,8 +11,10 @@ summary statistic (the population MAP for ``statistic="mean"`` on AP scores). Me
 
 All systems of a score matrix share one :class:`~pyterrier_boot.stats.resampling.ResamplePlan`.
 """
+from __future__ import annotations
+
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 from scipy import stats
@@ -36,6 +38,17 @@ from .._scores import as_score_matrix
 from .._warnings import DegenerateWarning, one_warning_per_kind, report
 from .aggregates import get_aggregate
 from .resampling import as_resample_plan, planned_resamples, studentized_pivot, weighted_sums
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    import numpy.typing as npt
+    import pandas as pd
+
+    from .._typing import RngLike, ScoresLike
+    from .aggregates import Aggregate
+    from .resampling import ResamplePlan
+
 
 METHODS = ("percentile", "basic", "bca", "studentized", "normal", "t", "z")
 
@@ -76,7 +89,7 @@ class IntervalResult(TupleLike):
     plan: Any = None
     _tuple_fields: ClassVar[tuple[str, ...]] = ("statistic", "confidence_interval")
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """One row per system: ``statistic, ci_low, ci_high, standard_error, n_topics``."""
         import pandas as pd
 
@@ -133,7 +146,8 @@ def _bootstrap_ci_iv(scores, statistic, method, confidence_level, alternative, n
     return agg, matrix, is_1d, confidence_level, n_resamples, sigma, batch
 
 
-def t_interval(mean, sd, n, *, confidence_level=0.95, alternative="two-sided"):
+def t_interval(mean: npt.ArrayLike, sd: npt.ArrayLike, n: int, *, confidence_level: float = 0.95,
+               alternative: str = "two-sided") -> tuple[Any, Any]:
     """``mean ± t_{n-1} sd/√n`` (Park 2010, eq. 3); arrays broadcast. Private helper for the tests' effects."""
     lo_p, hi_p = tail_probabilities(confidence_level, alternative)
     se = np.asarray(sd, dtype=float) / np.sqrt(n)
@@ -172,7 +186,7 @@ def _jackknife(agg, values):
     return out
 
 
-def default_method(statistic="mean"):
+def default_method(statistic: str | Callable[..., Any] | Aggregate = "mean") -> str:
     """The default interval method: ``"studentized"`` for a mean on some scale, ``"bca"`` otherwise.
 
     Measured on real TREC-5..8 ad hoc AP (every system's 50 topics the population, n topics drawn
@@ -182,9 +196,12 @@ def default_method(statistic="mean"):
 
 
 @one_warning_per_kind()
-def bootstrap_ci(scores, *, statistic="mean", method=None, confidence_level=0.95,
-                 alternative="two-sided", n_resamples=10_000, sigma=None, rng=None, plan=None,
-                 batch=None, nan_policy="raise", max_memory=DEFAULT_MAX_MEMORY):
+def bootstrap_ci(scores: ScoresLike, *, statistic: str | Callable[..., Any] | Aggregate = "mean",
+                 method: str | None = None, confidence_level: float = 0.95,
+                 alternative: str = "two-sided", n_resamples: int = 10_000,
+                 sigma: float | None = None, rng: RngLike = None, plan: ResamplePlan | npt.ArrayLike | None = None,
+                 batch: int | None = None, nan_policy: str = "raise",
+                 max_memory: int | str | None = DEFAULT_MAX_MEMORY) -> IntervalResult:
     """Confidence interval of a system's population score from its per-topic scores.
 
     Args:

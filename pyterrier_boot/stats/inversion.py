@@ -16,7 +16,18 @@ Romano 2005, §3.5). Two ways to find it:
 Verdict and interval are computed from the same numbers, so ``reject`` and "the interval excludes
 0" agree exactly; :func:`rejects` is the one place the rule is written down.
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    from .._typing import BoolArray, FloatArray
+
 
 __all__ = ["rejects", "accept_count", "kth_largest", "kth_smallest", "invert_scan", "alpha_of"]
 
@@ -26,13 +37,14 @@ def alpha_of(confidence_level: float) -> float:
     return round(1.0 - float(confidence_level), 12)
 
 
-def rejects(pvalue, alpha: float, inclusive: bool = False):
+def rejects(pvalue: FloatArray | float, alpha: float, inclusive: bool = False) -> BoolArray:
     """The verdict: ``p < alpha`` (``p <= alpha`` when ``inclusive``, statsmodels' rule for corrections)."""
     p = np.asarray(pvalue, dtype=float)
     return p <= alpha if inclusive else p < alpha
 
 
-def accept_count(pvalue_of_count, n_counts: int, alpha: float, inclusive: bool = False) -> int:
+def accept_count(pvalue_of_count: Callable[..., Any], n_counts: int, alpha: float,
+                 inclusive: bool = False) -> int:
     """The smallest count ``c`` in ``0..n_counts`` whose p-value is not rejected (``n_counts + 1`` if none).
 
     ``pvalue_of_count`` maps an int array of counts to p-values and must be non-decreasing.
@@ -42,7 +54,7 @@ def accept_count(pvalue_of_count, n_counts: int, alpha: float, inclusive: bool =
     return int(np.argmax(ok)) if ok.any() else n_counts + 1
 
 
-def kth_largest(values, k: int):
+def kth_largest(values: FloatArray, k: int) -> FloatArray:
     """The ``k``-th largest of each row (1-based); ``+inf`` for ``k = 0`` (every shift accepted)."""
     values = np.asarray(values, dtype=float)
     if k <= 0:
@@ -53,13 +65,14 @@ def kth_largest(values, k: int):
     return np.partition(values, pos, axis=1)[:, pos]
 
 
-def kth_smallest(values, k: int):
+def kth_smallest(values: FloatArray, k: int) -> FloatArray:
     """The ``k``-th smallest of each row (1-based); ``-inf`` for ``k = 0``."""
     return -kth_largest(-np.asarray(values, dtype=float), k)
 
 
-def invert_scan(d, pvalue_at, estimate: float, breakpoints, alpha: float, alternative: str = "two-sided",
-                inclusive: bool = False, p0: float | None = None):
+def invert_scan(d: FloatArray, pvalue_at: Callable[..., Any], estimate: float,
+                breakpoints: FloatArray, alpha: float, alternative: str = "two-sided",
+                inclusive: bool = False, p0: float | None = None) -> tuple[float, float]:
     """Interval of the shifts ``delta`` whose test ``pvalue_at(d - delta)`` is not rejected.
 
     ``breakpoints`` are the shifts where the p-value may change (it is constant between two of them).

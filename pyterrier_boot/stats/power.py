@@ -7,8 +7,10 @@ the statistic follows a noncentral t distribution with ``n - 1`` degrees of free
 noncentrality ``d √n`` when the population effect is ``d = μ_z / σ_z`` (``z = x - y``); the topic-set
 size is found by search over ``n``.
 """
+from __future__ import annotations
+
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 from scipy import stats
@@ -17,10 +19,18 @@ from .._checks import ALTERNATIVES, NAN_POLICIES, check_alpha, check_choice, che
 from .._results import TupleLike
 from .._scores import as_paired, as_sample
 
+if TYPE_CHECKING:
+    from typing import Any
+
+    import numpy.typing as npt
+
+    from .._typing import FloatArray, IntArray
+
+
 __all__ = ["effect_size", "paired_power", "topics_needed", "power_analysis", "PowerAnalysis"]
 
 
-def effect_size(x, y=None, *, nan_policy="raise"):
+def effect_size(x: npt.ArrayLike, y: npt.ArrayLike | None = None, *, nan_policy: str = "raise") -> float:
     """Standardised effect ``d = mean(z) / sd(z)`` of paired differences ``z = x - y`` (ddof=1).
 
     Args:
@@ -49,7 +59,7 @@ def _power_iv(alpha, alternative):
     return check_alpha(alpha)
 
 
-def two_tailed_power(crit, df, nc):
+def two_tailed_power(crit: float | FloatArray, df: float | FloatArray, nc: float | FloatArray) -> Any:
     """``P(|T| > crit)`` for ``T`` noncentral t with ``df`` degrees of freedom and noncentrality ``nc``.
 
     The lower tail is computed as ``nct.sf(crit, df, -nc)``: scipy's ``nct.cdf`` returns NaN far
@@ -70,7 +80,8 @@ def _power(n, d, alpha, alternative):
     return stats.nct.sf(stats.t.ppf(1 - alpha, df), df, -nc)  # lower tail, mirrored (see above)
 
 
-def paired_power(n_topics, effect_size, *, alpha=0.05, alternative="two-sided"):
+def paired_power(n_topics: int | IntArray, effect_size: float | FloatArray, *,
+                 alpha: float = 0.05, alternative: str = "two-sided") -> float | FloatArray:
     """Power of the paired t-test with ``n_topics`` topics against standardised effect ``effect_size``.
 
     ``alternative="greater"`` is the power to detect ``d > 0`` one-sided (``"less"``: ``d < 0``).
@@ -97,7 +108,8 @@ def paired_power(n_topics, effect_size, *, alpha=0.05, alternative="two-sided"):
     return float(value) if np.ndim(value) == 0 else value
 
 
-def topics_needed(effect_size, *, alpha=0.05, power=0.8, alternative="two-sided", max_topics=1_000_000):
+def topics_needed(effect_size: float, *, alpha: float = 0.05, power: float = 0.8,
+                  alternative: str = "two-sided", max_topics: int = 1_000_000) -> int:
     """Smallest number of topics whose paired t-test reaches ``power`` against ``effect_size``.
 
     Searched over integers (doubling, then bisection; power grows with ``n``).
@@ -160,8 +172,9 @@ class PowerAnalysis(TupleLike):
     _tuple_fields: ClassVar[tuple[str, ...]] = ("power", "topics_needed")
 
 
-def power_analysis(x, y=None, *, difference=None, alpha=0.05, power=0.8, alternative="two-sided",
-                   nan_policy="raise"):
+def power_analysis(x: npt.ArrayLike, y: npt.ArrayLike | None = None, *,
+                   difference: float | None = None, alpha: float = 0.05, power: float = 0.8,
+                   alternative: str = "two-sided", nan_policy: str = "raise") -> PowerAnalysis:
     """Power of the current design and topics needed, with the variance estimated from data.
 
     Args:

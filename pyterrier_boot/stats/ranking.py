@@ -1,7 +1,9 @@
 """Rank intervals: how a system's position in the ranking of systems varies across bootstrap
 replicates (Zobel & Rashidi 2020, Fig. 5), for corpus images and topic resamples alike."""
+from __future__ import annotations
+
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -10,10 +12,20 @@ from scipy import stats
 from .._checks import check_confidence_level
 from .._results import ConfidenceInterval, TupleLike
 
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    import numpy.typing as npt
+
+    from .._typing import MeasuresLike
+
+
 __all__ = ["rank_intervals", "RankIntervals"]
 
 
-def rank_intervals(statistic, distribution, *, systems, measures, confidence_level=0.95, statistic_name="mean"):
+def rank_intervals(statistic: npt.ArrayLike, distribution: npt.ArrayLike, *, systems: Sequence[str],
+                   measures: MeasuresLike, confidence_level: float = 0.95,
+                   statistic_name: str = "mean") -> RankIntervals:
     """Ranks of systems (1 = best) on the collection and on every replicate, with a rank interval.
 
     Args:
@@ -74,7 +86,7 @@ class RankIntervals(TupleLike):
     confidence_level: float
     _tuple_fields: ClassVar[tuple[str, ...]] = ("statistic", "confidence_interval")
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """One row per (measure, system), by measure then full-corpus rank: ``name, measure, rank,
         mean_rank, min, q1, median, q3, max, ci_low, ci_high, p_first`` (Fig. 5's boxes are
         q1..q3; ``p_first``: share of replicates where the system ranks first)."""
@@ -100,7 +112,7 @@ class RankIntervals(TupleLike):
                                   kind="stable")
         return frame.reset_index(drop=True)
 
-    def frequencies(self):
+    def frequencies(self) -> pd.DataFrame:
         """Share of replicates giving each rank: ``name, measure, rank, share`` (ranks observed only)."""
         rows = []
         for m, label in enumerate(self.measures):

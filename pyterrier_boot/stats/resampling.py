@@ -1,6 +1,6 @@
 """Resample plans: the topic bootstrap and the sign flips, drawn once and shared.
 
-Topics are an i.i.d. sample from a population of topics (Sakai 2007, §5; METHODS.md §2). A
+Topics are an i.i.d. sample from a population of topics (Sakai 2007, §5; pt_docs/methods.md, "The topic bootstrap"). A
 :class:`ResamplePlan` holds ``B`` bootstrap resamples of topic *positions*, drawn once from ``rng``;
 every system and every measure in one call is resampled with the same plan, so comparisons are
 paired, and a kept plan replays the experiment exactly. A :class:`SignFlipPlan` does the same for
@@ -15,7 +15,10 @@ the ``batch`` size or the thread count: results are bitwise identical for the sa
 blocks are kept small enough (``rows x 32 x n < 2**18`` multiply-adds) that OpenBLAS runs them on
 one thread, which on small products is many times faster than its thread pool.
 """
+from __future__ import annotations
+
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -29,10 +32,18 @@ from .._memory import (
 )
 from .._random import as_generator
 
+if TYPE_CHECKING:
+    from typing import Any
+
+    import numpy.typing as npt
+
+    from .._typing import FloatArray, RngLike
+
+
 COL_BLOCK = 32
 
 
-def row_block(n_topics):
+def row_block(n_topics: int) -> int:
     """Resamples per block product for ``n_topics`` topics (a function of ``n_topics`` only)."""
     return int(max(8, min(256, (8191 // max(1, n_topics)) // 8 * 8)))
 
@@ -82,21 +93,21 @@ class ResamplePlan:
         object.__setattr__(self, "indices", idx)
 
     @property
-    def n_resamples(self):
+    def n_resamples(self) -> int:
         return self.indices.shape[0]
 
     @property
-    def n_topics(self):
+    def n_topics(self) -> int:
         return self.indices.shape[1]
 
-    def weights(self, start=0, stop=None):
+    def weights(self, start: int = 0, stop: int | None = None) -> FloatArray:
         """How often each topic is drawn in resamples ``start:stop``: float array (rows, n_topics)."""
         idx = self.indices[start:stop].astype(np.intp)
         rows, n = idx.shape
         flat = (idx + n * np.arange(rows)[:, None]).ravel()
         return np.bincount(flat, minlength=rows * n).reshape(rows, n).astype(float)
 
-    def take(self, values, start=0, stop=None):
+    def take(self, values: npt.ArrayLike, start: int = 0, stop: int | None = None) -> npt.NDArray[Any]:
         """``values[..., indices[start:stop]]``: resampled scores, shape ``(..., rows, n_topics)``."""
         return np.asarray(values)[..., self.indices[start:stop]]
 
@@ -134,14 +145,14 @@ class SignFlipPlan:
         object.__setattr__(self, "exact", bool(self.exact))
 
     @property
-    def n_resamples(self):
+    def n_resamples(self) -> int:
         return self.signs.shape[0]
 
     @property
-    def n_topics(self):
+    def n_topics(self) -> int:
         return self.signs.shape[1]
 
-    def weights(self, start=0, stop=None):
+    def weights(self, start: int = 0, stop: int | None = None) -> FloatArray:
         """Signs of resamples ``start:stop`` as floats, shape (rows, n_topics)."""
         return self.signs[start:stop].astype(float)
 
@@ -155,7 +166,8 @@ def _require_plan_memory(n_topics, n_resamples, max_memory, kind):
                    fix="lower n_resamples")
 
 
-def resample_plan(n_topics, *, n_resamples=10_000, rng=None, max_memory=DEFAULT_MAX_MEMORY):
+def resample_plan(n_topics: int, *, n_resamples: int = 10_000, rng: RngLike = None,
+                  max_memory: int | str | None = DEFAULT_MAX_MEMORY) -> ResamplePlan:
     """Draw a topic-bootstrap plan: ``n_resamples`` resamples of ``n_topics`` positions.
 
     The indices are drawn in one call, ``rng.integers(0, n_topics, (n_resamples, n_topics))``, which
@@ -184,7 +196,8 @@ def resample_plan(n_topics, *, n_resamples=10_000, rng=None, max_memory=DEFAULT_
     return ResamplePlan(gen.integers(0, n_topics, (n_resamples, n_topics)))
 
 
-def sign_flip_plan(n_topics, *, n_resamples=10_000, rng=None, max_memory=DEFAULT_MAX_MEMORY):
+def sign_flip_plan(n_topics: int, *, n_resamples: int = 10_000, rng: RngLike = None,
+                   max_memory: int | str | None = DEFAULT_MAX_MEMORY) -> SignFlipPlan:
     """Draw the sign flips of a paired randomisation test.
 
     When ``2 ** n_topics <= n_resamples`` every flip is enumerated (exact test, ``rng`` unused);
@@ -210,7 +223,7 @@ def sign_flip_plan(n_topics, *, n_resamples=10_000, rng=None, max_memory=DEFAULT
     return SignFlipPlan(signs, exact=False)
 
 
-def planned_resamples(plan, n_resamples):
+def planned_resamples(plan: ResamplePlan | SignFlipPlan | npt.ArrayLike | None, n_resamples: int) -> int:
     """Resamples a call will use: those of ``plan`` (a plan or its 2-D array; an invalid one is
     refused when it is read) or, without a plan, ``n_resamples``."""
     if isinstance(plan, (ResamplePlan, SignFlipPlan)):
@@ -220,7 +233,8 @@ def planned_resamples(plan, n_resamples):
     return n_resamples
 
 
-def as_resample_plan(plan, n_topics, n_resamples, rng, max_memory=DEFAULT_MAX_MEMORY):
+def as_resample_plan(plan: object, n_topics: int, n_resamples: int, rng: RngLike,
+                     max_memory: int | str | None = DEFAULT_MAX_MEMORY) -> ResamplePlan:
     """The plan to use: the given one (checked against ``n_topics``) or a new one drawn from ``rng``."""
     if plan is None:
         return resample_plan(n_topics, n_resamples=n_resamples, rng=rng, max_memory=max_memory)
@@ -233,7 +247,8 @@ def as_resample_plan(plan, n_topics, n_resamples, rng, max_memory=DEFAULT_MAX_ME
     return plan
 
 
-def as_sign_flip_plan(plan, n_topics, n_resamples, rng, max_memory=DEFAULT_MAX_MEMORY):
+def as_sign_flip_plan(plan: object, n_topics: int, n_resamples: int, rng: RngLike,
+                      max_memory: int | str | None = DEFAULT_MAX_MEMORY) -> SignFlipPlan:
     if plan is None:
         return sign_flip_plan(n_topics, n_resamples=n_resamples, rng=rng, max_memory=max_memory)
     if not isinstance(plan, SignFlipPlan):
@@ -243,7 +258,7 @@ def as_sign_flip_plan(plan, n_topics, n_resamples, rng, max_memory=DEFAULT_MAX_M
     return plan
 
 
-def weighted_sums(plan, values):
+def weighted_sums(plan: ResamplePlan | SignFlipPlan, values: FloatArray) -> FloatArray:
     """``out[p, b] = sum_q values[p, q] * plan.weights()[b, q]`` in fixed-shape blocks.
 
     Args:

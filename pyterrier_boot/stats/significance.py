@@ -22,10 +22,12 @@ differences are equal, so their standard deviation is 0) the test statistic is u
 tests then return ``pvalue = 1.0`` and emit a :class:`~pyterrier_boot.DegenerateWarning` instead
 of failing.
 """
+from __future__ import annotations
+
 import functools
 import warnings
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 from scipy import stats
@@ -55,6 +57,16 @@ from .resampling import (
     studentized_pivot,
     weighted_sums,
 )
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    import numpy.typing as npt
+
+    from .._typing import FloatArray, RngLike
+    from .aggregates import Aggregate
+    from .resampling import ResamplePlan, SignFlipPlan
+
 
 __all__ = [
     "PairedTestResult",
@@ -170,19 +182,20 @@ _DEGENERATE = {
 }
 
 
-def warn_degenerate(kind, mask, labels=("x vs y",)):
+def warn_degenerate(kind: str, mask: npt.ArrayLike, labels: Sequence[str] = ("x vs y",)) -> None:
     """Report the pairs in ``mask`` (``kind``: 'zero' or 'constant') as one DegenerateWarning per kind."""
-    report(DegenerateWarning, _DEGENERATE[kind], (labels[i] for i in np.flatnonzero(mask)))
+    report(DegenerateWarning, _DEGENERATE[kind], (labels[i] for i in np.flatnonzero(mask).tolist()))
 
 
-def warn_unbounded(test, mask, labels=("x vs y",), alpha=0.05, n_topics=None):
+def warn_unbounded(test: str, mask: npt.ArrayLike, labels: Sequence[str] = ("x vs y",),
+                   alpha: float = 0.05, n_topics: int | None = None) -> None:
     """Report the pairs in ``mask`` whose two-sided interval has an infinite end (one DegenerateWarning)."""
     topics = "" if n_topics is None else f" with {n_topics} topics"
     report(DegenerateWarning,
            f"the {test} test cannot reject some shifts at level alpha={alpha:.3g}{topics} (its smallest "
            "possible p-value is not below alpha, or too few resamples) for {n} pair(s): {cases}; the interval "
            "it inverts is unbounded on that side; use more topics, more resamples, or the t-test",
-           (labels[i] for i in np.flatnonzero(mask)))
+           (labels[i] for i in np.flatnonzero(mask).tolist()))
 
 
 def _describe_diffs(D):
@@ -234,8 +247,9 @@ def _chunks(n_series, n_resamples):
 # vectorised cores: D is (pairs, topics) of differences x - y; return dicts of per-pair arrays
 
 
-def paired_bootstrap_core(D, plan, *, alternative="two-sided", confidence_level=0.95, keep_null=False,
-                          alpha=None, inclusive=False):
+def paired_bootstrap_core(D: FloatArray, plan: ResamplePlan, *, alternative: str = "two-sided",
+                          confidence_level: float = 0.95, keep_null: bool = False,
+                          alpha: float | None = None, inclusive: bool = False) -> dict[Any, Any]:
     """Sakai's studentised paired bootstrap test for every row of ``D`` with one shared plan.
 
     The interval is the one the test inverts: with ``h_b = |t*_b| * se``, the test counts
@@ -267,7 +281,7 @@ def paired_bootstrap_core(D, plan, *, alternative="two-sided", confidence_level=
         pvalue[sl] = (count + 1) / (B + 1)
         half[sl] = kth_largest(reach, K)
         if keep_null:
-            null_all[sl] = null
+            null_all[sl] = null  # type: ignore[index]  # allocated when keep_null
     low, high = mean - half, mean + half
     if alternative == "greater":
         high = np.full(P, np.inf)
@@ -294,8 +308,9 @@ def _degenerate_bounds(low, high, info, degenerate, alternative):
     return low, high
 
 
-def randomization_core(D, plan, *, alternative="two-sided", confidence_level=0.95, keep_null=False,
-                       alpha=None, inclusive=False):
+def randomization_core(D: FloatArray, plan: SignFlipPlan, *, alternative: str = "two-sided",
+                       confidence_level: float = 0.95, keep_null: bool = False,
+                       alpha: float | None = None, inclusive: bool = False) -> dict[Any, Any]:
     """Sign-flip randomisation test of the mean difference for every row of ``D``, and its interval.
 
     A flip ``s`` with flipped topics ``T`` counts as extreme for the shifted differences ``d - delta``
@@ -346,14 +361,15 @@ def randomization_core(D, plan, *, alternative="two-sided", confidence_level=0.9
             low[sl], high[sl] = -np.inf, kth_largest(v, K)
         pvalue[sl] = p_of(count)
         if keep_null:
-            null_all[sl] = signed / n
+            null_all[sl] = signed / n  # type: ignore[index]  # allocated when keep_null
     pvalue[info["zero"]] = 1.0
     low, high = _degenerate_bounds(low, high, info, info["zero"], alternative)
     return dict(info, statistic=mean.copy(), pvalue=pvalue, low=low, high=high, estimate=mean.copy(),
                 null=null_all, degenerate=info["zero"])
 
 
-def t_core(D, *, alternative="two-sided", confidence_level=0.95, alpha=None, inclusive=False):
+def t_core(D: FloatArray, *, alternative: str = "two-sided", confidence_level: float = 0.95,
+           alpha: float | None = None, inclusive: bool = False) -> dict[Any, Any]:
     """scipy's ``ttest_rel`` on every row of ``D`` (as a one-sample t-test of the differences),
     with its t interval of the mean difference at level ``1 - alpha``."""
     alpha = alpha_of(confidence_level) if alpha is None else alpha
@@ -373,7 +389,7 @@ def t_core(D, *, alternative="two-sided", confidence_level=0.95, alpha=None, inc
                 null=None, degenerate=degenerate)
 
 
-def paired_t(differences, axis=-1):
+def paired_t(differences: npt.ArrayLike, axis: int = -1) -> tuple[Any, Any, Any, Any]:
     """The paired t-test over topics (``axis``) of ``differences``, vectorised over the other axes.
 
     Returns:
@@ -391,14 +407,15 @@ def paired_t(differences, axis=-1):
     return mean, se, t, 2 * stats.t.sf(np.abs(t), n - 1)
 
 
-def walsh_averages(d):
+def walsh_averages(d: FloatArray) -> FloatArray:
     """``(d_i + d_j) / 2`` for ``i <= j``: the Hodges-Lehmann estimate is their median."""
     i, j = np.triu_indices(d.size)
     return (d[i] + d[j]) / 2
 
 
-def wilcoxon_core(D, *, alternative="two-sided", confidence_level=0.95, zero_method="wilcox",
-                  correction=False, method="auto", alpha=None, inclusive=False):
+def wilcoxon_core(D: FloatArray, *, alternative: str = "two-sided", confidence_level: float = 0.95,
+                  zero_method: str = "wilcox", correction: bool = False, method: str = "auto",
+                  alpha: float | None = None, inclusive: bool = False) -> dict[Any, Any]:
     """scipy's ``wilcoxon`` on every row of ``D``, with the Hodges-Lehmann interval it inverts.
 
     The estimate is the Hodges-Lehmann median of the Walsh averages; the interval is the set of
@@ -444,7 +461,8 @@ def _binom_p(k, m, alternative):
     return float(stats.binomtest(k, m, 0.5, alternative=alternative).pvalue) if m else 1.0
 
 
-def sign_core(D, *, alternative="two-sided", confidence_level=0.95, alpha=None, inclusive=False):
+def sign_core(D: FloatArray, *, alternative: str = "two-sided", confidence_level: float = 0.95,
+              alpha: float | None = None, inclusive: bool = False) -> dict[Any, Any]:
     """Sign test (scipy's ``binomtest`` on wins among non-tied topics) on every row of ``D``, with
     the order-statistic interval of the median difference it inverts (the shifts ``delta`` for which
     the sign test of ``d - delta`` does not reject; its ends are data values)."""
@@ -496,8 +514,10 @@ def _result(core, method, alternative, confidence_level, plan=None):
 # public tests
 
 
-def paired_bootstrap_test(x, y, *, alternative="two-sided", n_resamples=10_000, confidence_level=0.95,
-                          rng=None, plan=None, nan_policy="raise", max_memory=DEFAULT_MAX_MEMORY):
+def paired_bootstrap_test(x: npt.ArrayLike, y: npt.ArrayLike, *, alternative: str = "two-sided",
+                          n_resamples: int = 10_000, confidence_level: float = 0.95,
+                          rng: RngLike = None, plan: ResamplePlan | None = None, nan_policy: str = "raise",
+                          max_memory: int | str | None = DEFAULT_MAX_MEMORY) -> PairedTestResult:
     """Sakai's paired bootstrap test (studentised shift method) of ``mean(x - y) = 0``.
 
     With ``z = x - y``, the statistic is ``t(z) = mean(z) / (sd(z)/√n)``. The null is imposed by
@@ -553,8 +573,10 @@ def paired_bootstrap_test(x, y, *, alternative="two-sided", n_resamples=10_000, 
     return _result(core, "paired_bootstrap", alternative, confidence_level, used)
 
 
-def randomization_test(x, y, *, alternative="two-sided", n_resamples=10_000, confidence_level=0.95,
-                       rng=None, plan=None, nan_policy="raise", max_memory=DEFAULT_MAX_MEMORY):
+def randomization_test(x: npt.ArrayLike, y: npt.ArrayLike, *, alternative: str = "two-sided",
+                       n_resamples: int = 10_000, confidence_level: float = 0.95,
+                       rng: RngLike = None, plan: SignFlipPlan | None = None, nan_policy: str = "raise",
+                       max_memory: int | str | None = DEFAULT_MAX_MEMORY) -> PairedTestResult:
     """Paired randomisation (permutation) test of the mean difference by per-topic sign flips.
 
     Under the null the two systems' labels are exchangeable on each topic, so each difference
@@ -583,7 +605,7 @@ def randomization_test(x, y, *, alternative="two-sided", n_resamples=10_000, con
 
     References:
         Smucker, Allan & Carterette (2007). A comparison of statistical significance tests for
-        information retrieval evaluation. CIKM. (METHODS.md §2.)
+        information retrieval evaluation. CIKM. See pt_docs/methods.md, "Tests for a pair of systems".
     """
     confidence_level = _common_iv(alternative, confidence_level, nan_policy)
     n_resamples = check_n_resamples(n_resamples)
@@ -606,7 +628,8 @@ def randomization_test(x, y, *, alternative="two-sided", n_resamples=10_000, con
     return _result(core, method, alternative, confidence_level, used)
 
 
-def t_test(x, y, *, alternative="two-sided", confidence_level=0.95, nan_policy="raise"):
+def t_test(x: npt.ArrayLike, y: npt.ArrayLike, *, alternative: str = "two-sided",
+           confidence_level: float = 0.95, nan_policy: str = "raise") -> PairedTestResult:
     """Paired t-test (``scipy.stats.ttest_rel``), with the effect and its t interval.
 
     Example (Kanoulas' slides: 10 topics, mean difference 0.214, sd 0.291, t = 2.33):
@@ -623,8 +646,9 @@ def t_test(x, y, *, alternative="two-sided", confidence_level=0.95, nan_policy="
     return _result(core, "t", alternative, confidence_level)
 
 
-def wilcoxon_test(x, y, *, alternative="two-sided", confidence_level=0.95, zero_method="wilcox",
-                  correction=False, method="auto", nan_policy="raise"):
+def wilcoxon_test(x: npt.ArrayLike, y: npt.ArrayLike, *, alternative: str = "two-sided",
+                  confidence_level: float = 0.95, zero_method: str = "wilcox",
+                  correction: bool = False, method: str = "auto", nan_policy: str = "raise") -> PairedTestResult:
     """Wilcoxon signed-rank test (``scipy.stats.wilcoxon`` with the same options).
 
     ``statistic`` is scipy's (the smaller rank sum for two-sided, ``W+`` otherwise). The interval
@@ -645,7 +669,8 @@ def wilcoxon_test(x, y, *, alternative="two-sided", confidence_level=0.95, zero_
     return _result(core, "wilcoxon", alternative, confidence_level)
 
 
-def sign_test(x, y, *, alternative="two-sided", confidence_level=0.95, nan_policy="raise"):
+def sign_test(x: npt.ArrayLike, y: npt.ArrayLike, *, alternative: str = "two-sided",
+              confidence_level: float = 0.95, nan_policy: str = "raise") -> PairedTestResult:
     """Sign test: ``scipy.stats.binomtest(wins, wins + losses, 0.5)``, ties dropped.
 
     ``statistic`` is the share of wins among non-tied topics (scipy's ``binomtest`` statistic).
@@ -668,8 +693,12 @@ def _cohens_d(x, y):
         return float((x.mean() - y.mean()) / np.sqrt(pooled))
 
 
-def unpaired_bootstrap_test(x, y, *, statistic="mean", alternative="two-sided", n_resamples=10_000,
-                            confidence_level=0.95, rng=None, nan_policy="raise", max_memory=DEFAULT_MAX_MEMORY):
+def unpaired_bootstrap_test(x: npt.ArrayLike, y: npt.ArrayLike, *,
+                            statistic: str | Callable[..., Any] | Aggregate = "mean",
+                            alternative: str = "two-sided", n_resamples: int = 10_000,
+                            confidence_level: float = 0.95, rng: RngLike = None,
+                            nan_policy: str = "raise",
+                            max_memory: int | str | None = DEFAULT_MAX_MEMORY) -> UnpairedTestResult:
     """Sakai's unpaired bootstrap test of ``M(x) = M(y)`` for any aggregate ``M``.
 
     ``x`` and ``y`` need not share topics or length. The null (both from one distribution) is

@@ -6,7 +6,10 @@ interval of its mean is accurate even with 5 topics and 5 reference systems (Par
 whereas the t interval on raw AP undercovers. Results are portable only together with the list
 of reference systems, hence :func:`portable_report`.
 """
+from __future__ import annotations
+
 import warnings
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -15,10 +18,18 @@ from .._scores import as_score_matrix
 from .._warnings import DegenerateWarning
 from .intervals import t_interval
 
+if TYPE_CHECKING:
+    from typing import Any
+
+    import pandas as pd
+
+    from .._typing import FloatArray, ScoresLike
+
+
 __all__ = ["standardize", "portable_report"]
 
 
-def _reference(matrix, reference_systems, nan_policy):
+def _reference(matrix, reference_systems):
     """Reference scores (R, n) and their labels."""
     if reference_systems is None:
         return matrix.values, list(matrix.system_labels)
@@ -52,7 +63,7 @@ def _reference(matrix, reference_systems, nan_policy):
 def _standardize_iv(scores, reference_systems, nan_policy):
     check_choice(nan_policy, "nan_policy", NAN_POLICIES)
     matrix = as_score_matrix(scores, "scores", nan_policy=nan_policy, min_topics=1)
-    ref, ref_labels = _reference(matrix, reference_systems, nan_policy)
+    ref, ref_labels = _reference(matrix, reference_systems)
     if ref.shape[0] < 2:
         raise ValueError(f"'reference_systems' must hold at least 2 systems (a standard deviation), got {ref.shape[0]}")
     return matrix, ref, ref_labels
@@ -77,7 +88,8 @@ def _standardized_values(matrix, ref, cdf):
     return z
 
 
-def standardize(scores, reference_systems=None, *, cdf=False, nan_policy="raise"):
+def standardize(scores: ScoresLike, reference_systems: Any = None, *, cdf: bool = False,
+                nan_policy: str = "raise") -> FloatArray | pd.DataFrame:
     """Standardise per-topic scores against reference systems (Webber et al. 2008; Park 2010, §5).
 
     Args:
@@ -108,11 +120,12 @@ def standardize(scores, reference_systems=None, *, cdf=False, nan_policy="raise"
     if is_pandas(scores, "DataFrame"):
         import pandas as pd
 
-        return pd.DataFrame(z, index=scores.index, columns=list(matrix.topics))
+        return pd.DataFrame(z, index=scores.index, columns=list(matrix.topics))  # type: ignore[union-attr, arg-type]
     return z
 
 
-def portable_report(scores, reference_systems=None, *, confidence_level=0.95, nan_policy="raise"):
+def portable_report(scores: ScoresLike, reference_systems: Any = None, *,
+                    confidence_level: float = 0.95, nan_policy: str = "raise") -> pd.DataFrame:
     """Park's portable report: what others need to compare with your systems (Park 2010, §6).
 
     For each system: the raw mean and sd of its scores, the number of topics, the mean and sd of

@@ -6,7 +6,7 @@ design is paired), and compares every pair of system means with the studentised 
 distribution on ``(S-1)(n-1)`` degrees of freedom. A one-way Tukey test (scipy's ``tukey_hsd``,
 ranx's) ignores the pairing and is much weaker on IR data.
 
-:func:`randomized_tukey_hsd` is Carterette's distribution-free version (METHODS.md §2): per resample,
+:func:`randomized_tukey_hsd` is Carterette's (2012) distribution-free version (pt_docs/methods.md, "Many systems"): per resample,
 shuffle each topic's scores across the systems, record the range (max minus min) of the system
 means; the adjusted p-value of a pair is the share of resamples whose range is at least the
 pair's observed difference.
@@ -16,9 +16,11 @@ References:
     Carterette, B. (2012). Multiple testing in statistical analysis of systems-based information
     retrieval experiments. ACM TOIS 30(1).
 """
+from __future__ import annotations
+
 import warnings
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 from scipy import stats
@@ -36,6 +38,12 @@ from .._random import as_generator
 from .._results import ConfidenceInterval, TupleLike
 from .._scores import as_score_matrix
 from .._warnings import DegenerateWarning
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from .._typing import RngLike, ScoresLike
+
 
 __all__ = ["tukey_hsd", "randomized_tukey_hsd", "TukeyHSDResult"]
 
@@ -72,7 +80,7 @@ class TukeyHSDResult(TupleLike):
     null_distribution: Any = None
     _tuple_fields: ClassVar[tuple[str, ...]] = ("statistic", "pvalue")
 
-    def to_frame(self, alpha=None):
+    def to_frame(self, alpha: float | None = None) -> pd.DataFrame:
         """One row per pair ``i < j``: ``system_a, system_b, difference, ci_low, ci_high, p-value, reject``.
 
         ``reject`` uses ``alpha = 1 - confidence_level`` unless given.
@@ -104,7 +112,7 @@ def _tukey_iv(scores, confidence_level, nan_policy):
     return matrix, confidence_level
 
 
-def tukey_hsd(scores, *, confidence_level=0.95, nan_policy="raise"):
+def tukey_hsd(scores: ScoresLike, *, confidence_level: float = 0.95, nan_policy: str = "raise") -> TukeyHSDResult:
     """Tukey HSD over all pairs of systems, with topics as blocks (two-way ANOVA, no replication).
 
     Args:
@@ -156,8 +164,10 @@ def tukey_hsd(scores, *, confidence_level=0.95, nan_policy="raise"):
                           confidence_level, "tukey_hsd", mse, df)
 
 
-def randomized_tukey_hsd(scores, *, n_resamples=10_000, confidence_level=0.95, rng=None,
-                         nan_policy="raise", max_memory=DEFAULT_MAX_MEMORY):
+def randomized_tukey_hsd(scores: ScoresLike, *, n_resamples: int = 10_000,
+                         confidence_level: float = 0.95, rng: RngLike = None,
+                         nan_policy: str = "raise",
+                         max_memory: int | str | None = DEFAULT_MAX_MEMORY) -> TukeyHSDResult:
     """Carterette's randomised Tukey HSD: all pairs, family-wise error controlled, topics as blocks.
 
     Per resample, each topic's scores are shuffled across the systems (the null: systems are

@@ -23,7 +23,10 @@ Choices where the paper is vague:
   ``σ_q = 0``: no information about precision. ``degenerate="drop"`` (default) leaves it out with an
   :class:`~pyterrier_boot.InputWarning` naming it; ``"raise"`` refuses.
 """
+from __future__ import annotations
+
 import warnings
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -32,6 +35,15 @@ from ..._warnings import InputWarning
 from ...stats.aggregates import EPS
 from ..meta_analysis import logit_difference, meta_analysis
 from ._inputs import check_corpus_result, constant_rows, one_measure, one_system
+
+if TYPE_CHECKING:
+
+    import pandas as pd
+
+    from ..._typing import MeasureLike
+    from ...corpus.result import CorpusBootstrapResult
+    from ..meta_analysis import MetaAnalysisResult
+
 
 __all__ = ["corpus_meta_analysis", "corpus_topic_effects", "EFFECTS"]
 
@@ -48,7 +60,8 @@ def _effect_function(effect, eps):
     return (lambda x, y: logit_difference(x, y, eps=eps)), "logit"
 
 
-def corpus_topic_effects(result, a, b, *, measure=None, effect="logit", eps=EPS):
+def corpus_topic_effects(result: CorpusBootstrapResult, a: str | int, b: str | int, *,
+                         measure: MeasureLike | None = None, effect: str = "logit", eps: float = EPS) -> tuple[pd.Series, pd.Series]:
     """Per-topic effects of ``a`` over ``b`` on the full corpus and their SDs over images.
 
     Args:
@@ -100,8 +113,10 @@ def corpus_topic_effects(result, a, b, *, measure=None, effect="logit", eps=EPS)
     return pd.Series(full, index=index, name=name), pd.Series(se, index=index, name="standard_error")
 
 
-def corpus_meta_analysis(result, a, b, *, measure=None, effect="logit", eps=EPS, degenerate="drop", method="random",
-                         alternative="two-sided", confidence_level=0.95):
+def corpus_meta_analysis(result: CorpusBootstrapResult, a: str | int, b: str | int, *,
+                         measure: MeasureLike | None = None, effect: str = "logit",
+                         eps: float = EPS, degenerate: str = "drop", method: str = "random",
+                         alternative: str = "two-sided", confidence_level: float = 0.95) -> MetaAnalysisResult:
     """Meta-analysis over topics of ``a`` against ``b``, with per-topic SDs from the corpus bootstrap.
 
     Args:

@@ -17,13 +17,24 @@ Choices: SDs use ``ddof=1`` (as :attr:`CorpusBootstrapResult.standard_error`); p
 ``x_j - x_i``); percentiles are numpy's linear ones. Differences are exact (computed on the image
 values, pair by pair), not derived from covariances.
 """
+from __future__ import annotations
+
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
 from ..._results import TupleLike
 from ._inputs import check_corpus_result, measure_indices, system_indices
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    import pandas as pd
+
+    from ..._typing import MeasuresLike
+    from ...corpus.result import CorpusBootstrapResult
+
 
 __all__ = ["corpus_stability", "CorpusStabilityResult"]
 
@@ -60,10 +71,10 @@ class CorpusStabilityResult(TupleLike):
     _tuple_fields: ClassVar[tuple[str, ...]] = ("score_sd", "difference_sd")
 
     @property
-    def n_pairs(self):
+    def n_pairs(self) -> int:
         return len(self.pairs[0])
 
-    def summary(self):
+    def summary(self) -> pd.DataFrame:
         """One row per measure (Zobel & Rashidi's Tables 3-4 pooled over systems).
 
         ``score_sd_*``: over the (system, topic) cells; ``difference_sd_*``: over the
@@ -87,7 +98,7 @@ class CorpusStabilityResult(TupleLike):
             ))
         return pd.DataFrame(rows, columns=list(SUMMARY_COLUMNS))
 
-    def per_system(self):
+    def per_system(self) -> pd.DataFrame:
         """One row per system (Zobel & Rashidi Table 4): for each measure ``<m>``,
         ``<m> topic_sd_mean`` and ``<m> topic_sd_sd`` (mean and SD over topics of the per-topic SDs)
         and ``<m> mean_sd`` (SD of the system's mean over topics)."""
@@ -100,7 +111,7 @@ class CorpusStabilityResult(TupleLike):
             frame[f"{label} mean_sd"] = self.mean_sd[:, m]
         return frame
 
-    def per_topic(self):
+    def per_topic(self) -> pd.DataFrame:
         """One row per topic (Zobel & Rashidi Fig. 1): for each measure ``<m>``, ``<m> sd_mean``,
         ``<m> sd_p95`` (mean and 95th percentile over systems of the score SDs) and
         ``<m> difference_sd_mean`` (mean over pairs of the difference SDs)."""
@@ -113,7 +124,7 @@ class CorpusStabilityResult(TupleLike):
             frame[f"{label} difference_sd_mean"] = self.difference_sd[..., m].mean(axis=0)
         return frame
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """Same as :meth:`summary`."""
         return self.summary()
 
@@ -125,7 +136,8 @@ class CorpusStabilityResult(TupleLike):
                 f"{self.n_images} images, measures {list(self.measures)})")
 
 
-def corpus_stability(result, *, measures=None, systems=None):
+def corpus_stability(result: CorpusBootstrapResult, *, measures: MeasuresLike | None = None,
+                     systems: Sequence[str] | None = None) -> CorpusStabilityResult:
     """SDs over corpus images of scores and of system differences, to compare measures.
 
     Args:

@@ -1,4 +1,4 @@
-"""Where the variance comes from, on corpus-bootstrap replicates (Kanoulas; METHODS.md §4).
+"""Where the variance comes from, on corpus-bootstrap replicates (Kanoulas; pt_docs/methods.md, "Where the variance comes from").
 
 Each corpus image is a replicate of the whole experiment: ``y[s,q,k]`` is the score of system
 ``s`` on topic ``q`` in image ``k``. The mixed model of
@@ -19,8 +19,10 @@ first) and fits both models with the exact cell-statistics solver (``solver="cel
 x 100 topics x 1,000 images, 1.7 million rows, both models in under a second (statsmodels'
 ``MixedLM`` on those rows took 185 s for one model).
 """
+from __future__ import annotations
+
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -28,6 +30,16 @@ from ..._checks import check_positive_int, describe
 from ..._results import TupleLike
 from ..design.variance_decomposition import COMPONENTS, t_table, variance_decomposition
 from ._inputs import check_corpus_result, one_measure, system_indices
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    import numpy.typing as npt
+    import pandas as pd
+
+    from ..._typing import MeasureLike, QrelsLike, RngLike
+    from ...corpus.result import CorpusBootstrapResult
+
 
 __all__ = ["corpus_variance_decomposition", "CorpusVarianceResult", "corpus_replicates"]
 
@@ -55,7 +67,7 @@ class CorpusVarianceResult(TupleLike):
     n_images: int
     _tuple_fields: ClassVar[tuple[str, ...]] = ("homoscedastic", "heteroscedastic")
 
-    def components_frame(self):
+    def components_frame(self) -> pd.DataFrame:
         """``component, homoscedastic, homoscedastic share, heteroscedastic, heteroscedastic share``
         (variances in score units squared)."""
         import pandas as pd
@@ -65,7 +77,7 @@ class CorpusVarianceResult(TupleLike):
         return pd.DataFrame(rows, columns=["component", "homoscedastic", "homoscedastic share",
                                            "heteroscedastic", "heteroscedastic share"])
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """One row per non-reference system: each model's effect, standard error and p-value
         (``homo ...``, ``hetero ...``), then the full-corpus paired t-test (``t ...``)."""
         frame = self.homoscedastic.effects[["system", "effect", "standard_error", "p-value"]].rename(
@@ -84,7 +96,8 @@ class CorpusVarianceResult(TupleLike):
                 f"{self.n_images} images, reference={self.reference!r})")
 
 
-def corpus_replicates(result, measure=None, *, systems=None, images=None):
+def corpus_replicates(result: CorpusBootstrapResult, measure: MeasureLike | None = None, *,
+                      systems: Sequence[str] | None = None, images: npt.ArrayLike | None = None) -> pd.DataFrame:
     """The long frame ``score, system, topic, replicate`` of one measure's image values.
 
     ``replicate`` is the image number; ``images`` keeps the first ``images`` images (default all).
@@ -110,8 +123,12 @@ def corpus_replicates(result, measure=None, *, systems=None, images=None):
     })
 
 
-def corpus_variance_decomposition(result, measure=None, *, qrels=None, systems=None, reference=None,
-                                  images=None, reml=True, solver="auto", n_images=100, rng=None):
+def corpus_variance_decomposition(result: CorpusBootstrapResult, measure: MeasureLike | None = None, *,
+                                  qrels: QrelsLike | None = None,
+                                  systems: Sequence[str] | None = None,
+                                  reference: str | None = None, images: npt.ArrayLike | None = None,
+                                  reml: bool = True, solver: str = "auto", n_images: int = 100,
+                                  rng: RngLike = None) -> CorpusVarianceResult:
     """Fit ``score ~ system + (1|topic) + (1|topic:system)`` to corpus images, both ways.
 
     Args:

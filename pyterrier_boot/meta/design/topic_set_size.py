@@ -26,8 +26,10 @@ variance of their per-topic differences). A topic bootstrap of that estimate giv
 interval for the topics needed (topics needed grows with the variance, so its interval is the
 topics needed at the ends of the variance's interval).
 """
+from __future__ import annotations
+
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 from scipy import stats
@@ -50,6 +52,13 @@ from ..._results import ConfidenceInterval, TupleLike
 from ..._scores import as_score_matrix
 from ...stats.power import paired_power, topics_needed, two_tailed_power
 from ...stats.resampling import as_resample_plan, planned_resamples, weighted_sums
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ..._typing import FloatArray, RngLike, ScoresLike
+    from ...stats.resampling import ResamplePlan
+
 
 COMPARISONS = ("pair", "all_pairs")
 ADJUSTMENTS = ("tukey", "bonferroni")
@@ -92,7 +101,7 @@ class TopicSetSizeResult(TupleLike):
     bootstrap_distribution: Any = None
     _tuple_fields: ClassVar[tuple[str, ...]] = ("topics_needed", "confidence_interval")
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """One-row table of the design."""
         import pandas as pd
 
@@ -112,7 +121,7 @@ def _mse_two_way(X):
     return float((resid ** 2).sum() / ((S - 1) * (n - 1)))
 
 
-def difference_variance(scores):
+def difference_variance(scores: ScoresLike) -> float:
     """``σ_d² = 2 · MSE`` of a systems x topics matrix (the paired-difference variance, pooled).
 
     Example:
@@ -145,7 +154,8 @@ def _tukey_power(n, effect, n_systems, alpha):
     return two_tailed_power(crit, df, nc)
 
 
-def all_pairs_power(n_topics, effect_size, n_systems, *, adjustment="tukey", alpha=0.05):
+def all_pairs_power(n_topics: int, effect_size: float, n_systems: int, *, adjustment: str = "tukey",
+                    alpha: float = 0.05) -> float | FloatArray:
     """Per-pair power of an all-pairs comparison of ``n_systems`` systems on ``n_topics`` topics.
 
     ``effect_size`` is ``δ / σ_d``. See the module docstring for the two adjustments.
@@ -258,10 +268,12 @@ def _topic_set_size_iv(scores, variance, difference, comparisons, adjustment, n_
     return difference, alpha, power, n_resamples, confidence_level, max_topics, variance, n_systems
 
 
-def topic_set_size(scores=None, *, difference, variance=None, comparisons="pair", adjustment="tukey",
-                   n_systems=None, alpha=0.05, power=0.8, alternative="two-sided", n_resamples=1000,
-                   confidence_level=0.95, rng=None, plan=None, max_topics=100_000,
-                   max_memory=DEFAULT_MAX_MEMORY):
+def topic_set_size(scores: ScoresLike | None = None, *, difference: float,
+                   variance: str | None = None, comparisons: str = "pair",
+                   adjustment: str = "tukey", n_systems: int | None = None, alpha: float = 0.05,
+                   power: float = 0.8, alternative: str = "two-sided", n_resamples: int = 1000,
+                   confidence_level: float = 0.95, rng: RngLike = None, plan: ResamplePlan | None = None,
+                   max_topics: int = 100_000, max_memory: int | str | None = DEFAULT_MAX_MEMORY) -> TopicSetSizeResult:
     """Topics needed to detect a difference ``δ`` with level ``alpha`` and the given ``power``.
 
     Args:

@@ -5,23 +5,33 @@ rank cutoff, INST's target ``T``. Evaluating at one fixed value describes an ave
 Kanoulas (slides "Choosing parameter values" to "Distribution of RBP") fits a distribution of the
 parameter to logged behaviour (e.g. a Beta posterior for RBP's ``p``) and evaluates over it.
 
-:func:`user_variance` draws ``n_draws`` parameter values (users) from a frozen scipy distribution,
+:func:`user_variance` draws ``n_users`` parameter values (users) from a frozen scipy distribution,
 evaluates the measure at each value with the project's measure engine, and gives per-system
 distributions over users. A *user* here applies one parameter value to every topic: the system's
 score for that user is its mean over topics, and the interval is the percentile interval of that
 mean over users (the spread due to users, not to topics). Per-topic values per user are kept.
 """
+from __future__ import annotations
+
 import numbers
 import string
 import warnings
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
 from ..._checks import check_confidence_level, check_positive_int
+from ..._deprecation import keyword_only, renamed_keywords
 from ..._random import as_generator
 from ..._results import ConfidenceInterval, TupleLike
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.axes import Axes
+
+    from ..._typing import MeasureLike, QrelsLike, RngLike, RunsLike, TopicsLike
+
 
 __all__ = ["user_variance", "UserVarianceResult"]
 
@@ -42,9 +52,9 @@ class UserVarianceResult(TupleLike):
         statistic: ``(S,)`` each system's mean score averaged over the drawn users.
         confidence_interval: ``ConfidenceInterval`` of ``(S,)`` arrays: percentile interval of the
             system's mean score over users.
-        distribution: ``(S, n_draws)`` the system's mean score over topics for each user.
-        values: ``(S, Q, n_draws)`` per-topic values for each user.
-        parameters: ``(n_draws,)`` the drawn parameter values.
+        distribution: ``(S, n_users)`` the system's mean score over topics for each user.
+        values: ``(S, Q, n_users)`` per-topic values for each user.
+        parameters: ``(n_users,)`` the drawn parameter values.
         at_mean: ``(S,)`` the system's mean score at the distribution's mean parameter (the
             "average user" evaluation a fixed parameter gives).
         systems, qids: labels; measure: the template (or the callable's name); parameter: the
@@ -65,7 +75,7 @@ class UserVarianceResult(TupleLike):
     confidence_level: float
     _tuple_fields: ClassVar[tuple[str, ...]] = ("statistic", "confidence_interval")
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """One row per system: ``name, mean, sd, ci_low, ci_high, at_mean_parameter``."""
         import pandas as pd
 
@@ -78,7 +88,8 @@ class UserVarianceResult(TupleLike):
             "at_mean_parameter": self.at_mean,
         })
 
-    def plot(self, ax=None, **kwargs):
+    @keyword_only("ax")
+    def plot(self, *, ax: Axes | None = None, **kwargs: Any) -> Axes:
         """Distribution over users per system (:func:`~pyterrier_boot.meta.plots.plot_user_variance`)."""
         from ..plots import plot_user_variance
 
@@ -172,8 +183,8 @@ def _check_range(draws, support, low, high, low_open, high_open, what, hint):
         )
 
 
-def _user_variance_iv(n_draws, confidence_level, distribution, measure, valid_range):
-    n_draws = check_positive_int(n_draws, "n_draws", minimum=2)
+def _user_variance_iv(n_users, confidence_level, distribution, measure, valid_range):
+    n_users = check_positive_int(n_users, "n_users", minimum=2)
     confidence_level = check_confidence_level(confidence_level)
     discrete = _check_distribution(distribution)
     make, label = _measure_maker(measure)
@@ -185,11 +196,13 @@ def _user_variance_iv(n_draws, confidence_level, distribution, measure, valid_ra
         if not low < high:
             raise ValueError(f"'valid_range' must have low < high, got {valid_range}")
         valid_range = (low, high, False, False)
-    return n_draws, confidence_level, discrete, make, label, valid_range
+    return n_users, confidence_level, discrete, make, label, valid_range
 
 
-def user_variance(runs, qrels, measure, distribution, *, n_draws=1000, confidence_level=0.95, rng=None,
-                  valid_range=None, topics=None):
+@renamed_keywords(n_draws="n_users")
+def user_variance(runs: RunsLike, qrels: QrelsLike, measure: MeasureLike, distribution: Any, *,
+                  n_users: int = 1000, confidence_level: float = 0.95, rng: RngLike = None,
+                  valid_range: tuple[float, float] | None = None, topics: TopicsLike | None = None) -> UserVarianceResult:
     """Evaluate runs with a measure parameter drawn from ``distribution`` (one draw per user).
 
     Args:
@@ -202,9 +215,9 @@ def user_variance(runs, qrels, measure, distribution, *, n_draws=1000, confidenc
         distribution: a frozen scipy distribution of the parameter, e.g.
             ``scipy.stats.beta(a, b)`` for RBP's persistence or ``scipy.stats.randint(5, 21)`` for
             a cutoff (values of discrete distributions are passed as integers).
-        n_draws: users drawn.
+        n_users: users drawn.
         confidence_level: of the percentile interval over users.
-        rng: seed or Generator (SPEC 7); draws are ``distribution.rvs(size=n_draws,
+        rng: seed or Generator (SPEC 7); draws are ``distribution.rvs(size=n_users,
             random_state=rng)``.
         valid_range: ``(low, high)`` (closed) allowed parameter values when the parameter is not one
             we know; known: RBP ``p`` in (0, 1), INSQ/INST ``T`` > 0, cutoffs integers >= 1.
@@ -227,7 +240,7 @@ def user_variance(runs, qrels, measure, distribution, *, n_draws=1000, confidenc
         >>> runs = {"good": pd.DataFrame({"qid": ["1"] * 3, "docno": ["a", "c", "b"], "score": [3., 2., 1.]}),
         ...         "late": pd.DataFrame({"qid": ["1"] * 3, "docno": ["b", "a", "c"], "score": [3., 2., 1.]}),
         ...         "bad": pd.DataFrame({"qid": ["1"] * 2, "docno": ["b", "c"], "score": [2., 1.]})}
-        >>> res = user_variance(runs, qrels, "RBP(p={p})", scipy.stats.beta(8, 2), n_draws=200, rng=1)
+        >>> res = user_variance(runs, qrels, "RBP(p={p})", scipy.stats.beta(8, 2), n_users=200, rng=1)
         >>> res.to_frame().round(3)[["name", "mean", "ci_low", "ci_high", "at_mean_parameter"]]
            name   mean  ci_low  ci_high  at_mean_parameter
         0  good  0.318   0.060    0.690              0.360
@@ -243,14 +256,14 @@ def user_variance(runs, qrels, measure, distribution, *, n_draws=1000, confidenc
     from ...inputs.runs import read_runs
     from ...measures.parsing import require_mean_aggregated
 
-    n_draws, confidence_level, discrete, make, label, valid_range = _user_variance_iv(
-        n_draws, confidence_level, distribution, measure, valid_range)
-    draws, mean_value = _draw_parameters(distribution, n_draws, as_generator(rng), discrete)
+    n_users, confidence_level, discrete, make, label, valid_range = _user_variance_iv(
+        n_users, confidence_level, distribution, measure, valid_range)
+    draws, mean_value = _draw_parameters(distribution, n_users, as_generator(rng), discrete)
     distinct, inverse = np.unique(draws, return_inverse=True)
     first, value = _first_measure(distinct, make, discrete)
     parameter = _parameter_of(first.measure, value)
     valid_range, what, hint = _valid_range(first.measure, parameter, valid_range, discrete)
-    _check_range(draws, distribution.support(), *valid_range, what, hint)
+    _check_range(draws, distribution.support(), *valid_range, what, hint)  # type: ignore[call-arg]
     if discrete:
         mean_value = float(np.round(mean_value))
     labelled = _measures_of([_as_value(v, discrete) for v in distinct] + [_as_value(mean_value, discrete)], make)
@@ -261,7 +274,7 @@ def user_variance(runs, qrels, measure, distribution, *, n_draws=1000, confidenc
     per_value = np.stack([columns[lm.label] for lm in labelled[:-1]], axis=-1)  # (S, Q, distinct)
     at_mean = columns[labelled[-1].label].mean(axis=1)
     values = per_value[..., inverse]
-    dist = values.mean(axis=1)  # (S, n_draws)
+    dist = values.mean(axis=1)  # (S, n_users)
     tail = (1 - confidence_level) / 2
     low, high = np.quantile(dist, [tail, 1 - tail], axis=1)
     return UserVarianceResult(
@@ -271,9 +284,9 @@ def user_variance(runs, qrels, measure, distribution, *, n_draws=1000, confidenc
     )
 
 
-def _draw_parameters(distribution, n_draws, gen, discrete):
+def _draw_parameters(distribution, n_users, gen, discrete):
     """One parameter value per user (rounded for a discrete distribution), and the distribution's mean."""
-    draws = np.asarray(distribution.rvs(size=n_draws, random_state=gen), dtype=float)
+    draws = np.asarray(distribution.rvs(size=n_users, random_state=gen), dtype=float)
     if not np.all(np.isfinite(draws)):
         raise ValueError("'distribution' drew non-finite values")
     if discrete:

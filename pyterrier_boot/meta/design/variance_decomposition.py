@@ -1,7 +1,7 @@
 """Where the variance comes from: a linear mixed model of scores over topics and replicates.
 
 Kanoulas ("Experimental design for collection-based comparative evaluation", slides "Mixed-effects
-homoscedastic/heteroscedastic model"; METHODS.md §4): the score of system ``s`` on topic ``q`` in
+homoscedastic/heteroscedastic model"; pt_docs/methods.md, "Where the variance comes from"): the score of system ``s`` on topic ``q`` in
 replicate ``k`` (a corpus image, an assessor, a user, ...) is
 
     y[s,q,k] = β_s + b_q + c_sq + ε[s,q,k],   b_q ~ N(0, σ_q²),  c_sq ~ N(0, σ_sq²),  ε ~ N(0, σ²)
@@ -53,9 +53,11 @@ reported next to the model's effects (:meth:`VarianceDecompositionResult.to_fram
 data its standard error estimates ``sqrt(2 (σ_sq² + σ²/K) / Q)``, the same quantity the model
 estimates from all systems at once.
 """
+from __future__ import annotations
+
 import warnings
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 from scipy import stats
@@ -64,6 +66,10 @@ from ..._checks import check_choice, describe, is_pandas
 from ..._results import TupleLike
 from ..._warnings import FitWarning
 from ...stats.significance import paired_t
+
+if TYPE_CHECKING:
+    import pandas as pd
+
 
 __all__ = ["variance_decomposition", "VarianceDecompositionResult", "COMPONENTS", "SOLVERS"]
 
@@ -120,7 +126,7 @@ class VarianceDecompositionResult(TupleLike):
     solver: str = "statsmodels"
     _tuple_fields: ClassVar[tuple[str, ...]] = ("components", "effects")
 
-    def components_frame(self):
+    def components_frame(self) -> pd.DataFrame:
         """Variance components as a table: ``component, variance, sd, share``."""
         import pandas as pd
 
@@ -131,13 +137,13 @@ class VarianceDecompositionResult(TupleLike):
             "share": [self.share[c] for c in COMPONENTS],
         })
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """System effects from the model beside the paired t-test on cell means."""
         t = self.t_test.rename(columns={"difference": "t_difference", "standard_error": "t_standard_error",
                                         "p-value": "t p-value"})
         return self.effects.merge(t, on="system", how="left")
 
-    def difference_variance(self, n_replicates=1):
+    def difference_variance(self, n_replicates: int = 1) -> float:
         """Variance of per-topic differences between two systems whose scores average
         ``n_replicates`` replicates: ``2 (σ_sq² + σ² / n_replicates)`` (for :func:`topic_set_size`).
 
@@ -358,9 +364,11 @@ def _fit(endog, exog, groups, exog_re, vc_design, n_topics, reml, maxiter, metho
     return result, messages
 
 
-def variance_decomposition(data, *, heteroscedastic=False, reference=None, score="score", system="system",
-                           topic="topic", replicate="replicate", reml=True, solver="auto", maxiter=None,
-                           method=None):
+def variance_decomposition(data: Any, *, heteroscedastic: bool = False,
+                           reference: str | None = None, score: str = "score",
+                           system: str | int | None = "system", topic: str = "topic",
+                           replicate: str = "replicate", reml: bool = True, solver: str = "auto",
+                           maxiter: int | None = None, method: str | None = None) -> VarianceDecompositionResult:
     """Fit ``score ~ system + (1 | topic) + (1 | topic:system)`` and split the variance.
 
     Args:
@@ -444,7 +452,7 @@ def variance_decomposition(data, *, heteroscedastic=False, reference=None, score
         effects=_effects_table([systems[s] for s in others], fit["effect"] * spread, fit["standard_error"] * spread),
         reference_mean=float(fit["reference"] * spread + centre), t_test=t_table(cell_means, systems, ref),
         converged=converged, fit_warnings=fit_warnings, boundary=boundary, heteroscedastic=bool(heteroscedastic),
-        n_systems=S, n_topics=Q, n_replicates=K, log_likelihood=fit["log_likelihood"],
+        n_systems=S, n_topics=Q, n_replicates=K, log_likelihood=fit["log_likelihood"],  # type: ignore[arg-type]  # a mean when unbalanced
         residual_variances=var_resid * weights if heteroscedastic else None, model=fit["model"], solver=solver,
     )
 

@@ -6,9 +6,12 @@ it keeps only the judgements of documents in the union of the chosen systems' to
 the effect of pool depth on a comparison can be measured (Zobel & Rashidi 2020, §7: AP's
 differences and p-values become misleading as the pool gets shallow while RBP's stay stable).
 """
+from __future__ import annotations
+
 import dataclasses
 import numbers
 import warnings
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -16,10 +19,18 @@ import pandas as pd
 from ..._checks import describe
 from ..._warnings import InputWarning
 
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from typing import Any
+
+    from ..._typing import QrelsLike, RunsLike
+    from ...inputs.qrels import Qrels
+
+
 __all__ = ["pool", "top_documents"]
 
 
-def top_documents(run, depth):
+def top_documents(run: pd.DataFrame, depth: int) -> pd.DataFrame:
     """The ``(qid, docno)`` pairs of a run's top ``depth`` per topic, in trec_eval's ranking order
     (score descending, ties by docno descending)."""
     ranked = run.sort_values(["qid", "score", "docno"], ascending=[True, False, False], kind="mergesort")
@@ -27,7 +38,7 @@ def top_documents(run, depth):
     return top[["qid", "docno"]]
 
 
-def pooled_runs(names, runs, argument):
+def pooled_runs(names: str | Sequence[str], runs: Mapping[str, Any], argument: str) -> list[Any]:
     """The distinct run names ``names`` (a name or a list) chosen for a pool, checked against ``runs``."""
     chosen = [names] if isinstance(names, str) else list(names)
     if not chosen:
@@ -39,7 +50,7 @@ def pooled_runs(names, runs, argument):
     return list(dict.fromkeys(chosen))
 
 
-def pool(qrels, runs, depth, *, systems=None):
+def pool(qrels: QrelsLike, runs: RunsLike, depth: int, *, systems: Sequence[str] | None = None) -> Qrels:
     """Qrels restricted to the union of the chosen systems' top ``depth`` documents per topic.
 
     Args:

@@ -31,18 +31,30 @@ Choices where the paper is vague:
   without relevant documents, Zobel & Rashidi §3), so every depth covers the topics of the full
   qrels; such topics are named in an :class:`~pyterrier_boot.InputWarning`.
 """
+from __future__ import annotations
+
 import dataclasses
 import numbers
 import warnings
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
 from ..._checks import check_choice, check_confidence_level, check_positive_int, describe
+from ..._deprecation import keyword_only
 from ..._results import TupleLike
 from ..._warnings import InputWarning, one_warning_per_kind, report
 from .pooling import pool, pooled_runs
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+    import pandas as pd
+
+    from ..._typing import MeasuresLike, QrelsLike, RngLike, RunsLike
+
 
 __all__ = ["shallow_pool_comparison", "ShallowPoolResult", "FULL"]
 
@@ -91,7 +103,7 @@ class ShallowPoolResult(TupleLike):
     confidence_level: float
     _tuple_fields: ClassVar[tuple[str, ...]] = ("depths", "differences")
 
-    def summary(self):
+    def summary(self) -> pd.DataFrame:
         """One row per (measure, depth), measures first.
 
         Columns: ``measure, depth, judgements, relevant, topics_judged``; ``difference`` (``a - b``
@@ -123,11 +135,12 @@ class ShallowPoolResult(TupleLike):
                 ))
         return pd.DataFrame(rows, columns=list(SUMMARY_COLUMNS))
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """Same as :meth:`summary`."""
         return self.summary()
 
-    def plot(self, axes=None, **kwargs):
+    @keyword_only("axes")
+    def plot(self, *, axes: Any = None, **kwargs: Any) -> Any:
         """p-value against score difference on every image (:func:`~pyterrier_boot.meta.plots.plot_pool_pvalues`)."""
         from ..plots import plot_pool_pvalues
 
@@ -226,9 +239,14 @@ def _pad_topics(result, qids):
 
 
 @one_warning_per_kind()
-def shallow_pool_comparison(runs, qrels, a, b, *, depths=(10, 25, 100), measures=DEFAULT_MEASURES,
-                            pool_systems=None, full=True, n_images=100, model="poisson", corpus_size=None,
-                            rng=None, method="percentile", confidence_level=0.95, verbose=False):
+def shallow_pool_comparison(runs: RunsLike, qrels: QrelsLike, a: str, b: str, *,
+                            depths: Sequence[int] = (10, 25, 100),
+                            measures: MeasuresLike = DEFAULT_MEASURES,
+                            pool_systems: Sequence[str] | None = None, full: bool = True,
+                            n_images: int = 100, model: str = "poisson",
+                            corpus_size: int | None = None, rng: RngLike = None,
+                            method: str = "percentile", confidence_level: float = 0.95,
+                            verbose: bool = False) -> ShallowPoolResult:
     """Compare systems ``a`` and ``b`` over corpus images with qrels pooled at several depths.
 
     Args:

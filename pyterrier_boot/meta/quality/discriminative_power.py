@@ -12,13 +12,16 @@ are compared on exactly the same resampled topic sets. The tests themselves are 
 :mod:`pyterrier_boot.stats.significance`; a pair's ASL here equals the p-value of the single-pair
 function on the same plan (e.g. ``paired_bootstrap_test(x, y, plan=result.plan).pvalue``).
 """
+from __future__ import annotations
+
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 from scipy import stats
 
 from ..._checks import check_alpha
+from ..._deprecation import keyword_only
 from ..._memory import DEFAULT_MAX_MEMORY, check_n_resamples, require_resamples_memory
 from ..._random import as_generator
 from ..._results import TupleLike
@@ -39,6 +42,17 @@ from ...stats.significance import (
     warn_degenerate,
 )
 from .._inputs import as_measure_scores, pair_indices, pair_labels
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    import numpy.typing as npt
+    import pandas as pd
+    from matplotlib.axes import Axes
+
+    from ..._typing import RngLike, ScoresLike
+    from ...stats.resampling import ResamplePlan, SignFlipPlan
+
 
 TESTS = tuple(REGISTRY)
 _CELLS = 1 << 22  # pairs x resamples (x topics for non-mean unpaired statistics) per chunk
@@ -89,10 +103,10 @@ class DiscriminativePowerResult(TupleLike):
     _tuple_fields: ClassVar[tuple[str, ...]] = ("sensitivity", "estimated_difference")
 
     @property
-    def n_pairs(self):
+    def n_pairs(self) -> int:
         return len(self.system_a)
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """Long table, one row per (measure, pair): ``measure, system_a, system_b, difference,
         statistic, ASL, significant, required_difference``."""
         import pandas as pd
@@ -109,7 +123,7 @@ class DiscriminativePowerResult(TupleLike):
             "required_difference": self.required_difference.ravel(),
         })
 
-    def summary(self):
+    def summary(self) -> pd.DataFrame:
         """Sakai's Table 2: one row per measure, in input order.
 
         Columns ``measure, significant_pairs, pairs, sensitivity, estimated_difference``.
@@ -125,7 +139,7 @@ class DiscriminativePowerResult(TupleLike):
             "estimated_difference": self.estimated_difference,
         })
 
-    def asl_curves(self):
+    def asl_curves(self) -> pd.DataFrame:
         """The ASL curves as a table: row ``r`` holds each measure's ``r``-th smallest ASL.
 
         Index ``pair_rank`` (1 = most significant pair); one column per measure (Sakai Fig. 10-13).
@@ -136,7 +150,8 @@ class DiscriminativePowerResult(TupleLike):
         index = pd.RangeIndex(1, curves.shape[0] + 1, name="pair_rank")
         return pd.DataFrame(curves, index=index, columns=list(self.measures))
 
-    def plot(self, ax=None, **kwargs):
+    @keyword_only("ax")
+    def plot(self, *, ax: Axes | None = None, **kwargs: Any) -> Axes:
         """ASL curves, one line per measure (see :func:`pyterrier_boot.meta.plots.plot_asl_curves`)."""
         from ..plots import plot_asl_curves
 
@@ -151,7 +166,7 @@ class DiscriminativePowerResult(TupleLike):
                 f"n_topics={self.n_topics}, sensitivity={{{parts}}})")
 
 
-def kth_largest_rank(alpha, n_resamples, exact=False):
+def kth_largest_rank(alpha: float, n_resamples: int, exact: bool = False) -> int:
     """``k`` such that ``ASL < alpha`` exactly when fewer than ``k`` resampled statistics reach the
     observed one, i.e. when the observed statistic exceeds the ``k``-th largest resampled one.
 
@@ -277,8 +292,10 @@ def _discriminative_power_iv(test, alpha, n_resamples, statistic):
 
 
 @one_warning_per_kind()
-def discriminative_power(scores_by_measure, *, test="paired_bootstrap", alpha=0.05, n_resamples=1000,
-                         statistic="mean", rng=None, plan=None, max_memory=DEFAULT_MAX_MEMORY):
+def discriminative_power(scores_by_measure: Mapping[str, ScoresLike] | ScoresLike, *,
+                         test: str = "paired_bootstrap", alpha: float = 0.05,
+                         n_resamples: int = 1000, statistic: str = "mean", rng: RngLike = None,
+                         plan: ResamplePlan | SignFlipPlan | npt.NDArray[np.intp] | None = None, max_memory: int | str | None = DEFAULT_MAX_MEMORY) -> DiscriminativePowerResult:
     """Sakai's bootstrap sensitivity: ASL of every system pair for every measure.
 
     Args:
@@ -333,7 +350,7 @@ def discriminative_power(scores_by_measure, *, test="paired_bootstrap", alpha=0.
 
     References:
         Sakai, T. (2007). On the reliability of information retrieval metrics based on
-        significance tests. IPSJ Digital Courier 3, §6 (METHODS.md §3).
+        significance tests. IPSJ Digital Courier 3, §6 (pt_docs/methods.md, "Meta-evaluation of measures").
     """
     test, alpha, n_resamples, agg = _discriminative_power_iv(test, alpha, n_resamples, statistic)
     data = as_measure_scores(scores_by_measure)

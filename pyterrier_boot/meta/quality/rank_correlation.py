@@ -10,8 +10,10 @@
   also handles ties.
 * :func:`rank_correlations`: both for every pair of measures (Sakai's Table 5).
 """
+from __future__ import annotations
+
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 from scipy import stats
@@ -19,6 +21,15 @@ from scipy import stats
 from ..._checks import ALTERNATIVES, check_choice, describe, is_pandas
 from ..._results import TupleLike
 from .._inputs import MIN_SYSTEMS, as_measure_scores
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    import numpy.typing as npt
+    import pandas as pd
+
+    from ..._typing import ScoresLike
+
 
 __all__ = ["kendall_tau", "KendallTauResult", "tau_ap", "rank_correlations"]
 
@@ -91,7 +102,7 @@ def _tau_b(x, y):
     return float((sx * sy).sum() / denominator)
 
 
-def kendall_tau(x, y, *, alternative="two-sided"):
+def kendall_tau(x: npt.ArrayLike, y: npt.ArrayLike, *, alternative: str = "two-sided") -> KendallTauResult:
     """Kendall's tau between two system rankings, with Sakai's Z0 test.
 
     Args:
@@ -147,7 +158,7 @@ def _tied_groups(values):
     return uniq[counts > 1]
 
 
-def tau_ap(x, y, *, symmetric=False):
+def tau_ap(x: npt.ArrayLike, y: npt.ArrayLike, *, symmetric: bool = False) -> float:
     """AP rank correlation of the ranking by ``y`` against the reference ranking by ``x``.
 
     ``tau_AP = 2 / (n - 1) · Σ_{i=2..n} C(i) / (i - 1) - 1``, where ``i`` runs over positions of
@@ -188,7 +199,7 @@ def tau_ap(x, y, *, symmetric=False):
     return _tau_ap_directed(xa, ya)
 
 
-def rank_correlations(scores_by_measure):
+def rank_correlations(scores_by_measure: Mapping[str, ScoresLike] | ScoresLike) -> pd.DataFrame:
     """Kendall's tau (with Sakai's Z0 test) and symmetric tau_AP for every pair of measures.
 
     Systems are ranked by their mean score over topics (Sakai's Table 5).

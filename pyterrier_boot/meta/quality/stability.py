@@ -12,16 +12,29 @@ M(Y, Q*b))`` for a fuzziness ``f``, count ``EQ(X, Y)`` when ``|M(X) - M(Y)| < ma
 Both should be small; tracing them over ``f = 0.01, ..., 0.20`` gives a measure's MR-PT curve
 (his Fig. 17-18).
 """
+from __future__ import annotations
+
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from ..._deprecation import keyword_only
 from ..._memory import DEFAULT_MAX_MEMORY, check_n_resamples, require_resamples_memory
 from ..._results import TupleLike
 from ...stats.resampling import as_resample_plan, planned_resamples, weighted_sums
 from .._inputs import as_measure_scores, pair_indices
 from .swap import snap_ties
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    import pandas as pd
+    from matplotlib.axes import Axes
+
+    from ..._typing import RngLike, ScoresLike
+    from ...stats.resampling import ResamplePlan
+
 
 __all__ = ["stability_method", "StabilityResult", "FUZZINESS"]
 
@@ -52,7 +65,7 @@ class StabilityResult(TupleLike):
     plan: Any = None
     _tuple_fields: ClassVar[tuple[str, ...]] = ("minority_rate", "proportion_ties")
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """Long table ``measure, fuzziness, minority_rate, proportion_ties``."""
         import pandas as pd
 
@@ -64,7 +77,8 @@ class StabilityResult(TupleLike):
             "proportion_ties": self.proportion_ties.ravel(),
         })
 
-    def plot(self, ax=None, **kwargs):
+    @keyword_only("ax")
+    def plot(self, *, ax: Axes | None = None, **kwargs: Any) -> Axes:
         """MR-PT curves, one per measure (:func:`~pyterrier_boot.meta.plots.plot_mr_pt`)."""
         from ..plots import plot_mr_pt
 
@@ -85,8 +99,10 @@ def _stability_iv(fuzziness, n_resamples):
     return f, n_resamples
 
 
-def stability_method(scores_by_measure, *, fuzziness=FUZZINESS, n_resamples=1000, rng=None, plan=None,
-                     max_memory=DEFAULT_MAX_MEMORY):
+def stability_method(scores_by_measure: Mapping[str, ScoresLike] | ScoresLike, *,
+                     fuzziness: Sequence[float] | float = FUZZINESS, n_resamples: int = 1000,
+                     rng: RngLike = None, plan: ResamplePlan | None = None,
+                     max_memory: int | str | None = DEFAULT_MAX_MEMORY) -> StabilityResult:
     """Sakai's bootstrap stability method (Fig. 16): MR and PT for each fuzziness value.
 
     Args:

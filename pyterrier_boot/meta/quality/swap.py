@@ -7,17 +7,31 @@ counted in the bin of ``|D|`` (21 bins of width 0.01, the last ``>= 0.20``) and 
 ``D · D' <= 0``. The swap rate of a bin is swaps / trials. The difference required for a swap rate
 of at most 5% and the share of comparisons that reach it (his Table 4) summarise a measure.
 """
+from __future__ import annotations
+
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
 from ..._checks import check_alpha, check_positive_int
+from ..._deprecation import keyword_only
 from ..._memory import DEFAULT_MAX_MEMORY, check_n_resamples, require_resamples_memory
 from ..._random import as_generator
 from ..._results import TupleLike
 from ...stats.resampling import as_resample_plan, planned_resamples, weighted_sums
 from .._inputs import as_measure_scores, pair_indices
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    import numpy.typing as npt
+    import pandas as pd
+    from matplotlib.axes import Axes
+
+    from ..._typing import FloatArray, RngLike, ScoresLike
+    from ...stats.resampling import ResamplePlan
+
 
 __all__ = ["swap_method", "SwapResult"]
 
@@ -57,7 +71,7 @@ class SwapResult(TupleLike):
     plans: Any = None
     _tuple_fields: ClassVar[tuple[str, ...]] = ("swap_rate", "required_difference")
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """Long table: ``measure, bin_low, bin_high, comparisons, swaps, swap_rate`` per bin."""
         import pandas as pd
 
@@ -71,7 +85,7 @@ class SwapResult(TupleLike):
             "swap_rate": self.swap_rate.ravel(),
         })
 
-    def summary(self):
+    def summary(self) -> pd.DataFrame:
         """Sakai's Table 4: ``measure, required_difference, max_score, relative_difference,
         share_satisfying`` (relative = required / max score)."""
         import pandas as pd
@@ -86,7 +100,8 @@ class SwapResult(TupleLike):
             "share_satisfying": self.share_satisfying,
         })
 
-    def plot(self, ax=None, **kwargs):
+    @keyword_only("ax")
+    def plot(self, *, ax: Axes | None = None, **kwargs: Any) -> Axes:
         """Swap rate per bin, one line per measure (:func:`~pyterrier_boot.meta.plots.plot_swap_rates`)."""
         from ..plots import plot_swap_rates
 
@@ -109,7 +124,7 @@ def _swap_iv(n_resamples, bin_width, n_bins, threshold):
     return n_resamples, width, n_bins, threshold
 
 
-def snap_ties(difference, scale):
+def snap_ties(difference: FloatArray, scale: float | FloatArray) -> FloatArray:
     """Set differences within ``1e-9 * scale`` of 0 to exactly 0.
 
     Means over resampled topics are sums computed in different orders, so two systems with the
@@ -120,7 +135,7 @@ def snap_ties(difference, scale):
     return np.where(np.abs(difference) <= tol, 0.0, difference)
 
 
-def bin_of(abs_difference, bin_width, n_bins):
+def bin_of(abs_difference: npt.ArrayLike, bin_width: float, n_bins: int) -> npt.NDArray[np.intp]:
     """Bin index of ``|D|``: ``floor(|D| / width)`` capped at ``n_bins - 1`` (the open last bin).
 
     The quotient is rounded to 9 decimals first, so a difference that is a multiple of the width
@@ -130,7 +145,7 @@ def bin_of(abs_difference, bin_width, n_bins):
     return np.minimum(q, n_bins - 1).astype(np.intp)
 
 
-def required_bin(rate, threshold):
+def required_bin(rate: FloatArray, threshold: float) -> int:
     """First bin from which every non-empty bin has ``rate <= threshold`` (-1 if none)."""
     ok = np.isnan(rate) | (rate <= threshold)
     bad = np.flatnonzero(~ok)
@@ -140,8 +155,11 @@ def required_bin(rate, threshold):
     return first if first < len(rate) and np.any(~np.isnan(rate[first:])) else -1
 
 
-def swap_method(scores_by_measure, *, n_resamples=1000, bin_width=0.01, n_bins=21, threshold=0.05,
-                rng=None, plan=None, second_plan=None, max_memory=DEFAULT_MAX_MEMORY):
+def swap_method(scores_by_measure: Mapping[str, ScoresLike] | ScoresLike, *,
+                n_resamples: int = 1000, bin_width: float = 0.01, n_bins: int = 21,
+                threshold: float = 0.05, rng: RngLike = None, plan: ResamplePlan | None = None,
+                second_plan: ResamplePlan | None = None,
+                max_memory: int | str | None = DEFAULT_MAX_MEMORY) -> SwapResult:
     """Sakai's bootstrap swap method (Fig. 19) for every measure, on shared topic samples.
 
     Args:
