@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
-from .._checks import check_choice, check_confidence_level
+from .._checks import check_choice, check_confidence_level, describe
 from .._deprecation import renamed_keywords
 from .._results import ConfidenceInterval, TupleLike
 from ..stats.aggregates import get_aggregate
@@ -70,11 +70,6 @@ SCALES = {"mean": "score", "logit_mean": "logit", "gmean": "log"}
 def unit_measure(measure: MeasureLike) -> bool:
     """True when an ir_measures measure's values lie in [0, 1] by definition."""
     return getattr(measure, "NAME", None) in UNIT_MEASURES
-
-
-def describe(names, limit=8):
-    shown = ", ".join(repr(n) for n in list(names)[:limit])
-    return f"[{shown}{', ...' if len(names) > limit else ''}]"
 
 
 def _long(columns):

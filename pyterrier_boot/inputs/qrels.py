@@ -25,6 +25,8 @@ from ._files import fast_table, iter_lines, line_error, parse_integer, read_file
 from ._sources import IRDS_PREFIX, irds_docs_count, irds_id, load_irds, not_loadable, split_source
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from .._typing import QrelsLike
 
 
@@ -66,7 +68,7 @@ class Qrels:
             )
         object.__setattr__(self, "corpus_size", _check_corpus_size(self.corpus_size))
 
-    def restrict(self, qids) -> Qrels:
+    def restrict(self, qids: Iterable[str]) -> Qrels:
         """The judgements of the topics in ``qids`` only (same ``corpus_size`` and ``source``)."""
         inside = self.frame["qid"].isin(set(qids))
         if inside.all():

@@ -26,7 +26,7 @@ from ._files import fast_table, iter_lines, line_error, parse_number, read_file_
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from .._typing import RunsLike, TopicsLike
+    from .._typing import RunLike, RunsLike, TopicsLike
 
 
 __all__ = ["Runs", "read_run", "read_runs"]
@@ -69,7 +69,7 @@ class Runs(dict):
         return (Runs, (dict(self),))
 
 
-def read_run(source, *, name: str | None = None) -> pd.DataFrame:
+def read_run(source: RunLike, *, name: str | None = None) -> pd.DataFrame:
     """Read one run into a validated frame with columns ``qid``, ``docno``, ``score``.
 
     Args:

@@ -294,7 +294,7 @@ def weighted_sums(plan: ResamplePlan | SignFlipPlan, values: FloatArray) -> Floa
     return out
 
 
-def studentized_pivot(W, plan):
+def studentized_pivot(W: FloatArray, plan: ResamplePlan) -> FloatArray:
     """``t(w*b)`` for each row of the centred scores ``W`` and resample ``b``: (rows, B).
 
     The bootstrap-t pivot: the null distribution of Sakai's paired bootstrap test (``W`` the

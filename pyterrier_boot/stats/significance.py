@@ -221,7 +221,7 @@ def _describe_diffs(D):
     }
 
 
-def count_extreme(null, observed, alternative):
+def count_extreme(null: FloatArray, observed: npt.ArrayLike, alternative: str) -> npt.NDArray[np.int64]:
     """How many resampled statistics (``null``: pairs x resamples) are at least as extreme as ``observed``."""
     observed = np.asarray(observed, dtype=float)[:, None]
     with np.errstate(invalid="ignore"):

@@ -68,6 +68,9 @@ from ..._warnings import FitWarning
 from ...stats.significance import paired_t
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    import numpy.typing as npt
     import pandas as pd
 
 
@@ -546,7 +549,7 @@ def _effects_table(systems, effect, se_eff):
     })
 
 
-def t_table(scores, systems, ref):
+def t_table(scores: npt.NDArray[np.float64], systems: Sequence[str], ref: int) -> pd.DataFrame:
     """The paired t-test over topics of each system's scores (systems, topics) against the reference's;
     ``p-value`` 1 where the differences have no variance."""
     import pandas as pd
