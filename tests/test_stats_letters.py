@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import pyterrier_boot as ptb
-from pyterrier_boot.stats.letters import compact_letter_display, letters_from_rejections
+from pyterrier_boot.stats.letters import _columns, compact_letter_display, letters_from_rejections
 
 
 def _groups(letters):
@@ -91,7 +91,10 @@ def test_share_a_letter_exactly_when_not_rejected(case):
     assert not any(g < h for g, h in itertools.permutations(groups.values(), 2))
     assert len({frozenset(g) for g in groups.values()}) == len(groups)
     # insert-and-absorb ends with exactly the maximal groups of indistinguishable systems
-    assert {frozenset(g) for g in groups.values()} == _maximal_cliques(names, rejected)
+    columns = _columns(n, sorted((int(x[1:]), int(y[1:])) for x, y in rejected))
+    assert {frozenset(f"s{k}" for k in range(n) if c >> k & 1) for c in columns} == _maximal_cliques(names, rejected)
+    # and the sweep only removes letters from those groups
+    assert all(any(g <= c for c in _maximal_cliques(names, rejected)) for g in groups.values())
 
 
 def test_two_hundred_systems_quickly():

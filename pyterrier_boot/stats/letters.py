@@ -41,6 +41,24 @@ def _columns(n: int, rejected: Iterable[tuple[int, int]]) -> list[int]:
     return columns
 
 
+def _sweep(n: int, columns: list[int]) -> list[int]:
+    """Piepho's sweep: drop a system's letter when every system it shares that letter with also
+    shares another letter with it (and the system keeps at least one letter); then empty columns."""
+    columns = list(columns)
+    for k in range(len(columns)):
+        for i in range(n):
+            bit = 1 << i
+            if not columns[k] & bit:
+                continue
+            others = [c for m, c in enumerate(columns) if m != k and c & bit]
+            cover = 0
+            for c in others:
+                cover |= c
+            if others and columns[k] & ~bit & ~cover == 0:
+                columns[k] &= ~bit
+    return [c for c in columns if c]
+
+
 def _letter(k: int) -> str:
     """``a..z, A..Z``, then ``a2..Z2``, ``a3``...: a letter, with a round number after the first 52."""
     letter, round_ = ascii_letters[k % 52], k // 52 + 1
@@ -57,8 +75,11 @@ def letters_from_rejections(names: Sequence[str], rejected: Iterable[tuple[str, 
 
     Returns:
         dict name -> letter string (e.g. ``"ab"``), in the order of ``names``. Two systems share a
-        letter exactly when their pair is not in ``rejected``; no group is contained in another
-        (every letter is needed). After the 52 letters ``a-z, A-Z`` come ``a2 ... Z2``, ``a3``...
+        letter exactly when their pair is not in ``rejected``. Insert-and-absorb gives the maximal
+        groups of systems with no rejected pair among them; Piepho's sweep then drops each letter
+        a system does not need (every system it shares the letter with shares another one with
+        it), so no group is contained in another. After the 52 letters ``a-z, A-Z`` come
+        ``a2 ... Z2``, ``a3``...
 
     Example:
         >>> letters_from_rejections(["x", "y", "z"], [("x", "z")])
@@ -83,8 +104,10 @@ def letters_from_rejections(names: Sequence[str], rejected: Iterable[tuple[str, 
             raise ValueError(f"'rejected' pairs {x!r} with itself")
         pairs.add((min(position[x], position[y]), max(position[x], position[y])))
     columns = _columns(len(names), sorted(pairs))
-    members = [[k for k in range(len(names)) if c >> k & 1] for c in columns]
-    members.sort()  # lexicographic on positions: the column holding the first system gets "a"
+    # lexicographic on positions: the column holding the first system comes first and gets "a"
+    columns.sort(key=lambda c: [k for k in range(len(names)) if c >> k & 1])
+    columns = _sweep(len(names), columns)
+    members = sorted([k for k in range(len(names)) if c >> k & 1] for c in columns)
     letters = {name: "" for name in names}
     for k, group in enumerate(members):
         for m in group:
