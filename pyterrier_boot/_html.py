@@ -38,6 +38,7 @@ img, svg { max-width: 100%; height: auto; } img { border: 1px solid #eee; }
 .figs { display: flex; flex-wrap: wrap; gap: 1em; align-items: flex-start; }
 details { margin: 0.8em 0; } summary { cursor: pointer; color: #1f4e9a; }
 code { background: #f4f4f4; padding: 0 3px; } a { color: #1f4e9a; }
+.scroll { overflow-x: auto; max-width: 100%; }
 """
 
 # Click a header to sort by that column (again to reverse). A cell sorts by its data-sort attribute

@@ -67,8 +67,8 @@ def _figures(board, folder: Path) -> list[str]:
             ax = draw(res, m)
             name = f"figures/{kind}-{i}.svg"
             _write(folder / name, svg_figure(ax.figure, alt=f"{m}: {what}") + "\n")
-            shown.append(f'<figure><a href="{name}"><img src="{name}" alt="{escape(m)}: {escape(what)}" '
-                         f'loading="lazy"></a><figcaption>{escape(m)}: {escape(what)}.</figcaption></figure>')
+            shown.append(f'<figure><a href="{name}"><img src="{name}" alt="{escape(m)}: {escape(what)}">'
+                         f'</a><figcaption>{escape(m)}: {escape(what)}.</figcaption></figure>')
         parts.append(f'<h3>{escape(m)}</h3><div class="figs">{"".join(shown)}</div>')
     return parts
 
@@ -88,9 +88,9 @@ def _index(board, files: dict[str, str], title: str, settings: Mapping[str, Any]
     if settings:
         body.append(_settings_table(settings))
     groups = ", ".join(f"{escape(m)}: {board.n_groups(m)}" for m in board.measures)
-    body += ["<h2>Leaderboard</h2>", f"<p>{escape(board.caption())}</p>",
+    body += ["<h2>Ranking</h2>", f"<p>{escape(board.caption())}</p>",
              f'<p class="muted">Letter groups per measure: {groups}.</p>',
-             sortable_table(table, table_id="leaderboard", escape_cells=False),
+             f'<div class="scroll">{sortable_table(table, table_id="leaderboard", escape_cells=False)}</div>',
              '<p class="muted">The numbers: <a href="leaderboard.csv">leaderboard.csv</a>, '
              '<a href="perquery.csv">perquery.csv</a> (every run on every topic), '
              '<a href="pairwise.csv">pairwise.csv</a> (every pair of runs, with its interval and p-value).</p>']
