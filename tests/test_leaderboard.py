@@ -81,6 +81,14 @@ def test_display_markdown_html(board):
     assert repr(board).startswith("Leaderboard(6 runs, 15 topics; AP: ")
 
 
+def test_insert_absorb_letters(sim, board):
+    other = ptb.leaderboard(sim.runs, sim.qrels, ["AP", "nDCG@10"], n_resamples=500, rng=1, baseline="S1",
+                            letters="insert-absorb")
+    assert other.letters_method == "insert-absorb" and "Gramm" not in other.caption()
+    expected = ptb.compact_letter_display(board.pairwise, measure="AP", method="insert-absorb")
+    assert other.letters["AP"].to_dict() == expected.to_dict()
+
+
 def test_corpus_bootstrap_adds_rank_intervals(sim):
     board = ptb.leaderboard(sim.runs, sim.qrels, "AP", bootstrap="both", n_resamples=100, rng=2)
     frame = board.to_frame()
@@ -114,6 +122,8 @@ def test_bad_input(sim):
         ptb.leaderboard(sim.runs, sim.qrels, ["AP"], bootstrap="jackknife")
     with pytest.raises(ValueError, match="at least 2 runs"):
         ptb.leaderboard({"S1": sim.runs["S1"]}, sim.qrels, ["AP"])
+    with pytest.raises(ValueError, match="'letters'"):
+        ptb.leaderboard(sim.runs, sim.qrels, ["AP"], letters="greedy")
     with pytest.raises(TypeError, match="'runs'"):
         ptb.leaderboard(42, sim.qrels, ["AP"])
 

@@ -59,6 +59,9 @@ def add_parser(subparsers, common):
     p.add_argument("--correction", choices=(*CORRECTIONS, "none"), default="holm",
                    help="multiple-testing correction within each measure (default holm)")
     p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    p.add_argument("--letters", choices=("cover", "insert-absorb"), default="cover",
+                   help="how letter groups are found: a small cover of the indistinguishable pairs (default; Gramm "
+                        "et al. 2007) or every maximal group (Piepho 2004; many letters with many close runs)")
     p.add_argument("--rel", type=int, metavar="N", help="relevance cut for binary measures, as trec_eval -l N "
                    "(see pyterrier-boot evaluate --help)")
     p.add_argument("--rel-remap", action="store_true", help="with --rel N, also set grades 1..N-1 to 0 in the qrels")
@@ -132,7 +135,7 @@ def _leaderboard(args, measures, status, out):
     board = leaderboard(runs, qrels, measures, baseline=args.baseline, test=args.test,
                         correction=None if args.correction == "none" else args.correction, alpha=args.alpha,
                         bootstrap=args.bootstrap, n_resamples=args.n_resamples, confidence_level=args.confidence,
-                        corpus_size=args.corpus_size, rng=seed, max_memory=args.max_memory,
+                        corpus_size=args.corpus_size, rng=seed, max_memory=args.max_memory, letters=args.letters,
                         verbose=progress and args.bootstrap != "topic")
     _print(board, args, seed)
     if out is None:

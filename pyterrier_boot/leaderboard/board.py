@@ -34,6 +34,7 @@ class Leaderboard:
             includes the corpus (else None: ``ranks`` are already over topics).
         baseline: the baseline run, or None.
         test, correction, alpha: how the pairs were tested.
+        letters_method: how the groups were found (``"cover"`` or ``"insert-absorb"``).
     """
 
     result: Any
@@ -45,6 +46,7 @@ class Leaderboard:
     test: str
     correction: str | None
     alpha: float
+    letters_method: str = "cover"
 
     @property
     def measures(self) -> tuple[str, ...]:
@@ -130,7 +132,9 @@ class Leaderboard:
             tested = (f"the {res.bootstrap}-bootstrap replicate test on every pair of runs, "
                       f"{self.correction or 'no'} correction per measure, alpha {self.alpha:g}")
         parts.append(f"Group: runs that share a letter are not significantly different ({tested}); "
-                     "runs with no letter in common are (compact letter display, Piepho 2004).")
+                     "runs with no letter in common are (compact letter display, Piepho 2004"
+                     + ("; groups by a clique cover, Gramm et al. 2007" if self.letters_method == "cover" else "")
+                     + ").")
         return " ".join(parts)
 
     def to_markdown(self, digits: int = 3) -> str:
@@ -187,7 +191,7 @@ def leaderboard(runs: Any, qrels: Any, measures: Sequence[Any] | str = ("AP", "n
                 alpha: float = 0.05, bootstrap: str = "topic", n_resamples: int | None = None,
                 confidence_level: float = 0.95, interval: str | None = None, corpus_size: int | None = None,
                 model: str = "poisson", rng: Any = None, max_memory: int = DEFAULT_MAX_MEMORY,
-                verbose: bool = False) -> Leaderboard:
+                letters: str = "cover", verbose: bool = False) -> Leaderboard:
     """Rank runs with honest uncertainty: mean and interval per measure, rank intervals, letter groups.
 
     Args:
@@ -209,6 +213,10 @@ def leaderboard(runs: Any, qrels: Any, measures: Sequence[Any] | str = ("AP", "n
         n_resamples, confidence_level, interval, corpus_size, model, max_memory, verbose: as
             :func:`~pyterrier_boot.Experiment`.
         rng: seed or Generator (SPEC 7); None is the fixed seed 42, as ``Experiment``.
+        letters: how the letter groups are found (:func:`~pyterrier_boot.compact_letter_display`):
+            ``"cover"`` (default: a small cover of the indistinguishable pairs, grown from the best
+            run down; Gramm et al. 2007) or ``"insert-absorb"`` (Piepho 2004: every maximal group,
+            which for hundreds of close runs can mean hundreds of letters per run).
 
     Returns:
         a :class:`Leaderboard`: ``to_frame()``, ``to_markdown()``, ``write(site_dir)`` (a static
@@ -226,10 +234,12 @@ def leaderboard(runs: Any, qrels: Any, measures: Sequence[Any] | str = ("AP", "n
         ['rank', 'run', 'AP', 'AP ci_low', 'AP ci_high']
     """
     from ..experiment.experiment import experiment_result
-    from ..stats.letters import compact_letter_display
+    from ..stats.letters import METHODS, compact_letter_display
     from ..stats.ranking import rank_intervals
     from ..stats.resampling import resample_plan, weighted_sums
 
+    if letters not in METHODS:
+        raise ValueError(f"'letters' must be one of {METHODS}, got {letters!r}")
     if bootstrap not in VARIANCE:
         raise ValueError(f"'bootstrap' must be 'topic', 'corpus' or 'both', got {bootstrap!r}")
     if isinstance(measures, str):
@@ -251,7 +261,7 @@ def leaderboard(runs: Any, qrels: Any, measures: Sequence[Any] | str = ("AP", "n
         raise ValueError(f"a leaderboard needs at least 2 judged topics, got {len(result.qids)}")
     pairwise = result.pairwise(test=test, correction=correction, alpha=alpha, rng=pairs_rng, max_memory=max_memory)
     # per measure, "a" goes to the group of that measure's best run
-    letters = pd.DataFrame({m: compact_letter_display(pairwise, measure=m) for m in result.measures})
+    groups = pd.DataFrame({m: compact_letter_display(pairwise, measure=m, method=letters) for m in result.measures})
     ranks = rank_intervals(result.means, result.distribution_, systems=result.names, measures=result.measures,
                            confidence_level=confidence_level)
     topic_ranks = None
@@ -262,5 +272,5 @@ def leaderboard(runs: Any, qrels: Any, measures: Sequence[Any] | str = ("AP", "n
                         axis=-1)
         topic_ranks = rank_intervals(result.means, dist, systems=result.names, measures=result.measures,
                                      confidence_level=confidence_level)
-    return Leaderboard(result=result, pairwise=pairwise, letters=letters, ranks=ranks, topic_ranks=topic_ranks,
-                       baseline=baseline, test=test, correction=correction, alpha=alpha)
+    return Leaderboard(result=result, pairwise=pairwise, letters=groups, ranks=ranks, topic_ranks=topic_ranks,
+                       baseline=baseline, test=test, correction=correction, alpha=alpha, letters_method=letters)
