@@ -222,10 +222,46 @@ def test_two_hundred_runs(tmp_path):
     written = time.perf_counter() - start - computed
     index = (site / "index.html").stat().st_size
     figures = sum(p.stat().st_size for p in (site / "figures").iterdir())
+    total = sum(p.stat().st_size for p in site.rglob("*") if p.is_file())
+    longest = board.to_frame()[["AP group", "nDCG@10 group"]].map(lambda t: len(_groups(t))).max().max()
     print(f"200 runs: computed in {computed:.1f} s, site written in {written:.1f} s; index.html {index / 1e3:.0f} kB, "
-          f"figures {figures / 1e6:.1f} MB; groups AP {board.n_groups('AP')}, nDCG@10 {board.n_groups('nDCG@10')}")
-    assert computed < 300 and written < 300
+          f"figures {figures / 1e6:.1f} MB, site {total / 1e6:.1f} MB; groups AP {board.n_groups('AP')}, "
+          f"nDCG@10 {board.n_groups('nDCG@10')}, at most {longest} letters for one run")
+    assert computed < 120 and written < 120
     assert index < 1_000_000  # letters and rank intervals, not a 200 x 200 matrix
     assert len(list((site / "runs").iterdir())) == 200
     frame = board.to_frame()
     assert frame["AP group"].str.len().max() < 60
+
+
+# ---------------------------------------------------------------- TREC DL 2020
+
+
+@pytest.mark.slow
+@pytest.mark.integration
+def test_dl2020_leaderboard(tmp_path, capsys):
+    """The 59 DL 2020 passage runs: means equal NIST's tables, groups match the Holm-corrected
+    t-tests of every pair, and the site is written."""
+    from conftest import shared_path
+
+    folder = shared_path("trec-dl-2020-passage")
+    code = main(["leaderboard", "--qrels", str(folder / "qrels.dl20-passage.txt"), str(folder / "runs"),
+                 "--measures", "nDCG@10", "AP", "--rel", "2", "--n", "1000", "--rng", "1", "--quiet",
+                 "--out", str(tmp_path / "site")])
+    assert code == 0
+    capsys.readouterr()
+    frame = pd.read_csv(tmp_path / "site" / "leaderboard.csv", dtype={"run": str}).set_index("run")
+    nist = pd.read_csv(folder / "nist_official_summaries.tsv", sep="\t", dtype={"run_id": str})
+    ndcg = nist[(nist["summary_kind"] == "passages-eval") & (nist["measure"] == "ndcg_cut_10")]
+    assert len(frame) == 59 and sorted(ndcg["run_id"]) == sorted(frame.index)
+    for run, value in zip(ndcg["run_id"], ndcg["value"], strict=True):
+        assert frame.loc[run, "nDCG@10"] == pytest.approx(value, abs=5e-5)
+    assert frame["nDCG@10"].is_monotonic_decreasing
+    pairwise = pd.read_csv(tmp_path / "site" / "pairwise.csv", dtype={"system_a": str, "system_b": str})
+    for m in ("nDCG@10", "AP(rel=2)"):
+        rows = pairwise[pairwise["measure"] == m]
+        for a, b, reject in zip(rows["system_a"], rows["system_b"], rows["reject"], strict=True):
+            assert bool(_groups(frame.loc[a, f"{m} group"]) & _groups(frame.loc[b, f"{m} group"])) == (not reject)
+        assert (frame[f"{m} rank ci_low (topics)"] <= frame[f"{m} rank"]).all()
+        assert (frame[f"{m} rank"] <= frame[f"{m} rank ci_high (topics)"]).all()
+    assert len(list((tmp_path / "site" / "runs").iterdir())) == 59
