@@ -4,6 +4,7 @@ static site's files and links, and a 200-run collection for speed and size."""
 import re
 import time
 from html.parser import HTMLParser
+from pathlib import Path
 
 import ir_measures
 import numpy as np
@@ -206,6 +207,16 @@ def test_command_line(sim, tmp_path, capsys):
     assert "--overwrite" in capsys.readouterr().err
     assert main(argv + ["-b", "nope"]) == 1
     assert "unknown --baseline 'nope'" in capsys.readouterr().err
+
+
+def test_docs_name_only_existing_options():
+    from pyterrier_boot.cli import build_parser
+
+    page = (Path(ptb.__file__).parent / "pt_docs" / "leaderboard.md").read_text(encoding="utf-8")
+    sub = next(a for a in build_parser()._subparsers._group_actions).choices["leaderboard"]
+    options = {o for a in sub._actions for o in a.option_strings}
+    mentioned = set(re.findall(r"(?<![\w-])(--[a-z][a-z-]*)", page))
+    assert mentioned and mentioned <= options, mentioned - options
 
 
 # ---------------------------------------------------------------- 200 runs
