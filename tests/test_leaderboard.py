@@ -177,7 +177,7 @@ def test_site(board, tmp_path):
 
 
 def test_run_file_names():
-    from pyterrier_boot.leaderboard.site import run_file_names
+    from pyterrier_boot.leaderboards.site import run_file_names
 
     assert run_file_names(["a/b", "a b", "A_b", ".."]) == {"a/b": "a_b.html", "a b": "a_b-2.html",
                                                             "A_b": "A_b-3.html", "..": "run.html"}

@@ -118,7 +118,7 @@ def run(args):
 
 
 def _leaderboard(args, measures, status, out):
-    from ..leaderboard.board import leaderboard
+    from ..leaderboards.board import leaderboard
 
     seed = _common.seed(args.rng)
     progress = _common.progress_enabled(args)

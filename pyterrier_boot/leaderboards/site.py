@@ -135,7 +135,7 @@ def _run_page(board, name: str, title: str) -> str:
 
 def write_site(board, site_dir: str | os.PathLike, *, title: str = "Leaderboard",
                settings: Mapping[str, Any] | None = None, plots: bool = True) -> Path:
-    """Write ``board`` (a :class:`~pyterrier_boot.leaderboard.Leaderboard`) as a static site.
+    """Write ``board`` (a :class:`~pyterrier_boot.leaderboards.Leaderboard`) as a static site.
 
     Args:
         board: the leaderboard.

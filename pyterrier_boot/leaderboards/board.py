@@ -162,7 +162,7 @@ class Leaderboard:
               settings: Mapping[str, Any] | None = None, plots: bool = True) -> Path:
         """Write the static site (index.html, one page per run, SVG plots, CSV tables) into
         ``site_dir`` (created; files of the same names are replaced) and return its path.
-        See :func:`pyterrier_boot.leaderboard.site.write_site`."""
+        See :func:`pyterrier_boot.leaderboards.site.write_site`."""
         from .site import write_site
 
         return write_site(self, site_dir, title=title, settings=settings, plots=plots)
