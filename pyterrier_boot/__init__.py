@@ -65,6 +65,9 @@ _EXPORTS = {
     "compare": "pyterrier_boot.stats.comparison",
     "rank_intervals": "pyterrier_boot.stats.ranking",
     "RankIntervals": "pyterrier_boot.stats.ranking",
+    "compact_letter_display": "pyterrier_boot.stats.letters",
+    "leaderboard": "pyterrier_boot.leaderboards.board",
+    "Leaderboard": "pyterrier_boot.leaderboards.board",
     # equivalence tests and reproducibility (Breuer et al. 2020)
     "paired_tost": "pyterrier_boot.stats.equivalence",
     "unpaired_tost": "pyterrier_boot.stats.equivalence",

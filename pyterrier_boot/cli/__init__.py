@@ -5,6 +5,8 @@ Commands:
 * ``pyterrier-boot evaluate --qrels QRELS RUN [RUN ...]``: means with bootstrap intervals,
   significance tests (all pairs or against baselines), tables and an HTML report
   (:mod:`.evaluate`);
+* ``pyterrier-boot leaderboard --qrels QRELS RUN [RUN ...] --out site/``: runs ranked with rank
+  intervals and letter groups, and a static site to publish (:mod:`.leaderboard`);
 * ``pyterrier-boot demo``: the same on a simulated collection, with no files and no network
   (:mod:`.demo`);
 * ``pyterrier-boot topics``: power and topic-set size, from runs or from a given variance
@@ -82,6 +84,7 @@ EPILOG = """\
 examples:
   pyterrier-boot demo                                   # a simulated collection, a report in ./pyterrier-boot-demo
   pyterrier-boot evaluate --qrels qrels.txt runs/ --measures nDCG@10 AP --out report/
+  pyterrier-boot leaderboard --qrels qrels.txt runs/ --measures nDCG@10 AP --out site/
   pyterrier-boot topics --difference 0.05 --variance 0.02
   pyterrier-boot split-half --qrels qrels.txt runs/ --measures AP nDCG@10 --splits 20
 
@@ -105,7 +108,7 @@ def _common_options():
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``pyterrier-boot`` and its commands."""
     from .. import __version__
-    from . import demo, evaluate, ppi, reproduce, split_half, topics
+    from . import demo, evaluate, leaderboard, ppi, reproduce, split_half, topics
 
     parser = argparse.ArgumentParser(prog="pyterrier-boot", description=DESCRIPTION, epilog=EPILOG,
                                      formatter_class=argparse.RawDescriptionHelpFormatter, allow_abbrev=False)
@@ -114,6 +117,7 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
     common = _common_options()
     evaluate.add_parser(subparsers, common)
+    leaderboard.add_parser(subparsers, common)
     demo.add_parser(subparsers, common)
     topics.add_parser(subparsers, common)
     split_half.add_parser(subparsers, common)

@@ -14,6 +14,7 @@ Modules, one concept each:
 * ``tukey``: :func:`tukey_hsd` (topics as blocks) and :func:`randomized_tukey_hsd`.
 * ``power``: effect size, power of a paired design, topics needed (Kanoulas).
 * ``comparison``: :func:`compare`, the long table over systems and measures.
+* ``letters``: :func:`compact_letter_display`, groups of systems the all-pairs tests cannot tell apart.
 
 Import the public names from ``pyterrier_boot`` (loaded lazily) or from these modules.
 """

@@ -1,0 +1,181 @@
+"""``pyterrier-boot leaderboard``: runs ranked with intervals, rank intervals and letter groups; a
+static site to publish."""
+import argparse
+import contextlib
+import sys
+
+from . import _common, _text
+
+EXAMPLES = """\
+examples:
+  # the 59 TREC DL 2020 passage runs as a site to publish (open site/index.html)
+  pyterrier-boot leaderboard --qrels qrels.dl20-passage.txt runs/ --measures nDCG@10 AP --rel 2 --out site/
+
+  # corpus bootstrap as well (rank intervals over corpus images and topics), a baseline
+  pyterrier-boot leaderboard -q qrels.txt runs/ -b bm25 --bootstrap both --out site/
+
+reading the table:
+  rank [low, high]  the run's rank (1 = best) and its 95% rank interval over bootstrap replicates
+  group             runs that share a letter are not significantly different (all pairs tested,
+                    Holm-corrected); runs with no letter in common are
+
+exit status: 0 success, 1 error (bad input, unreadable file), 2 wrong usage.
+"""
+
+FORMATS = ("table", "csv", "markdown")
+TESTS = ("t", "wilcoxon", "paired-bootstrap", "randomization", "sign")
+
+
+def add_parser(subparsers, common):
+    from ..stats.correction import METHODS as CORRECTIONS
+
+    p = subparsers.add_parser(
+        "leaderboard", parents=[common], formatter_class=argparse.RawDescriptionHelpFormatter, allow_abbrev=False,
+        help="rank runs with intervals, rank intervals and letter groups; write a static site",
+        description="Rank runs by their mean on the first measure, with each mean's bootstrap interval, each run's "
+                    "rank interval and groups of runs that are not significantly different (compact letter "
+                    "display of all pairs); with --out, a static web site (sortable table, plots, a page per run) "
+                    "that can be published as it is.",
+        epilog=EXAMPLES)
+    p.add_argument("runs", nargs="*", metavar="RUN",
+                   help="run files in TREC format (plain or .gz) or folders of them; a run is named by its tag")
+    p.add_argument("-q", "--qrels", required=True, metavar="QRELS",
+                   help="relevance judgements: a TREC qrels file or an ir_datasets id 'irds:<id>'")
+    p.add_argument("-m", "--measures", nargs="+", action="extend", metavar="MEASURE",
+                   help="ir_measures or trec_eval names; the first ranks the runs "
+                        f"(default: {' '.join(_common.DEFAULT_MEASURES)})")
+    p.add_argument("-b", "--baseline", metavar="NAME",
+                   help="a run whose per-topic differences are shown on every run's page, with a test against it")
+    p.add_argument("--bootstrap", choices=("topic", "corpus", "both"), default="topic",
+                   help="replicates of the intervals: topics (default), corpus images, or both; with the corpus, "
+                        "rank intervals over topics alone are shown too")
+    p.add_argument("--n", type=_common.count, metavar="N", dest="n_resamples",
+                   help="topic resamples (default 10000) or corpus images (default 1000)")
+    p.add_argument("--max-memory", type=_common.memory_size, default=2**30, metavar="SIZE",
+                   help="memory the bootstrap may use, e.g. 512M or 4G (default 1G)")
+    p.add_argument("--confidence", type=float, default=0.95, metavar="LEVEL",
+                   help="confidence level of the intervals (default 0.95)")
+    p.add_argument("--test", choices=TESTS, default="t", help="paired test of every pair of runs (default t)")
+    p.add_argument("--correction", choices=(*CORRECTIONS, "none"), default="holm",
+                   help="multiple-testing correction within each measure (default holm)")
+    p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    p.add_argument("--letters", choices=("cover", "insert-absorb"), default="cover",
+                   help="how letter groups are found: a small cover of the indistinguishable pairs (default; Gramm "
+                        "et al. 2007) or every maximal group (Piepho 2004; many letters with many close runs)")
+    p.add_argument("--rel", type=int, metavar="N", help="relevance cut for binary measures, as trec_eval -l N "
+                   "(see pyterrier-boot evaluate --help)")
+    p.add_argument("--rel-remap", action="store_true", help="with --rel N, also set grades 1..N-1 to 0 in the qrels")
+    p.add_argument("--corpus-size", type=int, metavar="N", help="documents in the collection (corpus bootstrap)")
+    p.add_argument("--rng", type=int, metavar="SEED",
+                   help="random seed; the same seed gives the same output (default: a fresh seed, printed)")
+    p.add_argument("-f", "--format", choices=FORMATS, default="table",
+                   help="what to print: a readable table (default), csv or markdown")
+    p.add_argument("--digits", type=int, default=3, help="decimals in the printed table (default 3)")
+    p.add_argument("-o", "--out", metavar="DIR",
+                   help="write the site (index.html, runs/*.html, figures/*.svg, CSV tables) to DIR (all or "
+                        "nothing)")
+    p.add_argument("--overwrite", action="store_true", help="replace --out DIR when it exists and is not empty")
+    p.add_argument("--title", help="title of the site (default: Leaderboard)")
+    p.add_argument("--no-plots", action="store_true", help="a site without plots (faster)")
+    p.set_defaults(run=run, parser=p)
+    return p
+
+
+def _check(args, parser):
+    args.measures, args.runs = _common.split_measures(args.measures, args.runs)
+    if not args.runs:
+        parser.error("give at least two RUN files or a folder of them (after the options, or after '--')")
+    if not args.measures:
+        args.measures = list(_common.DEFAULT_MEASURES)
+    if not 0 < args.confidence < 1:
+        parser.error(f"--confidence must be between 0 and 1, got {args.confidence}")
+    if not 0 < args.alpha < 1:
+        parser.error(f"--alpha must be between 0 and 1, got {args.alpha}")
+    if args.n_resamples is not None and args.n_resamples < 2:
+        parser.error(f"--n must be at least 2, got {args.n_resamples}")
+    if args.rel is not None and args.rel < 1:
+        parser.error(f"--rel must be a grade of at least 1, got {args.rel}")
+    if args.rel_remap and args.rel is None:
+        parser.error("--rel-remap needs --rel N")
+    if not 0 <= args.digits <= 10:
+        parser.error(f"--digits must be between 0 and 10, got {args.digits}")
+    if args.corpus_size is not None and args.corpus_size < 1:
+        parser.error(f"--corpus-size must be positive, got {args.corpus_size}")
+    if args.overwrite and not args.out:
+        parser.error("--overwrite needs --out DIR")
+
+
+def run(args):
+    _check(args, args.parser)
+    status = _common.Status(not args.quiet)
+    measures = _common.parse_measures_rel(args.measures, args.rel)
+    folder = _common.OutputFolder(args.out, command="leaderboard", overwrite=args.overwrite) if args.out else None
+    with folder or contextlib.nullcontext() as out:
+        written = _leaderboard(args, measures, status, out)
+    if folder is not None:
+        status(f"wrote {written} to {folder.path}; open {folder.path / 'index.html'}")
+    return 0
+
+
+def _leaderboard(args, measures, status, out):
+    from ..leaderboards.board import leaderboard
+
+    seed = _common.seed(args.rng)
+    progress = _common.progress_enabled(args)
+    status(f"reading the qrels {args.qrels}")
+    qrels = _common.read_qrels(args.qrels, corpus_size=args.corpus_size, rel=args.rel, remap=args.rel_remap)
+    status(f"reading {len(args.runs)} run path{'s' if len(args.runs) > 1 else ''}")
+    runs = _common.read_runs(args.runs, qrels, verbose=progress)
+    if len(runs) < 2:
+        raise ValueError(f"a leaderboard needs at least 2 runs, got {len(runs)}")
+    _common.check_baselines([args.baseline] if args.baseline else None, list(runs))
+    n_pairs = len(runs) * (len(runs) - 1) // 2
+    status(f"ranking {len(runs)} runs on {', '.join(m.label for m in measures)} ({args.bootstrap} bootstrap; "
+           f"{n_pairs:,} pairs, {args.test} test, correction {args.correction})")
+    board = leaderboard(runs, qrels, measures, baseline=args.baseline, test=args.test,
+                        correction=None if args.correction == "none" else args.correction, alpha=args.alpha,
+                        bootstrap=args.bootstrap, n_resamples=args.n_resamples, confidence_level=args.confidence,
+                        corpus_size=args.corpus_size, rng=seed, max_memory=args.max_memory, letters=args.letters,
+                        verbose=progress and args.bootstrap != "topic")
+    _print(board, args, seed)
+    if out is None:
+        return None
+    plots = not args.no_plots
+    if plots and not _common.matplotlib_available():
+        import warnings
+
+        from .._warnings import BootWarning
+
+        warnings.warn("matplotlib is not installed: the site has no plots (pip install 'pyterrier-boot[plots]')",
+                      BootWarning, stacklevel=2)
+        plots = False
+    if plots:
+        _common.use_agg()
+    status(f"writing the site ({len(runs) + 1} pages" + (", drawing the plots)" if plots else ")"))
+    settings = {
+        "command": args.command_line,
+        "qrels": qrels.source,
+        "runs": f"{len(runs)}",
+        "measures": ", ".join(m.label for m in measures),
+        "seed": f"{seed} (--rng {seed} gives the same numbers)",
+    }
+    if args.rel is not None:
+        settings["relevance"] = (f"binary measures count grade >= {args.rel} as relevant"
+                                 + (f"; qrels grades 1..{args.rel - 1} set to 0" if args.rel_remap else ""))
+    board.write(out, title=args.title or "Leaderboard", settings=settings, plots=plots)
+    return f"index.html and {len(runs)} run pages"
+
+
+def _print(board, args, seed):
+    if args.format == "csv":
+        sys.stdout.write(board.to_frame().to_csv(index=False))
+        return
+    if args.format == "markdown":
+        sys.stdout.write(board.to_markdown(args.digits))
+        return
+    width = _text.terminal_width()
+    groups = ", ".join(f"{m} {board.n_groups(m)}" for m in board.measures)
+    lines = [_text.render_table(board.display_frame(args.digits), width=width), "",
+             _text.wrap(board.caption(), width), _text.wrap(f"Letter groups: {groups}.", width),
+             f"Seed {seed}: --rng {seed} reproduces these numbers."]
+    print("\n".join(lines))

@@ -1,0 +1,9 @@
+"""Leaderboards: runs ranked with their intervals, rank intervals and groups of runs that the tests
+cannot tell apart, as a table and as a static web site a shared task can publish as it is.
+
+* ``board``: :func:`leaderboard` and the :class:`Leaderboard` it returns;
+* ``site``: the static site (:meth:`Leaderboard.write`).
+"""
+from .board import Leaderboard, leaderboard
+
+__all__ = ["leaderboard", "Leaderboard"]

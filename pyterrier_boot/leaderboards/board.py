@@ -1,0 +1,276 @@
+"""A leaderboard of runs: means with intervals, rank intervals and compact letter groups."""
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._memory import DEFAULT_MAX_MEMORY
+from .._random import as_generator
+
+__all__ = ["leaderboard", "Leaderboard"]
+
+#: what each bootstrap's replicates vary, as written in column names
+VARIANCE = {"topic": "topics", "corpus": "corpus", "both": "topics+corpus"}
+DEFAULT_SEED = 42
+
+
+@dataclass(frozen=True, eq=False)
+class Leaderboard:
+    """Runs ranked by their mean on the first measure, with everything needed to read the ranking.
+
+    Attributes:
+        result: the :class:`~pyterrier_boot.ExperimentResult` behind it (per-topic values, mean
+            intervals, bootstrap distribution, comparisons with the baseline).
+        pairwise: the all-pairs table (:func:`~pyterrier_boot.compare` columns) the groups come from.
+        letters: compact letter display per measure (index run, one column per measure).
+        ranks: :class:`~pyterrier_boot.RankIntervals` over the experiment's bootstrap replicates.
+        topic_ranks: rank intervals over topic resamples alone, when the experiment's bootstrap
+            includes the corpus (else None: ``ranks`` are already over topics).
+        baseline: the baseline run, or None.
+        test, correction, alpha: how the pairs were tested.
+        letters_method: how the groups were found (``"cover"`` or ``"insert-absorb"``).
+    """
+
+    result: Any
+    pairwise: pd.DataFrame
+    letters: pd.DataFrame
+    ranks: Any
+    topic_ranks: Any
+    baseline: str | None
+    test: str
+    correction: str | None
+    alpha: float
+    letters_method: str = "cover"
+
+    @property
+    def measures(self) -> tuple[str, ...]:
+        return tuple(self.result.measures)
+
+    @property
+    def order(self) -> list[str]:
+        """Runs, best first by mean on the first measure (ties keep the input order)."""
+        means = self.result.means[:, 0]
+        return [self.result.names[s] for s in np.argsort(-means, kind="stable")]
+
+    def n_groups(self, measure: str | None = None) -> int:
+        """Number of letters (groups of runs not significantly different) on ``measure``."""
+        import re
+
+        column = self.letters[measure if measure is not None else self.measures[0]]
+        return len({t for text in column for t in re.findall(r"[A-Za-z][0-9]*", text)})
+
+    def _rank_columns(self) -> list[tuple[str, Any]]:
+        """(variance label, RankIntervals) of every rank interval shown, the experiment's first."""
+        out = [(VARIANCE[self.result.bootstrap], self.ranks)]
+        if self.topic_ranks is not None:
+            out.append((VARIANCE["topic"], self.topic_ranks))
+        return out
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per run, best first: ``rank, run``, then per measure ``<m>`` (mean),
+        ``<m> ci_low``, ``<m> ci_high`` (interval of the mean), ``<m> rank``, ``<m> rank ci_low
+        (<variance>)``, ``<m> rank ci_high (<variance>)`` (variance: ``topics``, ``corpus`` or
+        ``topics+corpus``) and ``<m> group`` (letters)."""
+        res = self.result
+        index = {n: i for i, n in enumerate(res.names)}
+        rows = [index[n] for n in self.order]
+        frame = pd.DataFrame({"rank": np.arange(1, len(rows) + 1), "run": self.order})
+        for j, m in enumerate(self.measures):
+            frame[m] = res.means[rows, j]
+            if res.intervals is not None:
+                frame[f"{m} ci_low"] = res.intervals[rows, j, 0]
+                frame[f"{m} ci_high"] = res.intervals[rows, j, 1]
+            frame[f"{m} rank"] = self.ranks.statistic[rows, j]
+            for label, ranks in self._rank_columns():
+                frame[f"{m} rank ci_low ({label})"] = np.asarray(ranks.confidence_interval.low)[rows, j]
+                frame[f"{m} rank ci_high ({label})"] = np.asarray(ranks.confidence_interval.high)[rows, j]
+            frame[f"{m} group"] = self.letters[m].reindex(self.order).to_numpy()
+        return frame
+
+    def display_frame(self, digits: int = 3) -> pd.DataFrame:
+        """The readable table: per measure ``mean [low, high]``, ``rank [low, high]`` per
+        variance and the letters."""
+        frame = self.to_frame()
+        out = frame[["rank", "run"]].copy()
+
+        def rank(v):
+            return f"{v:g}"
+
+        for m in self.measures:
+            if f"{m} ci_low" in frame:
+                out[m] = [f"{v:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
+                          for v, lo, hi in zip(frame[m], frame[f"{m} ci_low"], frame[f"{m} ci_high"], strict=True)]
+            else:
+                out[m] = [f"{v:.{digits}f}" for v in frame[m]]
+            for label, _ in self._rank_columns():
+                lo, hi = frame[f"{m} rank ci_low ({label})"], frame[f"{m} rank ci_high ({label})"]
+                out[f"{m} rank ({label})"] = [f"{rank(r)} [{rank(a)}, {rank(b)}]"
+                                              for r, a, b in zip(frame[f"{m} rank"], lo, hi, strict=True)]
+            out[f"{m} group"] = frame[f"{m} group"]
+        return out
+
+    def caption(self) -> str:
+        """What the columns mean, in one paragraph."""
+        res = self.result
+        level = f"{100 * res.confidence_level:g}%"
+        from ..report import describe_intervals, test_name
+
+        parts = [f"{len(res.names)} runs on {len(res.qids)} topics, ranked by mean {self.measures[0]}."]
+        if res.intervals is not None:
+            parts.append(f"Means with {describe_intervals(res)}.")
+        variances = " and ".join(f"over {_replicates(ranks, label)} ({label})" for label, ranks in self._rank_columns())
+        parts.append(f"Rank [{level} rank interval] {variances} (1 = best; ties share the average rank).")
+        tested = (f"{test_name(self.test)} on every pair of runs, {self.correction or 'no'} correction per "
+                  f"measure, alpha {self.alpha:g}")
+        if res.bootstrap in ("corpus", "both"):
+            tested = (f"the {res.bootstrap}-bootstrap replicate test on every pair of runs, "
+                      f"{self.correction or 'no'} correction per measure, alpha {self.alpha:g}")
+        parts.append(f"Group: runs that share a letter are not significantly different ({tested}); "
+                     "runs with no letter in common are (compact letter display, Piepho 2004"
+                     + ("; groups by a clique cover, Gramm et al. 2007" if self.letters_method == "cover" else "")
+                     + ").")
+        return " ".join(parts)
+
+    def to_markdown(self, digits: int = 3) -> str:
+        """The readable table as GitHub Markdown, its caption below."""
+        frame = self.display_frame(digits)
+
+        def cell(v):
+            return str(v).replace("|", "\\|")
+
+        lines = ["| " + " | ".join(map(cell, frame.columns)) + " |",
+                 "|" + "|".join("---:" if pd.api.types.is_numeric_dtype(frame[c]) else "---" for c in frame) + "|"]
+        lines += ["| " + " | ".join(map(cell, row)) + " |" for row in frame.itertuples(index=False)]
+        return "\n".join(lines) + "\n\n" + self.caption() + "\n"
+
+    def _repr_html_(self) -> str:
+        from .._html import sortable_table
+
+        return sortable_table(self.display_frame(), caption=self.caption())
+
+    def __repr__(self) -> str:
+        groups = ", ".join(f"{m}: {self.n_groups(m)} groups" for m in self.measures)
+        return f"Leaderboard({len(self.result.names)} runs, {len(self.result.qids)} topics; {groups})"
+
+    def write(self, site_dir: str | os.PathLike, *, title: str = "Leaderboard",
+              settings: Mapping[str, Any] | None = None, plots: bool = True) -> Path:
+        """Write the static site (index.html, one page per run, SVG plots, CSV tables) into
+        ``site_dir`` (created; files of the same names are replaced) and return its path.
+        See :func:`pyterrier_boot.leaderboards.site.write_site`."""
+        from .site import write_site
+
+        return write_site(self, site_dir, title=title, settings=settings, plots=plots)
+
+
+def _replicates(ranks, label):
+    kind = {"topics": "topic resamples", "corpus": "corpus images", "topics+corpus": "topic resamples on corpus images"}
+    return f"{ranks.bootstrap_distribution.shape[0]:,} {kind[label]}"
+
+
+def _as_runs(runs) -> dict[str, pd.DataFrame]:
+    from ..inputs.runs import read_runs
+
+    if isinstance(runs, Mapping):
+        return read_runs(dict(runs))
+    if isinstance(runs, str | os.PathLike | pd.DataFrame):
+        return read_runs([runs])
+    if isinstance(runs, Sequence):
+        return read_runs(list(runs))
+    raise TypeError(f"'runs' must be a dict name -> run, a run file or folder, or a list of them, "
+                    f"got {type(runs).__name__}")
+
+
+def leaderboard(runs: Any, qrels: Any, measures: Sequence[Any] | str = ("AP", "nDCG@10"), *,
+                baseline: str | None = None, test: str = "t", correction: str | None = "holm",
+                alpha: float = 0.05, bootstrap: str = "topic", n_resamples: int | None = None,
+                confidence_level: float = 0.95, interval: str | None = None, corpus_size: int | None = None,
+                model: str = "poisson", rng: Any = None, max_memory: int = DEFAULT_MAX_MEMORY,
+                letters: str = "cover", verbose: bool = False) -> Leaderboard:
+    """Rank runs with honest uncertainty: mean and interval per measure, rank intervals, letter groups.
+
+    Args:
+        runs: a dict ``name -> run`` (DataFrame or TREC run file), a run file, a folder of run
+            files, or a list of them (names as :func:`~pyterrier_boot.read_runs` gives them).
+        qrels: the judgments (file, DataFrame or ``irds:`` id), as :func:`~pyterrier_boot.Experiment`.
+        measures: measure names or objects (``"nDCG@10"``, ``"AP(rel=2)"``, ``"map"``); the first
+            ranks the runs.
+        baseline: a run's name: its per-topic differences appear on each run's page, with the test
+            of each run against it.
+        test: the paired test of every pair of runs (``"t"``, ``"wilcoxon"``, ``"paired-bootstrap"``,
+            ``"randomization"``, ``"sign"``); with ``bootstrap="corpus"`` or ``"both"`` the pairs are
+            instead tested over the same replicates as the intervals (see
+            :meth:`ExperimentResult.pairwise`).
+        correction, alpha: multiple-testing correction within each measure and its level.
+        bootstrap: ``"topic"`` (default), ``"corpus"`` or ``"both"``: the replicates of the mean
+            intervals and rank intervals. With the corpus in them, rank intervals over topic
+            resamples alone are shown as well.
+        n_resamples, confidence_level, interval, corpus_size, model, max_memory, verbose: as
+            :func:`~pyterrier_boot.Experiment`.
+        rng: seed or Generator (SPEC 7); None is the fixed seed 42, as ``Experiment``.
+        letters: how the letter groups are found (:func:`~pyterrier_boot.compact_letter_display`):
+            ``"cover"`` (default: a small cover of the indistinguishable pairs, grown from the best
+            run down; Gramm et al. 2007) or ``"insert-absorb"`` (Piepho 2004: every maximal group,
+            which for hundreds of close runs can mean hundreds of letters per run).
+
+    Returns:
+        a :class:`Leaderboard`: ``to_frame()``, ``to_markdown()``, ``write(site_dir)`` (a static
+        site), and a sortable table in notebooks.
+
+    Rank intervals are those of Zobel & Rashidi (2020, Fig. 5); groups are the compact letter
+    display of the all-pairs tests (Piepho 2004): runs sharing a letter are not significantly
+    different. Both stay readable with hundreds of runs, where a matrix of pairs does not.
+
+    Example:
+        >>> import pyterrier_boot as ptb
+        >>> sim = ptb.simulate_collection(n_topics=20, n_systems=6, corpus_size=5000, depth=50, pool_depth=20, rng=1)
+        >>> board = ptb.leaderboard(sim.runs, sim.qrels, ["AP"], n_resamples=1000, rng=1)
+        >>> board.to_frame().columns[:5].tolist()
+        ['rank', 'run', 'AP', 'AP ci_low', 'AP ci_high']
+    """
+    from ..experiment.experiment import experiment_result
+    from ..stats.letters import METHODS, compact_letter_display
+    from ..stats.ranking import rank_intervals
+    from ..stats.resampling import resample_plan, weighted_sums
+
+    if letters not in METHODS:
+        raise ValueError(f"'letters' must be one of {METHODS}, got {letters!r}")
+    if bootstrap not in VARIANCE:
+        raise ValueError(f"'bootstrap' must be 'topic', 'corpus' or 'both', got {bootstrap!r}")
+    if isinstance(measures, str):
+        measures = [measures]
+    runs = _as_runs(runs)
+    if len(runs) < 2:
+        raise ValueError(f"'runs' must hold at least 2 runs for a leaderboard, got {len(runs)}")
+    if baseline is not None and baseline not in runs:
+        raise ValueError(f"'baseline' {baseline!r} is not one of the runs: {list(runs)[:8]}")
+    test = {"paired-bootstrap": "paired_bootstrap"}.get(test, test)
+    generator = as_generator(DEFAULT_SEED if rng is None else rng)
+    experiment_rng, pairs_rng, topic_rng = generator.spawn(3)
+    result = experiment_result(runs, None, qrels, list(measures), baseline=baseline, test=test,
+                               correction=correction if baseline is not None else None, correction_alpha=alpha,
+                               bootstrap=bootstrap, n_resamples=n_resamples, confidence_level=confidence_level,
+                               interval=interval, corpus_size=corpus_size, model=model, rng=experiment_rng,
+                               max_memory=max_memory, verbose=verbose)
+    if result.distribution_ is None:
+        raise ValueError(f"a leaderboard needs at least 2 judged topics, got {len(result.qids)}")
+    pairwise = result.pairwise(test=test, correction=correction, alpha=alpha, rng=pairs_rng, max_memory=max_memory)
+    # per measure, "a" goes to the group of that measure's best run
+    groups = pd.DataFrame({m: compact_letter_display(pairwise, measure=m, method=letters) for m in result.measures})
+    ranks = rank_intervals(result.means, result.distribution_, systems=result.names, measures=result.measures,
+                           confidence_level=confidence_level)
+    topic_ranks = None
+    if bootstrap != "topic":
+        plan = result.plan or resample_plan(len(result.qids), n_resamples=10_000, rng=topic_rng, max_memory=max_memory)
+        n = len(result.qids)
+        dist = np.stack([weighted_sums(plan, result.values[:, :, j]).T / n for j in range(len(result.measures))],
+                        axis=-1)
+        topic_ranks = rank_intervals(result.means, dist, systems=result.names, measures=result.measures,
+                                     confidence_level=confidence_level)
+    return Leaderboard(result=result, pairwise=pairwise, letters=groups, ranks=ranks, topic_ranks=topic_ranks,
+                       baseline=baseline, test=test, correction=correction, alpha=alpha, letters_method=letters)

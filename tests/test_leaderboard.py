@@ -1,0 +1,278 @@
+"""ptb.leaderboard and `pyterrier-boot leaderboard`: the table's figures against their references
+(ir_measures means, rank_intervals over the experiment's replicates, the all-pairs tests), the
+static site's files and links, and a 200-run collection for speed and size."""
+import re
+import time
+from html.parser import HTMLParser
+from pathlib import Path
+
+import ir_measures
+import numpy as np
+import pandas as pd
+import pytest
+
+import pyterrier_boot as ptb
+from pyterrier_boot.cli import main
+from pyterrier_boot.stats.ranking import rank_intervals
+
+
+@pytest.fixture(scope="module")
+def sim():
+    return ptb.simulate_collection(n_topics=15, n_systems=6, depth=60, pool_depth=20, corpus_size=4000,
+                                   matching=300, rng=4)
+
+
+@pytest.fixture(scope="module")
+def board(sim):
+    return ptb.leaderboard(sim.runs, sim.qrels, ["AP", "nDCG@10"], n_resamples=500, rng=1, baseline="S1")
+
+
+def _groups(text):
+    return set(re.findall(r"[A-Za-z][0-9]*", text))
+
+
+def test_table_against_references(sim, board):
+    frame = board.to_frame()
+    assert frame["rank"].tolist() == list(range(1, 7))
+    assert frame["AP"].is_monotonic_decreasing
+    assert frame.columns[:5].tolist() == ["rank", "run", "AP", "AP ci_low", "AP ci_high"]
+    # means: ir_measures on the same runs (trec_eval -c: a missing topic scores 0)
+    q = sim.qrels.rename(columns={"qid": "query_id", "docno": "doc_id", "label": "relevance"})
+    for name, run in sim.runs.items():
+        r = run.rename(columns={"qid": "query_id", "docno": "doc_id"})
+        value = ir_measures.calc_aggregate([ir_measures.AP], q, r)[ir_measures.AP]
+        assert frame.set_index("run").loc[name, "AP"] == pytest.approx(value, abs=1e-9)
+    # rank intervals: rank_intervals over the experiment's own bootstrap replicates
+    res = board.result
+    ranks = rank_intervals(res.means, res.distribution_, systems=res.names, measures=res.measures)
+    index = [res.names.index(n) for n in frame["run"]]
+    assert frame["AP rank ci_low (topics)"].tolist() == np.asarray(ranks.confidence_interval.low)[index, 0].tolist()
+    assert frame["nDCG@10 rank ci_high (topics)"].tolist() == \
+        np.asarray(ranks.confidence_interval.high)[index, 1].tolist()
+    assert (frame["AP rank ci_low (topics)"] <= frame["AP rank"]).all()
+    assert (frame["AP rank"] <= frame["AP rank ci_high (topics)"]).all()
+
+
+def test_groups_are_the_pairwise_verdicts(board):
+    table = board.pairwise
+    assert table.attrs["correction"] == "holm" and table.attrs["test"] == "t"
+    again = ptb.compare({m: pd.DataFrame(board.result.values[:, :, j], index=list(board.result.names))
+                         for j, m in enumerate(board.measures)}, test="t", correction="holm")
+    assert again["reject"].tolist() == table["reject"].tolist()
+    frame = board.to_frame().set_index("run")
+    for m in board.measures:
+        rows = table[table["measure"] == m]
+        for a, b, reject in zip(rows["system_a"], rows["system_b"], rows["reject"], strict=True):
+            share = bool(_groups(frame.loc[a, f"{m} group"]) & _groups(frame.loc[b, f"{m} group"]))
+            assert share == (not reject)
+        best = frame[m].idxmax()
+        assert "a" in frame.loc[best, f"{m} group"]
+    assert board.n_groups("AP") == len(set().union(*map(_groups, frame["AP group"])))
+
+
+def test_display_markdown_html(board):
+    shown = board.display_frame()
+    assert shown.columns.tolist() == ["rank", "run", "AP", "AP rank (topics)", "AP group", "nDCG@10",
+                                      "nDCG@10 rank (topics)", "nDCG@10 group"]
+    assert re.fullmatch(r"0\.\d{3} \[0\.\d{3}, 0\.\d{3}\]", shown["AP"].iloc[0])
+    assert re.fullmatch(r"1 \[1, \d\]", shown["AP rank (topics)"].iloc[0])
+    markdown = board.to_markdown()
+    assert markdown.startswith("| rank | run | AP |") and "compact letter display" in markdown
+    assert '<table class="sortable">' in board._repr_html_()
+    assert repr(board).startswith("Leaderboard(6 runs, 15 topics; AP: ")
+
+
+def test_insert_absorb_letters(sim, board):
+    other = ptb.leaderboard(sim.runs, sim.qrels, ["AP", "nDCG@10"], n_resamples=500, rng=1, baseline="S1",
+                            letters="insert-absorb")
+    assert other.letters_method == "insert-absorb" and "Gramm" not in other.caption()
+    expected = ptb.compact_letter_display(board.pairwise, measure="AP", method="insert-absorb")
+    assert other.letters["AP"].to_dict() == expected.to_dict()
+
+
+def test_corpus_bootstrap_adds_rank_intervals(sim):
+    board = ptb.leaderboard(sim.runs, sim.qrels, "AP", bootstrap="both", n_resamples=100, rng=2)
+    frame = board.to_frame()
+    assert {"AP rank ci_low (topics+corpus)", "AP rank ci_low (topics)"} <= set(frame.columns)
+    assert board.ranks.bootstrap_distribution.shape[0] == 100
+    assert board.pairwise.attrs["test"].startswith("both-bootstrap replicate test")
+    assert "topic resamples on corpus images" in board.caption()
+
+
+def _write_runs(sim, folder):
+    """Each simulated run as a TREC run file ``<name>.txt`` (tag = name)."""
+    for name, run in sim.runs.items():
+        run = run.sort_values(["qid", "score"], ascending=[True, False], kind="stable")
+        rank = run.groupby("qid").cumcount() + 1
+        lines = [f"{q} Q0 {d} {r} {s!r} {name}" for q, d, r, s in
+                 zip(run["qid"], run["docno"], rank, run["score"], strict=True)]
+        (folder / f"{name}.txt").write_text("\n".join(lines) + "\n")
+
+
+def test_runs_from_files(sim, tmp_path):
+    _write_runs(sim, tmp_path)
+    from_folder = ptb.leaderboard(tmp_path, sim.qrels, ["AP"], n_resamples=200, rng=3)
+    from_frames = ptb.leaderboard(sim.runs, sim.qrels, ["AP"], n_resamples=200, rng=3)
+    pd.testing.assert_frame_equal(from_folder.to_frame(), from_frames.to_frame())
+
+
+def test_bad_input(sim):
+    with pytest.raises(ValueError, match="'baseline' 'nope'"):
+        ptb.leaderboard(sim.runs, sim.qrels, ["AP"], baseline="nope")
+    with pytest.raises(ValueError, match="'bootstrap'"):
+        ptb.leaderboard(sim.runs, sim.qrels, ["AP"], bootstrap="jackknife")
+    with pytest.raises(ValueError, match="at least 2 runs"):
+        ptb.leaderboard({"S1": sim.runs["S1"]}, sim.qrels, ["AP"])
+    with pytest.raises(ValueError, match="'letters'"):
+        ptb.leaderboard(sim.runs, sim.qrels, ["AP"], letters="greedy")
+    with pytest.raises(TypeError, match="'runs'"):
+        ptb.leaderboard(42, sim.qrels, ["AP"])
+
+
+# ---------------------------------------------------------------- the site
+
+
+class _Links(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.links, self.rows = [], 0
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        for key in ("href", "src"):
+            if key in attrs:
+                self.links.append(attrs[key])
+        if tag == "tr":
+            self.rows += 1
+
+
+def _links(path):
+    parser = _Links()
+    parser.feed(path.read_text(encoding="utf-8"))
+    return parser
+
+
+def test_site(board, tmp_path):
+    site = board.write(tmp_path / "site", title="Test board", settings={"qrels": "simulated"})
+    index = site / "index.html"
+    parsed = _links(index)
+    for link in parsed.links:
+        assert not re.match(r"(https?:)?//", link), link  # self-contained: relative links only
+        assert (site / link).is_file(), link
+    assert sum(link.startswith("runs/") for link in parsed.links) == 6
+    assert sum(link.endswith(".svg") for link in parsed.links) == 2 * 2 * 2  # link + img, 2 plots, 2 measures
+    text = index.read_text(encoding="utf-8")
+    assert 'id="leaderboard"' in text and "Test board" in text and "<script>" in text
+    # a run page: its per-topic scores and the difference to the baseline
+    page = (site / "runs" / "S3.html").read_text(encoding="utf-8")
+    topics = page.split('id="topics"')[1]
+    res = board.result
+    s, b = res.names.index("S3"), res.names.index("S1")
+    assert topics.count("<tr>") == len(res.qids) + 1
+    first = f"{res.values[s, 0, 0] - res.values[b, 0, 0]:.4f}"
+    assert first in topics.split("</tr>")[1]
+    assert "Against the baseline S1" in page
+    assert pd.read_csv(site / "leaderboard.csv")["run"].tolist() == board.order
+    assert len(pd.read_csv(site / "pairwise.csv")) == 15 * 2
+
+
+def test_run_file_names():
+    from pyterrier_boot.leaderboards.site import run_file_names
+
+    assert run_file_names(["a/b", "a b", "A_b", ".."]) == {"a/b": "a_b.html", "a b": "a_b-2.html",
+                                                            "A_b": "A_b-3.html", "..": "run.html"}
+
+
+# ---------------------------------------------------------------- command line
+
+
+def test_command_line(sim, tmp_path, capsys):
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    _write_runs(sim, folder)
+    (tmp_path / "qrels.txt").write_text("".join(f"{q} 0 {d} {g}\n" for q, d, g in
+                                                zip(sim.qrels["qid"], sim.qrels["docno"], sim.qrels["label"],
+                                                    strict=True)))
+    argv = ["leaderboard", "--qrels", str(tmp_path / "qrels.txt"), str(folder), "-m", "AP", "nDCG@10", "--n", "300",
+            "--rng", "5", "--quiet"]
+    assert main(argv + ["--out", str(tmp_path / "site"), "--no-plots", "-b", "S2"]) == 0
+    out = capsys.readouterr().out
+    assert "AP group" in out and "Letter groups: AP" in out and "--rng 5" in out
+    assert (tmp_path / "site" / "index.html").is_file() and len(list((tmp_path / "site" / "runs").iterdir())) == 6
+    assert main(argv + ["--format", "csv"]) == 0
+    csv = pd.read_csv(__import__("io").StringIO(capsys.readouterr().out))
+    expected = ptb.leaderboard(sim.runs, sim.qrels, ["AP", "nDCG@10"], n_resamples=300, rng=5).to_frame()
+    pd.testing.assert_frame_equal(csv[["run", "AP", "AP group"]], expected[["run", "AP", "AP group"]])
+    assert main(argv + ["--out", str(tmp_path / "site"), "--no-plots"]) == 1  # exists: needs --overwrite
+    assert "--overwrite" in capsys.readouterr().err
+    assert main(argv + ["-b", "nope"]) == 1
+    assert "unknown --baseline 'nope'" in capsys.readouterr().err
+
+
+def test_docs_name_only_existing_options():
+    from pyterrier_boot.cli import build_parser
+
+    page = (Path(ptb.__file__).parent / "pt_docs" / "leaderboard.md").read_text(encoding="utf-8")
+    sub = next(a for a in build_parser()._subparsers._group_actions).choices["leaderboard"]
+    options = {o for a in sub._actions for o in a.option_strings}
+    mentioned = set(re.findall(r"(?<![\w-])(--[a-z][a-z-]*)", page))
+    assert mentioned and mentioned <= options, mentioned - options
+
+
+# ---------------------------------------------------------------- 200 runs
+
+
+@pytest.mark.slow
+def test_two_hundred_runs(tmp_path):
+    sim = ptb.simulate_collection(n_topics=50, n_systems=200, depth=100, pool_depth=10, corpus_size=20_000,
+                                  matching=1000, rng=7)
+    start = time.perf_counter()
+    board = ptb.leaderboard(sim.runs, sim.qrels, ["AP", "nDCG@10"], rng=1)
+    computed = time.perf_counter() - start
+    site = board.write(tmp_path / "site")
+    written = time.perf_counter() - start - computed
+    index = (site / "index.html").stat().st_size
+    figures = sum(p.stat().st_size for p in (site / "figures").iterdir())
+    total = sum(p.stat().st_size for p in site.rglob("*") if p.is_file())
+    longest = board.to_frame()[["AP group", "nDCG@10 group"]].map(lambda t: len(_groups(t))).max().max()
+    print(f"200 runs: computed in {computed:.1f} s, site written in {written:.1f} s; index.html {index / 1e3:.0f} kB, "
+          f"figures {figures / 1e6:.1f} MB, site {total / 1e6:.1f} MB; groups AP {board.n_groups('AP')}, "
+          f"nDCG@10 {board.n_groups('nDCG@10')}, at most {longest} letters for one run")
+    assert computed < 120 and written < 120
+    assert index < 1_000_000  # letters and rank intervals, not a 200 x 200 matrix
+    assert len(list((site / "runs").iterdir())) == 200
+    frame = board.to_frame()
+    assert frame["AP group"].str.len().max() < 60
+
+
+# ---------------------------------------------------------------- TREC DL 2020
+
+
+@pytest.mark.slow
+@pytest.mark.integration
+def test_dl2020_leaderboard(tmp_path, capsys):
+    """The 59 DL 2020 passage runs: means equal NIST's tables, groups match the Holm-corrected
+    t-tests of every pair, and the site is written."""
+    from conftest import shared_path
+
+    folder = shared_path("trec-dl-2020-passage")
+    code = main(["leaderboard", "--qrels", str(folder / "qrels.dl20-passage.txt"), str(folder / "runs"),
+                 "--measures", "nDCG@10", "AP", "--rel", "2", "--n", "1000", "--rng", "1", "--quiet",
+                 "--out", str(tmp_path / "site")])
+    assert code == 0
+    capsys.readouterr()
+    frame = pd.read_csv(tmp_path / "site" / "leaderboard.csv", dtype={"run": str}).set_index("run")
+    nist = pd.read_csv(folder / "nist_official_summaries.tsv", sep="\t", dtype={"run_id": str})
+    ndcg = nist[(nist["summary_kind"] == "passages-eval") & (nist["measure"] == "ndcg_cut_10")]
+    assert len(frame) == 59 and sorted(ndcg["run_id"]) == sorted(frame.index)
+    for run, value in zip(ndcg["run_id"], ndcg["value"], strict=True):
+        assert frame.loc[run, "nDCG@10"] == pytest.approx(value, abs=5e-5)
+    assert frame["nDCG@10"].is_monotonic_decreasing
+    pairwise = pd.read_csv(tmp_path / "site" / "pairwise.csv", dtype={"system_a": str, "system_b": str})
+    for m in ("nDCG@10", "AP(rel=2)"):
+        rows = pairwise[pairwise["measure"] == m]
+        for a, b, reject in zip(rows["system_a"], rows["system_b"], rows["reject"], strict=True):
+            assert bool(_groups(frame.loc[a, f"{m} group"]) & _groups(frame.loc[b, f"{m} group"])) == (not reject)
+        assert (frame[f"{m} rank ci_low (topics)"] <= frame[f"{m} rank"]).all()
+        assert (frame[f"{m} rank"] <= frame[f"{m} rank ci_high (topics)"]).all()
+    assert len(list((tmp_path / "site" / "runs").iterdir())) == 59
