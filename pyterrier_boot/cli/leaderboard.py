@@ -1,8 +1,10 @@
 """``pyterrier-boot leaderboard``: runs ranked with intervals, rank intervals and letter groups; a
 static site to publish."""
+from __future__ import annotations
+
 import argparse
-import contextlib
 import sys
+from pathlib import Path
 
 from . import _common, _text
 
@@ -26,7 +28,8 @@ FORMATS = ("table", "csv", "markdown")
 TESTS = ("t", "wilcoxon", "paired-bootstrap", "randomization", "sign")
 
 
-def add_parser(subparsers, common):
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
+               common: argparse.ArgumentParser) -> argparse.ArgumentParser:
     from ..stats.correction import METHODS as CORRECTIONS
 
     p = subparsers.add_parser(
@@ -71,10 +74,8 @@ def add_parser(subparsers, common):
     p.add_argument("-f", "--format", choices=FORMATS, default="table",
                    help="what to print: a readable table (default), csv or markdown")
     p.add_argument("--digits", type=int, default=3, help="decimals in the printed table (default 3)")
-    p.add_argument("-o", "--out", metavar="DIR",
-                   help="write the site (index.html, runs/*.html, figures/*.svg, CSV tables) to DIR (all or "
-                        "nothing)")
-    p.add_argument("--overwrite", action="store_true", help="replace --out DIR when it exists and is not empty")
+    _common.add_output_arguments(p, "write the site (index.html, runs/*.html, figures/*.svg, CSV tables) to DIR "
+                                    "(all or nothing)")
     p.add_argument("--title", help="title of the site (default: Leaderboard)")
     p.add_argument("--no-plots", action="store_true", help="a site without plots (faster)")
     p.set_defaults(run=run, parser=p)
@@ -101,19 +102,17 @@ def _check(args, parser):
         parser.error(f"--digits must be between 0 and 10, got {args.digits}")
     if args.corpus_size is not None and args.corpus_size < 1:
         parser.error(f"--corpus-size must be positive, got {args.corpus_size}")
-    if args.overwrite and not args.out:
-        parser.error("--overwrite needs --out DIR")
+    _common.check_output_arguments(args, parser)
 
 
-def run(args):
+def run(args: argparse.Namespace) -> int:
     _check(args, args.parser)
     status = _common.Status(not args.quiet)
     measures = _common.parse_measures_rel(args.measures, args.rel)
-    folder = _common.OutputFolder(args.out, command="leaderboard", overwrite=args.overwrite) if args.out else None
-    with folder or contextlib.nullcontext() as out:
+    with _common.output_folder(args, "leaderboard") as out:
         written = _leaderboard(args, measures, status, out)
-    if folder is not None:
-        status(f"wrote {written} to {folder.path}; open {folder.path / 'index.html'}")
+    if args.out:
+        status(f"wrote {written} to {args.out}; open {Path(args.out) / 'index.html'}")
     return 0
 
 

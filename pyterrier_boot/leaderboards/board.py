@@ -119,7 +119,8 @@ class Leaderboard:
         """What the columns mean, in one paragraph."""
         res = self.result
         level = f"{100 * res.confidence_level:g}%"
-        from ..report import describe_intervals, test_name
+        from ..report import describe_intervals
+        from ..stats.registry import test_label as test_name
 
         parts = [f"{len(res.names)} runs on {len(res.qids)} topics, ranked by mean {self.measures[0]}."]
         if res.intervals is not None:

@@ -18,12 +18,15 @@ import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from .._html import escape, page, sortable_table, svg_figure
+
+if TYPE_CHECKING:
+    from .board import Leaderboard
 
 __all__ = ["write_site", "run_file_names"]
 
@@ -133,7 +136,7 @@ def _run_page(board, name: str, title: str) -> str:
     return page(f"{name}: {title}", "\n".join(body))
 
 
-def write_site(board, site_dir: str | os.PathLike, *, title: str = "Leaderboard",
+def write_site(board: Leaderboard, site_dir: str | os.PathLike, *, title: str = "Leaderboard",
                settings: Mapping[str, Any] | None = None, plots: bool = True) -> Path:
     """Write ``board`` (a :class:`~pyterrier_boot.leaderboards.Leaderboard`) as a static site.
 

@@ -222,7 +222,7 @@ def compact_letter_display(pairwise: pandas.DataFrame, *, measure: str | None = 
         raise ValueError(f"'pairwise' must compare all pairs of its {n} systems for {measure!r} "
                          f"(compare() without a baseline); it has {len(seen)} of {n * (n - 1) // 2}")
     if order is None:
-        means = {}
+        means: dict[str, float] = {}
         for col_s, col_m in (("system_a", "mean_a"), ("system_b", "mean_b")):
             for s, m in zip(rows[col_s], rows[col_m], strict=True):
                 means.setdefault(s, m)
