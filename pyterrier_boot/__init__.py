@@ -32,6 +32,7 @@ _EXPORTS = {
     "Experiment": "pyterrier_boot.experiment.experiment",
     "ExperimentResult": "pyterrier_boot.experiment.result",
     "experiment_result": "pyterrier_boot.experiment.experiment",
+    "load_result": "pyterrier_boot.experiment.storage",
     # statistics core (topic bootstrap, tests, corrections)
     "ResamplePlan": "pyterrier_boot.stats.resampling",
     "SignFlipPlan": "pyterrier_boot.stats.resampling",

@@ -273,7 +273,10 @@ def _experiment(retr_systems, topics, qrels, eval_metrics, names, batch_size, fi
                       "bootstrap: they get no interval"))
         labels, values = labels[:n_kernel], values[:, :, :n_kernel]
 
-    rng = as_generator(DEFAULT_SEED if rng is None else rng)
+    seed = DEFAULT_SEED if rng is None else rng
+    rng = as_generator(seed)
+    provenance = _provenance(seed, rng, test, correction, correction_alpha, n_resamples, model,
+                             qrels_read.corpus_size, baselines, keys)
     topic_rng, corpus_rng = rng.spawn(2)
     topic_plan = corpus = intervals = distribution = comparisons = None
     if len(labels) and n_topics >= 2:
@@ -314,11 +317,33 @@ def _experiment(retr_systems, topics, qrels, eval_metrics, names, batch_size, fi
         round=round,
         topics=tuple(topics["qid"]) if topics is not None else None,
         plan=topic_plan,
+        provenance=provenance,
     )
     pt_baseline = baselines[0] if len(baselines) == 1 else None
     pt_test = test if callable(test) or test in ("t", "wilcoxon") else "t"
     pt_topics = topics_all if topics_all is not None else pd.DataFrame({"qid": qids, "query": ""})
     return _Run(result, runs, names, pt_topics, qrels_all, measures, pt_baseline, pt_test, mrt)
+
+
+def _provenance(seed, rng, test, correction, correction_alpha, n_resamples, model, corpus_size, baselines, names):
+    """What produced a result, as JSON-able values (kept by ``ExperimentResult.save``)."""
+    from .storage import package_versions
+
+    if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+        rng_record = {"seed": int(seed)}
+    else:  # a Generator, BitGenerator or SeedSequence: its state before this experiment drew from it
+        rng_record = {"bit_generator": type(rng.bit_generator).__name__, "state": rng.bit_generator.state}
+    return {
+        "test": test if isinstance(test, str) else getattr(test, "__name__", "custom test"),
+        "correction": correction,
+        "correction_alpha": float(correction_alpha),
+        "baselines": [names[b] for b in baselines],
+        "n_resamples": None if n_resamples is None else int(n_resamples),
+        "model": model,
+        "corpus_size": None if corpus_size is None else int(corpus_size),
+        "rng": rng_record,
+        "versions": package_versions(),
+    }
 
 
 # ---------------------------------------------------------------- measures
