@@ -65,6 +65,7 @@ _EXPORTS = {
     "compare": "pyterrier_boot.stats.comparison",
     "rank_intervals": "pyterrier_boot.stats.ranking",
     "RankIntervals": "pyterrier_boot.stats.ranking",
+    "compact_letter_display": "pyterrier_boot.stats.letters",
     # equivalence tests and reproducibility (Breuer et al. 2020)
     "paired_tost": "pyterrier_boot.stats.equivalence",
     "unpaired_tost": "pyterrier_boot.stats.equivalence",
