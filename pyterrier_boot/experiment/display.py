@@ -139,7 +139,7 @@ class ResultTable:
             lines.append(latex_escape(self._name(s)) + " & " + " & ".join(cells) + r" \\")
         lines += [r"\bottomrule", r"\end{tabular}"]
         text = latex_escape(self.caption if caption is None else caption)
-        for mark, command in _LATEX_MARKS.items():
+        for mark, command in (*_LATEX_MARKS.items(), ("α", r"\alpha")):
             text = text.replace(mark, f"${command}$")
         if float_env:
             lines.append(rf"\caption{{{text}}}")
@@ -176,7 +176,7 @@ def _significant(result: Any, alpha: float) -> tuple[list[str], np.ndarray]:
     baselines = list(dict.fromkeys(result.names[b] for b in comp.baseline_index))
     out = np.zeros((len(baselines), S, M), dtype=bool)
     frame = comp.frame
-    verdict = frame["reject"].to_numpy(bool) if "reject" in frame else frame["p-value"].to_numpy(float) < alpha
+    verdict = comp.rejects(alpha)
     index = {n: i for i, n in enumerate(result.names)}
     measures = {m: j for j, m in enumerate(result.measures)}
     for name, base, m, v in zip(frame["name"], frame["baseline"], frame["measure"], verdict, strict=True):

@@ -90,6 +90,13 @@ class Comparisons:
         return cls(tuple(names), tuple(measures), system_index, baseline_index, frame, correction,
                    intervals if bootstrap is not None else None, distribution)
 
+    def rejects(self, alpha: float) -> np.ndarray:
+        """Each row's verdict: the corrected ``reject`` column when a correction was made, else
+        ``p-value < alpha`` (the experiment's level is ``1 - confidence_level``)."""
+        if "reject" in self.frame:
+            return self.frame["reject"].to_numpy(bool)
+        return self.frame["p-value"].to_numpy(float) < alpha
+
     def with_intervals(self, intervals, distribution):
         return replace(self, intervals=intervals, distribution=distribution)
 
@@ -424,6 +431,25 @@ class ExperimentResult:
         from ..plotting import plot_pvalues
 
         return plot_pvalues(self, a, b, **kwargs)
+
+    def plot_differences(self, measure=None, **kwargs):
+        """Forest plot of the differences from the baseline (:func:`pyterrier_boot.plotting.plot_differences`)."""
+        from ..plotting import plot_differences
+
+        return plot_differences(self, measure, **kwargs)
+
+    def plot_topic_differences(self, system=None, measure=None, **kwargs):
+        """Sorted per-topic differences from the baseline
+        (:func:`pyterrier_boot.plotting.plot_topic_differences`)."""
+        from ..plotting import plot_topic_differences
+
+        return plot_topic_differences(self, system, measure, **kwargs)
+
+    def plot_rank_intervals(self, measure=None, **kwargs):
+        """Ranks with their intervals (:func:`pyterrier_boot.plotting.plot_rank_intervals`)."""
+        from ..plotting import plot_rank_intervals
+
+        return plot_rank_intervals(self, measure, **kwargs)
 
 
 def replicate_name(interval):

@@ -77,16 +77,30 @@ def plot_mr_pt(result, ax=None, *, title=None):
     return ax
 
 
-def plot_forest(result, ax=None, *, max_rows=60, title=None):
-    """Forest plot of a meta-analysis: per-topic effects with intervals, then the pooled effects.
+def plot_forest(result, ax=None, *, max_rows=60, title=None, **kwargs):
+    """Forest plot of a meta-analysis: per-topic effects with intervals, then the pooled effects;
+    or of an experiment's differences from its baseline.
 
     Args:
-        result: a :class:`~pyterrier_boot.meta.meta_analysis.MetaAnalysisResult`.
+        result: a :class:`~pyterrier_boot.meta.meta_analysis.MetaAnalysisResult`, or an
+            :class:`~pyterrier_boot.ExperimentResult` run with a baseline: then this is
+            :func:`pyterrier_boot.plotting.plot_differences` (``measure=``, ``baseline=`` as
+            keywords) and returns its Figure.
         ax: Axes (default: a new figure sized to the number of rows).
         max_rows: show at most this many topics (the most precise ones, i.e. with the largest
             fixed-effect weight), to keep the plot readable; the pooled rows use every topic.
         title: plot title.
     """
+    from ..experiment.result import ExperimentResult
+
+    if isinstance(result, ExperimentResult):
+        from ..plotting import plot_differences
+
+        return plot_differences(result, ax=ax, title=title, **kwargs)
+    if kwargs:
+        raise TypeError(f"plot_forest of a meta-analysis got unexpected arguments {sorted(kwargs)}")
+    if not hasattr(result, "to_frame") or not hasattr(result, "tau2"):
+        raise TypeError(f"'result' must be a MetaAnalysisResult or an ExperimentResult, got {type(result).__name__}")
     table = result.to_frame()
     topics = table.iloc[:-2]
     pooled = table.iloc[-2:]
