@@ -16,17 +16,23 @@ VOID = {"meta", "img", "br", "hr", "input", "link", "col"}
 
 
 class _Page(html.parser.HTMLParser):
-    """Collects tags, image sources and links, and checks that every element is closed."""
+    """Collects tags, figures, links and scripts, and checks that every element is closed."""
 
     def __init__(self):
         super().__init__()
-        self.stack, self.images, self.links, self.tags, self.errors = [], [], [], [], []
+        self.stack, self.images, self.links, self.tags, self.errors, self.scripts = [], [], [], [], [], []
+        self.svgs, self.in_script = [], False
 
     def handle_starttag(self, tag, attrs):
         attrs = dict(attrs)
         self.tags.append(tag)
         if tag == "img":
             self.images.append(attrs)
+        if tag == "svg":
+            self.svgs.append(attrs)
+        if tag == "script":
+            self.scripts.append(attrs)
+            self.in_script = True
         for key in ("href", "src"):
             if key in attrs and tag != "img":
                 self.links.append(attrs[key])
@@ -34,6 +40,7 @@ class _Page(html.parser.HTMLParser):
             self.stack.append(tag)
 
     def handle_endtag(self, tag):
+        self.in_script = self.in_script and tag != "script"
         if not self.stack or self.stack[-1] != tag:
             self.errors.append(f"unexpected </{tag}> with open {self.stack[-3:]}")
         else:
@@ -66,23 +73,30 @@ def corpus_result(sim):
     return ptb.experiment_result(sim.runs, None, qrels, MEASURES, bootstrap="corpus", n_resamples=40, rng=2)
 
 
-def test_report_is_self_contained_html_with_png_images(topic_result, corpus_result):
+def test_report_is_self_contained_html_with_svg_and_png_figures(topic_result, corpus_result):
     pytest.importorskip("matplotlib").use("Agg")
     page = html_report({"topic": topic_result, "corpus": corpus_result}, title="A <test> & report",
                        settings={"seed": 2})
     parsed = _parse(page)
     assert page.startswith("<!DOCTYPE html>")
     assert "A &lt;test&gt; &amp; report" in page  # escaped
-    assert not parsed.links  # nothing linked: no stylesheet, script or external resource
-    assert "script" not in parsed.tags
-    # per section: means, pairwise, ranks, per-topic for 2 measures; the corpus section adds Fig. 6
-    assert len(parsed.images) == 8 + 9
-    for image in parsed.images:
+    # self-contained: the only script is the inline one that sorts tables (no src), there is no
+    # stylesheet link, and the only links are the figures' own PNGs as data: URIs (downloads,
+    # nothing fetched)
+    assert parsed.scripts == [{}] and "table.sortable" in page
+    assert "link" not in parsed.tags and not parsed.images
+    # per section: means, pairwise matrix, rank intervals, rank boxes and per-topic differences for
+    # 2 measures; the corpus section adds Fig. 2 for 2 measures and Fig. 6
+    assert len(parsed.svgs) == 10 + 13
+    assert len(parsed.links) == len(parsed.svgs)
+    for link in parsed.links:
         prefix = "data:image/png;base64,"
-        assert image["src"].startswith(prefix) and image["alt"]
-        assert base64.b64decode(image["src"][len(prefix):])[:8] == b"\x89PNG\r\n\x1a\n"
+        assert link.startswith(prefix)
+        assert base64.b64decode(link[len(prefix):])[:8] == b"\x89PNG\r\n\x1a\n"
+    assert all(svg.get("aria-label") for svg in parsed.svgs)
     assert parsed.tags.count("h2") == 2  # one section per result
     assert "p-value against difference over corpus images" in page
+    assert page.count('class="sortable"') >= 4  # summaries and comparison tables sort
 
 
 def test_report_without_plots_has_tables_only(topic_result):
