@@ -331,8 +331,12 @@ def _provenance(seed, rng, test, correction, correction_alpha, n_resamples, mode
 
     if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
         rng_record = {"seed": int(seed)}
-    else:  # a Generator, BitGenerator or SeedSequence: its state before this experiment drew from it
-        rng_record = {"bit_generator": type(rng.bit_generator).__name__, "state": rng.bit_generator.state}
+    else:  # a Generator, BitGenerator or SeedSequence: the seed sequence the streams are spawned from
+        # (before this experiment spawned from it) and the generator's state
+        seq = rng.bit_generator.seed_seq
+        rng_record = {"bit_generator": type(rng.bit_generator).__name__, "state": rng.bit_generator.state,
+                      "seed_sequence": {"entropy": seq.entropy, "spawn_key": list(seq.spawn_key),
+                                        "n_children_spawned": seq.n_children_spawned}}
     return {
         "test": test if isinstance(test, str) else getattr(test, "__name__", "custom test"),
         "correction": correction,

@@ -195,6 +195,9 @@ def save_result(result: Any, path: str | os.PathLike) -> Path:
                 archive.writestr(f"arrays/{key}.npy", buffer.getvalue())
             archive.writestr("table.csv", result.table().to_csv(index=False))
             archive.writestr("perquery.csv", result.per_query().to_csv(index=False))
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(partial, 0o666 & ~umask)  # mkstemp's file is private; a saved result is an ordinary file
         os.replace(partial, path)
     except OSError as error:
         raise ValueError(f"cannot save the result to '{path}': {error.strerror or error}") from None
