@@ -447,6 +447,9 @@ def html_report(results, *, title="pyterrier-boot report", settings=None, pairwi
     sections = results if isinstance(results, dict) else {"": results}
     if not sections:
         raise ValueError("'results' is empty: give an ExperimentResult or a dict of them")
+    for result in sections.values():
+        if baseline is not None:
+            _reference(result, baseline)  # a baseline that is not a system is an error before any plot
     from . import __version__
     from ._html import page
 

@@ -160,3 +160,49 @@ def test_summary_with_baseline(sim):
         assert cell.endswith("*") == (pc < 0.05)
         if pc >= 0.001:
             assert f"p={pc:.3f}" in cell
+
+
+@pytest.fixture(scope="module")
+def many():
+    sim = ptb.simulate_collection(n_topics=10, n_systems=17, depth=50, pool_depth=10, corpus_size=3000,
+                                  matching=200, rng=7)
+    return ptb.experiment_result(sim.runs, None, sim.qrels, ["AP"], bootstrap="topic", n_resamples=200, rng=1)
+
+
+def test_many_systems_get_letters_and_rank_intervals_not_matrices(many):
+    pytest.importorskip("matplotlib").use("Agg")
+    from pyterrier_boot.report import MATRIX_LIMIT
+
+    assert len(many.names) > MATRIX_LIMIT
+    page = html_report(many, title="many")
+    parsed = _parse(page)
+    assert "pairwise difference matrix" not in page and "rank boxplots" not in page
+    labels = [svg["aria-label"] for svg in parsed.svgs]
+    assert labels == ["forest plot of mean AP", "rank intervals for AP",
+                      f"per-topic differences in AP from {many.names[int(np.argmax(many.means[:, 0]))]}"]
+    # the summary has rank intervals and the letter groups of the all-pairs tests
+    pairwise = many.pairwise(test="t", correction="holm", alpha=0.05)
+    table = summary_table(many, pairwise=pairwise, ranks=True, letters=True).set_index("name")
+    ranks = many.ranks().set_index("name")
+    for name in many.names:
+        assert table.loc[name, "AP rank"] == (f"{ranks.loc[name, 'rank']:.0f} [{ranks.loc[name, 'ci_low']:.0f}, "
+                                              f"{ranks.loc[name, 'ci_high']:.0f}]")
+    groups = ptb.compact_letter_display(pairwise, measure="AP")
+    assert table["AP group"].to_dict() == groups.to_dict()
+    for name in many.names[:3]:
+        assert f"<td>{table.loc[name, 'AP rank']}</td><td class=\"text\">{groups[name]}</td>" in page
+
+
+def test_report_with_a_baseline_draws_differences_and_per_topic_panels(sim):
+    pytest.importorskip("matplotlib").use("Agg")
+    res = ptb.experiment_result(sim.runs, None, sim.qrels, ["AP"], bootstrap="topic", n_resamples=200, rng=1,
+                                baseline="S2")
+    page = html_report(res)
+    parsed = _parse(page)
+    labels = [svg["aria-label"] for svg in parsed.svgs]
+    assert "differences from the baseline in AP" in labels and "per-topic differences in AP from S2" in labels
+    assert "Per-topic differences from S2</h3>" in page and "(the baseline)" in page
+    other = html_report(res, baseline="S3", plots=True)
+    assert "per-topic differences in AP from S3" in other
+    with pytest.raises(ValueError, match="'baseline' 'nope'"):
+        html_report(res, baseline="nope")
