@@ -275,3 +275,25 @@ def test_load_refuses_what_is_not_a_saved_result(tmp_path):
         from pyterrier_boot.experiment.storage import save_result
 
         save_result("not a result", tmp_path / "x.zip")
+
+
+# ---------------------------------------------------------------- corpus and topic result objects
+
+
+def test_corpus_and_interval_results_show_mean_and_interval_cells(sim):
+    qrels = ptb.read_qrels(sim.qrels, corpus_size=sim.corpus_size)
+    boot = ptb.CorpusBootstrap(qrels, n_images=40, corpus_size=sim.corpus_size, rng=1).evaluate(sim.runs, ["AP"])
+    page = boot._repr_html_()
+    frame = boot.per_system()
+    best = frame["AP"].idxmax()
+    for i, row in frame.iterrows():
+        mean = f"{row['AP']:.3f}"
+        cell = f"{'<b>' + mean + '</b>' if i == best else mean} [{row['AP ci_low']:.3f}, {row['AP ci_high']:.3f}]"
+        assert cell in page
+    assert "variance: corpus (documents)" in page and "40 poisson images" in page
+    x = np.random.default_rng(0).random((3, 20))
+    ci = ptb.bootstrap_ci(x, method="percentile", n_resamples=500, rng=1)
+    page = ci._repr_html_()
+    for s in range(3):
+        assert f"[{ci.confidence_interval.low[s]:.3f}, {ci.confidence_interval.high[s]:.3f}]" in page
+    assert "95% percentile interval; variance: topics" in page
