@@ -502,9 +502,11 @@ def plot_differences(result, measure=None, *, baseline=None, ax=None, title=None
         title: plot title.
 
     Systems are sorted by their difference, largest at the top. The intervals are those of the
-    experiment's comparisons (each the interval its test inverts), so a filled dot (significant,
-    corrected when the experiment corrected) is exactly an interval that excludes 0; open dots
-    are not significant. Returns the Figure.
+    experiment's comparisons (each the interval its test inverts); filled dots are significant
+    (corrected when the experiment corrected), open dots are not. Uncorrected, or with Bonferroni
+    or Sidak (simultaneous intervals), a dot is filled exactly when its interval excludes 0; with
+    a step-wise correction (Holm, ...) the intervals are unadjusted, so a filled dot's interval
+    excludes 0 but an open dot's may too. Returns the Figure.
 
     Example:
         >>> res = pyterrier_boot.experiment_result(runs, None, qrels, ["AP"], baseline=0)   # doctest: +SKIP

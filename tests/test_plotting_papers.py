@@ -67,17 +67,23 @@ def test_differences_forest_shows_each_test_and_its_interval(based, j):
     for v in filled["significant"].get_offsets():
         n = order.index[len(order) - 1 - int(v[1])]
         assert v[0] == pytest.approx(order[n])
-    # each line is the comparison's interval, which excludes 0 exactly where the test rejects
+    # each line is the comparison's interval; Holm's intervals are unadjusted: a rejected row's excludes 0
     rows = based.comparisons.frame[based.comparisons.frame["measure"] == MEASURES[j]].set_index("name")
     lines = _segments(ax.collections[0])
     for y, low, high in lines:
         n = order.index[len(order) - 1 - int(y)]
         assert (low, high) == pytest.approx((rows.loc[n, "ci_low"], rows.loc[n, "ci_high"]))
-        assert (low > 0 or high < 0) == bool(reject[list(order.index).index(n)])
+        if reject[list(order.index).index(n)]:
+            assert low > 0 or high < 0
     assert "holm-corrected" in ax.get_title()
 
 
-def test_plot_forest_accepts_an_experiment_result(based):
+def test_plot_forest_accepts_an_experiment_result(based, sim):
+    uncorrected = ptb.experiment_result(sim.runs, None, sim.qrels, ["AP"], n_resamples=400, rng=3, baseline="S1")
+    ax = ptb.plot_forest(uncorrected).axes[0]
+    filled = [float(v[1]) for v in next(c for c in ax.collections if c.get_gid() == "significant").get_offsets()]
+    excluding = [y for y, low, high in _segments(ax.collections[0]) if low > 0 or high < 0]
+    assert sorted(filled) == sorted(excluding)  # uncorrected: filled exactly where the interval excludes 0
     fig = ptb.plot_forest(based, measure="nDCG@10")
     assert isinstance(fig, matplotlib.figure.Figure)
     assert fig.axes[0].get_xlabel() == "difference in mean nDCG@10 from S1"
