@@ -297,3 +297,14 @@ def test_corpus_and_interval_results_show_mean_and_interval_cells(sim):
     for s in range(3):
         assert f"[{ci.confidence_interval.low[s]:.3f}, {ci.confidence_interval.high[s]:.3f}]" in page
     assert "95% percentile interval; variance: topics" in page
+
+
+@pytest.mark.filterwarnings("ignore:all paired differences are 0")
+def test_sums_show_whole_counts_and_one_system_has_no_bold(sim):
+    res = ptb.experiment_result(sim.runs, None, sim.qrels, ["AP", "NumRet"], bootstrap=None)
+    counts = res.values[:, :, 1].sum(axis=1)
+    frame = res.display(letters=False).to_frame()
+    assert frame["NumRet"].tolist() == [f"{c:.0f}" for c in counts]
+    one = ptb.experiment_result({"S1": sim.runs["S1"]}, None, sim.qrels, ["AP"], n_resamples=200)
+    table = one.display()
+    assert not table.best.any() and "Bold" not in table.caption and table.letters is None

@@ -37,12 +37,13 @@ class ResultTable:
         names, measures: row and column labels, rows in display order.
         mean, low, high: ``[system, measure]`` mean and interval limits (``low``/``high`` None
             without a bootstrap).
-        best: ``[system, measure]`` whether the mean is the best of its measure.
+        best: ``[system, measure]`` whether the mean is the best of its measure (none with one system).
         marks: ``[system, measure]`` marks of significant differences from the baselines.
         letters: ``[system, measure]`` compact-letter-display letters, or None.
         baselines: names of the baselines (their rows say so).
         caption: what the cells and marks mean (plain text).
         digits: decimals shown.
+        summed: per measure, whether it is summed over topics (whole sums shown without decimals).
     """
 
     names: tuple
@@ -56,9 +57,14 @@ class ResultTable:
     baselines: tuple
     caption: str
     digits: int
+    summed: tuple = ()
 
-    def _number(self, value: float) -> str:
-        return "–" if not np.isfinite(value) else f"{value:.{self.digits}f}"
+    def _number(self, value: float, j: int | None = None) -> str:
+        if not np.isfinite(value):
+            return "–"
+        if j is not None and self.summed[j] and float(value).is_integer():
+            return f"{value:.0f}"  # a count summed over topics (NumRet, ...)
+        return f"{value:.{self.digits}f}"
 
     def _interval(self, s: int, j: int) -> str:
         if self.low is None:
@@ -72,7 +78,7 @@ class ResultTable:
         """The cells as strings: ``0.305 [0.254, 0.356]†`` with letters after a caret (``^ab``)."""
         out = {"name": [self._name(s) for s in range(len(self.names))]}
         for j, m in enumerate(self.measures):
-            out[m] = [self._number(self.mean[s, j]) + self._interval(s, j) + self.marks[s, j]
+            out[m] = [self._number(self.mean[s, j], j) + self._interval(s, j) + self.marks[s, j]
                       + (f" ^{self.letters[s, j]}" if self.letters is not None else "")
                       for s in range(len(self.names))]
         return pd.DataFrame(out)
@@ -85,7 +91,7 @@ class ResultTable:
         for s in range(len(self.names)):
             cells = []
             for j in range(len(self.measures)):
-                number = e(self._number(self.mean[s, j]))
+                number = e(self._number(self.mean[s, j], j))
                 number = f"<b>{number}</b>" if self.best[s, j] else number
                 extra = f"<sup>{e(self.marks[s, j])}</sup>" if self.marks[s, j] else ""
                 if self.letters is not None:
@@ -107,7 +113,7 @@ class ResultTable:
         for s in range(len(self.names)):
             cells = []
             for j in range(len(self.measures)):
-                number = self._number(self.mean[s, j])
+                number = self._number(self.mean[s, j], j)
                 number = f"**{number}**" if self.best[s, j] else number
                 cell = number + self._interval(s, j) + self.marks[s, j]
                 if self.letters is not None:
@@ -127,7 +133,7 @@ class ResultTable:
         for s in range(len(self.names)):
             cells = []
             for j in range(len(self.measures)):
-                number = self._number(self.mean[s, j]).replace("–", "--")
+                number = self._number(self.mean[s, j], j).replace("–", "--")
                 cell = rf"\textbf{{{number}}}" if self.best[s, j] else number
                 cell += self._interval(s, j).replace("–", "--")
                 sup = "".join(_LATEX_MARKS[c] for c in self.marks[s, j])
@@ -244,7 +250,7 @@ def result_table(result: Any, *, digits: int = 3, letters: bool | str = "auto", 
     order = np.argsort(-means[:, 0], kind="stable") if sort and M else np.arange(S)
     with np.errstate(invalid="ignore"):
         finite = np.where(np.isfinite(means), means, -np.inf)
-        best = (finite == finite.max(axis=0, keepdims=True)) & np.isfinite(means)
+        best = (finite == finite.max(axis=0, keepdims=True)) & np.isfinite(means) & (S > 1)
     baselines, significant = _significant(result, alpha)
     marks = np.full((S, M), "", dtype=object)
     for k in range(len(baselines)):
@@ -255,7 +261,8 @@ def result_table(result: Any, *, digits: int = 3, letters: bool | str = "auto", 
         notes.append(f"Cells: mean [{describe_intervals(result)}; variance: {VARIANCE[result.bootstrap]}].")
     else:
         notes.append("Cells: mean over topics (no bootstrap, no intervals).")
-    notes.append("Bold: the best mean of each measure.")
+    if S > 1:
+        notes.append("Bold: the best mean of each measure.")
     if baselines:
         test = provenance.get("test", "t")
         how = _describe_test(result, test, comp.correction, alpha)
@@ -274,7 +281,7 @@ def result_table(result: Any, *, digits: int = 3, letters: bool | str = "auto", 
         low=None if result.intervals is None else result.intervals[order, :, 0],
         high=None if result.intervals is None else result.intervals[order, :, 1],
         best=best[order], marks=marks[order], letters=None if letter_cells is None else letter_cells[order],
-        baselines=tuple(baselines), caption=" ".join(notes), digits=int(digits))
+        baselines=tuple(baselines), caption=" ".join(notes), digits=int(digits), summed=tuple(result.summed))
 
 
 def _letters(result: Any, pairwise: pd.DataFrame) -> np.ndarray:
