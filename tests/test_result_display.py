@@ -175,6 +175,10 @@ def test_to_dict_is_json_with_every_summary_figure(based):
             assert list(cell["per_topic"].values()) == based.values[s, :, j].tolist()
     assert len(back["comparisons"]) == len(based.comparisons.frame)
     assert back["provenance"]["correction"] == "holm" and back["n_replicates"] == 300
+    from dataclasses import replace
+
+    undefined = replace(based, intervals=np.full_like(based.intervals, np.nan)).to_dict()
+    assert undefined["systems"]["S1"]["AP"]["ci_low"] is None  # NaN is null in JSON
 
 
 # ---------------------------------------------------------------- provenance, save and load

@@ -337,8 +337,9 @@ class ExperimentResult:
         return self.display(digits=digits, alpha=alpha, letters=letters).to_markdown()
 
     def to_dict(self) -> dict:
-        """Every summary figure as plain JSON-able values: settings, provenance, per system and
-        measure the mean and interval, the comparisons (one record per row) and per-topic values."""
+        """Every summary figure as plain JSON-able values (NaN as None): settings, provenance, per
+        system and measure the mean, interval and per-topic values, the comparisons (one record per
+        row). :meth:`save` keeps everything else (distributions, plans, corpus images)."""
         from .storage import _json_value
 
         means = self.means
@@ -359,7 +360,7 @@ class ExperimentResult:
             "comparisons": None if self.comparisons is None else self.comparisons.frame.to_dict(orient="records"),
             "provenance": self.provenance,
         }
-        return _json_value(out)
+        return _json_value(out, tagged=False)
 
     def save(self, path) -> "os.PathLike":
         """Write every figure and what produced it to one zip file of JSON and ``.npy`` arrays (no

@@ -54,19 +54,22 @@ def package_versions() -> dict[str, str | None]:
 # ---------------------------------------------------------------- encoding
 
 
-def _json_value(value: Any) -> Any:
-    """A JSON-able copy of ``value`` (numpy scalars as Python numbers, NaN/inf as strings)."""
+def _json_value(value: Any, *, tagged: bool = True) -> Any:
+    """A JSON-able copy of ``value`` (numpy scalars as Python numbers; NaN and infinities as
+    ``{"float": "nan"}`` so they read back, or as None when not ``tagged``)."""
     if isinstance(value, dict):
-        return {str(k): _json_value(v) for k, v in value.items()}
+        return {str(k): _json_value(v, tagged=tagged) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_json_value(v) for v in value]
+        return [_json_value(v, tagged=tagged) for v in value]
     if isinstance(value, (np.bool_, bool)):
         return bool(value)
     if isinstance(value, np.integer):
         return int(value)
     if isinstance(value, (float, np.floating)):
         value = float(value)
-        return value if math.isfinite(value) else {"float": repr(value)}
+        if math.isfinite(value):
+            return value
+        return {"float": repr(value)} if tagged else None
     return value
 
 
@@ -104,7 +107,7 @@ class _Writer:
     def __init__(self) -> None:
         self.arrays: dict[str, np.ndarray] = {}
 
-    def array(self, key: str, value: np.ndarray | None) -> str | None:
+    def array(self, key: str, value: np.ndarray | None) -> dict | None:
         if value is None:
             return None
         value = np.asarray(value)
