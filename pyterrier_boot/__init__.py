@@ -33,6 +33,7 @@ _EXPORTS = {
     "Experiment": "pyterrier_boot.experiment.experiment",
     "ExperimentResult": "pyterrier_boot.experiment.result",
     "experiment_result": "pyterrier_boot.experiment.experiment",
+    "load_result": "pyterrier_boot.experiment.storage",
     # statistics core (topic bootstrap, tests, corrections)
     "ResamplePlan": "pyterrier_boot.stats.resampling",
     "SignFlipPlan": "pyterrier_boot.stats.resampling",
@@ -154,6 +155,9 @@ _EXPORTS = {
     "plot_topics": "pyterrier_boot.plotting",
     "plot_ranks": "pyterrier_boot.plotting",
     "plot_pvalues": "pyterrier_boot.plotting",
+    "plot_differences": "pyterrier_boot.plotting",
+    "plot_topic_differences": "pyterrier_boot.plotting",
+    "plot_rank_intervals": "pyterrier_boot.plotting",
     "summary_table": "pyterrier_boot.report",
     "html_report": "pyterrier_boot.report",
     "write_report": "pyterrier_boot.report",

@@ -2,7 +2,8 @@
 
 Each function takes an :class:`~pyterrier_boot.ExperimentResult` (``experiment_result(...)``),
 draws one picture and returns its ``Axes`` (an array of them for
-:func:`plot_pvalues`); save with ``ax.figure.savefig("plot.png")``. The same plots are methods of
+:func:`plot_pvalues`; the ``Figure`` for the three figures for papers below); save with
+``ax.figure.savefig("plot.png")``. The same plots are methods of
 the result (``result.plot_means()``, ...) and are what ``pyterrier-boot evaluate --out`` puts in
 its HTML report (:mod:`pyterrier_boot.report`).
 
@@ -12,7 +13,14 @@ its HTML report (:mod:`pyterrier_boot.report`).
   (Zobel & Rashidi 2020, Fig. 2);
 * :func:`plot_ranks`: each system's rank over bootstrap replicates (Zobel & Rashidi 2020, Fig. 5);
 * :func:`plot_pvalues`: the paired t-test p-value against the score difference on each corpus
-  image (Zobel & Rashidi 2020, Fig. 6).
+  image (Zobel & Rashidi 2020, Fig. 6);
+* :func:`plot_differences`: each system's difference from the baseline with the interval its test
+  inverts (a forest plot of differences; also ``plot_forest(result)``);
+* :func:`plot_topic_differences`: per-topic differences from the baseline, sorted;
+* :func:`plot_rank_intervals`: each system's rank with its rank interval.
+
+The first five return their ``Axes``; the last three, figures made for papers, return the
+``Figure`` (``fig.savefig("plot.pdf")``). All take ``ax=`` to draw into an existing Axes.
 
 Install matplotlib with ``pip install 'pyterrier-boot[plots]'``. The figure conventions (a new
 figure with constrained layout when ``ax`` is None) are those of :mod:`pyterrier_boot.meta.plots`.
@@ -36,7 +44,8 @@ if TYPE_CHECKING:
     from .experiment.result import ExperimentResult
 
 
-__all__ = ["plot_means", "plot_pairwise", "plot_topics", "plot_ranks", "plot_pvalues"]
+__all__ = ["plot_means", "plot_pairwise", "plot_topics", "plot_ranks", "plot_pvalues", "plot_differences",
+           "plot_topic_differences", "plot_rank_intervals", "baseline_differences", "topic_differences"]
 
 _BEST = "tab:blue"
 _COLLECTION = "tab:red"
@@ -472,3 +481,227 @@ def plot_pvalues(result: ExperimentResult, a: str | int | None = None, b: str | 
     axes[0].figure.suptitle(title or f"{a} vs {b}: p-value against difference over {corpus.n_images:,} corpus images",
                             fontsize="medium")
     return axes
+
+
+# ---------------------------------------------------------------- against the baseline (figures for papers)
+
+
+def _figure(ax, figsize):
+    """``(figure, axes)``: the given Axes' figure, or a new figure with constrained layout."""
+    ax = _axes(ax, figsize=figsize)
+    return ax.figure, ax
+
+
+def _baseline(result, baseline, argument="baseline"):
+    """The baseline's name: ``baseline``, or the experiment's first baseline."""
+    if baseline is None:
+        names = _baselines(result)
+        if not names:
+            raise ValueError(f"{argument!r} is needed: the experiment has no baseline (run it with baseline=...)")
+        return names[0]
+    _system(result, baseline, argument)
+    return baseline
+
+
+def _verdict_alpha(result):
+    from .stats.inversion import alpha_of
+
+    provenance = result.provenance or {}
+    if result.comparisons is not None and result.comparisons.correction is not None:
+        return provenance.get("correction_alpha", 0.05)
+    return alpha_of(result.confidence_level)
+
+
+def baseline_differences(result, measure=None, baseline=None):
+    """The experiment's comparisons against ``baseline`` on ``measure`` as a frame ``name, diff,
+    ci_low, ci_high, p-value, reject`` (one row per compared system, in the experiment's order):
+    the interval beside each verdict is the one its test inverts."""
+    import pandas as pd
+
+    j = _measure(result, measure)
+    label = result.measures[j]
+    if result.comparisons is None:
+        raise ValueError("the experiment has no baseline comparisons: run it with baseline=...")
+    name = _baseline(result, baseline)
+    comp = result.comparisons
+    frame = comp.frame
+    keep = ((frame["measure"] == label) & (frame["baseline"] == name)).to_numpy()
+    if not keep.any():
+        raise ValueError(f"'baseline': {name!r} is not a baseline of the experiment (baselines: {_baselines(result)})")
+    rows = frame[keep]
+    return pd.DataFrame({"name": rows["name"].to_numpy(), "diff": rows["diff"].to_numpy(float),
+                         "ci_low": rows["ci_low"].to_numpy(float), "ci_high": rows["ci_high"].to_numpy(float),
+                         "p-value": rows["p-value corrected" if "p-value corrected" in rows else "p-value"]
+                         .to_numpy(float),
+                         "reject": comp.rejects(_verdict_alpha(result))[keep]})
+
+
+def plot_differences(result, measure=None, *, baseline=None, ax=None, title=None):
+    """Forest plot of each system's mean difference from the baseline with its interval.
+
+    Args:
+        result: an :class:`~pyterrier_boot.ExperimentResult` run with ``baseline=...``.
+        measure: measure label (default: the first).
+        baseline: which baseline (default: the experiment's first).
+        ax: Axes (keyword; default: a new figure, taller with more systems).
+        title: plot title.
+
+    Systems are sorted by their difference, largest at the top. The intervals are those of the
+    experiment's comparisons (each the interval its test inverts); filled dots are significant
+    (corrected when the experiment corrected), open dots are not. Uncorrected, or with Bonferroni
+    or Sidak (simultaneous intervals), a dot is filled exactly when its interval excludes 0; with
+    a step-wise correction (Holm, ...) the intervals are unadjusted, so a filled dot's interval
+    excludes 0 but an open dot's may too. Returns the Figure.
+
+    Example:
+        >>> res = pyterrier_boot.experiment_result(runs, None, qrels, ["AP"], baseline=0)   # doctest: +SKIP
+        >>> pyterrier_boot.plot_differences(res).savefig("differences.pdf")                # doctest: +SKIP
+    """
+    table = baseline_differences(result, measure, baseline)
+    label = result.measures[_measure(result, measure)]
+    name = _baseline(result, baseline)
+    table = table.sort_values("diff", ascending=False, kind="stable").reset_index(drop=True)
+    P = len(table)
+    fig, ax = _figure(ax, (6.4, max(2.4, 0.24 * P + 1.3)))
+    y = np.arange(P)[::-1]
+    significant = table["reject"].to_numpy(bool)
+    colors = np.where(table["diff"].to_numpy() >= 0, _BEST, _COLLECTION)
+    ax.hlines(y, table["ci_low"], table["ci_high"], colors=colors, linewidth=1.6)
+    ax.scatter(table["diff"][significant], y[significant], color=colors[significant], s=24, zorder=3,
+               label="significant", gid="significant")
+    ax.scatter(table["diff"][~significant], y[~significant], facecolors="white", edgecolors=colors[~significant],
+               s=24, zorder=3, label="not significant", gid="not significant")
+    ax.axvline(0, color="grey", linestyle="--", linewidth=0.8)
+    ax.set_yticks(y)
+    ax.set_yticklabels(list(table["name"]), fontsize=_tick_size(P))
+    ax.set_ylim(-0.7, P - 0.3)
+    ax.grid(axis="x", linewidth=0.4, alpha=0.5)
+    ax.set_xlabel(f"difference in mean {label} from {name}")
+    from .stats.registry import test_label as test_name
+
+    provenance = result.provenance or {}
+    if result.bootstrap in ("corpus", "both"):
+        how = f"{result.bootstrap}-bootstrap replicate test"
+    else:
+        how = test_name(provenance.get("test", "t"))
+    correction = result.comparisons.correction
+    how += f", {correction}-corrected" if correction else ""
+    ax.set_title(title or f"{label}: difference from {name} with the interval each test inverts\n"
+                          f"({how}; {int(significant.sum())} of {P} significant)", fontsize="medium")
+    ax.legend(fontsize="small", loc="best")
+    return fig
+
+
+def topic_differences(result, system, baseline, measure=None):
+    """Per-topic differences ``system - baseline`` on ``measure``, as a Series indexed by qid,
+    largest first (ties in qrels order)."""
+    import pandas as pd
+
+    j = _measure(result, measure)
+    s = _system(result, system, "system")
+    b = _system(result, baseline, "baseline")
+    delta = result.values[s, :, j] - result.values[b, :, j]
+    order = np.argsort(-delta, kind="stable")
+    return pd.Series(delta[order], index=[result.qids[q] for q in order], name=f"{system} - {baseline}")
+
+
+def plot_topic_differences(result, system=None, measure=None, *, baseline=None, ax=None, title=None,
+                           labels=None):
+    """Per-topic difference from the baseline, sorted (the usual per-topic figure of IR papers).
+
+    Args:
+        result: an :class:`~pyterrier_boot.ExperimentResult`.
+        system: the system (default: the best on ``measure`` other than the baseline).
+        measure: measure label (default: the first).
+        baseline: the reference system (default: the experiment's first baseline).
+        ax: Axes (keyword; default: a new figure, wider with more topics).
+        title: plot title.
+        labels: write the topic ids under the bars (default: up to 60 topics).
+
+    One bar per topic, ``system - baseline``, largest first: blue bars are topics the system
+    improves, red ones it hurts; the dashed line is the mean difference. The title counts wins,
+    ties and losses. Returns the Figure.
+
+    Example:
+        >>> pyterrier_boot.plot_topic_differences(res, "monoT5", baseline="BM25")   # doctest: +SKIP
+    """
+    j = _measure(result, measure)
+    label = result.measures[j]
+    name = _baseline(result, baseline)
+    if system is None:
+        others = [s for s in np.argsort(-result.means[:, j], kind="stable") if result.names[s] != name]
+        if not others:
+            raise ValueError("plot_topic_differences needs a system other than the baseline")
+        system = result.names[others[0]]
+    if system == name:
+        raise ValueError(f"'system' {system!r} is the baseline: choose another system")
+    delta = topic_differences(result, system, name, label)
+    Q = len(delta)
+    fig, ax = _figure(ax, (max(6.4, 0.1 * Q + 2.0), 3.8))
+    x = np.arange(Q)
+    colors = np.where(delta.to_numpy() > 0, _BEST, np.where(delta.to_numpy() < 0, _COLLECTION, "grey"))
+    ax.bar(x, delta.to_numpy(), color=colors, width=0.85, linewidth=0)
+    ax.axhline(0, color="black", linewidth=0.6)
+    mean = float(delta.mean())
+    ax.axhline(mean, color="black", linestyle="--", linewidth=0.8, label=f"mean difference {mean:+.3f}")
+    if labels is None:
+        labels = Q <= 60
+    if labels:
+        ax.set_xticks(x)
+        ax.set_xticklabels([str(q) for q in delta.index], rotation=90, fontsize=_tick_size(Q))
+    else:
+        ax.set_xticks([])
+    ax.set_xlim(-0.7, Q - 0.3)
+    ax.set_xlabel(f"topic (sorted by difference; {Q} topics)")
+    ax.set_ylabel(f"{label}: {system} − {name}", fontsize="small")
+    ax.grid(axis="y", linewidth=0.4, alpha=0.5)
+    wins, losses = int((delta > 0).sum()), int((delta < 0).sum())
+    ax.set_title(title or f"{label}: {system} vs {name} per topic ({wins} better, {Q - wins - losses} tied, "
+                          f"{losses} worse)", fontsize="medium")
+    ax.legend(fontsize="small", loc="upper right")
+    return fig
+
+
+def plot_rank_intervals(result, measure=None, *, ax=None, title=None, letters=None):
+    """Each system's rank (1 = best) with its rank interval over bootstrap replicates.
+
+    Args:
+        result: an :class:`~pyterrier_boot.ExperimentResult` with a bootstrap.
+        measure: measure label (default: the first).
+        ax: Axes (keyword; default: a new figure, taller with more systems).
+        title: plot title.
+        letters: optional mapping ``system -> letters`` (a compact letter display) written beside
+            each interval.
+
+    Systems are sorted by their rank on the collection (dots); the lines are the rank intervals
+    of :meth:`ExperimentResult.ranks` (the central ``confidence_level`` of the replicate ranks).
+    Compact where :func:`plot_ranks`' boxes get crowded. Returns the Figure.
+
+    Example:
+        >>> pyterrier_boot.plot_rank_intervals(res, "nDCG@10").savefig("ranks.svg")   # doctest: +SKIP
+    """
+    if result.distribution_ is None:
+        raise ValueError("plot_rank_intervals needs a bootstrap: run the experiment with bootstrap='topic', "
+                         "'corpus' or 'both'")
+    j = _measure(result, measure)
+    label = result.measures[j]
+    ranks = result.ranks()
+    ranks = ranks[ranks["measure"] == label].reset_index(drop=True)  # sorted by rank
+    S = len(ranks)
+    fig, ax = _figure(ax, (6.4, max(2.6, 0.22 * S + 1.3)))
+    y = np.arange(1, S + 1)
+    ax.hlines(y, ranks["ci_low"], ranks["ci_high"], color="black", linewidth=1.8)
+    ax.scatter(ranks["rank"], y, color=_COLLECTION, s=16, zorder=3, label="rank on the collection")
+    if letters is not None:
+        for k, name in enumerate(ranks["name"]):
+            ax.text(S + 0.8, y[k], str(letters.get(name, "")), va="center", ha="left", fontsize=_tick_size(S))
+    ax.set_yticks(y)
+    ax.set_yticklabels(list(ranks["name"]), fontsize=_tick_size(S))
+    ax.set_ylim(S + 0.7, 0.3)
+    ax.set_xlim(0.5, S + (3.5 if letters is not None else 0.5))
+    ax.grid(axis="x", linewidth=0.4, alpha=0.5)
+    ax.set_xlabel(f"rank by mean {label} (1 = best)")
+    ax.set_title(title or f"{label}: rank with its {_level(result)} interval over {_replicates(result)}",
+                 fontsize="medium")
+    ax.legend(fontsize="small", loc="lower left")
+    return fig

@@ -1,8 +1,9 @@
 """A self-contained HTML report of an experiment: tables and plots in one file.
 
 :func:`html_report` returns the page as a string and :func:`write_report` writes it; the plots
-(:mod:`pyterrier_boot.plotting`) are embedded as base64 PNG images, the style is inline, and there
-is no script, so the file can be mailed, archived or opened offline. :func:`summary_table` is the
+(:mod:`pyterrier_boot.plotting`) are inline SVG, each with its PNG as a ``data:`` download link,
+the style is inline, and the only script is the inline one that sorts tables, so the file can be
+mailed, archived or opened offline. :func:`summary_table` is the
 readable table both the report and ``pyterrier-boot evaluate`` print: ``0.412 [0.381, 0.444]``
 cells, systems sorted by the first measure, and the comparisons in a few characters.
 
@@ -60,6 +61,11 @@ def _number(value, digits):
     return "" if value is None or not np.isfinite(value) else f"{value:.{digits}f}"
 
 
+def _rank(value):
+    """A rank as text: whole ranks without decimals, tied (average) ranks with one."""
+    return f"{value:.0f}" if float(value).is_integer() else f"{value:.1f}"
+
+
 def _pvalue(p):
     if not np.isfinite(p):
         return "n/a"
@@ -81,7 +87,7 @@ def _tested(frame, measure):
 
 
 def summary_table(result: ExperimentResult, *, pairwise: Any = None, alpha: float = 0.05, digits: int = 3,
-                  sort: bool = True) -> pd.DataFrame:
+                  sort: bool = True, ranks: bool = False, letters: bool = False) -> pd.DataFrame:
     """The readable table of an experiment: one row per system, strings.
 
     Columns: ``name``; for each measure, the mean and its interval (``0.412 [0.381, 0.444]``,
@@ -99,6 +105,10 @@ def summary_table(result: ExperimentResult, *, pairwise: Any = None, alpha: floa
         alpha: significance level of the marks.
         digits: decimals of the scores.
         sort: order systems by the first measure, best first (else the experiment's order).
+        ranks: add per measure ``"<m> rank"``: the rank on the collection and its interval over
+            the bootstrap replicates (``3 [2, 5]``; needs a bootstrap).
+        letters: add per measure ``"<m> group"``: the compact letter display of ``pairwise``
+            (systems sharing a letter are not significantly different; needs ``pairwise``).
 
     Example:
         >>> summary_table(res, pairwise=res.pairwise(correction="holm"))           # doctest: +SKIP
@@ -112,6 +122,17 @@ def summary_table(result: ExperimentResult, *, pairwise: Any = None, alpha: floa
         else:
             out[m] = [f"{_number(means[s, j], digits)} [{_number(result.intervals[s, j, 0], digits)}, "
                       f"{_number(result.intervals[s, j, 1], digits)}]" for s in order]
+        if ranks and result.distribution_ is not None:
+            table = result.ranks()
+            table = table[table["measure"] == m].set_index("name")
+            out[f"{m} rank"] = [f"{_rank(table.loc[result.names[s], 'rank'])} [{_rank(table.loc[result.names[s], 'ci_low'])}, "
+                                f"{_rank(table.loc[result.names[s], 'ci_high'])}]" for s in order]
+        if letters and pairwise is not None and len(pairwise) and result.comparisons is None:
+            from .stats.letters import compact_letter_display
+
+            best_first = [result.names[s] for s in np.argsort(-means[:, j], kind="stable")]
+            groups = compact_letter_display(pairwise, measure=m, order=best_first)
+            out[f"{m} group"] = [groups.get(result.names[s], "") for s in order]
     if result.comparisons is not None:
         frame = result.comparisons.frame
         baselines = list(dict.fromkeys(result.names[b] for b in result.comparisons.baseline_index))
@@ -170,49 +191,44 @@ def comparison_note(result: ExperimentResult, *, pairwise: Any = None, test: str
 # columns of the comparisons table in the report (all of them are in pairwise.csv)
 _PAIR_COLUMNS = ("measure", "system_a", "system_b", "name", "baseline", "difference", "diff", "ci_low", "ci_high",
                  "p-value", "p-value corrected", "corpus p-value", "reject")
-
-_STYLE = """
-body { font-family: -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif; margin: 2em auto; max-width: 1200px;
-       padding: 0 1em; color: #222; line-height: 1.4; }
-h1 { font-size: 1.6em; margin-bottom: 0.2em; } h2 { border-bottom: 1px solid #ccc; margin-top: 2em; }
-h3 { margin-top: 1.5em; } .muted { color: #666; font-size: 0.9em; }
-table { border-collapse: collapse; font-size: 0.85em; margin: 0.5em 0; }
-th, td { padding: 2px 8px; border-bottom: 1px solid #e3e3e3; text-align: right; white-space: nowrap; }
-th { background: #f4f4f4; position: sticky; top: 0; } td:first-child, th:first-child { text-align: left; }
-table.kv td { text-align: left; white-space: normal; } table.kv td:first-child { font-weight: 600; }
-figure { margin: 1em 0; } figcaption { color: #555; font-size: 0.85em; max-width: 900px; }
-img { max-width: 100%; height: auto; border: 1px solid #eee; }
-.figs { display: flex; flex-wrap: wrap; gap: 1em; align-items: flex-start; }
-details { margin: 0.8em 0; } summary { cursor: pointer; color: #1f4e9a; }
-code { background: #f4f4f4; padding: 0 3px; }
-"""
+#: above this many systems the report shows letter groups and rank intervals instead of the
+#: systems x systems matrices and rank boxes (too dense to read)
+MATRIX_LIMIT = 15
+#: at most this many panels of per-topic differences per measure (the best systems)
+TOPIC_PANELS = 60
 
 
 def _escape(text):
     return html.escape(str(text), quote=True)
 
 
-def _table_html(frame, *, digits=None):
+def _table_html(frame, *, digits=None, caption=None):
+    """A sortable table (click a header); p-values keep their small values (``.4g``)."""
+    from ._html import sortable_table
+
     frame = frame.copy()
-    if digits is not None:
-        for column in frame.columns:
-            if pd.api.types.is_float_dtype(frame[column]):
-                fmt = f".{digits}g" if "p-value" in str(column) else f".{digits}f"  # small p-values stay visible
-                frame[column] = frame[column].map(lambda v, fmt=fmt: "" if pd.isna(v) else f"{v:{fmt}}")
-    return frame.to_html(index=False, escape=True, na_rep="", border=0)
+    for column in frame.columns:
+        if "p-value" in str(column) and pd.api.types.is_float_dtype(frame[column]):
+            frame[column] = frame[column].map(lambda v: "" if pd.isna(v) else f"{v:.4g}")
+    return sortable_table(frame, digits=digits, caption=caption)
 
 
-def _figure_html(fig, caption, alt):
+def _figure_html(fig, caption, alt, name):
+    """The figure inline as SVG, with the same figure as a PNG to download (a ``data:`` link,
+    nothing fetched)."""
     import matplotlib.pyplot as plt
+
+    from ._html import svg_figure
 
     buffer = io.BytesIO()
     try:
         fig.savefig(buffer, format="png", dpi=100)
+        svg = svg_figure(fig, alt=alt, close=False)
     finally:
         plt.close(fig)
     data = base64.b64encode(buffer.getvalue()).decode("ascii")
-    return (f'<figure><img src="data:image/png;base64,{data}" alt="{_escape(alt)}">'
-            f"<figcaption>{_escape(caption)}</figcaption></figure>")
+    return (f"<figure>{svg}<figcaption>{_escape(caption)} "
+            f'<a download="{_escape(name)}.png" href="data:image/png;base64,{data}">PNG</a></figcaption></figure>')
 
 
 def _plot(draw, caption, alt, bar=None):
@@ -224,32 +240,96 @@ def _plot(draw, caption, alt, bar=None):
     finally:
         if bar is not None:
             bar.update()
-    fig = np.asarray(drawn, dtype=object).reshape(-1)[0].figure
-    return _figure_html(fig, caption, alt)
+    first = np.asarray(drawn, dtype=object).reshape(-1)[0]
+    fig = first if hasattr(first, "savefig") else first.figure
+    name = "".join(c if c.isalnum() else "-" for c in alt).strip("-")[:60] or "figure"
+    return _figure_html(fig, caption, alt, name)
 
 
 def _n_plots(result):
     S, M = len(result.names), len(result.measures)
     several = S > 1
-    return M * (2 + several + (several and result.distribution_ is not None)) + (several and result.corpus is not None)
+    ranked = several and result.distribution_ is not None
+    return M * (1 + (several and S <= MATRIX_LIMIT) + (ranked and S <= MATRIX_LIMIT) + ranked + several
+                + (result.comparisons is not None and several) + (result.corpus is not None)
+                ) + (several and result.corpus is not None)
 
 
-def _section(result, *, pairwise, test, correction, alpha, digits, plots, truth, heading, bar):
+def _reference(result, baseline):
+    """The system the per-topic differences are taken from: ``baseline``, the experiment's first
+    baseline, or the best on the first measure."""
+    if baseline is not None:
+        if baseline not in result.names:
+            raise ValueError(f"'baseline' {baseline!r} is not among the systems {list(result.names)[:8]}")
+        return baseline, "the baseline"
+    if result.comparisons is not None:
+        return result.names[int(result.comparisons.baseline_index[0])], "the baseline"
+    return result.names[int(np.argmax(result.means[:, 0]))], f"the best system on {result.measures[0]}"
+
+
+def _topic_panels(result, measure, reference):
+    """Small multiples: sorted per-topic differences of each system from ``reference`` (one
+    panel per system, best first; thin bars drawn as one line collection per panel, so 60
+    panels of 50 topics draw in about a second)."""
+    import matplotlib.pyplot as plt
+
+    from .plotting import topic_differences
+
+    j = result.measures.index(measure)
+    others = [result.names[s] for s in np.argsort(-result.means[:, j], kind="stable")
+              if result.names[s] != reference][:TOPIC_PANELS]
+    n_cols = min(6, len(others))
+    n_rows = int(np.ceil(len(others) / n_cols))
+    fig, axes = plt.subplots(n_rows, n_cols, figsize=(2.3 * n_cols + 0.4, 1.45 * n_rows + 0.7), sharey=True,
+                             squeeze=False)
+    axes = axes.reshape(-1)
+    deltas = [topic_differences(result, name, reference, measure).to_numpy() for name in others]
+    limit = max(float(np.nanmax(np.abs(d))) for d in deltas) * 1.05 or 1.0
+    for ax, name, delta in zip(axes, others, deltas, strict=False):
+        x = np.arange(len(delta))
+        colors = np.where(delta > 0, "tab:blue", np.where(delta < 0, "tab:red", "grey"))
+        ax.vlines(x, 0, delta, colors=colors, linewidth=max(0.6, 120 / max(len(delta), 1)))
+        ax.axhline(0, color="black", linewidth=0.5)
+        ax.axhline(float(delta.mean()), color="black", linestyle="--", linewidth=0.7)
+        wins, losses = int((delta > 0).sum()), int((delta < 0).sum())
+        ax.set_title(f"{name} (+{wins} / −{losses})", fontsize="x-small")
+        ax.set_xticks([])
+        ax.set_xlim(-0.8, len(delta) - 0.2)
+        ax.tick_params(labelsize="x-small")
+    for ax in axes[len(others):]:
+        ax.set_visible(False)
+    axes[0].set_ylim(-limit, limit)
+    fig.suptitle(f"{measure}: per-topic difference from {reference} (topics sorted in each panel; blue: better, "
+                 "red: worse; dashed: mean; +wins / −losses)", fontsize="small", y=1 - 0.12 / (1.45 * n_rows + 0.7),
+                 va="top")
+    fig.subplots_adjust(left=0.06, right=0.99, bottom=0.02, top=1 - 0.75 / (1.45 * n_rows + 0.7),
+                        hspace=0.45, wspace=0.08)
+    return fig
+
+
+def _section(result, *, pairwise, test, correction, alpha, digits, plots, truth, heading, bar, baseline):
     from . import plotting
 
     parts = []
     if heading:
         parts.append(f"<h2>{_escape(heading)}</h2>")
     S, Q = len(result.names), len(result.qids)
+    many = S > MATRIX_LIMIT
     parts.append(f"<p>{S} systems × {Q} topics; measures {', '.join(map(_escape, result.measures))}; "
                  f"{_escape(describe_intervals(result))}.</p>")
     if result.comparisons is None and pairwise is None and S > 1:
         pairwise = result.pairwise(test=test, correction=correction, alpha=alpha)
-    summary = summary_table(result, pairwise=pairwise, alpha=alpha, digits=digits)
+    summary = summary_table(result, pairwise=pairwise, alpha=alpha, digits=digits, ranks=True, letters=True)
     parts.append("<h3>Summary</h3>")
     cells = (f"Cells: mean over topics [{describe_intervals(result)}]. " if result.intervals is not None
              else "Cells: mean over topics (no bootstrap, no intervals). ")
-    parts.append(f'<p class="muted">Systems sorted by {_escape(result.measures[0])}. {_escape(cells)}'
+    ranks_note = (f"'<m> rank': rank on the collection [{100 * result.confidence_level:g}% rank interval over the "
+                  "bootstrap replicates]. " if result.distribution_ is not None and S > 1 else "")
+    groups_note = ("'<m> group': systems sharing a letter are not significantly different (compact letter display "
+                   "of the all-pairs tests, Piepho 2004). " if any(c.endswith(" group") for c in summary.columns)
+                   else "")
+    parts.append(f'<p class="muted">Systems sorted by {_escape(result.measures[0])}; click a column header to '
+                 f"sort by it. {_escape(cells)}{_escape(ranks_note)}{_escape(groups_note)}"
                  f"{_escape(comparison_note(result, pairwise=pairwise, test=test, correction=correction, alpha=alpha))}"
                  "</p>")
     parts.append(_table_html(summary))
@@ -261,9 +341,17 @@ def _section(result, *, pairwise, test, correction, alpha, digits, plots, truth,
             parts.append(_plot(lambda m=m, values=values: plotting.plot_means(result, m, truth=values),
                                f"Each system's mean {m} (dot) with its interval (line), best at the top. "
                                "Overlapping intervals do not by themselves mean 'no significant difference': "
-                               "see the pairwise comparisons.", f"forest plot of mean {m}", bar))
+                               "see the comparisons.", f"forest plot of mean {m}", bar))
         parts.append("</div>")
-        if S > 1:
+        if result.comparisons is not None and S > 1:
+            parts.append("<h3>Differences from the baseline</h3><div class='figs'>")
+            for m in result.measures:
+                parts.append(_plot(lambda m=m: plotting.plot_differences(result, m),
+                                   f"Each system's difference in mean {m} from the baseline with the interval its "
+                                   "test inverts; filled: significant.", f"differences from the baseline in {m}",
+                                   bar))
+            parts.append("</div>")
+        if S > 1 and not many:
             parts.append("<h3>Pairwise comparisons</h3><div class='figs'>")
             for m in result.measures:
                 parts.append(_plot(
@@ -277,50 +365,63 @@ def _section(result, *, pairwise, test, correction, alpha, digits, plots, truth,
         frame = frame[[c for c in frame.columns if c in _PAIR_COLUMNS]]
         parts.append(f"<details><summary>All {len(frame):,} comparisons (table)</summary>"
                      f"{_table_html(frame, digits=4)}</details>")
-    if plots:
-        parts += _later_figures(result, alpha, bar)
-    parts.append("<details><summary>Full table (pt.Experiment columns)</summary>"
-                 f"{_table_html(result.table(), digits=4)}</details>")
-    return "\n".join(parts)
-
-
-def _later_figures(result, alpha, bar):
-    """The report's figures after the comparisons: rank variability, per-topic scores and
-    significance across corpus images."""
-    from . import plotting
-
-    S, parts = len(result.names), []
-    if result.distribution_ is not None and S > 1:
+    if plots and result.distribution_ is not None and S > 1:
         parts.append("<h3>Rank variability</h3><div class='figs'>")
         for m in result.measures:
-            parts.append(_plot(lambda m=m: plotting.plot_ranks(result, m),
-                               f"Rank of each system by mean {m} on every bootstrap replicate (Zobel & Rashidi "
-                               "2020, Fig. 5): a long box means the system's place in the ranking is uncertain.",
-                               f"rank boxplots for {m}", bar))
+            letters = None
+            if f"{m} group" in summary.columns:
+                letters = dict(zip(summary["name"], summary[f"{m} group"], strict=True))
+            parts.append(_plot(lambda m=m, letters=letters: plotting.plot_rank_intervals(result, m, letters=letters),
+                               f"Rank of each system by mean {m} (dot) and its rank interval over the bootstrap "
+                               "replicates (line)" + ("; letters: groups of systems not significantly different."
+                                                      if letters else "."), f"rank intervals for {m}", bar))
+            if not many:
+                parts.append(_plot(lambda m=m: plotting.plot_ranks(result, m),
+                                   f"Rank of each system by mean {m} on every bootstrap replicate (Zobel & Rashidi "
+                                   "2020, Fig. 5): a long box means the system's place in the ranking is uncertain.",
+                                   f"rank boxplots for {m}", bar))
         parts.append("</div>")
-    parts.append("<h3>Per-topic scores</h3><div class='figs'>")
-    for m in result.measures:
-        best = result.names[int(np.argmax(result.means[:, result.measures.index(m)]))]
-        parts.append(_plot(lambda m=m, best=best: plotting.plot_topics(result, best, m),
-                           f"{best} (best on {m}): its score on each topic"
-                           + (", with the spread over corpus images (Zobel & Rashidi 2020, Fig. 2)."
-                              if result.corpus is not None else "."),
-                           f"per-topic {m} of {best}", bar))
-    parts.append("</div>")
-    if result.corpus is not None and S > 1:
+        if many:
+            parts.append(f'<p class="muted">With more than {MATRIX_LIMIT} systems the systems × systems matrices '
+                         "and rank boxes are left out (too dense to read): the letter groups and rank intervals "
+                         "say the same at a glance.</p>")
+    if plots and S > 1:
+        reference, why = _reference(result, baseline)
+        parts.append(f"<h3>Per-topic differences from {_escape(reference)}</h3>")
+        shown = min(S - 1, TOPIC_PANELS)
+        parts.append(f'<p class="muted">Reference: {_escape(reference)} ({_escape(why)}). One panel per system'
+                     + (f" (the {shown} best of {S - 1})" if shown < S - 1 else "")
+                     + ", best first: its per-topic difference from the reference, topics sorted; panels share "
+                     "the y axis.</p>")
+        for m in result.measures:
+            parts.append(_plot(lambda m=m: _topic_panels(result, m, reference),
+                               f"{m}: per-topic differences from {reference}.",
+                               f"per-topic differences in {m} from {reference}", bar))
+    if plots and result.corpus is not None:
+        parts.append("<h3>Per-topic scores over corpus images</h3><div class='figs'>")
+        for m in result.measures:
+            best = result.names[int(np.argmax(result.means[:, result.measures.index(m)]))]
+            parts.append(_plot(lambda m=m, best=best: plotting.plot_topics(result, best, m),
+                               f"{best} (best on {m}): its score on each topic, with the spread over corpus images "
+                               "(Zobel & Rashidi 2020, Fig. 2).", f"per-topic {m} of {best}", bar))
+        parts.append("</div>")
+    if plots and result.corpus is not None and S > 1:
         parts.append("<h3>Significance across corpus images</h3>")
         parts.append(_plot(lambda: plotting.plot_pvalues(result, alpha=alpha),
                            "For the best two systems on the first measure: on every corpus image, the paired "
                            "t-test p-value against the difference of their means (Zobel & Rashidi 2020, Fig. 6). "
                            "Red: the collection itself.", "p-value against difference over corpus images", bar))
-    return parts
+    parts.append("<details><summary>Full table (pt.Experiment columns)</summary>"
+                 f"{_table_html(result.table(), digits=4)}</details>")
+    return "\n".join(parts)
 
 
 def html_report(results: Any, *, title: str | None = "pyterrier-boot report",
                 settings: Mapping[str, Any] | None = None, pairwise: Any = None,
                 tables: Mapping[str, pd.DataFrame] | None = None, truth: Any = None,
                 test: str = "t", correction: str | None = "holm", alpha: float = 0.05,
-                digits: int = 3, plots: bool = True, verbose: bool = False) -> str:
+                digits: int = 3, plots: bool = True, verbose: bool = False,
+                baseline: str | None = None) -> str:
     """The report of one or several experiments as one self-contained HTML page.
 
     Args:
@@ -340,9 +441,20 @@ def html_report(results: Any, *, title: str | None = "pyterrier-boot report",
         digits: decimals of the scores in the summary.
         plots: draw the plots (needs matplotlib); ``False`` gives tables only.
         verbose: a progress bar over the plots (``pt.tqdm``).
+        baseline: the reference system of the per-topic differences (default: the experiment's
+            first baseline, else the best system on the first measure).
+
+    Each section has a summary table (means and intervals, rank intervals, and letter groups of
+    the all-pairs tests or the comparisons with the baseline), forest plots of the means (and of
+    the differences from the baseline), rank intervals, and per-topic differences from the
+    reference, one small panel per system. Up to :data:`MATRIX_LIMIT` systems it also draws the
+    systems x systems difference matrix and rank boxes; above, letters and rank intervals
+    replace them.
 
     Returns:
-        The HTML page (str). Plots are PNG images inlined as base64; no file is read or linked.
+        The HTML page (str). Plots are inline SVG, each with its PNG as a ``data:`` download
+        link; tables sort when a header is clicked (the page's only script, inline). Nothing is
+        read or fetched, so the file can be mailed, archived or opened offline.
 
     Example:
         >>> page = html_report({"topic bootstrap": res_topic, "corpus bootstrap": res_corpus})  # doctest: +SKIP
@@ -350,12 +462,14 @@ def html_report(results: Any, *, title: str | None = "pyterrier-boot report",
     sections = results if isinstance(results, dict) else {"": results}
     if not sections:
         raise ValueError("'results' is empty: give an ExperimentResult or a dict of them")
+    for result in sections.values():
+        if baseline is not None:
+            _reference(result, baseline)  # a baseline that is not a system is an error before any plot
     from . import __version__
+    from ._html import page
 
     now = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
-    parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-             f"<title>{_escape(title)}</title><style>{_STYLE}</style></head><body>",
-             f"<h1>{_escape(title)}</h1>",
+    parts = [f"<h1>{_escape(title)}</h1>",
              f'<p class="muted">Written by pyterrier-boot {_escape(__version__)} on {now}.</p>']
     if settings:
         rows = "".join(f"<tr><td>{_escape(k)}</td><td>{_escape(v)}</td></tr>" for k, v in settings.items())
@@ -370,14 +484,14 @@ def html_report(results: Any, *, title: str | None = "pyterrier-boot report",
             table = pairwise.get(heading) if isinstance(pairwise, dict) else pairwise
             known = truth.get(heading) if isinstance(truth, dict) else truth
             parts.append(_section(result, pairwise=table, test=test, correction=correction, alpha=alpha,
-                                  digits=digits, plots=plots, truth=known, heading=heading, bar=bar))
+                                  digits=digits, plots=plots, truth=known, heading=heading, bar=bar,
+                                  baseline=baseline))
     finally:
         if bar is not None:
             bar.close()
     for caption, frame in (tables or {}).items():
         parts.append(f"<h2>{_escape(caption)}</h2>{_table_html(frame, digits=4)}")
-    parts.append("</body></html>")
-    return "\n".join(parts)
+    return page(title or "pyterrier-boot report", "\n".join(parts))
 
 
 def write_report(results: Any, path: PathLike, **kwargs: Any) -> Path:

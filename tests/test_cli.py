@@ -189,7 +189,9 @@ def test_all_pairs_out_folder(capsys, collection, tmp_path):
     perquery = pd.read_csv(out_dir / "perquery.csv", dtype={"qid": str})
     assert len(perquery) == 4 * 12 * 2
     page = (out_dir / "report.html").read_text()
-    assert page.count("data:image/png;base64,") == 8 and "</html>" in page
+    # 10 figures (means, matrix, rank intervals, rank boxes, per-topic differences for 2 measures), each
+    # inline SVG with its PNG as a download link
+    assert page.count("<svg ") == 10 and page.count('download="') == 10 and "</html>" in page
 
 
 def test_rel_cut_and_remap(capsys, collection):
@@ -276,7 +278,9 @@ def test_demo_writes_report_runs_and_qrels(capsys, tmp_path):
     assert "S3 and S4 are equally good" in out and "true mean" in out
     assert str((out_dir / "report.html").resolve()) in out.replace("\n", " ")
     page = (out_dir / "report.html").read_text()
-    assert page.count("data:image/png;base64,") == 17  # 8 per section + Fig. 6
+    # 10 figures per section (see test_all_pairs_out_folder), the corpus section adds Fig. 2 for
+    # 2 measures and Fig. 6; each inline SVG with its PNG as a download link
+    assert page.count("<svg ") == 23 and page.count('download="') == 23
     assert sorted(p.name for p in (out_dir / "runs").iterdir()) == [f"S{i}.res.gz" for i in range(1, 7)]
     # the files it writes evaluate to the means it printed
     code, csv, _ = _run(capsys, "evaluate", "-q", out_dir / "qrels.txt", out_dir / "runs", "-m", "AP",

@@ -16,17 +16,23 @@ VOID = {"meta", "img", "br", "hr", "input", "link", "col"}
 
 
 class _Page(html.parser.HTMLParser):
-    """Collects tags, image sources and links, and checks that every element is closed."""
+    """Collects tags, figures, links and scripts, and checks that every element is closed."""
 
     def __init__(self):
         super().__init__()
-        self.stack, self.images, self.links, self.tags, self.errors = [], [], [], [], []
+        self.stack, self.images, self.links, self.tags, self.errors, self.scripts = [], [], [], [], [], []
+        self.svgs, self.in_script = [], False
 
     def handle_starttag(self, tag, attrs):
         attrs = dict(attrs)
         self.tags.append(tag)
         if tag == "img":
             self.images.append(attrs)
+        if tag == "svg":
+            self.svgs.append(attrs)
+        if tag == "script":
+            self.scripts.append(attrs)
+            self.in_script = True
         for key in ("href", "src"):
             if key in attrs and tag != "img":
                 self.links.append(attrs[key])
@@ -34,6 +40,7 @@ class _Page(html.parser.HTMLParser):
             self.stack.append(tag)
 
     def handle_endtag(self, tag):
+        self.in_script = self.in_script and tag != "script"
         if not self.stack or self.stack[-1] != tag:
             self.errors.append(f"unexpected </{tag}> with open {self.stack[-3:]}")
         else:
@@ -66,23 +73,30 @@ def corpus_result(sim):
     return ptb.experiment_result(sim.runs, None, qrels, MEASURES, bootstrap="corpus", n_resamples=40, rng=2)
 
 
-def test_report_is_self_contained_html_with_png_images(topic_result, corpus_result):
+def test_report_is_self_contained_html_with_svg_and_png_figures(topic_result, corpus_result):
     pytest.importorskip("matplotlib").use("Agg")
     page = html_report({"topic": topic_result, "corpus": corpus_result}, title="A <test> & report",
                        settings={"seed": 2})
     parsed = _parse(page)
     assert page.startswith("<!DOCTYPE html>")
     assert "A &lt;test&gt; &amp; report" in page  # escaped
-    assert not parsed.links  # nothing linked: no stylesheet, script or external resource
-    assert "script" not in parsed.tags
-    # per section: means, pairwise, ranks, per-topic for 2 measures; the corpus section adds Fig. 6
-    assert len(parsed.images) == 8 + 9
-    for image in parsed.images:
+    # self-contained: the only script is the inline one that sorts tables (no src), there is no
+    # stylesheet link, and the only links are the figures' own PNGs as data: URIs (downloads,
+    # nothing fetched)
+    assert parsed.scripts == [{}] and "table.sortable" in page
+    assert "link" not in parsed.tags and not parsed.images
+    # per section: means, pairwise matrix, rank intervals, rank boxes and per-topic differences for
+    # 2 measures; the corpus section adds Fig. 2 for 2 measures and Fig. 6
+    assert len(parsed.svgs) == 10 + 13
+    assert len(parsed.links) == len(parsed.svgs)
+    for link in parsed.links:
         prefix = "data:image/png;base64,"
-        assert image["src"].startswith(prefix) and image["alt"]
-        assert base64.b64decode(image["src"][len(prefix):])[:8] == b"\x89PNG\r\n\x1a\n"
+        assert link.startswith(prefix)
+        assert base64.b64decode(link[len(prefix):])[:8] == b"\x89PNG\r\n\x1a\n"
+    assert all(svg.get("aria-label") for svg in parsed.svgs)
     assert parsed.tags.count("h2") == 2  # one section per result
     assert "p-value against difference over corpus images" in page
+    assert page.count('class="sortable"') >= 4  # summaries and comparison tables sort
 
 
 def test_report_without_plots_has_tables_only(topic_result):
@@ -146,3 +160,49 @@ def test_summary_with_baseline(sim):
         assert cell.endswith("*") == (pc < 0.05)
         if pc >= 0.001:
             assert f"p={pc:.3f}" in cell
+
+
+@pytest.fixture(scope="module")
+def many():
+    sim = ptb.simulate_collection(n_topics=10, n_systems=17, depth=50, pool_depth=10, corpus_size=3000,
+                                  matching=200, rng=7)
+    return ptb.experiment_result(sim.runs, None, sim.qrels, ["AP"], bootstrap="topic", n_resamples=200, rng=1)
+
+
+def test_many_systems_get_letters_and_rank_intervals_not_matrices(many):
+    pytest.importorskip("matplotlib").use("Agg")
+    from pyterrier_boot.report import MATRIX_LIMIT
+
+    assert len(many.names) > MATRIX_LIMIT
+    page = html_report(many, title="many")
+    parsed = _parse(page)
+    assert "pairwise difference matrix" not in page and "rank boxplots" not in page
+    labels = [svg["aria-label"] for svg in parsed.svgs]
+    assert labels == ["forest plot of mean AP", "rank intervals for AP",
+                      f"per-topic differences in AP from {many.names[int(np.argmax(many.means[:, 0]))]}"]
+    # the summary has rank intervals and the letter groups of the all-pairs tests
+    pairwise = many.pairwise(test="t", correction="holm", alpha=0.05)
+    table = summary_table(many, pairwise=pairwise, ranks=True, letters=True).set_index("name")
+    ranks = many.ranks().set_index("name")
+    for name in many.names:
+        assert table.loc[name, "AP rank"] == (f"{ranks.loc[name, 'rank']:.0f} [{ranks.loc[name, 'ci_low']:.0f}, "
+                                              f"{ranks.loc[name, 'ci_high']:.0f}]")
+    groups = ptb.compact_letter_display(pairwise, measure="AP")
+    assert table["AP group"].to_dict() == groups.to_dict()
+    for name in many.names[:3]:
+        assert f"<td>{table.loc[name, 'AP rank']}</td><td class=\"text\">{groups[name]}</td>" in page
+
+
+def test_report_with_a_baseline_draws_differences_and_per_topic_panels(sim):
+    pytest.importorskip("matplotlib").use("Agg")
+    res = ptb.experiment_result(sim.runs, None, sim.qrels, ["AP"], bootstrap="topic", n_resamples=200, rng=1,
+                                baseline="S2")
+    page = html_report(res)
+    parsed = _parse(page)
+    labels = [svg["aria-label"] for svg in parsed.svgs]
+    assert "differences from the baseline in AP" in labels and "per-topic differences in AP from S2" in labels
+    assert "Per-topic differences from S2</h3>" in page and "(the baseline)" in page
+    other = html_report(res, baseline="S3", plots=True)
+    assert "per-topic differences in AP from S3" in other
+    with pytest.raises(ValueError, match="'baseline' 'nope'"):
+        html_report(res, baseline="nope")

@@ -273,8 +273,11 @@ def formatted(result: ExperimentResult, pairwise: Any, args: argparse.Namespace,
 
     if args.format == "csv":
         return result.table().to_csv(index=False).rstrip("\n")
-    if args.format == "latex":
-        return result.to_latex(digits=args.digits, alpha=args.alpha)
+    if args.format == "latex":  # letters from the command's own all-pairs tests, when it ran them
+        letters = pairwise is not None and len(pairwise) > 0 and result.comparisons is None
+        table = result.display(digits=args.digits, alpha=args.alpha, letters=letters,
+                               pairwise=pairwise if letters else None, test=args.test, correction=args.correction)
+        return table.to_latex()
     if args.format == "markdown":
         return _text.markdown_table(summary_table(result, pairwise=pairwise, alpha=args.alpha, digits=args.digits))
     from .. import __version__

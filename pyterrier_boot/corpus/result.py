@@ -28,7 +28,7 @@ from scipy import special
 
 from .._checks import check_choice, check_confidence_level, describe
 from .._deprecation import renamed_keywords
-from .._results import ConfidenceInterval, TupleLike
+from .._results import ConfidenceInterval, TupleLike, interval_table_html
 from ..stats.aggregates import get_aggregate
 from ..stats.ranking import rank_intervals
 from ..stats.significance import paired_t
@@ -471,9 +471,13 @@ class CorpusBootstrapResult(TupleLike):
         })
 
     def _repr_html_(self):
-        head = (f"<p>Corpus bootstrap: {self.n_images} {self.model} images, {len(self.systems)} systems, "
-                f"{len(self.qids)} topics; mean over topics with 95% percentile intervals</p>")
-        return head + self.per_system()._repr_html_()
+        frame = self.per_system()
+        columns = {m: (frame[m], frame[f"{m} ci_low"], frame[f"{m} ci_high"]) for m in self.measures}
+        return interval_table_html(
+            self.systems, columns,
+            caption=f"Corpus bootstrap: {self.n_images:,} {self.model} images, {len(self.systems)} systems, "
+                    f"{len(self.qids)} topics. Cells: mean over topics [95% percentile interval over the images; "
+                    "variance: corpus (documents)]. Bold: the best mean of each measure.")
 
 
 @dataclass(frozen=True, slots=True, eq=False)

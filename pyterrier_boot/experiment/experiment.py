@@ -323,7 +323,11 @@ def _experiment(retr_systems, topics, qrels, eval_metrics, settings: _Settings) 
     keys, runs, mrt = _execute(systems, names, inputs, settings)
     read = isinstance(retr_systems, Runs)  # frames read by read_runs are not checked again
     labels, values, evaluator, qids = _evaluated(runs, keys, inputs.qrels, measures, settings, baselines, read=read)
-    rngs = as_generator(DEFAULT_SEED if settings.rng is None else settings.rng).spawn(2)  # topics, corpus
+    seed = DEFAULT_SEED if settings.rng is None else settings.rng
+    rng = as_generator(seed)
+    provenance = _provenance(seed, rng, settings.test, settings.correction, settings.correction_alpha,
+                             settings.n_resamples, settings.model, inputs.qrels_all.corpus_size, baselines, keys)
+    rngs = rng.spawn(2)  # topics, corpus
     spreads = _Spreads()
     if len(labels) and len(qids) >= 2:
         spreads = _bootstrap(values, keys, labels, baselines, evaluator, inputs.qrels_all, settings, test_name, rngs)
@@ -346,6 +350,7 @@ def _experiment(retr_systems, topics, qrels, eval_metrics, settings: _Settings) 
         round=settings.round,
         topics=tuple(inputs.topics["qid"]) if inputs.topics is not None else None,
         plan=spreads.topic_plan,
+        provenance=provenance,
     )
     return _pt_run(result, runs, names, inputs, measures, baselines, settings.test, mrt, qids)
 
@@ -457,6 +462,31 @@ def _pt_run(result, runs, names, inputs: _Inputs, measures, baselines, test, mrt
     pt_test = test if callable(test) or test in ("t", "wilcoxon") else "t"
     pt_topics = inputs.topics_all if inputs.topics_all is not None else pd.DataFrame({"qid": qids, "query": ""})
     return _Run(result, runs, names, pt_topics, inputs.qrels_all.frame, measures, pt_baseline, pt_test, mrt)
+
+def _provenance(seed, rng, test, correction, correction_alpha, n_resamples, model, corpus_size, baselines, names):
+    """What produced a result, as JSON-able values (kept by ``ExperimentResult.save``)."""
+    from .storage import package_versions
+
+    if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+        rng_record = {"seed": int(seed)}
+    else:  # a Generator, BitGenerator or SeedSequence: the seed sequence the streams are spawned from
+        # (before this experiment spawned from it) and the generator's state
+        seq = rng.bit_generator.seed_seq
+        rng_record = {"bit_generator": type(rng.bit_generator).__name__, "state": rng.bit_generator.state,
+                      "seed_sequence": {"entropy": seq.entropy, "spawn_key": list(seq.spawn_key),
+                                        "n_children_spawned": seq.n_children_spawned}}
+    return {
+        "test": test if isinstance(test, str) else getattr(test, "__name__", "custom test"),
+        "correction": correction,
+        "correction_alpha": float(correction_alpha),
+        "baselines": [names[b] for b in baselines],
+        "n_resamples": None if n_resamples is None else int(n_resamples),
+        "model": model,
+        "corpus_size": None if corpus_size is None else int(corpus_size),
+        "rng": rng_record,
+        "versions": package_versions(),
+    }
+
 
 # ---------------------------------------------------------------- measures
 

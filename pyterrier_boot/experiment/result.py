@@ -107,6 +107,13 @@ class Comparisons:
         return cls(tuple(names), tuple(measures), system_index, baseline_index, frame, correction,
                    intervals if bootstrap is not None else None, distribution)
 
+    def rejects(self, alpha: float) -> np.ndarray:
+        """Each row's verdict: the corrected ``reject`` column when a correction was made, else
+        ``p-value < alpha`` (the experiment's level is ``1 - confidence_level``)."""
+        if "reject" in self.frame:
+            return self.frame["reject"].to_numpy(bool)
+        return self.frame["p-value"].to_numpy(float) < alpha
+
     def with_intervals(self, intervals: FloatArray | None, distribution: FloatArray | None) -> Comparisons:
         return replace(self, intervals=intervals, distribution=distribution)
 
@@ -129,6 +136,8 @@ class ExperimentResult:
         round: ``round`` as given to ``Experiment``.
         topics: qids of the topics given, when given (per-query output backfills the unjudged).
         plan: the topic-resample plan (:class:`~pyterrier_boot.ResamplePlan`) the intervals used.
+        provenance: what produced the result (test, correction and its alpha, baselines,
+            resample count, corpus model and size, the rng's seed or state, package versions).
     """
 
     names: tuple
@@ -147,6 +156,7 @@ class ExperimentResult:
     round: object = None
     topics: tuple | None = None
     plan: ResamplePlan | None = None
+    provenance: dict | None = None
 
     # ------------------------------------------------------------ summaries
 
@@ -319,51 +329,71 @@ class ExperimentResult:
             "value": self.distribution_.reshape(-1),
         })
 
-    def to_latex(self, *, digits: int = 3, alpha: float = 0.05, caption: str | None = None,
-                 label: str | None = None) -> str:
-        """A booktabs table: ``0.412 [0.381, 0.444]`` per cell, ``*`` where a system differs from
-        the baseline (p < ``alpha``, corrected when a correction was asked for); the best mean bold."""
-        means = self.means
-        lines = [r"\begin{table}", r"\centering"]
-        if caption:
-            lines.append(rf"\caption{{{_latex_escape(caption)}}}")
-        lines += [r"\begin{tabular}{l" + "r" * len(self.measures) + "}", r"\toprule",
-                  "System & " + " & ".join(_latex_escape(m) for m in self.measures) + r" \\", r"\midrule"]
-        best = means.argmax(axis=0)
-        for s, name in enumerate(self.names):
-            cells = []
-            for j, m in enumerate(self.measures):
-                cell = f"{means[s, j]:.{digits}f}"
-                if s == best[j]:
-                    cell = rf"\textbf{{{cell}}}"
-                if self.intervals is not None:
-                    low, high = self.intervals[s, j]
-                    cell += f" [{low:.{digits}f}, {high:.{digits}f}]"
-                if self._significant(s, m, alpha):
-                    cell += r"$^{*}$"
-                cells.append(cell)
-            lines.append(_latex_escape(name) + " & " + " & ".join(cells) + r" \\")
-        lines += [r"\bottomrule", r"\end{tabular}"]
-        notes = []
-        if self.intervals is not None:
-            notes.append(rf"{self.confidence_level * 100:g}\% {self.bootstrap}-bootstrap {self.interval} intervals")
-        if self.comparisons is not None:
-            baselines = ", ".join(dict.fromkeys(self.names[b] for b in self.comparisons.baseline_index))
-            notes.append(f"$^{{*}}$: p < {alpha} against {_latex_escape(baselines)}")
-        if notes:
-            lines.append(r"\par\smallskip{\footnotesize " + "; ".join(notes) + "}")
-        if label:
-            lines.append(rf"\label{{{label}}}")
-        lines.append(r"\end{table}")
-        return "\n".join(lines)
+    def display(self, *, digits: int = 3, letters: bool | str = "auto", pairwise: pd.DataFrame | None = None,
+                test: str = "t", correction: str = "holm", alpha: float | None = None, sort: bool = False):
+        """The readable table: ``0.305 [0.254, 0.356]`` cells, the best mean per measure bold, ``†``
+        where a system differs significantly from the baseline, and (for all pairs) compact-letter
+        -display letters, with a caption saying what they mean
+        (:func:`~pyterrier_boot.experiment.display.result_table`; a notebook shows it for the result).
+        It has ``to_html()``, ``to_latex()``, ``to_markdown()`` and ``to_frame()``."""
+        from .display import result_table
 
-    def _significant(self, s, measure, alpha):
-        if self.comparisons is None:
-            return False
-        f = self.comparisons.frame
-        rows = f[(f["measure"] == measure) & (f["name"] == self.names[s])]
-        column = "p-value corrected" if "p-value corrected" in f else "p-value"
-        return bool((rows[column] < alpha).any())
+        return result_table(self, digits=digits, letters=letters, pairwise=pairwise, test=test,
+                            correction=correction, alpha=alpha, sort=sort)
+
+    def to_latex(self, *, digits: int = 3, alpha: float | None = None, caption: str | None = None,
+                 label: str | None = None, letters: bool | str = "auto") -> str:
+        """A booktabs table of :meth:`display` (``0.412 [0.381, 0.444]``, best bold, ``$^\\dagger$``
+        against the baseline, letters for all pairs); ``caption`` goes before the explanation of
+        the marks."""
+        table = self.display(digits=digits, alpha=alpha, letters=letters)
+        text = table.caption if caption is None else f"{caption} {table.caption}"
+        return table.to_latex(caption=text, label=label)
+
+    def to_markdown(self, *, digits: int = 3, alpha: float | None = None, letters: bool | str = "auto") -> str:
+        """A Markdown table of :meth:`display`, its caption below."""
+        return self.display(digits=digits, alpha=alpha, letters=letters).to_markdown()
+
+    def to_dict(self) -> dict:
+        """Every summary figure as plain JSON-able values (NaN as None): settings, provenance, per
+        system and measure the mean, interval and per-topic values, the comparisons (one record per
+        row). :meth:`save` keeps everything else (distributions, plans, corpus images)."""
+        from .storage import _json_value
+
+        means = self.means
+        systems: dict[str, dict[str, Any]] = {}
+        for s, name in enumerate(self.names):
+            systems[name] = {}
+            for j, m in enumerate(self.measures):
+                cell = {"mean": means[s, j]}
+                if self.intervals is not None:
+                    cell["ci_low"], cell["ci_high"] = self.intervals[s, j]
+                cell["per_topic"] = dict(zip(self.qids, self.values[s, :, j].tolist(), strict=True))
+                systems[name][m] = cell
+        out = {
+            "names": list(self.names), "qids": list(self.qids), "measures": list(self.measures),
+            "bootstrap": self.bootstrap, "interval": self.interval, "confidence_level": self.confidence_level,
+            "n_replicates": None if self.distribution_ is None else int(self.distribution_.shape[0]),
+            "systems": systems,
+            "comparisons": None if self.comparisons is None else self.comparisons.frame.to_dict(orient="records"),
+            "provenance": self.provenance,
+        }
+        return _json_value(out, tagged=False)
+
+    def save(self, path) -> os.PathLike:
+        """Write every figure and what produced it to one zip file of JSON and ``.npy`` arrays (no
+        pickle; :func:`~pyterrier_boot.experiment.storage.save_result`); read it back with
+        :meth:`load` or :func:`pyterrier_boot.load_result`. Returns the path."""
+        from .storage import save_result
+
+        return save_result(self, path)
+
+    @classmethod
+    def load(cls, path) -> ExperimentResult:
+        """Read a result written by :meth:`save`."""
+        from .storage import load_result
+
+        return load_result(path)
 
     def save_summaries(self, save_dir: str) -> None:
         """``aggregated.csv`` and ``perquery.csv`` in ``save_dir``, keeping other systems' rows (as pt.Experiment)."""
@@ -377,9 +407,10 @@ class ExperimentResult:
             new.to_csv(path, index=False)
 
     def _repr_html_(self):
-        caption = (f"{self.confidence_level:.0%} {self.bootstrap}-bootstrap {self.interval} intervals"
-                   if self.bootstrap else "no bootstrap")
-        return f"<p><em>{caption}</em></p>" + self.table()._repr_html_()
+        return self.display()._repr_html_()
+
+    def _repr_latex_(self):
+        return self.display()._repr_latex_()
 
     def __repr__(self):
         return (f"ExperimentResult({len(self.names)} systems x {len(self.qids)} topics x measures "
@@ -421,18 +452,30 @@ class ExperimentResult:
 
         return plot_pvalues(self, a, b, **kwargs)
 
+    def plot_differences(self, measure=None, **kwargs):
+        """Forest plot of the differences from the baseline (:func:`pyterrier_boot.plotting.plot_differences`)."""
+        from ..plotting import plot_differences
+
+        return plot_differences(self, measure, **kwargs)
+
+    def plot_topic_differences(self, system=None, measure=None, **kwargs):
+        """Sorted per-topic differences from the baseline
+        (:func:`pyterrier_boot.plotting.plot_topic_differences`)."""
+        from ..plotting import plot_topic_differences
+
+        return plot_topic_differences(self, system, measure, **kwargs)
+
+    def plot_rank_intervals(self, measure=None, **kwargs):
+        """Ranks with their intervals (:func:`pyterrier_boot.plotting.plot_rank_intervals`)."""
+        from ..plotting import plot_rank_intervals
+
+        return plot_rank_intervals(self, measure, **kwargs)
+
 
 def replicate_name(interval: str | None) -> str:
     from .uncertainty import replicate_method
 
     return replicate_method(interval)  # type: ignore[arg-type]  # interval is set with a bootstrap
-
-
-def _latex_escape(text):
-    for a, b in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("_", r"\_"), ("#", r"\#"),
-                 ("$", r"\$"), ("{", r"\{"), ("}", r"\}")):
-        text = str(text).replace(a, b)
-    return text
 
 
 def _highlighted(frame, direction, highlight):

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
     from .._typing import MeasuresLike
+    from ..experiment.result import ExperimentResult
     from .design.user_variance import UserVarianceResult
     from .meta_analysis import MetaAnalysisResult
     from .pools.shallow_pools import ShallowPoolResult
@@ -93,16 +94,31 @@ def plot_mr_pt(result: StabilityResult, *, ax: Axes | None = None, title: str | 
 
 
 @keyword_only("ax")
-def plot_forest(result: MetaAnalysisResult, *, ax: Axes | None = None, max_rows: int = 60, title: str | None = None) -> Axes:
-    """Forest plot of a meta-analysis: per-topic effects with intervals, then the pooled effects.
+def plot_forest(result: MetaAnalysisResult | ExperimentResult, *, ax: Axes | None = None, max_rows: int = 60,
+                title: str | None = None, **kwargs: Any) -> Any:
+    """Forest plot of a meta-analysis: per-topic effects with intervals, then the pooled effects;
+    or of an experiment's differences from its baseline.
 
     Args:
-        result: a :class:`~pyterrier_boot.meta.meta_analysis.MetaAnalysisResult`.
+        result: a :class:`~pyterrier_boot.meta.meta_analysis.MetaAnalysisResult`, or an
+            :class:`~pyterrier_boot.ExperimentResult` run with a baseline: then this is
+            :func:`pyterrier_boot.plotting.plot_differences` (``measure=``, ``baseline=`` as
+            keywords) and returns its Figure.
         ax: Axes (default: a new figure sized to the number of rows).
         max_rows: show at most this many topics (the most precise ones, i.e. with the largest
             fixed-effect weight), to keep the plot readable; the pooled rows use every topic.
         title: plot title.
     """
+    from ..experiment.result import ExperimentResult
+
+    if isinstance(result, ExperimentResult):
+        from ..plotting import plot_differences
+
+        return plot_differences(result, ax=ax, title=title, **kwargs)
+    if kwargs:
+        raise TypeError(f"plot_forest of a meta-analysis got unexpected arguments {sorted(kwargs)}")
+    if not hasattr(result, "to_frame") or not hasattr(result, "tau2"):
+        raise TypeError(f"'result' must be a MetaAnalysisResult or an ExperimentResult, got {type(result).__name__}")
     table = result.to_frame()
     topics = table.iloc[:-2]
     pooled = table.iloc[-2:]

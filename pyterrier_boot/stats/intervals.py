@@ -33,7 +33,7 @@ from .._quantiles import (
     sorted_quantiles,
     tail_probabilities,
 )
-from .._results import ConfidenceInterval, TupleLike
+from .._results import ConfidenceInterval, TupleLike, interval_table_html
 from .._scores import as_score_matrix
 from .._warnings import DegenerateWarning, one_warning_per_kind, report
 from .aggregates import get_aggregate
@@ -104,7 +104,13 @@ class IntervalResult(TupleLike):
         return frame
 
     def _repr_html_(self):
-        return self.to_frame()._repr_html_()
+        frame = self.to_frame()
+        names = list(frame.index)
+        column = {self.statistic_name: (frame[self.statistic_name], frame["ci_low"], frame["ci_high"])}
+        return interval_table_html(
+            names, column, bold_best=len(names) > 1,
+            caption=f"Cells: {self.statistic_name} over {self.n_topics} topics [{100 * self.confidence_level:g}% "
+                    f"{self.method} interval; variance: topics].")
 
     def __repr__(self):
         ci = self.confidence_interval

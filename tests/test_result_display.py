@@ -1,0 +1,314 @@
+"""The rich display of an ExperimentResult (HTML, LaTeX, Markdown, dict) shows what independent
+computations say (numpy means, scipy t-tests with statsmodels' Holm), and save/load round-trips
+every figure and what produced it."""
+import html.parser
+import json
+import zipfile
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.stats
+import statsmodels.stats.multitest as multitest
+
+import pyterrier_boot as ptb
+from pyterrier_boot.experiment.storage import package_versions
+
+MEASURES = ["AP", "nDCG@10"]
+
+
+@pytest.fixture(scope="module")
+def sim():
+    return ptb.simulate_collection(n_topics=20, n_systems=5, depth=100, pool_depth=20, corpus_size=5000,
+                                   matching=400, rng=11)
+
+
+@pytest.fixture(scope="module")
+def plain(sim):
+    return ptb.experiment_result(sim.runs, None, sim.qrels, MEASURES, bootstrap="topic", n_resamples=300, rng=4)
+
+
+@pytest.fixture(scope="module")
+def based(sim):
+    return ptb.experiment_result(sim.runs, None, sim.qrels, MEASURES, bootstrap="topic", n_resamples=300, rng=4,
+                                 baseline=["S1", "S2"], correction="holm")
+
+
+@pytest.fixture(scope="module")
+def corpus(sim):
+    qrels = ptb.read_qrels(sim.qrels, corpus_size=sim.corpus_size)
+    return ptb.experiment_result(sim.runs, None, qrels, ["AP"], bootstrap="corpus", n_resamples=40, rng=4,
+                                 baseline="S1")
+
+
+def _x(result, j):
+    """systems x topics from the long per-query table (not the result's array)."""
+    frame = result.per_query()
+    frame = frame[frame["measure"] == result.measures[j]]
+    return frame.pivot(index="name", columns="qid", values="value").loc[list(result.names)].to_numpy()
+
+
+def _holm_rejects(x, pairs, alpha=0.05):
+    p = [scipy.stats.ttest_rel(x[a], x[b]).pvalue for a, b in pairs]
+    return multitest.multipletests(p, alpha=alpha, method="holm")[0]
+
+
+# ---------------------------------------------------------------- cells, bold, marks, letters
+
+
+def test_cells_are_means_and_intervals_with_the_best_bold(plain):
+    table = plain.display()
+    frame = table.to_frame()
+    for j, m in enumerate(MEASURES):
+        means = _x(plain, j).mean(axis=1)
+        for s in range(len(plain.names)):
+            low, high = plain.intervals[s, j]
+            assert frame.loc[s, m].startswith(f"{means[s]:.3f} [{low:.3f}, {high:.3f}]")
+        assert table.best[:, j].tolist() == (means == means.max()).tolist()
+    markdown = plain.to_markdown(letters=False)
+    best = int(np.argmax(_x(plain, 0).mean(axis=1)))
+    assert f"**{_x(plain, 0).mean(axis=1)[best]:.3f}**" in markdown.splitlines()[2 + best]
+    assert len([line for line in markdown.splitlines() if line.startswith("| ")]) == 1 + len(plain.names)
+    assert plain.display(digits=2).to_frame().loc[0, "AP"].startswith(f"{_x(plain, 0)[0].mean():.2f} [")
+
+
+def test_letters_share_exactly_when_holm_t_tests_do_not_reject(plain):
+    table = plain.display()  # no baseline, 5 systems: letters by default
+    assert table.letters is not None
+    S = len(plain.names)
+    pairs = [(a, b) for a in range(S) for b in range(a + 1, S)]
+    for j in range(len(MEASURES)):
+        reject = _holm_rejects(_x(plain, j), pairs)
+        for (a, b), r in zip(pairs, reject, strict=True):
+            share = bool(set(table.letters[a, j]) & set(table.letters[b, j]))
+            assert share == (not r), (plain.names[a], plain.names[b])
+    assert "holm-corrected" in table.caption and "paired t-test" in table.caption and "variance: topics" in table.caption
+    assert plain.display(letters=False).letters is None
+
+
+def test_marks_against_each_baseline_match_scipy_holm(based):
+    table = based.display()
+    assert table.letters is None  # baselines: marks, not letters
+    S = len(based.names)
+    for j in range(len(MEASURES)):
+        x = _x(based, j)
+        # the experiment corrects each measure's family: every (system, baseline) row together
+        rows = [(s, b) for b in (0, 1) for s in range(S) if s != b]
+        reject = _holm_rejects(x, rows)
+        expected = np.full((S,), "", dtype=object)
+        for (s, b), r in zip(rows, reject, strict=True):
+            if r:
+                expected[s] += "†" if b == 0 else "‡"
+        assert table.marks[:, j].tolist() == expected.tolist()
+    assert "†: significantly different from S1" in table.caption and "‡: significantly different from S2" in table.caption
+    assert table.to_frame()["name"].tolist()[:2] == ["S1 (baseline)", "S2 (baseline)"]
+
+
+def test_latex_is_booktabs_with_the_same_marks(based):
+    latex = based.to_latex(caption="My runs", label="tab:x")
+    assert r"\toprule" in latex and r"\midrule" in latex and r"\bottomrule" in latex
+    assert r"\caption{My runs Cells: mean [95\% topic-bootstrap" in latex and r"\label{tab:x}" in latex
+    table = based.display()
+    rows = [line for line in latex.splitlines() if line.endswith(r"\\")][1:]
+    for s, row in enumerate(rows):
+        for j, cell in enumerate(row[:-2].split(" & ")[1:]):
+            assert cell.startswith(r"\textbf{") == bool(table.best[s, j])
+            assert (r"\dagger" in cell.replace(r"\ddagger", "")) == ("†" in table.marks[s, j])
+            assert (r"\ddagger" in cell) == ("‡" in table.marks[s, j])
+    assert based._repr_latex_().startswith(r"\begin{tabular}")
+
+
+def test_latex_escapes_names(sim):
+    runs = {f"run_{k}&#": run for k, run in enumerate(sim.runs.values())}
+    res = ptb.experiment_result(runs, None, sim.qrels, ["AP"], bootstrap=None)
+    latex = res.to_latex(letters=False)
+    assert r"run\_0\&\#" in latex and "run_0" not in latex
+
+
+class _Html(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.bold, self.sups, self.caption, self.stack = [], [], [], []
+
+    def handle_starttag(self, tag, attrs):
+        self.stack.append(tag)
+
+    def handle_endtag(self, tag):
+        assert self.stack.pop() == tag
+
+    def handle_data(self, data):
+        if self.stack and self.stack[-1] == "b":
+            self.bold.append(data)
+        if self.stack and self.stack[-1] == "sup":
+            self.sups.append(data)
+        if "caption" in self.stack:
+            self.caption.append(data)
+
+
+def test_html_shows_bold_best_letters_and_caption(plain):
+    parser = _Html()
+    parser.feed(plain._repr_html_())
+    assert not parser.stack
+    means = plain.means
+    assert sorted(parser.bold) == sorted(f"{v:.3f}" for v in means.max(axis=0))
+    table = plain.display()
+    assert parser.sups == [table.letters[s, j] for s in range(len(plain.names)) for j in range(len(MEASURES))]
+    assert "systems sharing a letter are not significantly different" in "".join(parser.caption)
+
+
+def test_display_rejects_bad_arguments(plain):
+    with pytest.raises(ValueError, match="'digits'"):
+        plain.display(digits=-1)
+    with pytest.raises(ValueError, match="'letters'"):
+        plain.display(letters="yes")
+
+
+def test_to_dict_is_json_with_every_summary_figure(based):
+    d = based.to_dict()
+    text = json.dumps(d, allow_nan=False)
+    back = json.loads(text)
+    for s, name in enumerate(based.names):
+        for j, m in enumerate(MEASURES):
+            cell = back["systems"][name][m]
+            assert cell["mean"] == based.means[s, j]
+            assert [cell["ci_low"], cell["ci_high"]] == based.intervals[s, j].tolist()
+            assert list(cell["per_topic"].values()) == based.values[s, :, j].tolist()
+    assert len(back["comparisons"]) == len(based.comparisons.frame)
+    assert back["provenance"]["correction"] == "holm" and back["n_replicates"] == 300
+    from dataclasses import replace
+
+    undefined = replace(based, intervals=np.full_like(based.intervals, np.nan)).to_dict()
+    assert undefined["systems"]["S1"]["AP"]["ci_low"] is None  # NaN is null in JSON
+
+
+# ---------------------------------------------------------------- provenance, save and load
+
+
+def test_provenance_records_what_produced_the_result(based, sim):
+    p = based.provenance
+    assert p["test"] == "t" and p["correction"] == "holm" and p["correction_alpha"] == 0.05
+    assert p["baselines"] == ["S1", "S2"] and p["n_resamples"] == 300 and p["rng"] == {"seed": 4}
+    assert p["versions"] == package_versions() and p["versions"]["numpy"] == np.__version__
+    assert p["versions"]["pandas"] == pd.__version__ and p["versions"]["pyterrier_boot"] == ptb.__version__
+    # a Generator: its seed sequence and state before the experiment, which replay the same intervals
+    rng = np.random.default_rng(99)
+    rng.spawn(3)  # a generator that has already spawned streams
+    rng.random(5)
+    res = ptb.experiment_result(sim.runs, None, sim.qrels, ["AP"], bootstrap="topic", n_resamples=100, rng=rng)
+    seq = res.provenance["rng"]["seed_sequence"]
+    replay = np.random.Generator(np.random.PCG64(np.random.SeedSequence(
+        seq["entropy"], spawn_key=seq["spawn_key"], n_children_spawned=seq["n_children_spawned"])))
+    replay.bit_generator.state = res.provenance["rng"]["state"]
+    again = ptb.experiment_result(sim.runs, None, sim.qrels, ["AP"], bootstrap="topic", n_resamples=100, rng=replay)
+    assert np.array_equal(res.intervals, again.intervals)
+
+
+def _assert_same(a, b):
+    for field in ("names", "qids", "measures", "summed", "bootstrap", "interval", "confidence_level", "mrt", "round",
+                  "topics", "provenance"):
+        assert getattr(a, field) == getattr(b, field), field
+    for field in ("values", "intervals", "distribution_"):
+        x, y = getattr(a, field), getattr(b, field)
+        assert (x is None) == (y is None), field
+        if x is not None:
+            assert x.dtype == y.dtype and np.array_equal(x, y, equal_nan=True), field
+    assert (a.plan is None) == (b.plan is None)
+    if a.plan is not None:
+        assert type(a.plan) is type(b.plan) and np.array_equal(a.plan.indices, b.plan.indices)
+    if a.comparisons is not None:
+        ca, cb = a.comparisons, b.comparisons
+        pd.testing.assert_frame_equal(ca.frame, cb.frame)
+        assert ca.names == cb.names and ca.measures == cb.measures and ca.correction == cb.correction
+        for field in ("system_index", "baseline_index", "intervals", "distribution"):
+            x, y = getattr(ca, field), getattr(cb, field)
+            assert (x is None) == (y is None) and (x is None or np.array_equal(x, y, equal_nan=True)), field
+    else:
+        assert b.comparisons is None
+    if a.corpus is not None:
+        from dataclasses import fields
+
+        for f in fields(a.corpus):
+            x, y = getattr(a.corpus, f.name), getattr(b.corpus, f.name)
+            if isinstance(x, np.ndarray):
+                assert x.dtype == y.dtype and np.array_equal(x, y, equal_nan=x.dtype.kind == "f"), f.name
+            else:
+                assert x == y, f.name
+    else:
+        assert b.corpus is None
+    pd.testing.assert_frame_equal(a.table(), b.table())
+    pd.testing.assert_frame_equal(a.per_query(), b.per_query())
+
+
+@pytest.mark.parametrize("which", ["plain", "based", "corpus"])
+def test_save_load_round_trips_every_figure(which, request, tmp_path):
+    res = request.getfixturevalue(which)
+    path = res.save(tmp_path / "sub" / "result.zip")
+    back = ptb.ExperimentResult.load(path)
+    _assert_same(res, back)
+    _assert_same(res, ptb.load_result(str(path)))
+    assert back.display(letters=False).to_markdown() == res.display(letters=False).to_markdown()
+    with zipfile.ZipFile(path) as archive:
+        names = archive.namelist()
+        assert "result.json" in names and "table.csv" in names and "perquery.csv" in names
+        assert not [n for n in names if n.endswith((".pkl", ".pickle"))]
+        doc = json.loads(archive.read("result.json"))
+    assert doc["format"] == "pyterrier-boot-result" and doc["result"]["provenance"]["rng"] == {"seed": 4}
+
+
+@pytest.mark.filterwarnings("ignore:all paired differences are 0")
+def test_a_result_without_bootstrap_round_trips(sim, tmp_path):
+    res = ptb.experiment_result(sim.runs, None, sim.qrels, ["AP", "NumRet"], bootstrap=None, baseline=0, rng=1)
+    _assert_same(res, ptb.load_result(res.save(tmp_path / "r.zip")))
+
+
+def test_load_refuses_what_is_not_a_saved_result(tmp_path):
+    with pytest.raises(ValueError, match="no file"):
+        ptb.load_result(tmp_path / "missing.zip")
+    (tmp_path / "text.zip").write_text("hello")
+    with pytest.raises(ValueError, match="not a saved result"):
+        ptb.load_result(tmp_path / "text.zip")
+    with zipfile.ZipFile(tmp_path / "other.zip", "w") as archive:
+        archive.writestr("result.json", json.dumps({"format": "something else", "version": 1}))
+    with pytest.raises(ValueError, match="not a saved pyterrier-boot result"):
+        ptb.load_result(tmp_path / "other.zip")
+    with zipfile.ZipFile(tmp_path / "newer.zip", "w") as archive:
+        archive.writestr("result.json", json.dumps({"format": "pyterrier-boot-result", "version": 99}))
+    with pytest.raises(ValueError, match="newer"):
+        ptb.load_result(tmp_path / "newer.zip")
+    with pytest.raises(TypeError, match="'result'"):
+        from pyterrier_boot.experiment.storage import save_result
+
+        save_result("not a result", tmp_path / "x.zip")
+
+
+# ---------------------------------------------------------------- corpus and topic result objects
+
+
+def test_corpus_and_interval_results_show_mean_and_interval_cells(sim):
+    qrels = ptb.read_qrels(sim.qrels, corpus_size=sim.corpus_size)
+    boot = ptb.CorpusBootstrap(qrels, n_images=40, corpus_size=sim.corpus_size, rng=1).evaluate(sim.runs, ["AP"])
+    page = boot._repr_html_()
+    frame = boot.per_system()
+    best = frame["AP"].idxmax()
+    for i, row in frame.iterrows():
+        mean = f"{row['AP']:.3f}"
+        cell = f"{'<b>' + mean + '</b>' if i == best else mean} [{row['AP ci_low']:.3f}, {row['AP ci_high']:.3f}]"
+        assert cell in page
+    assert "variance: corpus (documents)" in page and "40 poisson images" in page
+    x = np.random.default_rng(0).random((3, 20))
+    ci = ptb.bootstrap_ci(x, method="percentile", n_resamples=500, rng=1)
+    page = ci._repr_html_()
+    for s in range(3):
+        assert f"[{ci.confidence_interval.low[s]:.3f}, {ci.confidence_interval.high[s]:.3f}]" in page
+    assert "95% percentile interval; variance: topics" in page
+
+
+@pytest.mark.filterwarnings("ignore:all paired differences are 0")
+def test_sums_show_whole_counts_and_one_system_has_no_bold(sim):
+    res = ptb.experiment_result(sim.runs, None, sim.qrels, ["AP", "NumRet"], bootstrap=None)
+    counts = res.values[:, :, 1].sum(axis=1)
+    frame = res.display(letters=False).to_frame()
+    assert frame["NumRet"].tolist() == [f"{c:.0f}" for c in counts]
+    one = ptb.experiment_result({"S1": sim.runs["S1"]}, None, sim.qrels, ["AP"], n_resamples=200)
+    table = one.display()
+    assert not table.best.any() and "Bold" not in table.caption and table.letters is None
