@@ -72,10 +72,12 @@ def _check(args, parser):
 
 def _main_rows(frame):
     """The rows most users read: per topic (normal; logit with small-R), systems (normal, percentile,
-    parametric), differences (percentile, normal) of the mean."""
+    parametric with its default rule), differences (percentile, normal) of the mean."""
     topic = (frame["kind"] == "topic") & (((frame["method"] == "logit") & frame["small_r"])
                                           | ((frame["method"] == "normal") & ~frame["small_r"]))
-    system = (frame["kind"] == "system") & frame["method"].isin(["percentile", "normal", "parametric:mixed"])
+    default = ((frame["statistic"] == "mean") & (frame["method"] == "parametric:mixed")) | \
+        ((frame["statistic"] == "logit_mean") & (frame["method"] == "parametric:small_r"))
+    system = (frame["kind"] == "system") & (frame["method"].isin(["percentile", "normal"]) | default)
     difference = (frame["kind"] == "difference") & (frame["statistic"] == "mean") & \
         frame["method"].isin(["percentile", "normal"])
     return frame[topic | system | difference]

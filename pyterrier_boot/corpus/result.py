@@ -51,7 +51,8 @@ STATISTICS = ("mean", "gmean", "logit_mean")
 SYSTEM_METHODS = METHODS + ("parametric",)
 #: Per-topic variance rules of the parametric (Cormack & Lynam §8) system interval; see ``per_system``.
 PARAMETRIC_VARIANCES = ("mixed", "logit", "small_r", "score")
-DEFAULT_VARIANCE = "mixed"
+#: The default rule of each statistic (chosen by split-half calibration, ``pt_docs/corpus_bootstrap.md``).
+DEFAULT_VARIANCE = {"mean": "mixed", "logit_mean": "small_r"}
 #: Name of the standard-error column of each statistic: it is on the scale where the statistic is a mean.
 SE_COLUMN = {"mean": "se", "logit_mean": "se(logit)", "gmean": "se(log)"}
 #: The scale of each statistic's paired differences (``difference``): scores, logits or logs.
@@ -227,7 +228,7 @@ class CorpusBootstrapResult(TupleLike):
         return agg(self.statistic, axis=1), agg(self.bootstrap_distribution, axis=2)
 
     def per_system(self, *, statistic="mean", method="percentile", confidence_level=0.95, measures=None,
-                   epsilon=EPSILON, variance=DEFAULT_VARIANCE):
+                   epsilon=EPSILON, variance: str | None = None):
         """Each system's aggregate over topics (MAP, mean nDCG@10, ...) with its corpus-bootstrap interval.
 
         Args:
@@ -244,19 +245,21 @@ class CorpusBootstrapResult(TupleLike):
             measures: labels to include (default all).
             epsilon: ε of the ``logit`` and ``parametric`` methods.
             variance: the per-topic variance ``v_q`` of ``method="parametric"``
-                (:data:`PARAMETRIC_VARIANCES`; measured in ``pt_docs/corpus_bootstrap.md``):
+                (:data:`PARAMETRIC_VARIANCES`; measured in ``pt_docs/corpus_bootstrap.md``);
+                default (None): ``"mixed"`` for MAP, ``"small_r"`` for L-MAP, the calibrated ones:
 
-                * ``"mixed"`` (default): for MAP, the delta method on the logit scale,
+                * ``"mixed"``: for MAP, the delta method on the logit scale,
                   ``(x - x²)² var(logit x_b)``, except for cells whose images reach 0 or 1, which
                   get the variance of their image values on the score scale ``var(x_b)``
                   (``logit(ε)`` would otherwise dominate them); for L-MAP ``var(logit x_b)``.
                 * ``"logit"``: the paper's formula read with image variances: ``(x - x²)²
                   var(logit x_b)`` for every MAP cell (over 2 times too wide on Robust 2003 and
                   TREC DL: 99.5% of split-half predictions inside where 83.4% is expected),
-                  ``var(logit x_b)`` for L-MAP.
+                  ``var(logit x_b)`` for L-MAP (somewhat wide on AP: sd(z) 0.89 on Robust 2003).
                 * ``"small_r"``: the variance implied by each topic's small-R-corrected logit
-                  interval, ``((logit high - logit low) / 2z)²``, as the paper combined its
-                  per-topic intervals, delta-weighted for MAP.
+                  interval, ``((logit high - logit low) / 2z)²`` (limits clipped to
+                  ``[ε, 1 - ε]``, the range of L-MAP's logits), as the paper combined its per-topic
+                  intervals, delta-weighted for MAP (as wide as ``"logit"`` there).
                 * ``"score"``: ``var(x_b)`` for MAP (no logit), ``var(logit x_b)`` for L-MAP.
 
         Returns:
@@ -268,7 +271,8 @@ class CorpusBootstrapResult(TupleLike):
         """
         agg = self._aggregate(statistic)
         method = check_choice(method, "method", SYSTEM_METHODS)
-        variance = check_choice(variance, "variance", PARAMETRIC_VARIANCES)
+        if variance is not None:
+            variance = check_choice(variance, "variance", PARAMETRIC_VARIANCES)
         confidence_level = check_confidence_level(confidence_level)
         index = self._measure_index(measures)
         self._check_unit(method, index, "scores")
@@ -284,7 +288,8 @@ class CorpusBootstrapResult(TupleLike):
         z = special.ndtri(1 - (1 - confidence_level) / 2)
         centre = agg.forward(scores).mean(axis=1)
         if method == "parametric":
-            se = self._parametric_se(index, agg.name, variance, epsilon, confidence_level)
+            rule = variance or DEFAULT_VARIANCE[agg.name]
+            se = self._parametric_se(index, agg.name, rule, epsilon, confidence_level)
             low, high = agg.inverse(centre - z * se), agg.inverse(centre + z * se)
         else:
             se = standard_error(agg.forward(images).mean(axis=2))
