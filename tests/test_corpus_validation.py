@@ -218,3 +218,13 @@ def test_robust2003_parametric_map_is_calibrated():
     assert table.loc[("mean", "parametric:logit"), "sd_z"] < 0.6
     assert table.loc[("mean", "parametric:logit"), "inside"] > 0.95
     assert abs(table.loc[("mean", "parametric:mixed"), "inside"] - check.model_share) < 0.06
+
+
+def test_command_main_rows_show_each_statistics_default_parametric_rule(check):
+    from pyterrier_boot.cli.split_half import _main_rows
+
+    rows = _main_rows(check.to_frame())
+    parametric = rows[rows["method"].str.startswith("parametric")]
+    assert set(zip(parametric["statistic"], parametric["method"])) == {
+        ("mean", "parametric:mixed"), ("logit_mean", "parametric:small_r")}
+    assert {"percentile", "normal"} <= set(rows.loc[rows["kind"] == "system", "method"])
