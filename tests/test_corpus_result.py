@@ -156,9 +156,10 @@ def test_per_system_parametric_is_cormack_lynam_section_8(res):
 
 
 def test_lmap_parametric_default_is_the_small_r_rule(res):
-    """L-MAP's default parametric interval: the logit-scale variances implied by the small-R-corrected
-    per-topic logit intervals (limits clipped to [ε, 1 - ε]), summed over topics, recomputed here
-    from per_topic's interval limits with numpy."""
+    """L-MAP's default parametric interval on AP: the logit-scale variances implied by the
+    small-R-corrected per-topic logit intervals (limits clipped to [ε, 1 - ε]), summed over topics,
+    recomputed here from per_topic's interval limits with numpy; on other measures the image variance
+    of the logits."""
     topic = res.per_topic(method="logit", measures=["AP"])
     x = res.statistic[..., 0]
     Q = x.shape[1]
@@ -177,6 +178,12 @@ def test_lmap_parametric_default_is_the_small_r_rule(res):
     pd.testing.assert_frame_equal(table, explicit)
     logit_rule = res.per_system(statistic="logit_mean", method="parametric", measures=["AP"], variance="logit")
     assert not np.allclose(table["AP se(logit)"], logit_rule["AP se(logit)"])
+    # measures without a small-R correction: the image variance of the logits
+    other = [m for m in res.measures if m != "AP"][0]
+    both = res.per_system(statistic="logit_mean", method="parametric", measures=["AP", other])
+    var = special.logit(np.clip(res.bootstrap_distribution[..., res.measures.index(other)], 1e-5, 1 - 1e-5))
+    np.testing.assert_allclose(both[f"{other} se(logit)"], np.sqrt(var.var(axis=0, ddof=1).sum(axis=1)) / Q)
+    np.testing.assert_allclose(both["AP se(logit)"], se)
     with pytest.raises(ValueError, match=r"'variance' must be one of"):
         res.per_system(method="parametric", variance="wide")
     with pytest.raises(ValueError, match=r"method='parametric' is Cormack & Lynam's interval for statistic='mean'"):

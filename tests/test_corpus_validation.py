@@ -220,11 +220,11 @@ def test_robust2003_parametric_map_is_calibrated():
     assert abs(table.loc[("mean", "parametric:mixed"), "inside"] - check.model_share) < 0.06
 
 
-def test_command_main_rows_show_each_statistics_default_parametric_rule(check):
+def test_command_main_rows_show_the_default_parametric_rules(check):
     from pyterrier_boot.cli.split_half import _main_rows
 
     rows = _main_rows(check.to_frame())
     parametric = rows[rows["method"].str.startswith("parametric")]
     assert set(zip(parametric["statistic"], parametric["method"])) == {
-        ("mean", "parametric:mixed"), ("logit_mean", "parametric:small_r")}
+        ("mean", "parametric:mixed"), ("logit_mean", "parametric:small_r"), ("logit_mean", "parametric:logit")}
     assert {"percentile", "normal"} <= set(rows.loc[rows["kind"] == "system", "method"])

@@ -51,8 +51,6 @@ STATISTICS = ("mean", "gmean", "logit_mean")
 SYSTEM_METHODS = METHODS + ("parametric",)
 #: Per-topic variance rules of the parametric (Cormack & Lynam §8) system interval; see ``per_system``.
 PARAMETRIC_VARIANCES = ("mixed", "logit", "small_r", "score")
-#: The default rule of each statistic (chosen by split-half calibration, ``pt_docs/corpus_bootstrap.md``).
-DEFAULT_VARIANCE = {"mean": "mixed", "logit_mean": "small_r"}
 #: Name of the standard-error column of each statistic: it is on the scale where the statistic is a mean.
 SE_COLUMN = {"mean": "se", "logit_mean": "se(logit)", "gmean": "se(log)"}
 #: The scale of each statistic's paired differences (``difference``): scores, logits or logs.
@@ -246,7 +244,9 @@ class CorpusBootstrapResult(TupleLike):
             epsilon: ε of the ``logit`` and ``parametric`` methods.
             variance: the per-topic variance ``v_q`` of ``method="parametric"``
                 (:data:`PARAMETRIC_VARIANCES`; measured in ``pt_docs/corpus_bootstrap.md``);
-                default (None): ``"mixed"`` for MAP, ``"small_r"`` for L-MAP, the calibrated ones:
+                default (None): the rules split-half calibration chose, ``"mixed"`` for MAP; for
+                L-MAP ``"small_r"`` on AP measures (where the small-R correction applies) and
+                ``"logit"`` on the others:
 
                 * ``"mixed"``: for MAP, the delta method on the logit scale,
                   ``(x - x²)² var(logit x_b)``, except for cells whose images reach 0 or 1, which
@@ -288,8 +288,9 @@ class CorpusBootstrapResult(TupleLike):
         z = special.ndtri(1 - (1 - confidence_level) / 2)
         centre = agg.forward(scores).mean(axis=1)
         if method == "parametric":
-            rule = variance or DEFAULT_VARIANCE[agg.name]
-            se = self._parametric_se(index, agg.name, rule, epsilon, confidence_level)
+            se = np.column_stack([
+                self._parametric_se([m], agg.name, variance or self._default_variance(agg.name, m), epsilon,
+                                    confidence_level)[:, 0] for m in index])
             low, high = agg.inverse(centre - z * se), agg.inverse(centre + z * se)
         else:
             se = standard_error(agg.forward(images).mean(axis=2))
@@ -308,6 +309,13 @@ class CorpusBootstrapResult(TupleLike):
             frame[f"{label} ci_high"] = high[:, j]
             frame[f"{label} {suffix}"] = se[:, j]
         return frame
+
+    def _default_variance(self, statistic, m):
+        """The calibrated parametric rule of measure ``m``: ``"mixed"`` for MAP; for L-MAP ``"small_r"``
+        where the small-R correction applies (AP measures), else ``"logit"``."""
+        if statistic == "mean":
+            return "mixed"
+        return "small_r" if bool((self.n_relevant[:, m] >= 0).all()) else "logit"
 
     def _parametric_se(self, index, statistic, variance, epsilon, confidence_level):
         """Cormack & Lynam's §8 standard error ``sqrt(Σ_q v_q) / Q`` per ``[system, measure]``
