@@ -15,7 +15,7 @@ each interval, one column per collection and measure. ``--from-csv`` re-renders 
 Usage: python benchmarks/corpus_calibration.py [--data ../shared/data] [--splits 20] [--images 100]
        [--rng 1] [--collections robust2003 dl2019 dl2020] [--kinds system ...] [--epsilon 1e-5]
        [--csv out.csv]
-       [--from-csv out.csv]
+       [--from-csv out.csv ...]
 """
 import argparse
 import os
@@ -105,10 +105,11 @@ def main(argv=None):
                         "rules (the 'parametric:logit' row with a larger ε is the paper's formula with that ε)")
     parser.add_argument("--kinds", nargs="+", choices=["topic", "system", "difference", "topic difference"],
                         help="quantities to check (default all; per-topic differences only on Robust 2003)")
-    parser.add_argument("--from-csv", type=Path, help="only print the summary tables of a saved --csv")
+    parser.add_argument("--from-csv", type=Path, nargs="+", help="only print the summary tables of saved --csv files")
     args = parser.parse_args(argv)
     if args.from_csv:
-        print(summary(pd.read_csv(args.from_csv, keep_default_na=False, dtype={"statistic": str})))
+        print(summary(pd.concat(pd.read_csv(f, keep_default_na=False, dtype={"statistic": str})
+                                for f in args.from_csv)))
         return 0
 
     from pyterrier_boot import DegenerateWarning, split_half_validation
@@ -121,18 +122,19 @@ def main(argv=None):
         if not path.exists():
             print(f"{title}: data not found under {args.data}; set --data or PYTERRIER_BOOT_SHARED")
             continue
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         load = os.getloadavg()[0]
         kinds = args.kinds or (("topic", "system", "difference", "topic difference") if key == "robust2003" else
                                ("topic", "system", "difference"))  # every pair of 37-59 runs on every topic: slow
         result = split_half_validation(path / "runs", path / qrels, measures, n_splits=args.splits,
                                        n_images=args.images, rng=args.rng, kinds=kinds, eps=args.epsilon,
                                        verbose=False)
-        seconds = time.perf_counter() - start
+        seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
         frame = result.to_frame()
         frames.append(frame.assign(collection=key))
         print(f"\n{title}: {len(result.systems)} runs x {len(result.qids)} topics, {args.splits} splits x 2 halves x "
-              f"{args.images} images, rng={args.rng}: {seconds:.0f} s (load average {load:.1f} at start)\n")
+              f"{args.images} images, rng={args.rng}: {seconds:.0f} s wall, {cpu:.0f} s CPU (load average {load:.1f} at "
+              "start)\n")
         print("| measure | interval | n | below | in (± SE) [range over splits] | above | sd(z) (± SE) [range] |")
         print("|---|---|---:|---:|---:|---:|---:|")
         table = frame.set_index(["measure", "kind", "statistic", "method", "small_r"])

@@ -146,10 +146,44 @@ def test_per_system_parametric_is_cormack_lynam_section_8(res):
     implied = (((logit[:, 1] - logit[:, 0]) / (2 * z)) ** 2).reshape(x.shape)
     np.testing.assert_allclose(res.per_system(method="parametric", measures=["AP"], variance="small_r")["AP se"],
                                np.sqrt(((x - x**2) ** 2 * implied).sum(axis=1)) / Q)
-    lmap = res.per_system(statistic="logit_mean", method="parametric", measures=["AP"])
+    lmap = res.per_system(statistic="logit_mean", method="parametric", measures=["AP"], variance="logit")
     centre = special.logit(np.clip(x, 1e-5, 1 - 1e-5)).mean(axis=1)
     np.testing.assert_allclose(lmap["AP ci_high"], special.expit(centre + z * np.sqrt(var.sum(axis=1)) / Q))
     np.testing.assert_allclose(lmap["AP se(logit)"], np.sqrt(var.sum(axis=1)) / Q)
+    for rule in ("mixed", "score"):  # L-MAP is a mean of logits: no delta method to mix
+        np.testing.assert_allclose(res.per_system(statistic="logit_mean", method="parametric", measures=["AP"],
+                                                  variance=rule)["AP se(logit)"], lmap["AP se(logit)"])
+
+
+def test_lmap_parametric_default_is_the_small_r_rule(res):
+    """L-MAP's default parametric interval on AP: the logit-scale variances implied by the
+    small-R-corrected per-topic logit intervals (limits clipped to [ε, 1 - ε]), summed over topics,
+    recomputed here from per_topic's interval limits with numpy; on other measures the image variance
+    of the logits."""
+    topic = res.per_topic(method="logit", measures=["AP"])
+    x = res.statistic[..., 0]
+    Q = x.shape[1]
+    z = stats.norm.ppf(0.975)
+    logit = special.logit(np.clip(topic[["ci_low", "ci_high"]].to_numpy(), 1e-5, 1 - 1e-5))
+    implied = (((logit[:, 1] - logit[:, 0]) / (2 * z)) ** 2).reshape(x.shape)
+    assert topic["small_r"].any()  # the rule differs from "logit" on this fixture
+    se = np.sqrt(implied.sum(axis=1)) / Q
+    centre = special.logit(np.clip(x, 1e-5, 1 - 1e-5)).mean(axis=1)
+    table = res.per_system(statistic="logit_mean", method="parametric", measures=["AP"])
+    np.testing.assert_allclose(table["AP se(logit)"], se)
+    np.testing.assert_allclose(table["AP ci_low"], special.expit(centre - z * se))
+    np.testing.assert_allclose(table["AP ci_high"], special.expit(centre + z * se))
+    np.testing.assert_allclose(table["AP"], special.expit(centre))
+    explicit = res.per_system(statistic="logit_mean", method="parametric", measures=["AP"], variance="small_r")
+    pd.testing.assert_frame_equal(table, explicit)
+    logit_rule = res.per_system(statistic="logit_mean", method="parametric", measures=["AP"], variance="logit")
+    assert not np.allclose(table["AP se(logit)"], logit_rule["AP se(logit)"])
+    # measures without a small-R correction: the image variance of the logits
+    other = [m for m in res.measures if m != "AP"][0]
+    both = res.per_system(statistic="logit_mean", method="parametric", measures=["AP", other])
+    var = special.logit(np.clip(res.bootstrap_distribution[..., res.measures.index(other)], 1e-5, 1 - 1e-5))
+    np.testing.assert_allclose(both[f"{other} se(logit)"], np.sqrt(var.var(axis=0, ddof=1).sum(axis=1)) / Q)
+    np.testing.assert_allclose(both["AP se(logit)"], se)
     with pytest.raises(ValueError, match=r"'variance' must be one of"):
         res.per_system(method="parametric", variance="wide")
     with pytest.raises(ValueError, match=r"method='parametric' is Cormack & Lynam's interval for statistic='mean'"):

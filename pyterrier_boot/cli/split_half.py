@@ -73,10 +73,13 @@ def _check(args, parser):
 
 def _main_rows(frame):
     """The rows most users read: per topic (normal; logit with small-R), systems (normal, percentile,
-    parametric), differences (percentile, normal) of the mean."""
+    parametric with the default rules: "mixed" for MAP; "small_r" (AP) and "logit" (other measures)
+    for L-MAP), differences (percentile, normal) of the mean."""
     topic = (frame["kind"] == "topic") & (((frame["method"] == "logit") & frame["small_r"])
                                           | ((frame["method"] == "normal") & ~frame["small_r"]))
-    system = (frame["kind"] == "system") & frame["method"].isin(["percentile", "normal", "parametric:mixed"])
+    default = ((frame["statistic"] == "mean") & (frame["method"] == "parametric:mixed")) | \
+        ((frame["statistic"] == "logit_mean") & frame["method"].isin(["parametric:small_r", "parametric:logit"]))
+    system = (frame["kind"] == "system") & (frame["method"].isin(["percentile", "normal"]) | default)
     difference = (frame["kind"] == "difference") & (frame["statistic"] == "mean") & \
         frame["method"].isin(["percentile", "normal"])
     return frame[topic | system | difference]

@@ -60,7 +60,6 @@ STATISTICS = ("mean", "gmean", "logit_mean")
 SYSTEM_METHODS = METHODS + ("parametric",)
 #: Per-topic variance rules of the parametric (Cormack & Lynam §8) system interval; see ``per_system``.
 PARAMETRIC_VARIANCES = ("mixed", "logit", "small_r", "score")
-DEFAULT_VARIANCE = "mixed"
 #: Name of the standard-error column of each statistic: it is on the scale where the statistic is a mean.
 SE_COLUMN = {"mean": "se", "logit_mean": "se(logit)", "gmean": "se(log)"}
 #: The scale of each statistic's paired differences (``difference``): scores, logits or logs.
@@ -234,7 +233,7 @@ class CorpusBootstrapResult(TupleLike):
     @renamed_keywords(epsilon="eps")
     def per_system(self, *, statistic: str = "mean", method: str = "percentile",
                    confidence_level: float = 0.95, measures: MeasuresLike | None = None,
-                   eps: float = EPSILON, variance: str = DEFAULT_VARIANCE) -> pd.DataFrame:
+                   eps: float = EPSILON, variance: str | None = None) -> pd.DataFrame:
         """Each system's aggregate over topics (MAP, mean nDCG@10, ...) with its corpus-bootstrap interval.
 
         Args:
@@ -251,19 +250,23 @@ class CorpusBootstrapResult(TupleLike):
             measures: labels to include (default all).
             eps: ε of the ``logit`` and ``parametric`` methods.
             variance: the per-topic variance ``v_q`` of ``method="parametric"``
-                (:data:`PARAMETRIC_VARIANCES`; measured in ``pt_docs/corpus_bootstrap.md``):
+                (:data:`PARAMETRIC_VARIANCES`; measured in ``pt_docs/corpus_bootstrap.md``);
+                default (None): the rules split-half calibration chose, ``"mixed"`` for MAP; for
+                L-MAP ``"small_r"`` on AP measures (where the small-R correction applies) and
+                ``"logit"`` on the others:
 
-                * ``"mixed"`` (default): for MAP, the delta method on the logit scale,
+                * ``"mixed"``: for MAP, the delta method on the logit scale,
                   ``(x - x²)² var(logit x_b)``, except for cells whose images reach 0 or 1, which
                   get the variance of their image values on the score scale ``var(x_b)``
                   (``logit(ε)`` would otherwise dominate them); for L-MAP ``var(logit x_b)``.
                 * ``"logit"``: the paper's formula read with image variances: ``(x - x²)²
                   var(logit x_b)`` for every MAP cell (over 2 times too wide on Robust 2003 and
                   TREC DL: 99.5% of split-half predictions inside where 83.4% is expected),
-                  ``var(logit x_b)`` for L-MAP.
+                  ``var(logit x_b)`` for L-MAP (somewhat wide on AP: sd(z) 0.89 on Robust 2003).
                 * ``"small_r"``: the variance implied by each topic's small-R-corrected logit
-                  interval, ``((logit high - logit low) / 2z)²``, as the paper combined its
-                  per-topic intervals, delta-weighted for MAP.
+                  interval, ``((logit high - logit low) / 2z)²`` (limits clipped to
+                  ``[ε, 1 - ε]``, the range of L-MAP's logits), as the paper combined its per-topic
+                  intervals, delta-weighted for MAP (as wide as ``"logit"`` there).
                 * ``"score"``: ``var(x_b)`` for MAP (no logit), ``var(logit x_b)`` for L-MAP.
 
         Returns:
@@ -275,7 +278,8 @@ class CorpusBootstrapResult(TupleLike):
         """
         agg = self._aggregate(statistic)
         method = check_choice(method, "method", SYSTEM_METHODS)
-        variance = check_choice(variance, "variance", PARAMETRIC_VARIANCES)
+        if variance is not None:
+            variance = check_choice(variance, "variance", PARAMETRIC_VARIANCES)
         confidence_level = check_confidence_level(confidence_level)
         index = self._measure_index(measures)
         self._check_unit(method, index, "scores")
@@ -291,7 +295,9 @@ class CorpusBootstrapResult(TupleLike):
         z = special.ndtri(1 - (1 - confidence_level) / 2)
         centre = agg.forward(scores).mean(axis=1)
         if method == "parametric":
-            se = self._parametric_se(index, agg.name, variance, eps, confidence_level)
+            se = np.column_stack([
+                self._parametric_se([m], agg.name, variance or self._default_variance(agg.name, m), eps,
+                                    confidence_level)[:, 0] for m in index])
             low, high = agg.inverse(centre - z * se), agg.inverse(centre + z * se)
         else:
             se = standard_error(agg.forward(images).mean(axis=2))
@@ -310,6 +316,13 @@ class CorpusBootstrapResult(TupleLike):
             frame[f"{label} ci_high"] = high[:, j]
             frame[f"{label} {suffix}"] = se[:, j]
         return frame
+
+    def _default_variance(self, statistic, m):
+        """The calibrated parametric rule of measure ``m``: ``"mixed"`` for MAP; for L-MAP ``"small_r"``
+        where the small-R correction applies (AP measures), else ``"logit"``."""
+        if statistic == "mean":
+            return "mixed"
+        return "small_r" if bool((self.n_relevant[:, m] >= 0).all()) else "logit"
 
     def _parametric_se(self, index, statistic, variance, eps, confidence_level):
         """Cormack & Lynam's §8 standard error ``sqrt(Σ_q v_q) / Q`` per ``[system, measure]``

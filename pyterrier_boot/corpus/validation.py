@@ -299,16 +299,7 @@ def split_half_validation(runs: RunsLike, qrels: QrelsLike, measures: MeasuresLi
     n_splits = check_positive_int(n_splits, "n_splits", minimum=2)
     n_images = check_positive_int(n_images, "n_images", minimum=10)
     confidence_level = check_confidence_level(confidence_level)
-    if isinstance(sd_tolerance, bool) or not isinstance(sd_tolerance, (int, float)) or not sd_tolerance > 0:
-        raise ValueError(f"'sd_tolerance' must be a positive number, got {sd_tolerance!r}")
-    if not isinstance(verbose, (bool, np.bool_)):
-        raise TypeError(f"'verbose' must be True or False, got {type(verbose).__name__}")
-    if isinstance(kinds, str):
-        kinds = (kinds,)
-    kinds = tuple(kinds)
-    unknown = [k for k in kinds if k not in KINDS]
-    if unknown or not kinds:
-        raise ValueError(f"'kinds' must be a non-empty subset of {KINDS}, got {kinds!r}")
+    kinds = _check_options(sd_tolerance, verbose, kinds)
     generator = as_generator(rng)
     require_mean_aggregated(parse_measures(measures), context="a corpus-bootstrap interval")
     evaluator, read = prepare(runs, qrels, measures, topics=topics, verbose=verbose)
@@ -318,55 +309,84 @@ def split_half_validation(runs: RunsLike, qrels: QrelsLike, measures: MeasuresLi
     labels = tuple(lm.label for lm in evaluator.measures)
     salts = tuple(int(s) for s in generator.integers(0, 2**62, size=n_splits))
     image_seeds = generator.integers(0, 2**62, size=(n_splits, 2))
-    hashes = docno_hashes(arrays.docnos)
-
-    import pyterrier as pt
-
-    pooled: dict[Any, dict] = {}
-    with pt.tqdm(total=n_splits, desc="split-half validation", unit="split", disable=not verbose) as bar:
-        for i, salt in enumerate(salts):
-            in_a = salted_bits(hashes, salt) == 0  # split_half(arrays.docnos, salt=salt) == "A"
-            halves = []
-            for h, keep in enumerate((in_a, ~in_a)):
-                boot = CorpusBootstrap(read, n_images=n_images, rng=int(image_seeds[i, h]), verbose=False)
-                halves.append(boot.evaluate_prepared(evaluator, keep=keep, hashes=hashes))
-            for key, scale, (va, vb) in _split_rows(*halves, labels, confidence_level, eps, kinds):  # type: ignore[call-arg]  # two halves
-                positions, zs = [], []
-                for src, dst in ((va, vb), (vb, va)):
-                    p, z = interval_agreement(*src, *dst, confidence_level=confidence_level, scale=scale)
-                    positions.append(p.reshape(-1))
-                    zs.append(z.reshape(-1))
-                entry = pooled.setdefault(key, {"position": [], "z": [], "inside": [], "sd": []})
-                p, z = np.concatenate(positions), np.concatenate(zs)
-                entry["position"].append(p)
-                entry["z"].append(z)
-                entry["inside"].append(np.mean(p == 0) if len(p) else np.nan)
-                finite = z[np.isfinite(z)]
-                entry["sd"].append(finite.std(ddof=1) if len(finite) > 1 else np.nan)
-            bar.update(1)
-
+    pooled = _run_splits(read, evaluator, salts, image_seeds, n_images, labels, confidence_level, eps, kinds,
+                         verbose)
     share = model_share(confidence_level)
-    rows = []
-    z_by_key = {}
-    for key, entry in pooled.items():
-        kind, measure, statistic, method, small_r = key
-        p, z = np.concatenate(entry["position"]), np.concatenate(entry["z"])
-        z_by_key[key] = z
-        finite = z[np.isfinite(z)]
-        inside, sd = np.asarray(entry["inside"]), np.asarray(entry["sd"])
-        sd_z = finite.std(ddof=1) if len(finite) > 1 else np.nan
-        inside_se = np.nanstd(inside, ddof=1) / np.sqrt(np.count_nonzero(np.isfinite(inside)))
-        inside_all = np.mean(p == 0)
-        rows.append({
-            "kind": kind, "measure": measure, "statistic": statistic, "method": method, "small_r": small_r,
-            "n": len(p), "below": np.mean(p < 0), "inside": inside_all, "above": np.mean(p > 0),
-            "inside_se": inside_se, "inside_min": np.nanmin(inside), "inside_max": np.nanmax(inside),
-            "sd_z": sd_z, "sd_z_se": np.nanstd(sd, ddof=1) / np.sqrt(np.count_nonzero(np.isfinite(sd))),
-            "sd_z_min": np.nanmin(sd), "sd_z_max": np.nanmax(sd), "n_infinite": int(np.count_nonzero(np.isinf(z))),
-            "calibrated": bool(abs(sd_z - 1) <= sd_tolerance
-                               and abs(inside_all - share) <= max(3 * inside_se, 0.02)),
-        })
-    table = pd.DataFrame(rows)
+    table = pd.DataFrame([_summarise(key, entry, share, sd_tolerance) for key, entry in pooled.items()])
+    z_by_key = {key: np.concatenate(entry["z"]) for key, entry in pooled.items()}
     return SplitHalfValidation(table=table, z=z_by_key, model_share=share, salts=salts, n_images=n_images,
                                confidence_level=confidence_level, systems=tuple(arrays.systems),
                                qids=tuple(arrays.qids.tolist()), measures=labels, sd_tolerance=float(sd_tolerance))
+
+
+def _check_options(sd_tolerance, verbose, kinds) -> tuple:
+    """Check ``sd_tolerance`` and ``verbose``; ``kinds`` as a non-empty tuple of :data:`KINDS`."""
+    if isinstance(sd_tolerance, bool) or not isinstance(sd_tolerance, (int, float)) or not sd_tolerance > 0:
+        raise ValueError(f"'sd_tolerance' must be a positive number, got {sd_tolerance!r}")
+    if not isinstance(verbose, (bool, np.bool_)):
+        raise TypeError(f"'verbose' must be True or False, got {type(verbose).__name__}")
+    kinds = (kinds,) if isinstance(kinds, str) else tuple(kinds)
+    unknown = [k for k in kinds if k not in KINDS]
+    if unknown or not kinds:
+        raise ValueError(f"'kinds' must be a non-empty subset of {KINDS}, got {kinds!r}")
+    return kinds
+
+
+def _run_splits(read, evaluator, salts, image_seeds, n_images, labels, confidence_level, eps, kinds,
+                verbose) -> dict[Any, dict]:
+    """Bootstrap both halves of every split and pool each row's predictions (``_pool``), by row key."""
+    import pyterrier as pt
+
+    hashes = docno_hashes(evaluator.arrays.docnos)
+    pooled: dict[Any, dict] = {}
+    with pt.tqdm(total=len(salts), desc="split-half validation", unit="split", disable=not verbose) as bar:
+        for salt, seeds in zip(salts, image_seeds):
+            halves = _bootstrap_halves(read, evaluator, hashes, salt, seeds, n_images)
+            for key, scale, values in _split_rows(*halves, labels, confidence_level, eps, kinds):  # type: ignore[call-arg]  # two halves
+                _pool(pooled.setdefault(key, {"position": [], "z": [], "inside": [], "sd": []}), scale, values,
+                      confidence_level)
+            bar.update(1)
+    return pooled
+
+
+def _bootstrap_halves(read, evaluator, hashes, salt, seeds, n_images):
+    """The corpus bootstraps of halves A and B of the split ``salt`` (a mask on the interned documents)."""
+    in_a = salted_bits(hashes, salt) == 0  # split_half(arrays.docnos, salt=salt) == "A"
+    return [CorpusBootstrap(read, n_images=n_images, rng=int(seed), verbose=False)
+            .evaluate_prepared(evaluator, keep=keep, hashes=hashes)
+            for seed, keep in zip(seeds, (in_a, ~in_a))]
+
+
+def _pool(entry, scale, values, confidence_level):
+    """Add one split's predictions of one row (A predicts B and B predicts A) to ``entry``."""
+    va, vb = values
+    positions, zs = [], []
+    for src, dst in ((va, vb), (vb, va)):
+        p, z = interval_agreement(*src, *dst, confidence_level=confidence_level, scale=scale)
+        positions.append(p.reshape(-1))
+        zs.append(z.reshape(-1))
+    p, z = np.concatenate(positions), np.concatenate(zs)
+    entry["position"].append(p)
+    entry["z"].append(z)
+    entry["inside"].append(np.mean(p == 0) if len(p) else np.nan)
+    finite = z[np.isfinite(z)]
+    entry["sd"].append(finite.std(ddof=1) if len(finite) > 1 else np.nan)
+
+
+def _summarise(key, entry, share, sd_tolerance) -> dict:
+    """One row of the table: shares, sd(z) and their spread over splits, ``calibrated``."""
+    kind, measure, statistic, method, small_r = key
+    p, z = np.concatenate(entry["position"]), np.concatenate(entry["z"])
+    finite = z[np.isfinite(z)]
+    inside, sd = np.asarray(entry["inside"]), np.asarray(entry["sd"])
+    sd_z = finite.std(ddof=1) if len(finite) > 1 else np.nan
+    inside_se = np.nanstd(inside, ddof=1) / np.sqrt(np.count_nonzero(np.isfinite(inside)))
+    inside_all = np.mean(p == 0)
+    return {
+        "kind": kind, "measure": measure, "statistic": statistic, "method": method, "small_r": small_r,
+        "n": len(p), "below": np.mean(p < 0), "inside": inside_all, "above": np.mean(p > 0),
+        "inside_se": inside_se, "inside_min": np.nanmin(inside), "inside_max": np.nanmax(inside),
+        "sd_z": sd_z, "sd_z_se": np.nanstd(sd, ddof=1) / np.sqrt(np.count_nonzero(np.isfinite(sd))),
+        "sd_z_min": np.nanmin(sd), "sd_z_max": np.nanmax(sd), "n_infinite": int(np.count_nonzero(np.isinf(z))),
+        "calibrated": bool(abs(sd_z - 1) <= sd_tolerance and abs(inside_all - share) <= max(3 * inside_se, 0.02)),
+    }
