@@ -1,5 +1,6 @@
 """Pieces the commands share: reading inputs with command-line error messages, the relevance
 cut, the output folder, the seed, status lines and progress bars."""
+import argparse
 import contextlib
 import os
 import secrets
@@ -125,6 +126,32 @@ def add_output_arguments(parser, help: str, *, required: bool = False) -> None:
     """``-o/--out DIR`` (help: what is written there) and ``--overwrite``."""
     parser.add_argument("-o", "--out", required=required, metavar="DIR", help=help)
     parser.add_argument("--overwrite", action="store_true", help="replace --out DIR when it exists and is not empty")
+
+
+def check_evaluation_arguments(args: argparse.Namespace, parser: argparse.ArgumentParser, *,
+                               runs_needed: str) -> None:
+    """The checks ``evaluate`` and ``leaderboard`` share: measures split from the runs (default
+    measures when none), levels, resample count, ``--rel``, digits, corpus size and ``--out``."""
+    args.measures, args.runs = split_measures(args.measures, args.runs)
+    if not args.runs:
+        parser.error(f"give {runs_needed} (after the options, or after '--')")
+    if not args.measures:
+        args.measures = list(DEFAULT_MEASURES)
+    if not 0 < args.confidence < 1:
+        parser.error(f"--confidence must be between 0 and 1, got {args.confidence}")
+    if not 0 < args.alpha < 1:
+        parser.error(f"--alpha must be between 0 and 1, got {args.alpha}")
+    if args.n_resamples is not None and args.n_resamples < 2:
+        parser.error(f"--n must be at least 2, got {args.n_resamples}")
+    if args.rel is not None and args.rel < 1:
+        parser.error(f"--rel must be a grade of at least 1, got {args.rel}")
+    if args.rel_remap and args.rel is None:
+        parser.error("--rel-remap needs --rel N")
+    if not 0 <= args.digits <= 10:
+        parser.error(f"--digits must be between 0 and 10, got {args.digits}")
+    if args.corpus_size is not None and args.corpus_size < 1:
+        parser.error(f"--corpus-size must be positive, got {args.corpus_size}")
+    check_output_arguments(args, parser)
 
 
 def check_output_arguments(args, parser) -> None:

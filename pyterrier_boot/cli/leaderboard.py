@@ -83,26 +83,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
 
 
 def _check(args, parser):
-    args.measures, args.runs = _common.split_measures(args.measures, args.runs)
-    if not args.runs:
-        parser.error("give at least two RUN files or a folder of them (after the options, or after '--')")
-    if not args.measures:
-        args.measures = list(_common.DEFAULT_MEASURES)
-    if not 0 < args.confidence < 1:
-        parser.error(f"--confidence must be between 0 and 1, got {args.confidence}")
-    if not 0 < args.alpha < 1:
-        parser.error(f"--alpha must be between 0 and 1, got {args.alpha}")
-    if args.n_resamples is not None and args.n_resamples < 2:
-        parser.error(f"--n must be at least 2, got {args.n_resamples}")
-    if args.rel is not None and args.rel < 1:
-        parser.error(f"--rel must be a grade of at least 1, got {args.rel}")
-    if args.rel_remap and args.rel is None:
-        parser.error("--rel-remap needs --rel N")
-    if not 0 <= args.digits <= 10:
-        parser.error(f"--digits must be between 0 and 10, got {args.digits}")
-    if args.corpus_size is not None and args.corpus_size < 1:
-        parser.error(f"--corpus-size must be positive, got {args.corpus_size}")
-    _common.check_output_arguments(args, parser)
+    _common.check_evaluation_arguments(args, parser, runs_needed="at least two RUN files or a folder of them")
 
 
 def run(args: argparse.Namespace) -> int:
