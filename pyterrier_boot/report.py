@@ -18,14 +18,13 @@ import base64
 import datetime
 import html
 import io
-import os
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
+from ._atomic import atomic_file
 from .stats.registry import test_label
 
 if TYPE_CHECKING:
@@ -504,20 +503,6 @@ def write_report(results: Any, path: PathLike, **kwargs: Any) -> Path:
     """
     path = Path(path)
     page = html_report(results, **kwargs)
-    partial = None
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        # written beside it and renamed: an interrupted write never leaves half a report
-        handle, partial = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
-        with os.fdopen(handle, "w", encoding="utf-8") as file:
-            file.write(page)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(partial, 0o666 & ~umask)
-        os.replace(partial, path)
-    except OSError as error:
-        raise ValueError(f"cannot write the report to '{path}': {error.strerror or error}") from None
-    finally:
-        if partial is not None and os.path.exists(partial):
-            os.unlink(partial)
+    with atomic_file(path, "write the report to") as file:  # an interrupted write never leaves half a report
+        file.write(page)
     return path

@@ -118,6 +118,26 @@ def common_prefix(systems: Sequence[Any]) -> tuple[Any, list[Any]]:
     return build(prefix), [build(st[len(prefix):]) for st in stages]
 
 
+def named_systems(retr_systems: Any, names: Sequence[str] | None) -> tuple[list[Any], list[str]]:
+    """``(systems, names)`` as pt.Experiment reads them: a dict's keys name its systems (``names`` is
+    ignored); a list's names are ``names`` or ``str(system)``, for frames too."""
+    if isinstance(retr_systems, dict):
+        return list(retr_systems.values()), [str(n) for n in retr_systems]
+    if isinstance(retr_systems, (list, tuple)):
+        systems = list(retr_systems)
+        if names is None:
+            return systems, [str(s) for s in systems]
+        if len(names) != len(systems):
+            raise ValueError("names should be the same length as retr_systems")
+        return systems, [str(n) for n in names]
+    raise TypeError(f"Expected list or dict of transformers for retr_systems, instead received {type(retr_systems)}")
+
+
+def unique_keys(names: Sequence[str]) -> list[str]:
+    """``names``, or ``"name (i)"`` for every system when a name repeats."""
+    return list(names) if len(set(names)) == len(names) else [f"{n} ({i})" for i, n in enumerate(names)]
+
+
 def run_systems(systems: Sequence[Any], names: Sequence[str], topics: pd.DataFrame, *,
                 batch_size: int | None = None, save_dir: str | None = None,
                 save_mode: str | None = "warn", save_format: str = "trec",

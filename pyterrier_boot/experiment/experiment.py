@@ -37,7 +37,7 @@ from ..stats.intervals import METHODS as TOPIC_METHODS
 from ..stats.registry import PAIRED, spellings
 from ..stats.resampling import resample_plan
 from .dropin import pt_shaped
-from .execution import SAVE_MODES, print_plan, run_systems
+from .execution import SAVE_MODES, named_systems, print_plan, run_systems, unique_keys
 from .result import Comparisons, ExperimentResult
 from .uncertainty import BOOTSTRAPS, JOINT_METHODS, difference_spreads, mean_spreads
 
@@ -397,7 +397,7 @@ def _execute(systems, names, inputs: _Inputs, settings: _Settings):
     """Run each system once: ``(keys, runs, mrt)``, keys being the names made unique."""
     if settings.plan == "tree" and settings.verbose in ("auto", True):  # as pt.Experiment: shown by default
         print_plan(systems, names)
-    keys = names if len(set(names)) == len(names) else [f"{n} ({i})" for i, n in enumerate(names)]
+    keys = unique_keys(names)
     # topics are None only when every system is a frame, which run_systems does not run
     executed = run_systems(systems, keys, inputs.topics,  # type: ignore[arg-type]
                            batch_size=settings.batch_size, save_dir=settings.save_dir,
@@ -635,18 +635,7 @@ def _by_query(runs, qrels_frame, by_query, qids):
 
 
 def _systems_names_baselines(retr_systems, names, baseline):
-    if isinstance(retr_systems, dict):
-        names = [str(n) for n in retr_systems]
-        systems = list(retr_systems.values())
-    elif isinstance(retr_systems, (list, tuple)):
-        systems = list(retr_systems)
-        if names is None:
-            names = [str(s) for s in systems]  # as pt.Experiment, also for frames
-        elif len(names) != len(systems):
-            raise ValueError("names should be the same length as retr_systems")
-        names = [str(n) for n in names]
-    else:
-        raise TypeError(f"Expected list or dict of transformers for retr_systems, instead received {type(retr_systems)}")
+    systems, names = named_systems(retr_systems, names)
     if not systems:
         raise ValueError("'retr_systems' is empty")
     for i, s in enumerate(systems):

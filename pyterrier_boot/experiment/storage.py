@@ -17,7 +17,6 @@ import io
 import json
 import math
 import os
-import tempfile
 import zipfile
 from dataclasses import fields
 from pathlib import Path
@@ -25,6 +24,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+
+from .._atomic import atomic_file
 
 __all__ = ["save_result", "load_result", "package_versions"]
 
@@ -186,27 +187,15 @@ def save_result(result: Any, path: str | os.PathLike) -> Path:
             "intervals": writer.array("comparisons.intervals", comp.intervals),
             "distribution": writer.array("comparisons.distribution", comp.distribution),
         }
-    partial = None
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle, partial = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
-        with os.fdopen(handle, "wb") as file, zipfile.ZipFile(file, "w", zipfile.ZIP_DEFLATED) as archive:
-            archive.writestr("result.json", json.dumps(doc, indent=1, allow_nan=False))
-            for key, value in writer.arrays.items():
-                buffer = io.BytesIO()
-                np.save(buffer, value, allow_pickle=False)
-                archive.writestr(f"arrays/{key}.npy", buffer.getvalue())
-            archive.writestr("table.csv", result.table().to_csv(index=False))
-            archive.writestr("perquery.csv", result.per_query().to_csv(index=False))
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(partial, 0o666 & ~umask)  # mkstemp's file is private; a saved result is an ordinary file
-        os.replace(partial, path)
-    except OSError as error:
-        raise ValueError(f"cannot save the result to '{path}': {error.strerror or error}") from None
-    finally:
-        if partial is not None and os.path.exists(partial):
-            os.unlink(partial)
+    with atomic_file(path, "save the result to", binary=True) as file, \
+            zipfile.ZipFile(file, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("result.json", json.dumps(doc, indent=1, allow_nan=False))
+        for key, value in writer.arrays.items():
+            buffer = io.BytesIO()
+            np.save(buffer, value, allow_pickle=False)
+            archive.writestr(f"arrays/{key}.npy", buffer.getvalue())
+        archive.writestr("table.csv", result.table().to_csv(index=False))
+        archive.writestr("perquery.csv", result.per_query().to_csv(index=False))
     return path
 
 

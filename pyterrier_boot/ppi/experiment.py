@@ -88,21 +88,11 @@ def ppi_experiment(arguments: dict, *, rich: bool = False) -> Any:
 
 
 def _named_systems(systems, names) -> tuple[list[str], dict]:
-    """pt.Experiment's names (a dict's keys; ``str(system)`` by default, frames too) and the systems
-    under unique keys (``"name (i)"`` for repeated names)."""
-    if isinstance(systems, dict):  # the keys name the systems (names= is ignored, as in Experiment)
-        names, systems = [str(k) for k in systems], list(systems.values())
-    elif isinstance(systems, (list, tuple)):
-        systems = list(systems)
-        if names is None:
-            names = [str(s) for s in systems]  # as pt.Experiment, also for frames
-        elif len(names) != len(systems):
-            raise ValueError("names should be the same length as retr_systems")
-        names = [str(n) for n in names]
-    else:
-        raise TypeError(f"Expected list or dict of transformers for retr_systems, instead received {type(systems)}")
-    keys = names if len(set(names)) == len(names) else [f"{n} ({i})" for i, n in enumerate(names)]
-    return names, dict(zip(keys, systems))
+    """pt.Experiment's names and the systems under unique keys (``"name (i)"`` for repeated names)."""
+    from ..experiment.execution import named_systems, unique_keys
+
+    systems, names = named_systems(systems, names)
+    return names, dict(zip(unique_keys(names), systems, strict=True))
 
 
 def _round(value: float, measure: str, rounding) -> float:
