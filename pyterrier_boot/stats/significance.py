@@ -374,9 +374,9 @@ def t_core(D: FloatArray, *, alternative: str = "two-sided", confidence_level: f
     with its t interval of the mean difference at level ``1 - alpha``."""
     alpha = alpha_of(confidence_level) if alpha is None else alpha
     info = _describe_diffs(D)
+    res = _ttest_differences(D, axis=1, alternative=alternative)
     with np.errstate(divide="ignore", invalid="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        res = stats.ttest_rel(D, np.zeros_like(D), axis=1, alternative=alternative)
         ci = res.confidence_interval(1 - alpha)
     statistic = np.asarray(res.statistic, dtype=float).copy()
     pvalue = np.asarray(res.pvalue, dtype=float).copy()
@@ -389,22 +389,27 @@ def t_core(D: FloatArray, *, alternative: str = "two-sided", confidence_level: f
                 null=None, degenerate=degenerate)
 
 
+def _ttest_differences(d: FloatArray, *, axis: int, alternative: str = "two-sided") -> Any:
+    """The one paired t-test of the package: scipy's ``ttest_rel`` of the differences ``d`` against 0
+    over ``axis`` (its divide-by-zero warnings silenced: zero variance is handled by the callers)."""
+    with np.errstate(divide="ignore", invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return stats.ttest_rel(d, np.zeros_like(d), axis=axis, alternative=alternative)
+
+
 def paired_t(differences: npt.ArrayLike, axis: int = -1) -> tuple[Any, Any, Any, Any]:
     """The paired t-test over topics (``axis``) of ``differences``, vectorised over the other axes.
 
     Returns:
-        ``(mean, standard_error, t, pvalue)``, the two-sided p-value of ``scipy.stats.ttest_rel``;
-        ``t`` and ``pvalue`` are NaN where all differences are equal (zero variance).
+        ``(mean, standard_error, t, pvalue)``, the two-sided t-test of :func:`t_core`
+        (``scipy.stats.ttest_rel``); ``t`` and ``pvalue`` are NaN where all differences are equal.
     """
     d = np.asarray(differences, dtype=float)
-    n = d.shape[axis]
     mean = d.mean(axis=axis)
     sd = d.std(axis=axis, ddof=1)
-    se = sd / np.sqrt(n)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = mean / se
-    t = np.where(sd > 0, t, np.nan)
-    return mean, se, t, 2 * stats.t.sf(np.abs(t), n - 1)
+    res = _ttest_differences(d, axis=axis)
+    return (mean, sd / np.sqrt(d.shape[axis]), np.where(sd > 0, res.statistic, np.nan),
+            np.where(sd > 0, res.pvalue, np.nan))
 
 
 def walsh_averages(d: FloatArray) -> FloatArray:
