@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import pyterrier_boot as ptb
-from pyterrier_boot import report
+from pyterrier_boot import _atomic, report
 from pyterrier_boot.cli import _common, main
 from pyterrier_boot.cli import evaluate as evaluate_command
 
@@ -95,6 +95,20 @@ def test_existing_empty_folder_is_used(capsys, collection, tmp_path):
     code, _, err = _evaluate(capsys, collection, out)
     assert code == 0, err
     assert (out / "report.html").is_file()
+
+
+def test_out_dot_writes_into_the_working_directory(capsys, collection, tmp_path, monkeypatch):
+    here = tmp_path / "here"
+    here.mkdir()
+    monkeypatch.chdir(here)  # the working directory cannot be renamed: the files are moved into it
+    code, _, err = _evaluate(capsys, collection, Path("."))
+    assert code == 0, err
+    assert (here / "report.html").is_file() and (here / "table.csv").is_file()
+    assert _leftovers(tmp_path) == []
+    code, _, err = _evaluate(capsys, collection, Path("."), "--overwrite")
+    assert code == 0, err
+    assert (here / "report.html").is_file()
+    assert _leftovers(tmp_path) == []
 
 
 def test_a_file_is_never_replaced_by_a_folder(capsys, collection, tmp_path):
@@ -207,10 +221,10 @@ def test_write_report_is_atomic(previous, monkeypatch):
     def failing(src, dst):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(report.os, "replace", failing)
+    monkeypatch.setattr(_atomic.os, "replace", failing)  # the report is written through _atomic
     with pytest.raises(ValueError, match=r"cannot write the report to '.*report.html': No space left on device"):
         report.write_report(result, out / "report.html")
-    monkeypatch.setattr(report.os, "replace", real)
+    monkeypatch.setattr(_atomic.os, "replace", real)
     assert _snapshot(out) == files  # no temporary file left beside it
     report.write_report(result, out / "report.html")
     assert (out / "report.html").read_text() == "<html>new</html>"

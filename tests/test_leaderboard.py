@@ -276,3 +276,22 @@ def test_dl2020_leaderboard(tmp_path, capsys):
         assert (frame[f"{m} rank ci_low (topics)"] <= frame[f"{m} rank"]).all()
         assert (frame[f"{m} rank"] <= frame[f"{m} rank ci_high (topics)"]).all()
     assert len(list((tmp_path / "site" / "runs").iterdir())) == 59
+
+
+def test_command_line_table_repeats_the_run_in_every_block(sim, tmp_path, capsys, monkeypatch):
+    from pyterrier_boot.cli import _text
+
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    _write_runs(sim, folder)
+    (tmp_path / "qrels.txt").write_text("".join(f"{q} 0 {d} {g}\n" for q, d, g in
+                                                zip(sim.qrels["qid"], sim.qrels["docno"], sim.qrels["label"],
+                                                    strict=True)))
+    monkeypatch.setattr(_text, "terminal_width", lambda: 70)  # too narrow for one block: the table wraps
+    assert main(["leaderboard", "--qrels", str(tmp_path / "qrels.txt"), str(folder), "-m", "AP", "nDCG@10",
+                 "--n", "200", "--rng", "5", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    headers = [lines[i - 1] for i, line in enumerate(lines) if line.startswith("----")]  # above each rule
+    assert len(headers) >= 2  # several blocks
+    assert all(line.split()[:2] == ["rank", "run"] for line in headers)

@@ -100,6 +100,9 @@ class OutputFolder:
 
     def commit(self) -> None:
         """Move the staging folder into place (the old folder, if any, is removed after)."""
+        if _holds_working_directory(self.path):
+            self._commit_into()
+            return
         old = None
         try:
             (self.staging / MARKER).write_text(self.command + "\n", encoding="utf-8")
@@ -120,6 +123,31 @@ class OutputFolder:
             raise ValueError(f"cannot write to the output folder '{self.path}': {error.strerror or error}") from None
         if old is not None:
             shutil.rmtree(old, ignore_errors=True)
+
+
+    def _commit_into(self) -> None:
+        """The target holds the working directory (``--out .``), so it cannot be renamed: its old
+        entries are removed and the staged ones moved into it."""
+        try:
+            (self.staging / MARKER).write_text(self.command + "\n", encoding="utf-8")
+            with _sigint_deferred():
+                for entry in list(self.path.iterdir()):
+                    shutil.rmtree(entry) if entry.is_dir() and not entry.is_symlink() else entry.unlink()
+                for entry in list(self.staging.iterdir()):
+                    os.replace(entry, self.path / entry.name)
+        except OSError as error:
+            raise ValueError(f"cannot write to the output folder '{self.path}': {error.strerror or error}") from None
+        finally:
+            self.discard()
+
+
+def _holds_working_directory(path: Path) -> bool:
+    """Whether ``path`` is the working directory or one of its parents (a folder that cannot be renamed)."""
+    try:
+        cwd, target = Path.cwd().resolve(), path.resolve()
+    except OSError:
+        return False
+    return target == cwd or target in cwd.parents
 
 
 def add_output_arguments(parser, help: str, *, required: bool = False) -> None:

@@ -155,7 +155,7 @@ def _print(board, args, seed):
         return
     width = _text.terminal_width()
     groups = ", ".join(f"{m} {board.n_groups(m)}" for m in board.measures)
-    lines = [_text.render_table(board.display_frame(args.digits), width=width), "",
+    lines = [_text.render_table(board.display_frame(args.digits), width=width, key_columns=2), "",
              _text.wrap(board.caption(), width), _text.wrap(f"Letter groups: {groups}.", width),
              f"Seed {seed}: --rng {seed} reproduces these numbers."]
     print("\n".join(lines))
