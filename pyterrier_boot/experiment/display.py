@@ -201,7 +201,7 @@ def _describe_test(result: Any, test: str, correction: str | None, alpha: float)
     return f"{what}, {corrected}, α = {alpha:g}"
 
 
-def default_pairwise(result: Any, *, test: str = "t", correction: str = "holm", alpha: float | None = None):
+def default_pairwise(result: Any, *, test: str = "t", correction: str = "holm", alpha: float | None = None) -> pd.DataFrame:
     """``result.pairwise(test, correction, alpha)`` (alpha default ``1 - confidence_level``), kept
     for the result's lifetime when the defaults are used."""
     from ..stats.inversion import alpha_of
