@@ -187,6 +187,37 @@ def _as_runs(runs) -> dict[str, pd.DataFrame]:
                     f"got {type(runs).__name__}")
 
 
+def _leaderboard_inputs(runs, measures, baseline, bootstrap, letters):
+    """The arguments checked at the door: the runs as a dict and the measures as a list."""
+    from ..stats.letters import METHODS
+
+    if letters not in METHODS:
+        raise ValueError(f"'letters' must be one of {METHODS}, got {letters!r}")
+    if bootstrap not in VARIANCE:
+        raise ValueError(f"'bootstrap' must be 'topic', 'corpus' or 'both', got {bootstrap!r}")
+    if isinstance(measures, str):
+        measures = [measures]
+    runs = _as_runs(runs)
+    if len(runs) < 2:
+        raise ValueError(f"'runs' must hold at least 2 runs for a leaderboard, got {len(runs)}")
+    if baseline is not None and baseline not in runs:
+        raise ValueError(f"'baseline' {baseline!r} is not one of the runs: {list(runs)[:8]}")
+    return runs, measures
+
+
+def _topic_rank_intervals(result, confidence_level, rng, max_memory):
+    """Rank intervals over topic resamples alone (the experiment's plan, else 10,000 drawn from ``rng``)."""
+    from ..stats.ranking import rank_intervals
+    from ..stats.resampling import resample_plan, weighted_sums
+
+    n = len(result.qids)
+    plan = result.plan or resample_plan(n, n_resamples=10_000, rng=rng, max_memory=max_memory)
+    dist = np.stack([weighted_sums(plan, result.values[:, :, j]).T / n for j in range(len(result.measures))],
+                    axis=-1)
+    return rank_intervals(result.means, dist, systems=result.names, measures=result.measures,
+                          confidence_level=confidence_level)
+
+
 def leaderboard(runs: Any, qrels: Any, measures: Sequence[Any] | str = ("AP", "nDCG@10"), *,
                 baseline: str | None = None, test: str = "t", correction: str | None = "holm",
                 alpha: float = 0.05, bootstrap: str = "topic", n_resamples: int | None = None,
@@ -204,28 +235,22 @@ def leaderboard(runs: Any, qrels: Any, measures: Sequence[Any] | str = ("AP", "n
         baseline: a run's name: its per-topic differences appear on each run's page, with the test
             of each run against it.
         test: the paired test of every pair of runs (``"t"``, ``"wilcoxon"``, ``"paired-bootstrap"``,
-            ``"randomization"``, ``"sign"``); with ``bootstrap="corpus"`` or ``"both"`` the pairs are
-            instead tested over the same replicates as the intervals (see
-            :meth:`ExperimentResult.pairwise`).
+            ...); with the corpus bootstrap the replicate test (:meth:`ExperimentResult.pairwise`).
         correction, alpha: multiple-testing correction within each measure and its level.
-        bootstrap: ``"topic"`` (default), ``"corpus"`` or ``"both"``: the replicates of the mean
-            intervals and rank intervals. With the corpus in them, rank intervals over topic
-            resamples alone are shown as well.
+        bootstrap: ``"topic"`` (default), ``"corpus"`` or ``"both"`` (then rank intervals over
+            topic resamples alone are shown as well).
         n_resamples, confidence_level, interval, corpus_size, model, max_memory, verbose: as
             :func:`~pyterrier_boot.Experiment`.
         rng: seed or Generator (SPEC 7); None is the fixed seed 42, as ``Experiment``.
-        letters: how the letter groups are found (:func:`~pyterrier_boot.compact_letter_display`):
-            ``"cover"`` (default: a small cover of the indistinguishable pairs, grown from the best
-            run down; Gramm et al. 2007) or ``"insert-absorb"`` (Piepho 2004: every maximal group,
-            which for hundreds of close runs can mean hundreds of letters per run).
+        letters: ``"cover"`` (default; Gramm et al. 2007) or ``"insert-absorb"`` (Piepho 2004), as
+            :func:`~pyterrier_boot.compact_letter_display`.
 
     Returns:
         a :class:`Leaderboard`: ``to_frame()``, ``to_markdown()``, ``write(site_dir)`` (a static
         site), and a sortable table in notebooks.
 
-    Rank intervals are those of Zobel & Rashidi (2020, Fig. 5); groups are the compact letter
-    display of the all-pairs tests (Piepho 2004): runs sharing a letter are not significantly
-    different. Both stay readable with hundreds of runs, where a matrix of pairs does not.
+    Rank intervals as Zobel & Rashidi (2020, Fig. 5); runs sharing a letter are not significantly
+    different (``pt_docs/leaderboard.md``).
 
     Example:
         >>> import pyterrier_boot as ptb
@@ -235,21 +260,10 @@ def leaderboard(runs: Any, qrels: Any, measures: Sequence[Any] | str = ("AP", "n
         ['rank', 'run', 'AP', 'AP ci_low', 'AP ci_high']
     """
     from ..experiment.experiment import experiment_result
-    from ..stats.letters import METHODS, compact_letter_display
+    from ..stats.letters import compact_letter_display
     from ..stats.ranking import rank_intervals
-    from ..stats.resampling import resample_plan, weighted_sums
 
-    if letters not in METHODS:
-        raise ValueError(f"'letters' must be one of {METHODS}, got {letters!r}")
-    if bootstrap not in VARIANCE:
-        raise ValueError(f"'bootstrap' must be 'topic', 'corpus' or 'both', got {bootstrap!r}")
-    if isinstance(measures, str):
-        measures = [measures]
-    runs = _as_runs(runs)
-    if len(runs) < 2:
-        raise ValueError(f"'runs' must hold at least 2 runs for a leaderboard, got {len(runs)}")
-    if baseline is not None and baseline not in runs:
-        raise ValueError(f"'baseline' {baseline!r} is not one of the runs: {list(runs)[:8]}")
+    runs, measures = _leaderboard_inputs(runs, measures, baseline, bootstrap, letters)
     test = {"paired-bootstrap": "paired_bootstrap"}.get(test, test)
     generator = as_generator(DEFAULT_SEED if rng is None else rng)
     experiment_rng, pairs_rng, topic_rng = generator.spawn(3)
@@ -267,11 +281,6 @@ def leaderboard(runs: Any, qrels: Any, measures: Sequence[Any] | str = ("AP", "n
                            confidence_level=confidence_level)
     topic_ranks = None
     if bootstrap != "topic":
-        plan = result.plan or resample_plan(len(result.qids), n_resamples=10_000, rng=topic_rng, max_memory=max_memory)
-        n = len(result.qids)
-        dist = np.stack([weighted_sums(plan, result.values[:, :, j]).T / n for j in range(len(result.measures))],
-                        axis=-1)
-        topic_ranks = rank_intervals(result.means, dist, systems=result.names, measures=result.measures,
-                                     confidence_level=confidence_level)
+        topic_ranks = _topic_rank_intervals(result, confidence_level, topic_rng, max_memory)
     return Leaderboard(result=result, pairwise=pairwise, letters=groups, ranks=ranks, topic_ranks=topic_ranks,
                        baseline=baseline, test=test, correction=correction, alpha=alpha, letters_method=letters)
