@@ -137,19 +137,10 @@ def read_runs(runs: RunsLike, *, topics: TopicsLike | None = None,
     ``"run <i>"`` with ``i`` the position in ``runs``.
 
     Returns:
-        :class:`Runs`, a read-only dict ``name -> run frame``.
-
-    Raises:
-        ValueError: two runs get the same name (both sources are named), ``names`` has the wrong
-            length, a transformer is given without topics, or any run fails :func:`read_run`'s
-            checks.
-        TypeError: an element is not a path, DataFrame or Transformer.
-
-    Example:
-        >>> import pyterrier as pt
-        >>> from pyterrier_boot import read_runs
-        >>> runs = read_runs("runs/", verbose=True)                       # doctest: +SKIP
-        >>> runs = read_runs({"bm25": bm25, "dph": dph}, topics=topics)    # doctest: +SKIP
+        :class:`Runs`, a read-only dict ``name -> run frame``. A ValueError when two runs get the
+        same name (naming both sources), ``names`` has the wrong length, a transformer comes
+        without topics or a run fails :func:`read_run`'s checks; a TypeError for an element that
+        is not a path, DataFrame or Transformer. E.g. ``read_runs("runs/", verbose=True)``.
     """
     if batch_size is not None and (
         not isinstance(batch_size, (int, np.integer)) or isinstance(batch_size, bool) or batch_size < 1
