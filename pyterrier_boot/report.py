@@ -478,19 +478,14 @@ def html_report(results: Any, *, title: str | None = "pyterrier-boot report",
     Args:
         results: an :class:`~pyterrier_boot.ExperimentResult`, or a dict ``heading -> result``
             (one section each, e.g. the topic and the corpus bootstrap of the same runs).
-        title: page title.
-        settings: mapping ``label -> value`` listed under the title (command, files, seed, ...).
+        title: page title. settings: ``label -> value`` listed under the title (command, seed, ...).
         pairwise: the all-pairs table of a result without baselines (``result.pairwise(...)``), or
-            a dict ``heading -> table``; computed with ``test``, ``correction`` and ``alpha`` when
-            not given.
+            a dict ``heading -> table``; when not given, computed with ``test``, ``correction``, ``alpha``.
         tables: extra tables, a dict ``caption -> DataFrame``, shown at the end.
-        truth: known values to mark on the means plots: a DataFrame (index systems, one column
-            per measure), e.g. a simulated collection's ``truth()``, or a dict ``heading -> frame``
-            (only the sections whose intervals estimate it).
-        test, correction, alpha: of the all-pairs comparisons (their names are only shown when
-            ``pairwise`` is given).
-        digits: decimals of the scores in the summary.
-        plots: draw the plots (needs matplotlib); ``False`` gives tables only.
+        truth: known values to mark on the means plots (index systems, one column per measure, e.g.
+            a simulated collection's ``truth()``), or a dict ``heading -> frame``.
+        test, correction, alpha: of the all-pairs comparisons.
+        digits: decimals of the summary. plots: draw the plots (matplotlib); ``False``: tables only.
         verbose: a progress bar over the plots (``pt.tqdm``).
         baseline: the reference system of the per-topic differences (default: the experiment's
             first baseline, else the best system on the first measure).

@@ -230,24 +230,20 @@ def leaderboard(runs: Any, qrels: Any, measures: Sequence[Any] | str = ("AP", "n
         runs: a dict ``name -> run`` (DataFrame or TREC run file), a run file, a folder of run
             files, or a list of them (names as :func:`~pyterrier_boot.read_runs` gives them).
         qrels: the judgments (file, DataFrame or ``irds:`` id), as :func:`~pyterrier_boot.Experiment`.
-        measures: measure names or objects (``"nDCG@10"``, ``"AP(rel=2)"``, ``"map"``); the first
-            ranks the runs.
-        baseline: a run's name: its per-topic differences appear on each run's page, with the test
-            of each run against it.
+        measures: measure names or objects (``"nDCG@10"``, ``"AP(rel=2)"``); the first ranks the runs.
+        baseline: a run's name: each run's page shows its per-topic differences and test against it.
         test: the paired test of every pair of runs (``"t"``, ``"wilcoxon"``, ``"paired-bootstrap"``,
             ...); with the corpus bootstrap the replicate test (:meth:`ExperimentResult.pairwise`).
         correction, alpha: multiple-testing correction within each measure and its level.
         bootstrap: ``"topic"`` (default), ``"corpus"`` or ``"both"`` (then rank intervals over
             topic resamples alone are shown as well).
-        n_resamples, confidence_level, interval, corpus_size, model, max_memory, verbose: as
-            :func:`~pyterrier_boot.Experiment`.
-        rng: seed or Generator (SPEC 7); None is the fixed seed 42, as ``Experiment``.
+        n_resamples, confidence_level, interval, corpus_size, model, max_memory, verbose, rng: as
+            :func:`~pyterrier_boot.Experiment` (``rng`` None is the fixed seed 42).
         letters: ``"cover"`` (default; Gramm et al. 2007) or ``"insert-absorb"`` (Piepho 2004), as
             :func:`~pyterrier_boot.compact_letter_display`.
 
     Returns:
-        a :class:`Leaderboard`: ``to_frame()``, ``to_markdown()``, ``write(site_dir)`` (a static
-        site), and a sortable table in notebooks.
+        a :class:`Leaderboard`: ``to_frame()``, ``to_markdown()``, ``write(site_dir)`` (a site).
 
     Rank intervals as Zobel & Rashidi (2020, Fig. 5); runs sharing a letter are not significantly
     different (``pt_docs/leaderboard.md``).

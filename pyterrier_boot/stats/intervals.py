@@ -223,38 +223,29 @@ def bootstrap_ci(scores: ScoresLike, *, statistic: str | Callable[..., Any] | Ag
     """Confidence interval of a system's population score from its per-topic scores.
 
     Args:
-        scores: one system's per-topic scores (1-D array or Series), or a systems x topics matrix
-            (2-D array, or DataFrame with systems as rows and topics as columns; labels are kept).
+        scores: one system's per-topic scores (1-D), or a systems x topics matrix (labels kept).
         statistic: ``"mean"``, ``"gmean"`` (Sakai's ε = 1e-5), ``"logit_mean"`` (L-MAP),
             ``"median"`` or a callable ``f(sample, axis=-1)``.
         method: ``"percentile"``, ``"basic"``, ``"bca"``, ``"studentized"``, ``"normal"``, ``"t"``
             or ``"z"``. None (default): :func:`default_method` (``"studentized"`` for means,
             ``"bca"`` for the median and callables).
         confidence_level: e.g. 0.95. alternative: ``"two-sided"``, ``"less"``, ``"greater"`` (as scipy).
-        n_resamples: bootstrap resamples ``B`` (ignored by ``t``/``z``, or when ``plan`` is given).
-        sigma: population standard deviation for ``method="z"`` (a number or one per system).
-        rng: seed or Generator for the resample plan (SPEC 7).
-        plan: a :class:`ResamplePlan` (or its index array) to replay instead of drawing one.
-        batch: resamples evaluated at once for the median and callables (memory only).
-        nan_policy: ``"raise"`` (default) or ``"omit"`` (drop topics with a NaN, warning).
-        max_memory: bytes the resampling may hold (default 1 GiB; the plan is ``10·B·n``); more is
-            a ValueError stating the estimate.
+        n_resamples, rng, plan: ``B`` resamples drawn from ``rng`` (SPEC 7), or a :class:`ResamplePlan`
+            (or its index array) to replay; unused by ``t``/``z``. sigma: the known SD of ``"z"``.
+        batch: resamples at once for the median and callables (memory only). nan_policy: ``"raise"``
+            (default) or ``"omit"`` (drop topics with a NaN, warning).
+        max_memory: bytes the resampling may hold (default 1 GiB; the plan is ``10·B·n``).
 
-    Returns an :class:`IntervalResult` (choices where the sources are vague: module docstring).
-
-    Example:
+    Example (an :class:`IntervalResult`; choices where the sources are vague: module docstring):
         >>> import numpy as np
         >>> ap = np.array([0.31, 0.12, 0.55, 0.08, 0.47, 0.26, 0.39, 0.18, 0.62, 0.05])
         >>> res = bootstrap_ci(ap, method="percentile", n_resamples=2000, rng=1)
-        >>> low, high = res.confidence_interval
-        >>> bool(low < ap.mean() < high)
+        >>> bool(res.confidence_interval.low < ap.mean() < res.confidence_interval.high)
         True
-        >>> res_t = bootstrap_ci(ap, method="t")  # Park 2010, eq. 3
 
     References:
         Park, L. A. F. (2010). Confidence intervals for information retrieval evaluation. ADCS.
-        Sakai, T. (2007). Evaluating information retrieval metrics based on bootstrap hypothesis
-        tests. IPSJ Digital Courier 3.
+        Sakai, T. (2007). Evaluating IR metrics based on bootstrap hypothesis tests. IPSJ Digital Courier 3.
     """
     if method is None:
         method = default_method(statistic)
