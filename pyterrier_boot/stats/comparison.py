@@ -169,28 +169,24 @@ def compare(scores: ScoresLike, *, baseline: int | str | Sequence[int | str] | N
     Args:
         scores: a long ``name, qid, measure, value`` frame (``pt.Experiment(..., perquery=True)``),
             a dict ``{measure: systems x topics matrix}``, or one matrix (measure ``"score"``).
-        baseline: None (all pairs ``i < j``), a system name or row position, or a list of them
-            (each baseline against every other system; ``difference = system_a - baseline``).
+        baseline: None (all pairs ``i < j``), a system (name or row) or a list: each against every
+            other system (``difference = system_a - baseline``).
         test: ``"paired_bootstrap"`` (Sakai), ``"randomization"``, ``"t"``, ``"wilcoxon"``, ``"sign"``,
             or a callable ``test(x, y)`` with the p-value at ``[1]`` (e.g. ``scipy.stats.ttest_rel``).
-        correction: a :data:`~pyterrier_boot.stats.correction.METHODS` name, or None/``"none"``.
-        correction_scope: ``"measure"`` (one family per measure, default) or ``"all"``.
-        alpha: level for ``reject``.
+        correction, correction_scope: a :data:`~pyterrier_boot.stats.correction.METHODS` name, or
+            None; one family per ``"measure"`` (default) or ``"all"``. alpha: level for ``reject``.
         alternative: ``"two-sided"``, ``"greater"`` (``system_a`` better) or ``"less"``.
-        confidence_level: of each difference's interval; None (default): the level matching the
-            verdict, ``1 - alpha`` (adjusted for Bonferroni and Sidak).
-        n_resamples, rng: resamples and seed for the resampling tests.
-        plan: a :class:`ResamplePlan` (paired bootstrap) or :class:`SignFlipPlan` (randomisation)
-            to replay; one plan serves every pair and measure.
-        nan_policy: ``"raise"``, or ``"omit"`` to drop topics missing for any system or measure
-            (warning with their ids).
+        confidence_level: of each interval; None (default): matching the verdict (``1 - alpha``,
+            adjusted for Bonferroni and Sidak).
+        n_resamples, rng, plan: of the resampling tests; a :class:`ResamplePlan` or
+            :class:`SignFlipPlan` to replay serves every pair and measure.
+        nan_policy: ``"raise"``, or ``"omit"`` (drop topics missing anywhere, warning).
         max_memory: bytes the resampling tests may hold (default 1 GiB); more is a ValueError.
 
     Returns:
-        pandas.DataFrame, one row per (measure, pair), columns :data:`COLUMNS`. ``ci_low``/``ci_high``
-        is the interval the test inverts, centred on ``estimate``, at ``ci_level``: without
-        correction or with Bonferroni/Sidak ``reject`` holds exactly when it excludes 0; with a
-        step-wise correction (Holm, BH, ...) the intervals are unadjusted (``pt_docs/statistics.md``).
+        pandas.DataFrame, one row per (measure, pair), columns :data:`COLUMNS`; ``ci_low, ci_high``
+        is the interval the test inverts (around ``estimate``, at ``ci_level``): it excludes 0 exactly
+        when ``reject``, except with step-wise corrections (Holm, BH, ...; ``pt_docs/statistics.md``).
 
     Example:
         >>> import numpy as np

@@ -338,13 +338,11 @@ def discriminative_power(scores_by_measure: Mapping[str, ScoresLike] | ScoresLik
             topics matrix}`` or a long ``name, qid, measure, value`` frame, same systems and topics.
         test: ``"paired_bootstrap"`` (Sakai Fig. 2-3, default), ``"unpaired_bootstrap"`` (Fig. 6-7),
             ``"randomization"``, ``"t"``, ``"wilcoxon"`` or ``"sign"``; all two-sided.
-        alpha: significance level of the sensitivity count.
-        n_resamples: ``B`` (Sakai uses 1000).
+        alpha: significance level of the sensitivity count. n_resamples: ``B`` (Sakai uses 1000).
         statistic: aggregate of the unpaired test (``"mean"``, ``"gmean"``, ``"logit_mean"``,
             ``"median"``); the paired tests always compare means.
-        rng: seed or Generator (SPEC 7); one plan is drawn and shared by all measures and pairs.
-        plan: a :class:`~pyterrier_boot.ResamplePlan` (paired bootstrap) or
-            :class:`~pyterrier_boot.SignFlipPlan` (randomisation) to replay.
+        rng, plan: seed or Generator (SPEC 7) of the one plan all measures and pairs share, or a
+            :class:`~pyterrier_boot.ResamplePlan` / :class:`~pyterrier_boot.SignFlipPlan` to replay.
         max_memory: bytes the resampling may hold (default 1 GiB); more is a ValueError.
 
     Returns:
@@ -355,8 +353,7 @@ def discriminative_power(scores_by_measure: Mapping[str, ScoresLike] | ScoresLik
     Example:
         >>> import numpy as np
         >>> rng = np.random.default_rng(0)
-        >>> topic = rng.beta(2, 5, 40)                                  # topic difficulty
-        >>> systems = np.linspace(0, 0.15, 8)[:, None]                  # 8 systems, 40 topics
+        >>> topic, systems = rng.beta(2, 5, 40), np.linspace(0, 0.15, 8)[:, None]  # 8 systems, 40 topics
         >>> ap = np.clip(topic + systems + rng.normal(0, 0.08, (8, 40)), 0, 1)
         >>> p10 = np.round(np.clip(ap + rng.normal(0, 0.15, (8, 40)), 0, 1), 1)
         >>> res = discriminative_power({"AP": ap, "P@10": p10}, rng=1)
