@@ -111,11 +111,7 @@ def plot_means(result: ExperimentResult, measure: MeasureLike | None = None, *, 
         title: plot title (default: the measure and how the intervals were made).
 
     Baselines are drawn in red with a dashed line at their mean. Without a bootstrap only the
-    means are drawn.
-
-    Example:
-        >>> res = pyterrier_boot.experiment_result(runs, None, qrels, ["AP"])     # doctest: +SKIP
-        >>> res.plot_means().figure.savefig("means.png")                          # doctest: +SKIP
+    means are drawn. E.g. ``res.plot_means().figure.savefig("means.png")``.
     """
     j = _measure(result, measure)
     label = result.measures[j]
@@ -434,18 +430,11 @@ def plot_pvalues(result: ExperimentResult, a: str | int | None = None, b: str | 
         a, b: the two systems (default: the best two on the first measure).
         measures: labels to draw, one panel each (default: every measure).
         axes: a sequence of Axes, one per measure (default: a new figure).
-        alpha: the dashed significance line.
-        log: logarithmic p-value axis.
-        title: figure title.
+        alpha: the dashed significance line. log: logarithmic p-value axis. title: figure title.
 
     One dot per image; the red lines are the difference and the p-value on the collection itself.
     A wide cloud says the significance of the comparison depends on which documents happened to
-    be in the corpus. Returns the array of Axes.
-
-    Example:
-        >>> res = pyterrier_boot.experiment_result(runs, None, qrels, ["AP", "nDCG@10"],
-        ...                                        bootstrap="corpus")                 # doctest: +SKIP
-        >>> res.plot_pvalues()                                                         # doctest: +SKIP
+    be in the corpus. Returns the array of Axes (``res.plot_pvalues()``; ``pt_docs/experiment.md``).
     """
     corpus = result.corpus
     if corpus is None:

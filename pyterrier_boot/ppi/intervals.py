@@ -235,12 +235,12 @@ def ppi_mean_ci(human_scores: npt.ArrayLike, auto_scores_on_human: npt.ArrayLike
         auto_scores_unlabeled: automatic scores on the ``N`` other topics, ``(N,)`` or ``(N, k)``
             (both sets disjoint random samples of one population of topics).
         confidence_level: of the interval (default 0.95).
-        lam: weight of the automatic scores: None (default) chooses it (with ``small_sample``:
-            plain PPI below :data:`CROSSFIT_MIN_TOPICS` human-judged topics, cross-fitted PPI++
-            from there; without: PPI++ tuned in-sample, Angelopoulos, Duchi & Zrnic 2024), 1 is
-            plain PPI (Angelopoulos et al. 2023), 0 the classical interval from the human scores alone.
+        lam: weight of the automatic scores: None (default) chooses it (small sample: plain PPI
+            below :data:`CROSSFIT_MIN_TOPICS` human-judged topics, cross-fitted PPI++ from there;
+            else PPI++ tuned in-sample, Angelopoulos, Duchi & Zrnic 2024); 1: plain PPI
+            (Angelopoulos et al. 2023); 0: the classical interval from the human scores alone.
         alternative: ``"two-sided"``, ``"larger"`` (interval ``[low, inf)``) or ``"smaller"``.
-        null: the value the p-value tests (default 0, the natural null for a difference).
+        null: the value the p-value tests (default 0).
         small_sample: True (default): the module docstring's small-sample rule (unbiased variances,
             Welch-Satterthwaite t quantile, cross-fitted ``lam``); False: the papers' asymptotic ones.
 
@@ -248,12 +248,10 @@ def ppi_mean_ci(human_scores: npt.ArrayLike, auto_scores_on_human: npt.ArrayLike
         :class:`PPIResult`. The estimate is ``lam * mean(Yhat_u) + mean(Y - lam * Yhat)``; the
         standard error ``sqrt(lam^2 var(Yhat_u)/N + var(Y - lam * Yhat)/n)``. The p-value uses
         the same ``lam``, standard error and quantile as the interval, so the test and interval agree.
-
-    Bad shapes, fewer than 2 topics on either side or non-finite scores are a ValueError.
+        Bad shapes, fewer than 2 topics on either side or non-finite scores are a ValueError.
 
     Example:
         >>> import numpy as np
-        >>> from pyterrier_boot import ppi_mean_ci
         >>> rng = np.random.default_rng(0)
         >>> truth = rng.uniform(size=200); judge = np.clip(truth + 0.1 + rng.normal(0, 0.05, 200), 0, 1)
         >>> result = ppi_mean_ci(truth[:20], judge[:20], judge[20:])

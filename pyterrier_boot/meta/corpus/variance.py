@@ -150,20 +150,17 @@ def corpus_variance_decomposition(result: CorpusBootstrapResult, measure: Measur
     """Fit ``score ~ system + (1|topic) + (1|topic:system)`` to corpus images, both ways.
 
     Args:
-        result: a :class:`~pyterrier_boot.CorpusBootstrapResult`, or runs (anything
-            :func:`pyterrier_boot.read_runs` accepts) with ``qrels=`` given: the corpus bootstrap
-            is then run here for ``measure`` (``n_images`` images from ``rng``).
+        result: a :class:`~pyterrier_boot.CorpusBootstrapResult`, or runs with ``qrels=``: the
+            corpus bootstrap is then run here for ``measure`` (``n_images`` images from ``rng``).
         measure: the measure label (optional when the result has one measure).
-        qrels, n_images, rng: for runs only.
         systems: system names to include (default all, at least 2).
         reference: the system effects are relative to (default: the first system).
         images: use the first ``images`` images only (default all).
         reml, solver: of :func:`~pyterrier_boot.variance_decomposition`.
 
     Returns:
-        CorpusVarianceResult: ``homoscedastic`` and ``heteroscedastic`` fits,
-        ``components_frame()``, ``to_frame()`` (both models' effects beside the full-corpus paired
-        t-test).
+        CorpusVarianceResult: ``homoscedastic`` and ``heteroscedastic`` fits, ``components_frame()``,
+        ``to_frame()`` (both models' effects beside the full-corpus paired t-test).
 
     Example:
         >>> import numpy as np

@@ -401,19 +401,16 @@ def variance_decomposition(data: Any, *, heteroscedastic: bool = False,
     """Fit ``score ~ system + (1 | topic) + (1 | topic:system)`` and split the variance.
 
     Args:
-        data: long DataFrame, one row per (system, topic, replicate) (``replicate`` may be absent
-            with one row per cell); every system scored on every topic.
+        data: long DataFrame, one row per (system, topic, replicate), every system on every topic.
         heteroscedastic: a residual variance per (system, topic) cell (module docstring), or one.
         reference: the system the effects are relative to (default: the first system seen).
         score, system, topic, replicate: column names. reml: REML (default, as R's ``lme``) or ML.
-        solver: ``"cells"`` (the same likelihood from cell means and within-cell sums of squares:
-            exact and fast; module docstring), ``"statsmodels"`` (``MixedLM`` on every row, kept in
-            ``model``) or ``"auto"`` (default: ``"statsmodels"`` when ``maxiter``/``method`` is given).
+        solver: ``"cells"`` (exact and fast, module docstring), ``"statsmodels"`` (``MixedLM`` on
+            every row) or ``"auto"`` (default: ``"statsmodels"`` when ``maxiter``/``method`` is given).
         maxiter, method: passed to statsmodels' ``MixedLM.fit`` (``solver="statsmodels"`` only).
 
-    Returns:
-        VarianceDecompositionResult: ``components``, ``share``, ``effects``, ``t_test`` (paired t on
-        cell means), ``converged`` (False, with a :class:`~pyterrier_boot.FitWarning`, when the fit fails).
+    Returns a VarianceDecompositionResult: ``components``, ``share``, ``effects``, ``t_test``,
+    ``converged`` (False, with a :class:`~pyterrier_boot.FitWarning`, when the fit fails).
 
     Example:
         >>> import numpy as np, pandas as pd
