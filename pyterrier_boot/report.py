@@ -485,8 +485,7 @@ def html_report(results: Any, *, title: str | None = "pyterrier-boot report",
         truth: known values to mark on the means plots (index systems, one column per measure, e.g.
             a simulated collection's ``truth()``), or a dict ``heading -> frame``.
         test, correction, alpha: of the all-pairs comparisons.
-        digits: decimals of the summary. plots: draw the plots (matplotlib); ``False``: tables only.
-        verbose: a progress bar over the plots (``pt.tqdm``).
+        digits, plots, verbose: decimals of the summary; draw the plots (else tables only); a progress bar.
         baseline: the reference system of the per-topic differences (default: the experiment's
             first baseline, else the best system on the first measure).
 

@@ -222,8 +222,7 @@ def result_table(result: Any, *, digits: int = 3, letters: bool | str = "auto", 
     """The rich table of an :class:`~pyterrier_boot.ExperimentResult`.
 
     Args:
-        result: the experiment.
-        digits: decimals of means and intervals (default 3).
+        result: the experiment. digits: decimals of means and intervals (default 3).
         letters: add compact-letter-display letters from all pairs: True, False or ``"auto"``
             (default: when the result has no baseline and at least three systems).
         pairwise: the all-pairs table to take letters from (``result.pairwise(...)``; default:

@@ -121,12 +121,10 @@ def read_runs(runs: RunsLike, *, topics: TopicsLike | None = None,
     """Read several runs into a dict ``name -> run frame`` (each as :func:`read_run` returns).
 
     Args:
-        runs: a :class:`Runs` (returned as is); a DataFrame; a path to a run file; a path to a folder (each regular file in it,
-            sorted by name, hidden files skipped); a PyTerrier Transformer (run on ``topics`` as
-            ``pt.Experiment`` does); a list of any of these; or a dict ``name -> run`` (a file,
-            frame or transformer, not a folder).
-        topics: the topics transformers are run on, anything :func:`read_topics` accepts. Only
-            read when a transformer is present; required then.
+        runs: a :class:`Runs` (returned as is); a DataFrame; a run file; a folder (its regular
+            files sorted by name, hidden ones skipped); a PyTerrier Transformer (run on ``topics``
+            as ``pt.Experiment`` does); a list of these; or a dict ``name -> run`` (not a folder).
+        topics: the topics transformers are run on (:func:`read_topics`); required for them.
         names: names for the runs, one per run after folders are expanded (not with a dict).
         batch_size: run transformers on this many topics at a time (``transform_gen``).
         verbose: show a progress bar (``pt.tqdm``).

@@ -227,9 +227,7 @@ def leaderboard(runs: Any, qrels: Any, measures: Sequence[Any] | str = ("AP", "n
     """Rank runs with honest uncertainty: mean and interval per measure, rank intervals, letter groups.
 
     Args:
-        runs: a dict ``name -> run`` (DataFrame or TREC run file), a run file, a folder of run
-            files, or a list of them (names as :func:`~pyterrier_boot.read_runs` gives them).
-        qrels: the judgments (file, DataFrame or ``irds:`` id), as :func:`~pyterrier_boot.Experiment`.
+        runs, qrels: the runs (anything :func:`~pyterrier_boot.read_runs` accepts) and judgments.
         measures: measure names or objects (``"nDCG@10"``, ``"AP(rel=2)"``); the first ranks the runs.
         baseline: a run's name: each run's page shows its per-topic differences and test against it.
         test: the paired test of every pair of runs (``"t"``, ``"wilcoxon"``, ``"paired-bootstrap"``,

@@ -224,8 +224,7 @@ def bootstrap_ci(scores: ScoresLike, *, statistic: str | Callable[..., Any] | Ag
 
     Args:
         scores: one system's per-topic scores (1-D), or a systems x topics matrix (labels kept).
-        statistic: ``"mean"``, ``"gmean"`` (Sakai's ε = 1e-5), ``"logit_mean"`` (L-MAP),
-            ``"median"`` or a callable ``f(sample, axis=-1)``.
+        statistic: ``"mean"``, ``"gmean"``, ``"logit_mean"`` (L-MAP), ``"median"`` or ``f(x, axis=-1)``.
         method: ``"percentile"``, ``"basic"``, ``"bca"``, ``"studentized"``, ``"normal"``, ``"t"``
             or ``"z"``. None (default): :func:`default_method` (``"studentized"`` for means,
             ``"bca"`` for the median and callables).

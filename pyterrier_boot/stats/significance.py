@@ -714,7 +714,6 @@ def unpaired_bootstrap_test(x: npt.ArrayLike, y: npt.ArrayLike, *,
         alternative, n_resamples, confidence_level, rng, nan_policy: as the paired tests (NaNs
             are dropped from each sample separately with ``"omit"``).
         max_memory: as :func:`paired_bootstrap_test` (here about ``24·B·(n + m)`` bytes).
-
     Example (returns an :class:`UnpairedTestResult`):
         >>> x = [0.42, 0.31, 0.55, 0.61, 0.27, 0.49, 0.38, 0.52]
         >>> y = [0.10, 0.05, 0.30, 0.22, 0.01, 0.18, 0.09, 0.25]

@@ -418,8 +418,7 @@ def variance_decomposition(data: Any, *, heteroscedastic: bool = False,
         >>> y = (np.array([0.3, 0.35, 0.4])[:, None, None] + rng.normal(0, 0.15, (1, Q, 1))
         ...      + rng.normal(0, 0.07, (S, Q, 1)) + rng.normal(0, 0.05, (S, Q, K)))
         >>> s, q, k = np.meshgrid(range(S), range(Q), range(K), indexing="ij")
-        >>> data = pd.DataFrame({"score": y.ravel(), "system": s.ravel(), "topic": q.ravel(),
-        ...                      "replicate": k.ravel()})
+        >>> data = pd.DataFrame({"score": y.ravel(), "system": s.ravel(), "topic": q.ravel(), "replicate": k.ravel()})
         >>> res = variance_decomposition(data)
         >>> {c: round(v, 4) for c, v in res.components.items()}
         {'topic': 0.0147, 'system:topic': 0.0049, 'residual': 0.0027}

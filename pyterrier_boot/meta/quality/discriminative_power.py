@@ -337,10 +337,9 @@ def discriminative_power(scores_by_measure: Mapping[str, ScoresLike] | ScoresLik
         scores_by_measure: per-topic scores of at least 3 systems: a dict ``{measure: systems x
             topics matrix}`` or a long ``name, qid, measure, value`` frame, same systems and topics.
         test: ``"paired_bootstrap"`` (Sakai Fig. 2-3, default), ``"unpaired_bootstrap"`` (Fig. 6-7),
-            ``"randomization"``, ``"t"``, ``"wilcoxon"`` or ``"sign"``; all two-sided.
-        alpha: significance level of the sensitivity count. n_resamples: ``B`` (Sakai uses 1000).
-        statistic: aggregate of the unpaired test (``"mean"``, ``"gmean"``, ``"logit_mean"``,
-            ``"median"``); the paired tests always compare means.
+            ``"randomization"``, ``"t"``, ``"wilcoxon"``, ``"sign"``; two-sided. alpha: level.
+        n_resamples: ``B`` (Sakai uses 1000).
+        statistic: aggregate of the unpaired test (``"gmean"``, ...); the paired tests compare means.
         rng, plan: seed or Generator (SPEC 7) of the one plan all measures and pairs share, or a
             :class:`~pyterrier_boot.ResamplePlan` / :class:`~pyterrier_boot.SignFlipPlan` to replay.
         max_memory: bytes the resampling may hold (default 1 GiB); more is a ValueError.

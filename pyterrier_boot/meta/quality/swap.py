@@ -179,8 +179,7 @@ def swap_method(scores_by_measure: Mapping[str, ScoresLike] | ScoresLike, *,
     """Sakai's bootstrap swap method (Fig. 19) for every measure, on shared topic samples.
 
     Args:
-        scores_by_measure: per-topic scores of at least 3 systems (as
-            :func:`discriminative_power`); all measures on the same systems and topics.
+        scores_by_measure: per-topic scores of at least 3 systems (as :func:`discriminative_power`).
         n_resamples: trials ``B`` (pairs of topic samples).
         bin_width, n_bins: the difference bins: ``[0, w), [w, 2w), ...`` and a last open bin
             ``>= (n_bins - 1) w`` (Sakai: 21 bins of 0.01, the last ``>= 0.20``).
