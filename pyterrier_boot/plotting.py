@@ -36,9 +36,12 @@ from ._figures import grid as _grid
 from .stats.registry import test_label
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from typing import Any
 
+    import pandas as pd
     from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
     from ._typing import MeasureLike, MeasuresLike
     from .experiment.result import ExperimentResult
@@ -108,11 +111,7 @@ def plot_means(result: ExperimentResult, measure: MeasureLike | None = None, *, 
         title: plot title (default: the measure and how the intervals were made).
 
     Baselines are drawn in red with a dashed line at their mean. Without a bootstrap only the
-    means are drawn.
-
-    Example:
-        >>> res = pyterrier_boot.experiment_result(runs, None, qrels, ["AP"])     # doctest: +SKIP
-        >>> res.plot_means().figure.savefig("means.png")                          # doctest: +SKIP
+    means are drawn. E.g. ``res.plot_means().figure.savefig("means.png")``.
     """
     j = _measure(result, measure)
     label = result.measures[j]
@@ -431,18 +430,11 @@ def plot_pvalues(result: ExperimentResult, a: str | int | None = None, b: str | 
         a, b: the two systems (default: the best two on the first measure).
         measures: labels to draw, one panel each (default: every measure).
         axes: a sequence of Axes, one per measure (default: a new figure).
-        alpha: the dashed significance line.
-        log: logarithmic p-value axis.
-        title: figure title.
+        alpha: the dashed significance line. log: logarithmic p-value axis. title: figure title.
 
     One dot per image; the red lines are the difference and the p-value on the collection itself.
     A wide cloud says the significance of the comparison depends on which documents happened to
-    be in the corpus. Returns the array of Axes.
-
-    Example:
-        >>> res = pyterrier_boot.experiment_result(runs, None, qrels, ["AP", "nDCG@10"],
-        ...                                        bootstrap="corpus")                 # doctest: +SKIP
-        >>> res.plot_pvalues()                                                         # doctest: +SKIP
+    be in the corpus. Returns the array of Axes (``res.plot_pvalues()``; ``pt_docs/experiment.md``).
     """
     corpus = result.corpus
     if corpus is None:
@@ -512,7 +504,8 @@ def _verdict_alpha(result):
     return alpha_of(result.confidence_level)
 
 
-def baseline_differences(result, measure=None, baseline=None):
+def baseline_differences(result: ExperimentResult, measure: MeasureLike | None = None,
+                         baseline: str | int | None = None) -> pd.DataFrame:
     """The experiment's comparisons against ``baseline`` on ``measure`` as a frame ``name, diff,
     ci_low, ci_high, p-value, reject`` (one row per compared system, in the experiment's order):
     the interval beside each verdict is the one its test inverts."""
@@ -536,7 +529,9 @@ def baseline_differences(result, measure=None, baseline=None):
                          "reject": comp.rejects(_verdict_alpha(result))[keep]})
 
 
-def plot_differences(result, measure=None, *, baseline=None, ax=None, title=None):
+def plot_differences(result: ExperimentResult, measure: MeasureLike | None = None, *,
+                     baseline: str | int | None = None, ax: Axes | None = None,
+                     title: str | None = None) -> Figure:
     """Forest plot of each system's mean difference from the baseline with its interval.
 
     Args:
@@ -584,7 +579,7 @@ def plot_differences(result, measure=None, *, baseline=None, ax=None, title=None
         how = f"{result.bootstrap}-bootstrap replicate test"
     else:
         how = test_name(provenance.get("test", "t"))
-    correction = result.comparisons.correction
+    correction = result.comparisons.correction if result.comparisons is not None else None
     how += f", {correction}-corrected" if correction else ""
     ax.set_title(title or f"{label}: difference from {name} with the interval each test inverts\n"
                           f"({how}; {int(significant.sum())} of {P} significant)", fontsize="medium")
@@ -592,7 +587,8 @@ def plot_differences(result, measure=None, *, baseline=None, ax=None, title=None
     return fig
 
 
-def topic_differences(result, system, baseline, measure=None):
+def topic_differences(result: ExperimentResult, system: str | int, baseline: str | int,
+                      measure: MeasureLike | None = None) -> pd.Series:
     """Per-topic differences ``system - baseline`` on ``measure``, as a Series indexed by qid,
     largest first (ties in qrels order)."""
     import pandas as pd
@@ -605,8 +601,10 @@ def topic_differences(result, system, baseline, measure=None):
     return pd.Series(delta[order], index=[result.qids[q] for q in order], name=f"{system} - {baseline}")
 
 
-def plot_topic_differences(result, system=None, measure=None, *, baseline=None, ax=None, title=None,
-                           labels=None):
+def plot_topic_differences(result: ExperimentResult, system: str | int | None = None,
+                           measure: MeasureLike | None = None, *, baseline: str | int | None = None,
+                           ax: Axes | None = None, title: str | None = None,
+                           labels: bool | None = None) -> Figure:
     """Per-topic difference from the baseline, sorted (the usual per-topic figure of IR papers).
 
     Args:
@@ -662,7 +660,8 @@ def plot_topic_differences(result, system=None, measure=None, *, baseline=None, 
     return fig
 
 
-def plot_rank_intervals(result, measure=None, *, ax=None, title=None, letters=None):
+def plot_rank_intervals(result: ExperimentResult, measure: MeasureLike | None = None, *, ax: Axes | None = None,
+                        title: str | None = None, letters: Mapping[str, str] | None = None) -> Figure:
     """Each system's rank (1 = best) with its rank interval over bootstrap replicates.
 
     Args:

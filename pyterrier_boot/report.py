@@ -108,9 +108,6 @@ def summary_table(result: ExperimentResult, *, pairwise: Any = None, alpha: floa
             the bootstrap replicates (``3 [2, 5]``; needs a bootstrap).
         letters: add per measure ``"<m> group"``: the compact letter display of ``pairwise``
             (systems sharing a letter are not significantly different; needs ``pairwise``).
-
-    Example:
-        >>> summary_table(res, pairwise=res.pairwise(correction="holm"))           # doctest: +SKIP
     """
     means = result.means
     order = np.argsort(-means[:, 0], kind="stable") if sort else np.arange(len(result.names))
@@ -133,37 +130,51 @@ def summary_table(result: ExperimentResult, *, pairwise: Any = None, alpha: floa
             groups = compact_letter_display(pairwise, measure=m, order=best_first)
             out[f"{m} group"] = [groups.get(result.names[s], "") for s in order]
     if result.comparisons is not None:
-        frame = result.comparisons.frame
-        baselines = list(dict.fromkeys(result.names[b] for b in result.comparisons.baseline_index))
-        for b in baselines:
-            for m in result.measures:
-                a_names, b_names, diff, p = _tested(frame, m)
-                cells = {a: (d, pv) for a, bb, d, pv in zip(a_names, b_names, diff, p, strict=True) if bb == b}
-                column = []
-                for s in order:
-                    name = result.names[s]
-                    if name == b:
-                        column.append("baseline")
-                    elif name in cells:
-                        d, pv = cells[name]
-                        shown = _pvalue(pv)
-                        shown = shown if shown.startswith("<") else f"={shown}"
-                        column.append(f"{d:+.{digits}f} p{shown}{' *' if pv < alpha else ''}")
-                    else:
-                        column.append("")
-                out[f"{m} vs {b}"] = column
+        out.update(_baseline_columns(result, order, alpha, digits))
     elif pairwise is not None and len(pairwise):
-        for m in result.measures:
-            a_names, b_names, diff, p = _tested(pairwise, m)
-            better = dict.fromkeys(result.names, 0)
-            worse = dict.fromkeys(result.names, 0)
-            for a, b, d, pv in zip(a_names, b_names, diff, p, strict=True):
-                if pv < alpha and d != 0:
-                    winner, loser = (a, b) if d > 0 else (b, a)
-                    better[winner] += 1
-                    worse[loser] += 1
-            out[f"{m} >/<"] = [f"{better[result.names[s]]} / {worse[result.names[s]]}" for s in order]
+        out.update(_win_loss_columns(result, pairwise, order, alpha))
     return pd.DataFrame(out)
+
+
+def _baseline_columns(result, order, alpha, digits):
+    """Per measure and baseline, ``"<m> vs <b>"``: the difference, its p-value and ``*`` below ``alpha``."""
+    frame = result.comparisons.frame
+    baselines = list(dict.fromkeys(result.names[b] for b in result.comparisons.baseline_index))
+    out = {}
+    for b in baselines:
+        for m in result.measures:
+            a_names, b_names, diff, p = _tested(frame, m)
+            cells = {a: (d, pv) for a, bb, d, pv in zip(a_names, b_names, diff, p, strict=True) if bb == b}
+            column = []
+            for s in order:
+                name = result.names[s]
+                if name == b:
+                    column.append("baseline")
+                elif name in cells:
+                    d, pv = cells[name]
+                    shown = _pvalue(pv)
+                    shown = shown if shown.startswith("<") else f"={shown}"
+                    column.append(f"{d:+.{digits}f} p{shown}{' *' if pv < alpha else ''}")
+                else:
+                    column.append("")
+            out[f"{m} vs {b}"] = column
+    return out
+
+
+def _win_loss_columns(result, pairwise, order, alpha):
+    """Per measure, ``"<m> >/<"``: how many systems each is significantly better / worse than."""
+    out = {}
+    for m in result.measures:
+        a_names, b_names, diff, p = _tested(pairwise, m)
+        better = dict.fromkeys(result.names, 0)
+        worse = dict.fromkeys(result.names, 0)
+        for a, b, d, pv in zip(a_names, b_names, diff, p, strict=True):
+            if pv < alpha and d != 0:
+                winner, loser = (a, b) if d > 0 else (b, a)
+                better[winner] += 1
+                worse[loser] += 1
+        out[f"{m} >/<"] = [f"{better[result.names[s]]} / {worse[result.names[s]]}" for s in order]
+    return out
 
 
 def comparison_note(result: ExperimentResult, *, pairwise: Any = None, test: str = "t",
@@ -307,19 +318,35 @@ def _topic_panels(result, measure, reference):
 
 
 def _section(result, *, pairwise, test, correction, alpha, digits, plots, truth, heading, bar, baseline):
-    from . import plotting
-
-    parts = []
-    if heading:
-        parts.append(f"<h2>{_escape(heading)}</h2>")
-    S, Q = len(result.names), len(result.qids)
-    many = S > MATRIX_LIMIT
-    parts.append(f"<p>{S} systems × {Q} topics; measures {', '.join(map(_escape, result.measures))}; "
-                 f"{_escape(describe_intervals(result))}.</p>")
+    """One experiment's part of the report: its summary, then its figures and tables, in reading order."""
+    parts = [f"<h2>{_escape(heading)}</h2>"] if heading else []
+    S = len(result.names)
     if result.comparisons is None and pairwise is None and S > 1:
         pairwise = result.pairwise(test=test, correction=correction, alpha=alpha)
     summary = summary_table(result, pairwise=pairwise, alpha=alpha, digits=digits, ranks=True, letters=True)
-    parts.append("<h3>Summary</h3>")
+    parts += _summary_part(result, summary, pairwise=pairwise, test=test, correction=correction, alpha=alpha)
+    if plots:
+        parts += _mean_figures(result, pairwise=pairwise, test=test, correction=correction, alpha=alpha,
+                               truth=truth, bar=bar)
+    frame = pairwise if result.comparisons is None else result.comparisons.frame
+    if frame is not None and len(frame):
+        frame = frame[[c for c in frame.columns if c in _PAIR_COLUMNS]]
+        parts.append(f"<details><summary>All {len(frame):,} comparisons (table)</summary>"
+                     f"{_table_html(frame, digits=4)}</details>")
+    if plots:
+        parts += _rank_figures(result, summary, bar)
+        parts += _topic_figures(result, baseline, bar)
+        parts += _corpus_figures(result, alpha, bar)
+    parts.append("<details><summary>Full table (pt.Experiment columns)</summary>"
+                 f"{_table_html(result.table(), digits=4)}</details>")
+    return "\n".join(parts)
+
+
+def _summary_part(result, summary, *, pairwise, test, correction, alpha):
+    """What was measured, the summary table and the note saying what its cells mean."""
+    S, Q = len(result.names), len(result.qids)
+    parts = [f"<p>{S} systems × {Q} topics; measures {', '.join(map(_escape, result.measures))}; "
+             f"{_escape(describe_intervals(result))}.</p>", "<h3>Summary</h3>"]
     cells = (f"Cells: mean over topics [{describe_intervals(result)}]. " if result.intervals is not None
              else "Cells: mean over topics (no bootstrap, no intervals). ")
     ranks_note = (f"'<m> rank': rank on the collection [{100 * result.confidence_level:g}% rank interval over the "
@@ -332,87 +359,111 @@ def _section(result, *, pairwise, test, correction, alpha, digits, plots, truth,
                  f"{_escape(comparison_note(result, pairwise=pairwise, test=test, correction=correction, alpha=alpha))}"
                  "</p>")
     parts.append(_table_html(summary))
+    return parts
 
-    if plots:
-        parts.append("<h3>Means and intervals</h3><div class='figs'>")
+
+def _mean_figures(result, *, pairwise, test, correction, alpha, truth, bar):
+    """Forest plots of the means, of the differences from the baseline, and the pairwise matrices."""
+    from . import plotting
+
+    S = len(result.names)
+    parts = ["<h3>Means and intervals</h3><div class='figs'>"]
+    for m in result.measures:
+        values = None if truth is None or m not in truth else truth[m]
+        parts.append(_plot(lambda m=m, values=values: plotting.plot_means(result, m, truth=values),
+                           f"Each system's mean {m} (dot) with its interval (line), best at the top. "
+                           "Overlapping intervals do not by themselves mean 'no significant difference': "
+                           "see the comparisons.", f"forest plot of mean {m}", bar))
+    parts.append("</div>")
+    if result.comparisons is not None and S > 1:
+        parts.append("<h3>Differences from the baseline</h3><div class='figs'>")
         for m in result.measures:
-            values = None if truth is None or m not in truth else truth[m]
-            parts.append(_plot(lambda m=m, values=values: plotting.plot_means(result, m, truth=values),
-                               f"Each system's mean {m} (dot) with its interval (line), best at the top. "
-                               "Overlapping intervals do not by themselves mean 'no significant difference': "
-                               "see the comparisons.", f"forest plot of mean {m}", bar))
+            parts.append(_plot(lambda m=m: plotting.plot_differences(result, m),
+                               f"Each system's difference in mean {m} from the baseline with the interval its "
+                               "test inverts; filled: significant.", f"differences from the baseline in {m}",
+                               bar))
         parts.append("</div>")
-        if result.comparisons is not None and S > 1:
-            parts.append("<h3>Differences from the baseline</h3><div class='figs'>")
-            for m in result.measures:
-                parts.append(_plot(lambda m=m: plotting.plot_differences(result, m),
-                                   f"Each system's difference in mean {m} from the baseline with the interval its "
-                                   "test inverts; filled: significant.", f"differences from the baseline in {m}",
-                                   bar))
-            parts.append("</div>")
-        if S > 1 and not many:
-            parts.append("<h3>Pairwise comparisons</h3><div class='figs'>")
-            for m in result.measures:
-                parts.append(_plot(
-                    lambda m=m: plotting.plot_pairwise(result, m, pairwise=pairwise, test=test, correction=correction,
-                                                       alpha=alpha),
-                    f"Difference of mean {m} between the row and the column system (blue: row better). "
-                    "A dot marks a significant difference.", f"pairwise difference matrix of {m}", bar))
-            parts.append("</div>")
-    frame = pairwise if result.comparisons is None else result.comparisons.frame
-    if frame is not None and len(frame):
-        frame = frame[[c for c in frame.columns if c in _PAIR_COLUMNS]]
-        parts.append(f"<details><summary>All {len(frame):,} comparisons (table)</summary>"
-                     f"{_table_html(frame, digits=4)}</details>")
-    if plots and result.distribution_ is not None and S > 1:
-        parts.append("<h3>Rank variability</h3><div class='figs'>")
+    if S > 1 and not S > MATRIX_LIMIT:
+        parts.append("<h3>Pairwise comparisons</h3><div class='figs'>")
         for m in result.measures:
-            letters = None
-            if f"{m} group" in summary.columns:
-                letters = dict(zip(summary["name"], summary[f"{m} group"], strict=True))
-            parts.append(_plot(lambda m=m, letters=letters: plotting.plot_rank_intervals(result, m, letters=letters),
-                               f"Rank of each system by mean {m} (dot) and its rank interval over the bootstrap "
-                               "replicates (line)" + ("; letters: groups of systems not significantly different."
-                                                      if letters else "."), f"rank intervals for {m}", bar))
-            if not many:
-                parts.append(_plot(lambda m=m: plotting.plot_ranks(result, m),
-                                   f"Rank of each system by mean {m} on every bootstrap replicate (Zobel & Rashidi "
-                                   "2020, Fig. 5): a long box means the system's place in the ranking is uncertain.",
-                                   f"rank boxplots for {m}", bar))
+            parts.append(_plot(
+                lambda m=m: plotting.plot_pairwise(result, m, pairwise=pairwise, test=test, correction=correction,
+                                                   alpha=alpha),
+                f"Difference of mean {m} between the row and the column system (blue: row better). "
+                "A dot marks a significant difference.", f"pairwise difference matrix of {m}", bar))
         parts.append("</div>")
-        if many:
-            parts.append(f'<p class="muted">With more than {MATRIX_LIMIT} systems the systems × systems matrices '
-                         "and rank boxes are left out (too dense to read): the letter groups and rank intervals "
-                         "say the same at a glance.</p>")
-    if plots and S > 1:
-        reference, why = _reference(result, baseline)
-        parts.append(f"<h3>Per-topic differences from {_escape(reference)}</h3>")
-        shown = min(S - 1, TOPIC_PANELS)
-        parts.append(f'<p class="muted">Reference: {_escape(reference)} ({_escape(why)}). One panel per system'
-                     + (f" (the {shown} best of {S - 1})" if shown < S - 1 else "")
-                     + ", best first: its per-topic difference from the reference, topics sorted; panels share "
-                     "the y axis.</p>")
-        for m in result.measures:
-            parts.append(_plot(lambda m=m: _topic_panels(result, m, reference),
-                               f"{m}: per-topic differences from {reference}.",
-                               f"per-topic differences in {m} from {reference}", bar))
-    if plots and result.corpus is not None:
-        parts.append("<h3>Per-topic scores over corpus images</h3><div class='figs'>")
-        for m in result.measures:
-            best = result.names[int(np.argmax(result.means[:, result.measures.index(m)]))]
-            parts.append(_plot(lambda m=m, best=best: plotting.plot_topics(result, best, m),
-                               f"{best} (best on {m}): its score on each topic, with the spread over corpus images "
-                               "(Zobel & Rashidi 2020, Fig. 2).", f"per-topic {m} of {best}", bar))
-        parts.append("</div>")
-    if plots and result.corpus is not None and S > 1:
+    return parts
+
+
+def _rank_figures(result, summary, bar):
+    """Rank intervals (with the letter groups) and, when not too many systems, rank boxes."""
+    from . import plotting
+
+    S = len(result.names)
+    many = S > MATRIX_LIMIT
+    if result.distribution_ is None or S <= 1:
+        return []
+    parts = ["<h3>Rank variability</h3><div class='figs'>"]
+    for m in result.measures:
+        letters = None
+        if f"{m} group" in summary.columns:
+            letters = dict(zip(summary["name"], summary[f"{m} group"], strict=True))
+        parts.append(_plot(lambda m=m, letters=letters: plotting.plot_rank_intervals(result, m, letters=letters),
+                           f"Rank of each system by mean {m} (dot) and its rank interval over the bootstrap "
+                           "replicates (line)" + ("; letters: groups of systems not significantly different."
+                                                  if letters else "."), f"rank intervals for {m}", bar))
+        if not many:
+            parts.append(_plot(lambda m=m: plotting.plot_ranks(result, m),
+                               f"Rank of each system by mean {m} on every bootstrap replicate (Zobel & Rashidi "
+                               "2020, Fig. 5): a long box means the system's place in the ranking is uncertain.",
+                               f"rank boxplots for {m}", bar))
+    parts.append("</div>")
+    if many:
+        parts.append(f'<p class="muted">With more than {MATRIX_LIMIT} systems the systems × systems matrices '
+                     "and rank boxes are left out (too dense to read): the letter groups and rank intervals "
+                     "say the same at a glance.</p>")
+    return parts
+
+
+def _topic_figures(result, baseline, bar):
+    """Per-topic differences of each system from the reference system, one panel per system."""
+    S = len(result.names)
+    if S <= 1:
+        return []
+    reference, why = _reference(result, baseline)
+    shown = min(S - 1, TOPIC_PANELS)
+    parts = [f"<h3>Per-topic differences from {_escape(reference)}</h3>",
+             f'<p class="muted">Reference: {_escape(reference)} ({_escape(why)}). One panel per system'
+             + (f" (the {shown} best of {S - 1})" if shown < S - 1 else "")
+             + ", best first: its per-topic difference from the reference, topics sorted; panels share "
+             "the y axis.</p>"]
+    for m in result.measures:
+        parts.append(_plot(lambda m=m: _topic_panels(result, m, reference),
+                           f"{m}: per-topic differences from {reference}.",
+                           f"per-topic differences in {m} from {reference}", bar))
+    return parts
+
+
+def _corpus_figures(result, alpha, bar):
+    """With the corpus bootstrap: per-topic spread over corpus images and p-values across images."""
+    from . import plotting
+
+    if result.corpus is None:
+        return []
+    parts = ["<h3>Per-topic scores over corpus images</h3><div class='figs'>"]
+    for m in result.measures:
+        best = result.names[int(np.argmax(result.means[:, result.measures.index(m)]))]
+        parts.append(_plot(lambda m=m, best=best: plotting.plot_topics(result, best, m),
+                           f"{best} (best on {m}): its score on each topic, with the spread over corpus images "
+                           "(Zobel & Rashidi 2020, Fig. 2).", f"per-topic {m} of {best}", bar))
+    parts.append("</div>")
+    if len(result.names) > 1:
         parts.append("<h3>Significance across corpus images</h3>")
         parts.append(_plot(lambda: plotting.plot_pvalues(result, alpha=alpha),
                            "For the best two systems on the first measure: on every corpus image, the paired "
                            "t-test p-value against the difference of their means (Zobel & Rashidi 2020, Fig. 6). "
                            "Red: the collection itself.", "p-value against difference over corpus images", bar))
-    parts.append("<details><summary>Full table (pt.Experiment columns)</summary>"
-                 f"{_table_html(result.table(), digits=4)}</details>")
-    return "\n".join(parts)
+    return parts
 
 
 def html_report(results: Any, *, title: str | None = "pyterrier-boot report",
@@ -426,37 +477,21 @@ def html_report(results: Any, *, title: str | None = "pyterrier-boot report",
     Args:
         results: an :class:`~pyterrier_boot.ExperimentResult`, or a dict ``heading -> result``
             (one section each, e.g. the topic and the corpus bootstrap of the same runs).
-        title: page title.
-        settings: mapping ``label -> value`` listed under the title (command, files, seed, ...).
+        title: page title. settings: ``label -> value`` listed under the title (command, seed, ...).
         pairwise: the all-pairs table of a result without baselines (``result.pairwise(...)``), or
-            a dict ``heading -> table``; computed with ``test``, ``correction`` and ``alpha`` when
-            not given.
+            a dict ``heading -> table``; when not given, computed with ``test``, ``correction``, ``alpha``.
         tables: extra tables, a dict ``caption -> DataFrame``, shown at the end.
-        truth: known values to mark on the means plots: a DataFrame (index systems, one column
-            per measure), e.g. a simulated collection's ``truth()``, or a dict ``heading -> frame``
-            (only the sections whose intervals estimate it).
-        test, correction, alpha: of the all-pairs comparisons (their names are only shown when
-            ``pairwise`` is given).
-        digits: decimals of the scores in the summary.
-        plots: draw the plots (needs matplotlib); ``False`` gives tables only.
-        verbose: a progress bar over the plots (``pt.tqdm``).
+        truth: known values to mark on the means plots (index systems, one column per measure, e.g.
+            a simulated collection's ``truth()``), or a dict ``heading -> frame``.
+        test, correction, alpha: of the all-pairs comparisons.
+        digits, plots, verbose: decimals of the summary; draw the plots (else tables only); a progress bar.
         baseline: the reference system of the per-topic differences (default: the experiment's
             first baseline, else the best system on the first measure).
 
-    Each section has a summary table (means and intervals, rank intervals, and letter groups of
-    the all-pairs tests or the comparisons with the baseline), forest plots of the means (and of
-    the differences from the baseline), rank intervals, and per-topic differences from the
-    reference, one small panel per system. Up to :data:`MATRIX_LIMIT` systems it also draws the
-    systems x systems difference matrix and rank boxes; above, letters and rank intervals
-    replace them.
-
-    Returns:
-        The HTML page (str). Plots are inline SVG, each with its PNG as a ``data:`` download
-        link; tables sort when a header is clicked (the page's only script, inline). Nothing is
-        read or fetched, so the file can be mailed, archived or opened offline.
-
-    Example:
-        >>> page = html_report({"topic bootstrap": res_topic, "corpus bootstrap": res_corpus})  # doctest: +SKIP
+    Each section has a summary table, forest plots of the means (and differences from the
+    baseline), rank intervals and per-topic differences; up to :data:`MATRIX_LIMIT` systems also
+    the pairwise matrix and rank boxes. Returns the page (str): inline SVG plots with PNG download
+    links, sortable tables, nothing fetched, so it opens offline (``pt_docs/cli.md`` shows one).
     """
     sections = results if isinstance(results, dict) else {"": results}
     if not sections:

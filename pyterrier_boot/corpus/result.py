@@ -15,6 +15,21 @@ the full-corpus values and the delete-a-group jackknife, and derives from them:
 * :meth:`~CorpusBootstrapResult.ranks`: each system's rank on every image (Zobel & Rashidi Fig. 5)
   -> :class:`~pyterrier_boot.stats.ranking.RankIntervals`;
 * :meth:`~CorpusBootstrapResult.to_frame`: long form.
+
+The per-topic variance ``v_q`` of the parametric intervals (``per_system(method="parametric",
+variance=...)``; measured in ``pt_docs/corpus_bootstrap.md``):
+
+* ``"mixed"``: for MAP, the delta method on the logit scale, ``(x - x²)² var(logit x_b)``, except
+  for cells whose images reach 0 or 1, which get the variance of their image values on the score
+  scale ``var(x_b)`` (``logit(ε)`` would otherwise dominate them); for L-MAP ``var(logit x_b)``.
+* ``"logit"``: the paper's formula read with image variances: ``(x - x²)² var(logit x_b)`` for every
+  MAP cell (over 2 times too wide on Robust 2003 and TREC DL: 99.5% of split-half predictions
+  inside where 83.4% is expected), ``var(logit x_b)`` for L-MAP (somewhat wide on AP: sd(z) 0.89
+  on Robust 2003).
+* ``"small_r"``: the variance implied by each topic's small-R-corrected logit interval,
+  ``((logit high - logit low) / 2z)²`` (limits clipped to ``[ε, 1 - ε]``, the range of L-MAP's
+  logits), as the paper combined its per-topic intervals, delta-weighted for MAP.
+* ``"score"``: ``var(x_b)`` for MAP (no logit), ``var(logit x_b)`` for L-MAP.
 """
 from __future__ import annotations
 
@@ -249,25 +264,10 @@ class CorpusBootstrapResult(TupleLike):
             confidence_level: e.g. 0.95.
             measures: labels to include (default all).
             eps: ε of the ``logit`` and ``parametric`` methods.
-            variance: the per-topic variance ``v_q`` of ``method="parametric"``
-                (:data:`PARAMETRIC_VARIANCES`; measured in ``pt_docs/corpus_bootstrap.md``);
-                default (None): the rules split-half calibration chose, ``"mixed"`` for MAP; for
-                L-MAP ``"small_r"`` on AP measures (where the small-R correction applies) and
-                ``"logit"`` on the others:
-
-                * ``"mixed"``: for MAP, the delta method on the logit scale,
-                  ``(x - x²)² var(logit x_b)``, except for cells whose images reach 0 or 1, which
-                  get the variance of their image values on the score scale ``var(x_b)``
-                  (``logit(ε)`` would otherwise dominate them); for L-MAP ``var(logit x_b)``.
-                * ``"logit"``: the paper's formula read with image variances: ``(x - x²)²
-                  var(logit x_b)`` for every MAP cell (over 2 times too wide on Robust 2003 and
-                  TREC DL: 99.5% of split-half predictions inside where 83.4% is expected),
-                  ``var(logit x_b)`` for L-MAP (somewhat wide on AP: sd(z) 0.89 on Robust 2003).
-                * ``"small_r"``: the variance implied by each topic's small-R-corrected logit
-                  interval, ``((logit high - logit low) / 2z)²`` (limits clipped to
-                  ``[ε, 1 - ε]``, the range of L-MAP's logits), as the paper combined its per-topic
-                  intervals, delta-weighted for MAP (as wide as ``"logit"`` there).
-                * ``"score"``: ``var(x_b)`` for MAP (no logit), ``var(logit x_b)`` for L-MAP.
+            variance: the per-topic variance ``v_q`` of ``method="parametric"`` (one of
+                :data:`PARAMETRIC_VARIANCES`, defined in the module docstring); default (None): the
+                rules split-half calibration chose, ``"mixed"`` for MAP; for L-MAP ``"small_r"`` on
+                AP measures (where the small-R correction applies) and ``"logit"`` on the others.
 
         Returns:
             A frame with one row per system, as ``pt.Experiment``: ``name``, then for each measure
@@ -292,21 +292,8 @@ class CorpusBootstrapResult(TupleLike):
             agg.check_domain(scores, name="scores")
         theta = agg(scores, axis=1)  # [S, M]
         dist = agg(images, axis=2)  # [B, S, M]
-        z = special.ndtri(1 - (1 - confidence_level) / 2)
-        centre = agg.forward(scores).mean(axis=1)
-        if method == "parametric":
-            se = np.column_stack([
-                self._parametric_se([m], agg.name, variance or self._default_variance(agg.name, m), eps,
-                                    confidence_level)[:, 0] for m in index])
-            low, high = agg.inverse(centre - z * se), agg.inverse(centre + z * se)
-        else:
-            se = standard_error(agg.forward(images).mean(axis=2))
-            if method == "normal":
-                low, high = agg.inverse(centre - z * se), agg.inverse(centre + z * se)
-            else:
-                jack = agg(self.jackknife_distribution[..., index], axis=2)
-                low, high = image_interval(theta, dist, method=method, confidence_level=confidence_level,
-                                           jackknife=jack, eps=eps, what=f"{agg.name} values")
+        se, low, high = self._system_limits(agg, index, scores, images, theta, dist, method, confidence_level,
+                                            eps, variance)
         suffix = SE_COLUMN[agg.name]
         frame = pd.DataFrame({"name": list(self.systems)})
         for j, m in enumerate(index):
@@ -316,6 +303,23 @@ class CorpusBootstrapResult(TupleLike):
             frame[f"{label} ci_high"] = high[:, j]
             frame[f"{label} {suffix}"] = se[:, j]
         return frame
+
+    def _system_limits(self, agg, index, scores, images, theta, dist, method, confidence_level, eps, variance):
+        """``se, low, high`` of each system's aggregate by ``method`` (:meth:`per_system`)."""
+        z = special.ndtri(1 - (1 - confidence_level) / 2)
+        centre = agg.forward(scores).mean(axis=1)
+        if method == "parametric":
+            se = np.column_stack([
+                self._parametric_se([m], agg.name, variance or self._default_variance(agg.name, m), eps,
+                                    confidence_level)[:, 0] for m in index])
+            return se, agg.inverse(centre - z * se), agg.inverse(centre + z * se)
+        se = standard_error(agg.forward(images).mean(axis=2))
+        if method == "normal":
+            return se, agg.inverse(centre - z * se), agg.inverse(centre + z * se)
+        jack = agg(self.jackknife_distribution[..., index], axis=2)
+        low, high = image_interval(theta, dist, method=method, confidence_level=confidence_level,
+                                   jackknife=jack, eps=eps, what=f"{agg.name} values")
+        return se, low, high
 
     def _default_variance(self, statistic, m):
         """The calibrated parametric rule of measure ``m``: ``"mixed"`` for MAP; for L-MAP ``"small_r"``
@@ -397,26 +401,15 @@ class CorpusBootstrapResult(TupleLike):
         _, _, t_stat, t_p = paired_t(topic_theta[None], axis=-2)
         _, _, _, image_p = paired_t(topic_dist, axis=-2)
         return CorpusDifference(
-            statistic=theta,
-            pvalue=image_pvalue(theta, dist, method=method, jackknife=jack),
-            confidence_interval=ConfidenceInterval(low, high),
-            standard_error=standard_error(dist),
-            bootstrap_distribution=dist,
-            topic_statistic=topic_theta,
+            statistic=theta, pvalue=image_pvalue(theta, dist, method=method, jackknife=jack),
+            confidence_interval=ConfidenceInterval(low, high), standard_error=standard_error(dist),
+            bootstrap_distribution=dist, topic_statistic=topic_theta,
             topic_pvalue=image_pvalue(topic_theta, topic_dist, method=method, jackknife=topic_jack),
             topic_confidence_interval=ConfidenceInterval(t_low, t_high),
-            topic_standard_error=standard_error(topic_dist),
-            topic_bootstrap_distribution=topic_dist,
-            ttest_statistic=t_stat[0],
-            ttest_pvalue=t_p[0],
-            image_ttest_pvalues=image_p,
-            systems=(a, b),
-            qids=self.qids,
-            measures=tuple(self.measures[m] for m in index),
-            statistic_name=agg.name,
-            method=method,
-            confidence_level=confidence_level,
-            scale=SCALES[agg.name],
+            topic_standard_error=standard_error(topic_dist), topic_bootstrap_distribution=topic_dist,
+            ttest_statistic=t_stat[0], ttest_pvalue=t_p[0], image_ttest_pvalues=image_p, systems=(a, b),
+            qids=self.qids, measures=tuple(self.measures[m] for m in index), statistic_name=agg.name,
+            method=method, confidence_level=confidence_level, scale=SCALES[agg.name],
         )
 
     def _pair_differences(self, ia, ib, index, agg):

@@ -201,7 +201,7 @@ def _describe_test(result: Any, test: str, correction: str | None, alpha: float)
     return f"{what}, {corrected}, α = {alpha:g}"
 
 
-def default_pairwise(result: Any, *, test: str = "t", correction: str = "holm", alpha: float | None = None):
+def default_pairwise(result: Any, *, test: str = "t", correction: str = "holm", alpha: float | None = None) -> pd.DataFrame:
     """``result.pairwise(test, correction, alpha)`` (alpha default ``1 - confidence_level``), kept
     for the result's lifetime when the defaults are used."""
     from ..stats.inversion import alpha_of
@@ -222,8 +222,7 @@ def result_table(result: Any, *, digits: int = 3, letters: bool | str = "auto", 
     """The rich table of an :class:`~pyterrier_boot.ExperimentResult`.
 
     Args:
-        result: the experiment.
-        digits: decimals of means and intervals (default 3).
+        result: the experiment. digits: decimals of means and intervals (default 3).
         letters: add compact-letter-display letters from all pairs: True, False or ``"auto"``
             (default: when the result has no baseline and at least three systems).
         pairwise: the all-pairs table to take letters from (``result.pairwise(...)``; default:
@@ -248,14 +247,9 @@ def result_table(result: Any, *, digits: int = 3, letters: bool | str = "auto", 
     means = result.means
     S, M = means.shape
     order = np.argsort(-means[:, 0], kind="stable") if sort and M else np.arange(S)
-    with np.errstate(invalid="ignore"):
-        finite = np.where(np.isfinite(means), means, -np.inf)
-        best = (finite == finite.max(axis=0, keepdims=True)) & np.isfinite(means) & (S > 1)
+    best = _best_means(means)
     baselines, significant = _significant(result, alpha)
-    marks = np.full((S, M), "", dtype=object)
-    for k in range(len(baselines)):
-        mark = MARKS[k] if k < len(MARKS) else f"[{k + 1}]"
-        marks[significant[k]] = marks[significant[k]] + mark
+    marks = _marks(significant, len(baselines), (S, M))
     notes = []
     if result.intervals is not None:
         notes.append(f"Cells: mean [{describe_intervals(result)}; variance: {VARIANCE[result.bootstrap]}].")
@@ -282,6 +276,22 @@ def result_table(result: Any, *, digits: int = 3, letters: bool | str = "auto", 
         high=None if result.intervals is None else result.intervals[order, :, 1],
         best=best[order], marks=marks[order], letters=None if letter_cells is None else letter_cells[order],
         baselines=tuple(baselines), caption=" ".join(notes), digits=int(digits), summed=tuple(result.summed))
+
+
+def _best_means(means: np.ndarray) -> np.ndarray:
+    """``[system, measure]``: the best finite mean of each measure (none with a single system)."""
+    with np.errstate(invalid="ignore"):
+        finite = np.where(np.isfinite(means), means, -np.inf)
+        return (finite == finite.max(axis=0, keepdims=True)) & np.isfinite(means) & (means.shape[0] > 1)
+
+
+def _marks(significant: np.ndarray, n_baselines: int, shape: tuple[int, int]) -> np.ndarray:
+    """``[system, measure]`` marks: baseline ``k``'s mark where the system differs from it significantly."""
+    marks = np.full(shape, "", dtype=object)
+    for k in range(n_baselines):
+        mark = MARKS[k] if k < len(MARKS) else f"[{k + 1}]"
+        marks[significant[k]] = marks[significant[k]] + mark
+    return marks
 
 
 def _letters(result: Any, pairwise: pd.DataFrame) -> np.ndarray:

@@ -87,72 +87,24 @@ def Experiment(retr_systems: Any, topics: TopicsLike, qrels: QrelsLike, eval_met
                human_qrels: QrelsLike | None = None, **kwargs: Any) -> Any:
     """``pt.Experiment`` with confidence intervals from the topic and/or corpus bootstrap.
 
-    A drop-in ``pt.Experiment``: every argument works and means the same, and the result has the
-    type and shape ``pt.Experiment`` gives (the table, ``perquery`` frames and ``dataframe=False``
-    dicts are ``pt.Experiment``'s own, computed by it from the same runs), with columns added to
-    the table after ``pt.Experiment``'s: per measure ``"<m> ci_low"``, ``"<m> ci_high"``, and with a
-    baseline ``"<m> diff"``, ``"<m> diff ci_low"``, ``"<m> diff ci_high"``, ``"<m> effect size"``.
-    The means, ``+``/``-`` and rounding are ``pt.Experiment``'s; the ``p-value`` (and ``reject``,
-    ``p-value corrected``) columns are the test of ``test`` computed by pyterrier_boot (for ``"t"``
-    and ``"wilcoxon"`` equal to ``pt.Experiment``'s). Each system runs once. Everything measured
-    (intervals of all pairs, rank intervals, LaTeX, plots) is in :func:`experiment_result`.
+    A drop-in ``pt.Experiment``: every argument means the same and the result has its type and shape,
+    with columns added per measure (``"<m> ci_low"``, ``"<m> ci_high"``; with a baseline ``"<m> diff"``,
+    its interval and ``"<m> effect size"``). The p-value is the test of ``test`` and the ``diff``
+    interval beside it is the one that test inverts. Everything else (all pairs, rank intervals,
+    LaTeX, plots) is in :func:`experiment_result`; ``pt_docs/experiment.md`` has the details and examples.
 
     New arguments:
-        bootstrap: ``"topic"`` (default: topics resampled, Sakai 2007), ``"corpus"`` (documents of
-            the collection resampled, Cormack & Lynam 2006; Zobel & Rashidi 2020), ``"both"``
-            (replicate ``b`` resamples topics *and* takes values on corpus image ``b``) or None.
-        n_resamples: topic resamples (default 10,000) or corpus images (default 1,000; also the
-            replicates of ``"both"``).
-        confidence_level: of every interval (default 0.95).
-        interval: interval method: for the topic bootstrap ``"studentized"`` (default: it covers 95%
-            within ±0.5 points from 10 topics up on real TREC scores), ``"bca"``, ``"percentile"``,
-            ``"basic"``, ``"normal"``, ``"t"``; for the corpus bootstrap
-            ``"normal"`` (default: value ± z·SE over images), ``"percentile"``, ``"logit"``,
-            ``"bca"``; for both ``"normal"`` (default), ``"percentile"``, ``"basic"``.
-        test: also ``"paired-bootstrap"`` (Sakai's studentised test), ``"randomization"``,
-            ``"sign"``, besides ``"t"`` (default) and ``"wilcoxon"`` as in ``pt.Experiment``, or a
-            callable ``test(x, y)`` whose result has the p-value at ``[1]``. Tests are over topics,
-            and the ``diff`` interval beside them is the interval the test inverts, so
-            ``p < 1 - confidence_level`` exactly when it excludes 0. With ``bootstrap="corpus"`` or
-            ``"both"`` the p-value is instead the replicate test of the difference over the same
-            replicates as its interval (corpus variance in both; ``test`` is then unused). With
-            ``correction`` Bonferroni/Sidak the intervals are simultaneous, with step-wise
-            corrections unadjusted (docs: "One verdict per row").
-        baseline: as in ``pt.Experiment`` (a position, or a name when systems are a dict), or a list
-            of them; with several baselines the added columns end in ``" vs <baseline>"`` and
-            ``pt.Experiment``'s own baseline columns are absent.
-        corpus_size, model: the corpus bootstrap's ``N`` and image model (``"poisson"`` or
-            ``"multinomial"``, which needs ``N``: given, or read from an ir_datasets qrels source).
-        rng: seed or Generator (SPEC 7). ``None`` means the fixed seed :data:`DEFAULT_SEED` (42),
-            so the same call gives the same table; pass another seed or a Generator to vary it.
-        max_memory: bytes the bootstrap may hold (default 1 GiB, for the topic and the corpus
-            bootstrap alike): checked against an estimate before any system runs (the topic plan,
-            ``10·B·topics``, and the distributions kept, ``8·B·(systems + comparisons)·measures``;
-            the corpus images ``8·B·systems·topics·measures``), so a too large ``n_resamples`` is a
-            ValueError stating the estimate, not a failed allocation after the retrieval.
-        human_qrels: human judgments of a random subset of the topics, ``qrels`` then being automatic
-            judgments (e.g. an LLM's) of every topic: the means and baseline differences get
-            prediction-powered intervals (PPI and PPI++; Angelopoulos et al. 2023, 2024), with the
-            human-only and automatic-only intervals in columns named ``"<m> human-only ..."`` and
-            ``"<m> auto-only ..."`` (see :func:`pyterrier_boot.ppi_evaluate` and ``pt_docs/ppi.md``);
-            ``dataframe=False`` gives ``pt.Experiment``'s dict with the prediction-powered estimates,
-            ``perquery`` its per-query output under ``qrels``; :func:`experiment_result` with
-            ``human_qrels`` returns the :class:`pyterrier_boot.PPIEvaluation`.
-
-    Measures: trec_eval names (``"map"``, ``"ndcg_cut_10"``), ir_measures objects, and also
-    ir_measures strings (``"nDCG@10"``). Measures summed over topics (``num_q``, ``NumRet``, ...)
-    and trec_eval families (``"official"``, ``"set"``, ``"P"``) keep ``pt.Experiment``'s value and
-    get no interval; measures reading other run columns (``ir_measures.define_byquery(...,
-    run_inputs=[...])``) get topic-bootstrap intervals from their per-query values (no corpus
-    bootstrap for them). With fewer than two judged topics the added columns are NaN (one
-    warning). Errors have ``pt.Experiment``'s types (a bad measure is a KeyError, a bad baseline an
-    AssertionError that is also a ValueError).
-
-    Example:
-        >>> import pyterrier as pt
-        >>> import pyterrier_boot                                                # doctest: +SKIP
-        >>> pt.boot.Experiment([bm25, dph], topics, qrels, ["map", "ndcg_cut_10"],
-        ...                    names=["BM25", "DPH"], baseline=0)               # doctest: +SKIP
+        bootstrap: ``"topic"`` (default; Sakai 2007), ``"corpus"`` (Cormack & Lynam 2006; Zobel &
+            Rashidi 2020), ``"both"`` (topics resampled and scored on corpus image ``b``) or None.
+        n_resamples: topic resamples (default 10,000) or corpus images (default 1,000).
+        confidence_level: of every interval (default 0.95). interval: ``"studentized"`` (topic
+            default), ``"normal"`` (corpus default), ``"bca"``, ``"percentile"``, ...
+        test: also ``"paired-bootstrap"``, ``"randomization"``, ``"sign"`` or a callable ``test(x, y)``;
+            with the corpus bootstrap the p-value is the replicate test. baseline: also a list.
+        corpus_size, model: the corpus bootstrap's ``N`` and image model (``"poisson"``, ``"multinomial"``).
+        rng: seed or Generator (SPEC 7; None is :data:`DEFAULT_SEED`). max_memory: bytes the bootstrap may hold.
+        human_qrels: human judgments of some topics, ``qrels`` automatic: prediction-powered
+            intervals (Angelopoulos et al. 2023; ``pt_docs/ppi.md``).
     """
     if kwargs:
         raise TypeError(f"Unknown kwargs: {list(kwargs)}")

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from .._typing import FloatArray, MeasureLike, MeasuresLike, RngLike
     from ..corpus.result import CorpusBootstrapResult
     from ..stats.resampling import ResamplePlan, SignFlipPlan
+    from .display import ResultTable
 
 
 
@@ -330,7 +331,7 @@ class ExperimentResult:
         })
 
     def display(self, *, digits: int = 3, letters: bool | str = "auto", pairwise: pd.DataFrame | None = None,
-                test: str = "t", correction: str = "holm", alpha: float | None = None, sort: bool = False):
+                test: str = "t", correction: str = "holm", alpha: float | None = None, sort: bool = False) -> ResultTable:
         """The readable table: ``0.305 [0.254, 0.356]`` cells, the best mean per measure bold, ``†``
         where a system differs significantly from the baseline, and (for all pairs) compact-letter
         -display letters, with a caption saying what they mean
@@ -380,7 +381,7 @@ class ExperimentResult:
         }
         return _json_value(out, tagged=False)
 
-    def save(self, path) -> os.PathLike:
+    def save(self, path: str | os.PathLike) -> os.PathLike:
         """Write every figure and what produced it to one zip file of JSON and ``.npy`` arrays (no
         pickle; :func:`~pyterrier_boot.experiment.storage.save_result`); read it back with
         :meth:`load` or :func:`pyterrier_boot.load_result`. Returns the path."""
@@ -389,7 +390,7 @@ class ExperimentResult:
         return save_result(self, path)
 
     @classmethod
-    def load(cls, path) -> ExperimentResult:
+    def load(cls, path: str | os.PathLike) -> ExperimentResult:
         """Read a result written by :meth:`save`."""
         from .storage import load_result
 
@@ -452,20 +453,21 @@ class ExperimentResult:
 
         return plot_pvalues(self, a, b, **kwargs)
 
-    def plot_differences(self, measure=None, **kwargs):
+    def plot_differences(self, measure: MeasureLike | None = None, **kwargs: Any) -> Any:
         """Forest plot of the differences from the baseline (:func:`pyterrier_boot.plotting.plot_differences`)."""
         from ..plotting import plot_differences
 
         return plot_differences(self, measure, **kwargs)
 
-    def plot_topic_differences(self, system=None, measure=None, **kwargs):
+    def plot_topic_differences(self, system: str | int | None = None, measure: MeasureLike | None = None,
+                               **kwargs: Any) -> Any:
         """Sorted per-topic differences from the baseline
         (:func:`pyterrier_boot.plotting.plot_topic_differences`)."""
         from ..plotting import plot_topic_differences
 
         return plot_topic_differences(self, system, measure, **kwargs)
 
-    def plot_rank_intervals(self, measure=None, **kwargs):
+    def plot_rank_intervals(self, measure: MeasureLike | None = None, **kwargs: Any) -> Any:
         """Ranks with their intervals (:func:`pyterrier_boot.plotting.plot_rank_intervals`)."""
         from ..plotting import plot_rank_intervals
 

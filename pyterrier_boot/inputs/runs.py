@@ -121,12 +121,10 @@ def read_runs(runs: RunsLike, *, topics: TopicsLike | None = None,
     """Read several runs into a dict ``name -> run frame`` (each as :func:`read_run` returns).
 
     Args:
-        runs: a :class:`Runs` (returned as is); a DataFrame; a path to a run file; a path to a folder (each regular file in it,
-            sorted by name, hidden files skipped); a PyTerrier Transformer (run on ``topics`` as
-            ``pt.Experiment`` does); a list of any of these; or a dict ``name -> run`` (a file,
-            frame or transformer, not a folder).
-        topics: the topics transformers are run on, anything :func:`read_topics` accepts. Only
-            read when a transformer is present; required then.
+        runs: a :class:`Runs` (returned as is); a DataFrame; a run file; a folder (its regular
+            files sorted by name, hidden ones skipped); a PyTerrier Transformer (run on ``topics``
+            as ``pt.Experiment`` does); a list of these; or a dict ``name -> run`` (not a folder).
+        topics: the topics transformers are run on (:func:`read_topics`); required for them.
         names: names for the runs, one per run after folders are expanded (not with a dict).
         batch_size: run transformers on this many topics at a time (``transform_gen``).
         verbose: show a progress bar (``pt.tqdm``).
@@ -137,19 +135,10 @@ def read_runs(runs: RunsLike, *, topics: TopicsLike | None = None,
     ``"run <i>"`` with ``i`` the position in ``runs``.
 
     Returns:
-        :class:`Runs`, a read-only dict ``name -> run frame``.
-
-    Raises:
-        ValueError: two runs get the same name (both sources are named), ``names`` has the wrong
-            length, a transformer is given without topics, or any run fails :func:`read_run`'s
-            checks.
-        TypeError: an element is not a path, DataFrame or Transformer.
-
-    Example:
-        >>> import pyterrier as pt
-        >>> from pyterrier_boot import read_runs
-        >>> runs = read_runs("runs/", verbose=True)                       # doctest: +SKIP
-        >>> runs = read_runs({"bm25": bm25, "dph": dph}, topics=topics)    # doctest: +SKIP
+        :class:`Runs`, a read-only dict ``name -> run frame``. A ValueError when two runs get the
+        same name (naming both sources), ``names`` has the wrong length, a transformer comes
+        without topics or a run fails :func:`read_run`'s checks; a TypeError for an element that
+        is not a path, DataFrame or Transformer. E.g. ``read_runs("runs/", verbose=True)``.
     """
     if batch_size is not None and (
         not isinstance(batch_size, (int, np.integer)) or isinstance(batch_size, bool) or batch_size < 1

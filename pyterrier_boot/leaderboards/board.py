@@ -187,57 +187,9 @@ def _as_runs(runs) -> dict[str, pd.DataFrame]:
                     f"got {type(runs).__name__}")
 
 
-def leaderboard(runs: Any, qrels: Any, measures: Sequence[Any] | str = ("AP", "nDCG@10"), *,
-                baseline: str | None = None, test: str = "t", correction: str | None = "holm",
-                alpha: float = 0.05, bootstrap: str = "topic", n_resamples: int | None = None,
-                confidence_level: float = 0.95, interval: str | None = None, corpus_size: int | None = None,
-                model: str = "poisson", rng: Any = None, max_memory: int = DEFAULT_MAX_MEMORY,
-                letters: str = "cover", verbose: bool = False) -> Leaderboard:
-    """Rank runs with honest uncertainty: mean and interval per measure, rank intervals, letter groups.
-
-    Args:
-        runs: a dict ``name -> run`` (DataFrame or TREC run file), a run file, a folder of run
-            files, or a list of them (names as :func:`~pyterrier_boot.read_runs` gives them).
-        qrels: the judgments (file, DataFrame or ``irds:`` id), as :func:`~pyterrier_boot.Experiment`.
-        measures: measure names or objects (``"nDCG@10"``, ``"AP(rel=2)"``, ``"map"``); the first
-            ranks the runs.
-        baseline: a run's name: its per-topic differences appear on each run's page, with the test
-            of each run against it.
-        test: the paired test of every pair of runs (``"t"``, ``"wilcoxon"``, ``"paired-bootstrap"``,
-            ``"randomization"``, ``"sign"``); with ``bootstrap="corpus"`` or ``"both"`` the pairs are
-            instead tested over the same replicates as the intervals (see
-            :meth:`ExperimentResult.pairwise`).
-        correction, alpha: multiple-testing correction within each measure and its level.
-        bootstrap: ``"topic"`` (default), ``"corpus"`` or ``"both"``: the replicates of the mean
-            intervals and rank intervals. With the corpus in them, rank intervals over topic
-            resamples alone are shown as well.
-        n_resamples, confidence_level, interval, corpus_size, model, max_memory, verbose: as
-            :func:`~pyterrier_boot.Experiment`.
-        rng: seed or Generator (SPEC 7); None is the fixed seed 42, as ``Experiment``.
-        letters: how the letter groups are found (:func:`~pyterrier_boot.compact_letter_display`):
-            ``"cover"`` (default: a small cover of the indistinguishable pairs, grown from the best
-            run down; Gramm et al. 2007) or ``"insert-absorb"`` (Piepho 2004: every maximal group,
-            which for hundreds of close runs can mean hundreds of letters per run).
-
-    Returns:
-        a :class:`Leaderboard`: ``to_frame()``, ``to_markdown()``, ``write(site_dir)`` (a static
-        site), and a sortable table in notebooks.
-
-    Rank intervals are those of Zobel & Rashidi (2020, Fig. 5); groups are the compact letter
-    display of the all-pairs tests (Piepho 2004): runs sharing a letter are not significantly
-    different. Both stay readable with hundreds of runs, where a matrix of pairs does not.
-
-    Example:
-        >>> import pyterrier_boot as ptb
-        >>> sim = ptb.simulate_collection(n_topics=20, n_systems=6, corpus_size=5000, depth=50, pool_depth=20, rng=1)
-        >>> board = ptb.leaderboard(sim.runs, sim.qrels, ["AP"], n_resamples=1000, rng=1)
-        >>> board.to_frame().columns[:5].tolist()
-        ['rank', 'run', 'AP', 'AP ci_low', 'AP ci_high']
-    """
-    from ..experiment.experiment import experiment_result
-    from ..stats.letters import METHODS, compact_letter_display
-    from ..stats.ranking import rank_intervals
-    from ..stats.resampling import resample_plan, weighted_sums
+def _leaderboard_inputs(runs, measures, baseline, bootstrap, letters):
+    """The arguments checked at the door: the runs as a dict and the measures as a list."""
+    from ..stats.letters import METHODS
 
     if letters not in METHODS:
         raise ValueError(f"'letters' must be one of {METHODS}, got {letters!r}")
@@ -250,6 +202,62 @@ def leaderboard(runs: Any, qrels: Any, measures: Sequence[Any] | str = ("AP", "n
         raise ValueError(f"'runs' must hold at least 2 runs for a leaderboard, got {len(runs)}")
     if baseline is not None and baseline not in runs:
         raise ValueError(f"'baseline' {baseline!r} is not one of the runs: {list(runs)[:8]}")
+    return runs, measures
+
+
+def _topic_rank_intervals(result, confidence_level, rng, max_memory):
+    """Rank intervals over topic resamples alone (the experiment's plan, else 10,000 drawn from ``rng``)."""
+    from ..stats.ranking import rank_intervals
+    from ..stats.resampling import resample_plan, weighted_sums
+
+    n = len(result.qids)
+    plan = result.plan or resample_plan(n, n_resamples=10_000, rng=rng, max_memory=max_memory)
+    dist = np.stack([weighted_sums(plan, result.values[:, :, j]).T / n for j in range(len(result.measures))],
+                    axis=-1)
+    return rank_intervals(result.means, dist, systems=result.names, measures=result.measures,
+                          confidence_level=confidence_level)
+
+
+def leaderboard(runs: Any, qrels: Any, measures: Sequence[Any] | str = ("AP", "nDCG@10"), *,
+                baseline: str | None = None, test: str = "t", correction: str | None = "holm",
+                alpha: float = 0.05, bootstrap: str = "topic", n_resamples: int | None = None,
+                confidence_level: float = 0.95, interval: str | None = None, corpus_size: int | None = None,
+                model: str = "poisson", rng: Any = None, max_memory: int = DEFAULT_MAX_MEMORY,
+                letters: str = "cover", verbose: bool = False) -> Leaderboard:
+    """Rank runs with honest uncertainty: mean and interval per measure, rank intervals, letter groups.
+
+    Args:
+        runs, qrels: the runs (anything :func:`~pyterrier_boot.read_runs` accepts) and judgments.
+        measures: measure names or objects (``"nDCG@10"``, ``"AP(rel=2)"``); the first ranks the runs.
+        baseline: a run's name: each run's page shows its per-topic differences and test against it.
+        test: the paired test of every pair of runs (``"t"``, ``"wilcoxon"``, ``"paired-bootstrap"``,
+            ...); with the corpus bootstrap the replicate test (:meth:`ExperimentResult.pairwise`).
+        correction, alpha: multiple-testing correction within each measure and its level.
+        bootstrap: ``"topic"`` (default), ``"corpus"`` or ``"both"`` (then rank intervals over
+            topic resamples alone are shown as well).
+        n_resamples, confidence_level, interval, corpus_size, model, max_memory, verbose, rng: as
+            :func:`~pyterrier_boot.Experiment` (``rng`` None is the fixed seed 42).
+        letters: ``"cover"`` (default; Gramm et al. 2007) or ``"insert-absorb"`` (Piepho 2004), as
+            :func:`~pyterrier_boot.compact_letter_display`.
+
+    Returns:
+        a :class:`Leaderboard`: ``to_frame()``, ``to_markdown()``, ``write(site_dir)`` (a site).
+
+    Rank intervals as Zobel & Rashidi (2020, Fig. 5); runs sharing a letter are not significantly
+    different (``pt_docs/leaderboard.md``).
+
+    Example:
+        >>> import pyterrier_boot as ptb
+        >>> sim = ptb.simulate_collection(n_topics=20, n_systems=6, corpus_size=5000, depth=50, pool_depth=20, rng=1)
+        >>> board = ptb.leaderboard(sim.runs, sim.qrels, ["AP"], n_resamples=1000, rng=1)
+        >>> board.to_frame().columns[:5].tolist()
+        ['rank', 'run', 'AP', 'AP ci_low', 'AP ci_high']
+    """
+    from ..experiment.experiment import experiment_result
+    from ..stats.letters import compact_letter_display
+    from ..stats.ranking import rank_intervals
+
+    runs, measures = _leaderboard_inputs(runs, measures, baseline, bootstrap, letters)
     test = {"paired-bootstrap": "paired_bootstrap"}.get(test, test)
     generator = as_generator(DEFAULT_SEED if rng is None else rng)
     experiment_rng, pairs_rng, topic_rng = generator.spawn(3)
@@ -267,11 +275,6 @@ def leaderboard(runs: Any, qrels: Any, measures: Sequence[Any] | str = ("AP", "n
                            confidence_level=confidence_level)
     topic_ranks = None
     if bootstrap != "topic":
-        plan = result.plan or resample_plan(len(result.qids), n_resamples=10_000, rng=topic_rng, max_memory=max_memory)
-        n = len(result.qids)
-        dist = np.stack([weighted_sums(plan, result.values[:, :, j]).T / n for j in range(len(result.measures))],
-                        axis=-1)
-        topic_ranks = rank_intervals(result.means, dist, systems=result.names, measures=result.measures,
-                                     confidence_level=confidence_level)
+        topic_ranks = _topic_rank_intervals(result, confidence_level, topic_rng, max_memory)
     return Leaderboard(result=result, pairwise=pairwise, letters=groups, ranks=ranks, topic_ranks=topic_ranks,
                        baseline=baseline, test=test, correction=correction, alpha=alpha, letters_method=letters)

@@ -1,4 +1,22 @@
-"""``evaluate``: per-topic measure values of a run, on the collection or on a corpus image."""
+"""``evaluate``: per-topic measure values of a run, on the collection or on a corpus image.
+
+Conventions (those of trec_eval, ir_measures and ``pt.Experiment``):
+
+* Topics are those of the qrels. A topic the run has no result for scores 0; topics of the
+  run that are not in the qrels are ignored, with an :class:`InputWarning`.
+* A run is ranked by score, descending, ties broken by docno descending (trec_eval's
+  order), for every measure. ir_measures' providers for ``RR@k`` and ``Judged`` break ties
+  by docno ascending and cwl_eval's (RBP, INSQ, INST) by input order, so on runs with
+  tied scores those measures can differ from ir_measures; on runs without ties they are equal.
+* A document judged with a negative grade counts as unjudged (trec_eval's "pooled but
+  unjudged"), except for ``Judged`` (any judgement counts, as in ir_measures).
+* ``RBP(p=...)`` without ``rel`` means binary relevance at grade >= 1; RBP, INSQ and INST
+  follow cwl_eval (expected rate of gain over the first 1000 positions, unjudged documents
+  gaining 0); ERR@k and ``nDCG(dcg='exp-log2')@k`` follow gdeval (grades 0..4; gdeval prints
+  5 decimals, we do not round).
+* On an image, a topic whose relevant documents all vanished scores 0 on every measure of
+  relevance (Zobel & Rashidi 2020, §3).
+"""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -67,21 +85,7 @@ def evaluate(run: RunsLike, qrels: QrelsLike, measures: MeasuresLike, *,
         A long frame ``qid, measure, value`` (with a leading ``name`` column when several runs
         were given), topics in natural order, measures in the order given.
 
-    Conventions (those of trec_eval, ir_measures and ``pt.Experiment``):
-        * Topics are those of the qrels. A topic the run has no result for scores 0; topics of the
-          run that are not in the qrels are ignored, with an :class:`InputWarning`.
-        * A run is ranked by score, descending, ties broken by docno descending (trec_eval's
-          order), for every measure. ir_measures' providers for ``RR@k`` and ``Judged`` break ties
-          by docno ascending and cwl_eval's (RBP, INSQ, INST) by input order, so on runs with
-          tied scores those measures can differ from ir_measures; on runs without ties they are equal.
-        * A document judged with a negative grade counts as unjudged (trec_eval's "pooled but
-          unjudged"), except for ``Judged`` (any judgement counts, as in ir_measures).
-        * ``RBP(p=...)`` without ``rel`` means binary relevance at grade >= 1; RBP, INSQ and INST
-          follow cwl_eval (expected rate of gain over the first 1000 positions, unjudged documents
-          gaining 0); ERR@k and ``nDCG(dcg='exp-log2')@k`` follow gdeval (grades 0..4; gdeval prints
-          5 decimals, we do not round).
-        * On an image, a topic whose relevant documents all vanished scores 0 on every measure of
-          relevance (Zobel & Rashidi 2020, §3).
+    Conventions (trec_eval's, ir_measures' and ``pt.Experiment``'s): module docstring.
 
     Measures without a kernel are computed by ir_measures (on the materialised image when
     ``multiplicity`` is given, with a :class:`FallbackWarning`).

@@ -219,6 +219,16 @@ def _put(columns: dict, label: str, results: dict[str, PPIResult], *, diff: bool
 
 
 @one_warning_per_kind()
+def _check_evaluate_options(confidence_level, lam, small_sample):
+    """ValueError/TypeError naming the option for a bad ``confidence_level``, ``lam`` or ``small_sample``."""
+    if not (isinstance(confidence_level, (float, int)) and 0 < confidence_level < 1):
+        raise ValueError(f"'confidence_level' must be a number in (0, 1), got {confidence_level!r}")
+    if lam is not None and (isinstance(lam, bool) or not isinstance(lam, (int, float)) or not 0 <= lam <= 1):
+        raise ValueError(f"'lam' must be None (chosen) or a number in [0, 1], got {lam!r}")
+    if not isinstance(small_sample, bool):
+        raise TypeError(f"'small_sample' must be True or False, got {small_sample!r}")
+
+
 def ppi_evaluate(runs: RunsLike, auto_qrels: QrelsLike, human_qrels: QrelsLike,
                  measures: MeasuresLike, *, topics: TopicsLike | None = None,
                  names: Sequence[str] | None = None, confidence_level: float = 0.95,
@@ -242,36 +252,19 @@ def ppi_evaluate(runs: RunsLike, auto_qrels: QrelsLike, human_qrels: QrelsLike,
         topics: topics to run transformers on; when given, both qrels are limited to them.
         names: names of the runs (as in :func:`read_runs`).
         confidence_level: of every interval (default 0.95).
-        lam: None (default): chosen by the small-sample rule (plain PPI below 30 human-judged
-            topics, cross-fitted PPI++ from 30), or PPI++ tuned in-sample with
-            ``small_sample=False``; 1 for plain PPI, or a fixed weight in [0, 1].
-        small_sample: True (default): Student t quantiles (Welch-Satterthwaite degrees of
-            freedom), unbiased variances, cross-fitted ``lam`` (see :func:`ppi_mean_ci`); False: the
-            asymptotic intervals of the PPI papers and ``ppi_py``.
+        lam, small_sample: as :func:`ppi_mean_ci` (default: the small-sample rule, plain PPI below
+            30 human-judged topics, cross-fitted PPI++ from 30).
         batch_size, verbose: as in :func:`read_runs`.
 
     Returns:
-        :class:`PPIEvaluation`; ``.table(baseline=...)`` gives the wide table.
-
-    Raises:
-        ValueError: human-judged topics that the automatic qrels do not judge, fewer than 2
-            human-judged topics or fewer than 2 topics judged only automatically, measures summed
-            over topics, or any input the readers refuse.
+        :class:`PPIEvaluation`; ``.table(baseline=...)`` gives the wide table (example in
+        ``pt_docs/ppi.md``). A ValueError for human-judged topics the automatic qrels miss, fewer
+        than 2 topics on either side, or measures summed over topics.
 
     The intervals assume the human-judged topics are a *random* subset of the topics and the
     topics a random sample of the population the statement is about.
-
-    Example:
-        >>> import pyterrier_boot as pb
-        >>> ev = pb.ppi_evaluate(runs, llm_qrels, human_qrels, ["nDCG@10"])   # doctest: +SKIP
-        >>> ev.table(baseline="BM25")                                            # doctest: +SKIP
     """
-    if not (isinstance(confidence_level, (float, int)) and 0 < confidence_level < 1):
-        raise ValueError(f"'confidence_level' must be a number in (0, 1), got {confidence_level!r}")
-    if lam is not None and (isinstance(lam, bool) or not isinstance(lam, (int, float)) or not 0 <= lam <= 1):
-        raise ValueError(f"'lam' must be None (chosen) or a number in [0, 1], got {lam!r}")
-    if not isinstance(small_sample, bool):
-        raise TypeError(f"'small_sample' must be True or False, got {small_sample!r}")
+    _check_evaluate_options(confidence_level, lam, small_sample)
     parsed = parse_measures(measures)
     require_mean_aggregated(parsed, context="a prediction-powered interval")
     auto = read_qrels(auto_qrels).frame

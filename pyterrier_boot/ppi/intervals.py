@@ -211,6 +211,17 @@ def _normal_result(estimate, se, confidence_level, alternative, null, lam, n, bi
 
 
 @one_warning_per_kind()
+def _asymptotic_result(y, yhat, yhat_u, lam, confidence_level, alternative, null):
+    """The papers' (and ``ppi_py``'s) interval: z quantile, divisor-``n`` variances, in-sample ``lam``."""
+    n, big_n = y.shape[0], yhat_u.shape[0]
+    weight = _tuned_lambda(y, yhat, yhat_u) if lam is None else np.full(y.shape[1:], float(lam))
+    rectifier = y - weight * yhat
+    estimate = weight * yhat_u.mean(0) + rectifier.mean(0)
+    se = np.sqrt(weight**2 * yhat_u.var(0) / big_n + rectifier.var(0) / n)
+    return _normal_result(estimate, se, confidence_level, alternative, null, weight, n, big_n,
+                          "ppi++" if lam is None else _fixed_name(lam))
+
+
 def ppi_mean_ci(human_scores: npt.ArrayLike, auto_scores_on_human: npt.ArrayLike,
                 auto_scores_unlabeled: npt.ArrayLike, *, confidence_level: float = 0.95,
                 lam: float | None = None, alternative: str = "two-sided", null: float = 0.0,
@@ -221,33 +232,26 @@ def ppi_mean_ci(human_scores: npt.ArrayLike, auto_scores_on_human: npt.ArrayLike
         human_scores: gold-standard scores ``Y`` on the ``n`` human-judged topics, shape ``(n,)``
             or ``(n, k)`` for ``k`` columns (systems, or differences between systems).
         auto_scores_on_human: the automatic scores ``Yhat`` on the same topics, same shape.
-        auto_scores_unlabeled: automatic scores on the ``N`` topics *without* human judgments,
-            ``(N,)`` or ``(N, k)``. The two sets of topics must be disjoint random samples of
-            the same population of topics.
+        auto_scores_unlabeled: automatic scores on the ``N`` other topics, ``(N,)`` or ``(N, k)``
+            (both sets disjoint random samples of one population of topics).
         confidence_level: of the interval (default 0.95).
-        lam: weight of the automatic scores: None (default) chooses it (with ``small_sample``:
-            plain PPI below :data:`CROSSFIT_MIN_TOPICS` human-judged topics, cross-fitted PPI++
-            from there; without: PPI++ tuned in-sample, Angelopoulos, Duchi & Zrnic 2024), 1 is
-            plain PPI (Angelopoulos et al. 2023), 0 the classical interval from the human scores alone.
+        lam: weight of the automatic scores: None (default) chooses it (small sample: plain PPI
+            below :data:`CROSSFIT_MIN_TOPICS` human-judged topics, cross-fitted PPI++ from there;
+            else PPI++ tuned in-sample, Angelopoulos, Duchi & Zrnic 2024); 1: plain PPI
+            (Angelopoulos et al. 2023); 0: the classical interval from the human scores alone.
         alternative: ``"two-sided"``, ``"larger"`` (interval ``[low, inf)``) or ``"smaller"``.
-        null: the value the p-value tests (default 0, the natural null for a difference).
-        small_sample: True (default) applies the small-sample rule of the module docstring
-            (unbiased variances, Welch-Satterthwaite t quantile, cross-fitted ``lam``, a warning
-            below :data:`FEW_TOPICS` topics); False gives the asymptotic intervals of the papers
-            and ``ppi_py`` (z quantile, divisor-``n`` variances, in-sample ``lam``).
+        null: the value the p-value tests (default 0).
+        small_sample: True (default): the module docstring's small-sample rule (unbiased variances,
+            Welch-Satterthwaite t quantile, cross-fitted ``lam``); False: the papers' asymptotic ones.
 
     Returns:
         :class:`PPIResult`. The estimate is ``lam * mean(Yhat_u) + mean(Y - lam * Yhat)``; the
         standard error ``sqrt(lam^2 var(Yhat_u)/N + var(Y - lam * Yhat)/n)``. The p-value uses
         the same ``lam``, standard error and quantile as the interval, so the test and interval agree.
-
-    Raises:
-        ValueError: shapes that do not match, fewer than 2 topics on either side, non-finite
-            scores, a ``lam`` outside [0, 1], or bad options.
+        Bad shapes, fewer than 2 topics on either side or non-finite scores are a ValueError.
 
     Example:
         >>> import numpy as np
-        >>> from pyterrier_boot import ppi_mean_ci
         >>> rng = np.random.default_rng(0)
         >>> truth = rng.uniform(size=200); judge = np.clip(truth + 0.1 + rng.normal(0, 0.05, 200), 0, 1)
         >>> result = ppi_mean_ci(truth[:20], judge[:20], judge[20:])
@@ -265,12 +269,7 @@ def ppi_mean_ci(human_scores: npt.ArrayLike, auto_scores_on_human: npt.ArrayLike
     if small_sample:
         warn_few_topics(n)
     if not small_sample:
-        weight = _tuned_lambda(y, yhat, yhat_u) if lam is None else np.full(y.shape[1:], float(lam))
-        rectifier = y - weight * yhat
-        estimate = weight * yhat_u.mean(0) + rectifier.mean(0)
-        se = np.sqrt(weight**2 * yhat_u.var(0) / big_n + rectifier.var(0) / n)
-        return _normal_result(estimate, se, confidence_level, alternative, null, weight, n, big_n,
-                              "ppi++" if lam is None else _fixed_name(lam))
+        return _asymptotic_result(y, yhat, yhat_u, lam, confidence_level, alternative, null)
     if lam is None and n >= CROSSFIT_MIN_TOPICS:
         per_topic = _crossfit_lambda(y, yhat, yhat_u)
         weight, method = per_topic.mean(0), "ppi++ cross-fit"

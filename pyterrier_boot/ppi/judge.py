@@ -46,17 +46,13 @@ def simulate_judge(qrels: QrelsLike, runs: RunsLike, *,
       up or down (at random, kept within 1 .. the highest human grade).
 
     Args:
-        qrels: human qrels (anything :func:`read_qrels` accepts).
-        runs: the runs whose ranks drive the rank dependence (anything :func:`read_runs` accepts
-            except transformers).
+        qrels: human qrels. runs: the runs whose ranks drive the rank dependence (not transformers).
         false_positive: probabilities for non-relevant documents ranked in / below the top ``top``.
         false_negative: probabilities by human grade 1, 2, ... (the last repeats for higher grades).
         grade_noise: probability of a one-grade move of a relevant document the judge keeps.
-        top: the rank cut of ``false_positive``.
-        rng: SPEC 7 seed or Generator.
+        top: the rank cut of ``false_positive``. rng: SPEC 7 seed or Generator.
 
-    Returns:
-        Qrels frame ``qid, docno, label`` with the same pairs as ``qrels``, judged by the simulation.
+    Returns a qrels frame ``qid, docno, label`` with the same pairs as ``qrels``.
 
     Example:
         >>> import pyterrier_boot as pb

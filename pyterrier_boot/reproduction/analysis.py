@@ -183,6 +183,15 @@ def _check_number(value, name, low, high):
 
 
 @one_warning_per_kind()
+def _topic_plan(plan, n_topics, n_resamples, rng):
+    """The shared resample plan over the topics used: ``plan`` checked, or one drawn from ``rng``."""
+    if plan is None:
+        return resample_plan(n_topics, n_resamples=n_resamples, rng=rng)
+    if plan.n_topics != n_topics:
+        raise ValueError(f"'plan' resamples {plan.n_topics} topics, but {n_topics} topics are used")
+    return plan
+
+
 def reproducibility(original: Any, reproduced: Any, qrels: QrelsLike, measures: MeasuresLike, *,
                     baseline: str | None = None, margin: float | None = None,
                     relative_margin: float | None = None, paired: bool = True, alpha: float = 0.05,
@@ -193,42 +202,20 @@ def reproducibility(original: Any, reproduced: Any, qrels: QrelsLike, measures: 
     topic-bootstrap intervals and a TOST equivalence test (Schuirmann 1987).
 
     Args:
-        original, reproduced: the runs, matched by name: dicts ``name -> run`` (frame or file), or
-            anything :func:`read_runs` accepts (files, a folder; a file is named by its run tag).
-        qrels: the relevance judgements (anything :func:`read_qrels` accepts), of the collection
-            both sets of runs were produced on.
-        measures: measures as :func:`evaluate` takes them (``"AP"``, ``"nDCG@10"``, ...).
-        baseline: name of the baseline run; every other run is an advanced run whose Effect
-            Ratio and Delta Relative Improvement over it are given. None: no ER/DeltaRI.
-        margin: absolute equivalence margin for the TOST of ``mean(reproduced - original)``
-            (score units, > 0). None (and no ``relative_margin``): no equivalence test.
-        relative_margin: instead of ``margin``, a share of each original mean score (0.05 = 5%).
-        paired: paired t-test and TOST over topics (a reproduction on the same topics); False for
-            the unpaired (two-sample, pooled-variance Student) versions, as Breuer et al. use for
-            replications.
-        alpha: level of each one-sided TOST test (its interval is ``1 - 2 alpha``).
-        confidence_level: of the bootstrap intervals.
-        n_resamples: topic-bootstrap resamples (ignored when ``plan`` is given).
-        depth: rank cut-off of KTU and RBO; rbo_p: RBO's persistence.
-        ktu_pairing: ``"position"`` (Breuer et al.'s KTU, as repro-eval computes it) or
-            ``"document"`` (the textbook Kendall tau between the documents' ranks); see
-            :func:`kendall_tau_union`.
-        rng: seed or Generator for the resample plan (SPEC 7).
-        plan: a :class:`ResamplePlan` over the topics used, to replay a result.
+        original, reproduced: the runs, matched by name (dicts ``name -> run``, or anything
+            :func:`read_runs` accepts). qrels, measures: as :func:`evaluate`.
+        baseline: the baseline run, for the other runs' Effect Ratio and Delta RI (None: none).
+        margin: absolute equivalence margin of the TOST of ``mean(reproduced - original)``; or
+        relative_margin: a share of each original mean (0.05 = 5%). Neither: no TOST.
+        paired: paired t-test and TOST over topics; False for the unpaired (pooled-variance) ones.
+        alpha: level of each one-sided TOST test. confidence_level: of the bootstrap intervals.
+        n_resamples, rng, plan: the topic-bootstrap plan (SPEC 7), or a :class:`ResamplePlan` to replay.
+        depth, rbo_p: rank cut-off of KTU and RBO, RBO's persistence.
+        ktu_pairing: ``"position"`` (Breuer et al.'s KTU) or ``"document"`` (:func:`kendall_tau_union`).
 
-    Returns:
-        ReproducibilityResult (``.to_frame()`` for the table).
-
-    Topics: those judged in the qrels that every original and reproduced run retrieved documents
-    for (an :class:`InputWarning` names the others). All figures use these topics and one shared
-    resample plan, so the intervals are paired.
-
-    Example:
-        >>> import pyterrier_boot as ptb
-        >>> sim = ptb.simulate_collection(n_systems=2, n_topics=30, rng=1)           # doctest: +SKIP
-        >>> res = ptb.reproducibility(original, reproduced, sim.qrels, ["AP", "nDCG@10"],
-        ...                           baseline="bm25", margin=0.01, rng=1)          # doctest: +SKIP
-        >>> res.to_frame()                                                           # doctest: +SKIP
+    Returns a ReproducibilityResult (``.to_frame()``) on the topics judged and retrieved by every
+    run (an :class:`InputWarning` names the others), all with one resample plan; examples in
+    ``pt_docs/reproducibility.md``.
 
     References:
         Breuer, T., Ferro, N., Fuhr, N., Maistro, M., Sakai, T., Schaer, P., Soboroff, I. (2020). How
@@ -242,10 +229,7 @@ def reproducibility(original: Any, reproduced: Any, qrels: QrelsLike, measures: 
     qrels = read_qrels(qrels)
     common = _common_topics(qrels, orig_runs, rep_runs)
     orig, rep, labels, qids = _score_cubes(orig_runs, rep_runs, names, qrels, measures, common)
-    if plan is None:
-        plan = resample_plan(len(qids), n_resamples=n_resamples, rng=rng)
-    elif plan.n_topics != len(qids):
-        raise ValueError(f"'plan' resamples {plan.n_topics} topics, but {len(qids)} topics are used")
+    plan = _topic_plan(plan, len(qids), n_resamples, rng)
     ktu, rbo = _ordering(orig_runs, rep_runs, names, qids, depth, rbo_p, ktu_pairing)
     ordering_ci = {"KTU": np.array([mean_interval(row, plan, confidence_level) for row in ktu]),
                    "RBO": np.array([mean_interval(row, plan, confidence_level) for row in rbo])}

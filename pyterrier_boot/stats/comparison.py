@@ -167,47 +167,26 @@ def compare(scores: ScoresLike, *, baseline: int | str | Sequence[int | str] | N
     """Test every pair of systems (or every system against baselines) on every measure.
 
     Args:
-        scores: per-topic scores, as one of
-            * a long DataFrame with columns ``name, qid, measure, value`` (``pt.Experiment(...,
-              perquery=True)`` output; systems and topics keep their order of appearance);
-            * a dict ``{measure: matrix}`` of systems x topics arrays or DataFrames;
-            * one systems x topics matrix (2-D array or DataFrame), reported as measure ``"score"``.
-        baseline: None (all pairs ``i < j``), a system name or row position, or a list of them
-            (each baseline against every other system; ``difference = system_a - baseline``).
-        test: ``"paired_bootstrap"`` (Sakai; also spelt ``"paired-bootstrap"``), ``"randomization"``, ``"t"``, ``"wilcoxon"``,
-            ``"sign"``, or any callable ``test(x, y)`` whose result has the p-value at ``[1]``
-            (e.g. ``scipy.stats.ttest_rel``).
-        correction: a :data:`~pyterrier_boot.stats.correction.METHODS` name (statsmodels'), or
-            None/``"none"``.
-        correction_scope: ``"measure"`` (one family per measure, default) or ``"all"`` (one family
-            across measures).
-        alpha: level for ``reject``.
+        scores: a long ``name, qid, measure, value`` frame (``pt.Experiment(..., perquery=True)``),
+            a dict ``{measure: systems x topics matrix}``, or one matrix (measure ``"score"``).
+        baseline: None (all pairs ``i < j``), a system (name or row) or a list: each against every
+            other system (``difference = system_a - baseline``).
+        test: ``"paired_bootstrap"`` (Sakai), ``"randomization"``, ``"t"``, ``"wilcoxon"``, ``"sign"``,
+            or a callable ``test(x, y)`` with the p-value at ``[1]`` (e.g. ``scipy.stats.ttest_rel``).
+        correction, correction_scope: a :data:`~pyterrier_boot.stats.correction.METHODS` name, or
+            None; one family per ``"measure"`` (default) or ``"all"``. alpha: level for ``reject``.
         alternative: ``"two-sided"``, ``"greater"`` (``system_a`` better) or ``"less"``.
-        confidence_level: level of the interval of each difference. None (default): the level
-            that matches the verdict, ``1 - alpha`` (adjusted for Bonferroni and Sidak), so a row
-            rejects exactly when its interval excludes 0; a number: intervals at that level.
-        n_resamples, rng: resamples and seed for the resampling tests.
-        plan: a :class:`ResamplePlan` (paired bootstrap) or :class:`SignFlipPlan` (randomisation)
-            to replay; one plan serves every pair and measure.
-        nan_policy: ``"raise"``, or ``"omit"`` to drop topics missing for any system or measure
-            (warning with their ids).
-        max_memory: bytes the resampling tests may hold (default 1 GiB: the plan and one chunk of
-            pairs); more is a ValueError stating the estimate. Too few resamples for the
-            interval's tails or for a p-value below ``alpha`` give a :class:`~pyterrier_boot.BootWarning`.
+        confidence_level: of each interval; None (default): matching the verdict (``1 - alpha``,
+            adjusted for Bonferroni and Sidak).
+        n_resamples, rng, plan: of the resampling tests; a :class:`ResamplePlan` or
+            :class:`SignFlipPlan` to replay serves every pair and measure.
+        nan_policy: ``"raise"``, or ``"omit"`` (drop topics missing anywhere, warning).
+        max_memory: bytes the resampling tests may hold (default 1 GiB); more is a ValueError.
 
     Returns:
-        pandas.DataFrame, one row per (measure, pair), columns :data:`COLUMNS`:
-        ``measure, system_a, system_b, mean_a, mean_b, difference, ci_low, ci_high, statistic,
-        p-value, p-value corrected, reject, effect_size, wins, ties, losses, n_topics, estimate,
-        ci_level``. ``ci_low``/``ci_high`` is the interval the test inverts (see
-        :class:`~pyterrier_boot.stats.significance.PairedTestResult`), centred on ``estimate`` (the
-        mean difference, or the Hodges-Lehmann / median difference for Wilcoxon / sign), at level
-        ``ci_level``: with no correction, Bonferroni or Sidak, ``reject`` holds exactly when the
-        interval excludes 0 (simultaneous intervals for Bonferroni/Sidak); with a step-wise
-        correction (Holm, BH, ...) the intervals are unadjusted (``ci_level = 1 - alpha``): every
-        rejected row's interval excludes 0, but an interval may exclude 0 without a rejection.
-        Each row equals the single-pair function on the same plan (e.g.
-        ``paired_bootstrap_test(x_a, x_b, plan=plan)``) at the same level.
+        pandas.DataFrame, one row per (measure, pair), columns :data:`COLUMNS`; ``ci_low, ci_high``
+        is the interval the test inverts (around ``estimate``, at ``ci_level``): it excludes 0 exactly
+        when ``reject``, except with step-wise corrections (Holm, BH, ...; ``pt_docs/statistics.md``).
 
     Example:
         >>> import numpy as np
@@ -229,15 +208,33 @@ def compare(scores: ScoresLike, *, baseline: int | str | Sequence[int | str] | N
     n = values.shape[2]
     if n < 2:
         raise ValueError(f"'scores' needs at least 2 topics, got {n}")
-    if given_level is None:
-        corrected = correction not in (None, "none")
-        family = len(a) * (len(measures) if correction_scope == "all" else 1)
-        ci_alpha, inclusive = interval_alpha(alpha, correction if corrected else None, family)
-    else:
-        ci_alpha, inclusive = alpha_of(given_level), False
+    ci_alpha, inclusive = _interval_level(alpha, correction, correction_scope, given_level, len(a), len(measures))
     used = _draw_plan(test, plan, n, n_resamples, rng, len(a), len(measures), alpha, 1 - ci_alpha, alternative,
                       max_memory)
     level: dict[str, Any] = dict(alpha=ci_alpha, inclusive=inclusive, alternative=alternative)
+    table = _test_measures(test, used, level, measures, systems, values, a, b)
+    table["p-value corrected"], table["reject"] = _corrected(table, measures, correction, correction_scope, alpha)
+    table.attrs.update(test=test if isinstance(test, str) else getattr(test, "__name__", "callable"),
+                       correction=correction, correction_scope=correction_scope, alpha=alpha,
+                       alternative=alternative, confidence_level=1 - ci_alpha if given_level is None else given_level)
+    return table[COLUMNS]
+
+
+def _interval_level(alpha, correction, correction_scope, given_level, n_pairs, n_measures):
+    """The intervals' alpha and inclusiveness: the level matching the verdict (``given_level`` None,
+    adjusted for Bonferroni/Sidak over the family), else ``given_level``."""
+    if given_level is None:
+        corrected = correction not in (None, "none")
+        family = n_pairs * (n_measures if correction_scope == "all" else 1)
+        return interval_alpha(alpha, correction if corrected else None, family)
+    return alpha_of(given_level), False
+
+
+def _test_measures(test, used, level, measures, systems, values, a, b):
+    """Every pair ``a[k], b[k]`` tested on every measure, one frame; one warning for the intervals
+    the resamples cannot bound."""
+    import pandas as pd
+
     labels_a, labels_b = [systems[i] for i in a], [systems[j] for j in b]
     pair_names = [f"{sa} vs {sb}" for sa, sb in zip(labels_a, labels_b, strict=True)]
     frames, unbounded = [], []
@@ -245,18 +242,13 @@ def compare(scores: ScoresLike, *, baseline: int | str | Sequence[int | str] | N
         frame, unbounded_rows = _compare_measure(test, used, level, measure, X, a, b, pair_names)
         frames.append(frame.assign(system_a=labels_a, system_b=labels_b))
         unbounded.append(unbounded_rows)
-    import pandas as pd
-
     table = pd.concat(frames, ignore_index=True)
     unbounded = np.concatenate(unbounded)
-    if alternative == "two-sided" and unbounded.any():
+    if level["alternative"] == "two-sided" and unbounded.any():
         labels = [f"{m}: {p}" for m in measures for p in pair_names]
-        warn_unbounded(test if isinstance(test, str) else "the given test", unbounded, labels, ci_alpha, n)
-    table["p-value corrected"], table["reject"] = _corrected(table, measures, correction, correction_scope, alpha)
-    table.attrs.update(test=test if isinstance(test, str) else getattr(test, "__name__", "callable"),
-                       correction=correction, correction_scope=correction_scope, alpha=alpha,
-                       alternative=alternative, confidence_level=1 - ci_alpha if given_level is None else given_level)
-    return table[COLUMNS]
+        warn_unbounded(test if isinstance(test, str) else "the given test", unbounded, labels, level["alpha"],
+                       values.shape[2])
+    return table
 
 
 def _draw_plan(test, plan, n, n_resamples, rng, n_pairs, n_measures, alpha, confidence_level, alternative,

@@ -10,6 +10,18 @@ summary statistic (the population MAP for ``statistic="mean"`` on AP scores). Me
   population standard deviation ``sigma`` (his eq. 1).
 
 All systems of a score matrix share one :class:`~pyterrier_boot.stats.resampling.ResamplePlan`.
+
+Choices where the sources are vague:
+
+* ``studentized`` and ``t`` work on the scale where the statistic is a mean (log for ``gmean``,
+  logit for ``logit_mean``) and map the limits back; the studentised pivot uses each resample's own
+  ``sd/√n``. They refuse the median and callables.
+* ``normal`` is ``estimate ± z_{1-α/2}·SE_boot`` without bias correction.
+* ``bca`` follows scipy (Efron & Tibshirani eq. 14.10, 14.15); with zero jackknife spread the
+  acceleration is 0. Percentile, basic and BCa equal ``scipy.stats.bootstrap`` given the same
+  resamples (``resample_plan`` draws them as scipy does).
+* A system whose scores are all equal gets the degenerate interval ``[θ, θ]`` and a
+  :class:`DegenerateWarning`.
 """
 from __future__ import annotations
 
@@ -211,57 +223,28 @@ def bootstrap_ci(scores: ScoresLike, *, statistic: str | Callable[..., Any] | Ag
     """Confidence interval of a system's population score from its per-topic scores.
 
     Args:
-        scores: one system's per-topic scores (1-D array or Series), or a systems x topics matrix
-            (2-D array, or DataFrame with systems as rows and topics as columns; labels are kept).
-        statistic: ``"mean"``, ``"gmean"`` (Sakai's ε = 1e-5), ``"logit_mean"`` (L-MAP),
-            ``"median"`` or a callable ``f(sample, axis=-1)``.
+        scores: one system's per-topic scores (1-D), or a systems x topics matrix (labels kept).
+        statistic: ``"mean"``, ``"gmean"``, ``"logit_mean"`` (L-MAP), ``"median"`` or ``f(x, axis=-1)``.
         method: ``"percentile"``, ``"basic"``, ``"bca"``, ``"studentized"``, ``"normal"``, ``"t"``
-            or ``"z"`` (see the module docstring). None (default): ``"studentized"`` for the mean,
-            ``"gmean"`` and ``"logit_mean"`` (the method that covers best at small topic sets on
-            real TREC scores), ``"bca"`` for the median and callables (:func:`default_method`).
-        confidence_level: e.g. 0.95.
-        alternative: ``"two-sided"``, or ``"less"``/``"greater"`` for a one-sided bound
-            ``(-inf, high]``/``[low, inf)`` (as scipy).
-        n_resamples: bootstrap resamples ``B`` (ignored by ``t``/``z``, or when ``plan`` is given).
-        sigma: population standard deviation for ``method="z"`` (a number or one per system).
-        rng: seed or Generator for the resample plan (SPEC 7).
-        plan: a :class:`ResamplePlan` (or its index array) to replay instead of drawing one.
-        batch: resamples evaluated at once for the median and callables (memory only; results do
-            not depend on it).
-        nan_policy: ``"raise"`` (default) or ``"omit"``: drop topics with a NaN score for any
-            system, warning with their labels.
-        max_memory: bytes the resampling may hold (default 1 GiB): the plan (``10·B·n``) and
-            about four ``systems x B`` float arrays; more is a ValueError stating the estimate.
-            Too few resamples for the interval's tails (``B < 40`` at 95%, ``B < 200`` for BCa)
-            give a :class:`~pyterrier_boot.BootWarning`.
+            or ``"z"``. None (default): :func:`default_method` (``"studentized"`` for means,
+            ``"bca"`` for the median and callables).
+        confidence_level: e.g. 0.95. alternative: ``"two-sided"``, ``"less"``, ``"greater"`` (as scipy).
+        n_resamples, rng, plan: ``B`` resamples drawn from ``rng`` (SPEC 7), or a :class:`ResamplePlan`
+            (or its index array) to replay; unused by ``t``/``z``. sigma: the known SD of ``"z"``.
+        batch: resamples at once for the median and callables (memory only). nan_policy: ``"raise"``
+            (default) or ``"omit"`` (drop topics with a NaN, warning).
+        max_memory: bytes the resampling may hold (default 1 GiB; the plan is ``10·B·n``).
 
-    Returns:
-        IntervalResult
-
-    Choices where the sources are vague:
-        * ``studentized`` and ``t`` work on the scale where the statistic is a mean (log for
-          ``gmean``, logit for ``logit_mean``) and map the limits back; the studentised pivot uses
-          each resample's own ``sd/√n``. They refuse the median and callables.
-        * ``normal`` is ``estimate ± z_{1-α/2}·SE_boot`` without bias correction.
-        * ``bca`` follows scipy (Efron & Tibshirani eq. 14.10, 14.15); with zero jackknife spread
-          the acceleration is 0. Percentile, basic and BCa equal ``scipy.stats.bootstrap`` given the
-          same resamples (``resample_plan`` draws them as scipy does).
-        * A system whose scores are all equal gets the degenerate interval ``[θ, θ]`` and a
-          :class:`DegenerateWarning`.
-
-    Example:
+    Example (an :class:`IntervalResult`; choices where the sources are vague: module docstring):
         >>> import numpy as np
         >>> ap = np.array([0.31, 0.12, 0.55, 0.08, 0.47, 0.26, 0.39, 0.18, 0.62, 0.05])
         >>> res = bootstrap_ci(ap, method="percentile", n_resamples=2000, rng=1)
-        >>> low, high = res.confidence_interval
-        >>> bool(low < ap.mean() < high)
+        >>> bool(res.confidence_interval.low < ap.mean() < res.confidence_interval.high)
         True
-        >>> res_t = bootstrap_ci(ap, method="t")  # Park 2010, eq. 3
 
     References:
         Park, L. A. F. (2010). Confidence intervals for information retrieval evaluation. ADCS.
-        Sakai, T. (2007). Evaluating information retrieval metrics based on bootstrap hypothesis
-        tests. IPSJ Digital Courier 3.
+        Sakai, T. (2007). Evaluating IR metrics based on bootstrap hypothesis tests. IPSJ Digital Courier 3.
     """
     if method is None:
         method = default_method(statistic)
@@ -276,17 +259,9 @@ def bootstrap_ci(scores: ScoresLike, *, statistic: str | Callable[..., Any] | Ag
     if method in ("t", "z"):
         low, high, standard_error = _parametric_interval(agg, values, method, sigma, tails)
     else:
-        B = planned_resamples(plan, n_resamples)
-        max_memory = require_resamples_memory(
-            B, max_memory, what=f"bootstrap intervals of {S:,} system(s) x {n:,} topics",
-            plan_topics=n if plan is None else 0, floats=4 * S)
-        if method != "normal":
-            warn_interval_resolution(B, confidence_level, alternative, method)
-        used_plan = as_resample_plan(plan, n, n_resamples, rng, max_memory)
-        dist = _resample_distribution(agg, values, used_plan, batch)
-        standard_error = dist.std(axis=1, ddof=1)
-        low, high = _bootstrap_interval(agg, values, theta, dist, standard_error, used_plan, method, tails,
-                                        confidence_level, alternative)
+        low, high, standard_error, dist, used_plan = _resampled_interval(
+            agg, values, theta, method, tails, confidence_level, alternative, n_resamples, rng, plan, batch,
+            max_memory)
     low, high = one_sided(low, high, alternative)
     low, high = _degenerate_ends(values, theta, low, high, matrix.system_labels, alternative)
     _warn_unbounded(values, low, high, alternative, method, confidence_level,
@@ -299,6 +274,25 @@ def bootstrap_ci(scores: ScoresLike, *, statistic: str | Callable[..., Any] | Ag
     return IntervalResult(theta, ConfidenceInterval(np.asarray(low), np.asarray(high)),
                           np.asarray(standard_error, dtype=float), dist, method, confidence_level,
                           alternative, agg.name, n, tuple(matrix.system_labels), used_plan)
+
+
+def _resampled_interval(agg, values, theta, method, tails, confidence_level, alternative, n_resamples, rng, plan,
+                        batch, max_memory):
+    """The bootstrap interval: memory check, plan, resample distribution, then the method's limits.
+    Returns ``low, high, standard_error, distribution, plan``."""
+    S, n = values.shape
+    B = planned_resamples(plan, n_resamples)
+    max_memory = require_resamples_memory(
+        B, max_memory, what=f"bootstrap intervals of {S:,} system(s) x {n:,} topics",
+        plan_topics=n if plan is None else 0, floats=4 * S)
+    if method != "normal":
+        warn_interval_resolution(B, confidence_level, alternative, method)
+    used_plan = as_resample_plan(plan, n, n_resamples, rng, max_memory)
+    dist = _resample_distribution(agg, values, used_plan, batch)
+    standard_error = dist.std(axis=1, ddof=1)
+    low, high = _bootstrap_interval(agg, values, theta, dist, standard_error, used_plan, method, tails,
+                                    confidence_level, alternative)
+    return low, high, standard_error, dist, used_plan
 
 
 def _parametric_interval(agg, values, method, sigma, tails):

@@ -162,6 +162,53 @@ def letters_from_rejections(names: Sequence[str], rejected: Iterable[tuple[str, 
     return letters
 
 
+def _one_measure(pairwise, measure):
+    """The measure the letters are for: ``measure``, checked, or the table's only one."""
+    measures = list(dict.fromkeys(pairwise["measure"]))
+    if measure is None:
+        if len(measures) != 1:
+            raise ValueError(f"'pairwise' holds the measures {measures}: pass measure= to choose one")
+        return measures[0]
+    if measure not in measures:
+        raise ValueError(f"'measure' {measure!r} is not in 'pairwise', which holds {measures}")
+    return measure
+
+
+def _verdicts(rows, systems, measure):
+    """``{frozenset((a, b)): reject}`` for every pair of ``systems``, each exactly once."""
+    import pandas as pd
+
+    seen = {}
+    for a, b, reject in zip(rows["system_a"], rows["system_b"], rows["reject"], strict=True):
+        if a == b:
+            raise ValueError(f"'pairwise' compares {a!r} with itself")
+        key = frozenset((a, b))
+        if key in seen:
+            raise ValueError(f"'pairwise' has the pair {a!r}, {b!r} twice for {measure!r}")
+        if pd.isna(reject):
+            raise ValueError(f"'pairwise' has no verdict (reject is missing) for {a!r} vs {b!r}")
+        seen[key] = bool(reject)
+    n = len(systems)
+    if len(seen) != n * (n - 1) // 2:
+        raise ValueError(f"'pairwise' must compare all pairs of its {n} systems for {measure!r} "
+                         f"(compare() without a baseline); it has {len(seen)} of {n * (n - 1) // 2}")
+    return seen
+
+
+def _best_first(rows, systems, order):
+    """``order`` checked (each system once), or the systems by descending mean (ties: table order)."""
+    if order is None:
+        means: dict[str, float] = {}
+        for col_s, col_m in (("system_a", "mean_a"), ("system_b", "mean_b")):
+            for s, m in zip(rows[col_s], rows[col_m], strict=True):
+                means.setdefault(s, m)
+        return sorted(systems, key=lambda s: -means[s])
+    order = list(order)
+    if set(order) != set(systems) or len(order) != len(systems):
+        raise ValueError(f"'order' must list each of the {len(systems)} systems of 'pairwise' once, got {order}")
+    return order
+
+
 def compact_letter_display(pairwise: pandas.DataFrame, *, measure: str | None = None,
                            order: Sequence[str] | None = None, method: str = "insert-absorb") -> pandas.Series:
     """Compact letter display of an all-pairs :func:`~pyterrier_boot.compare` table (Piepho 2004).
@@ -198,38 +245,10 @@ def compact_letter_display(pairwise: pandas.DataFrame, *, measure: str | None = 
     missing = [c for c in needed if c not in pairwise.columns]
     if missing:
         raise ValueError(f"'pairwise' lacks the column(s) {missing}; pass the table returned by compare()")
-    measures = list(dict.fromkeys(pairwise["measure"]))
-    if measure is None:
-        if len(measures) != 1:
-            raise ValueError(f"'pairwise' holds the measures {measures}: pass measure= to choose one")
-        measure = measures[0]
-    elif measure not in measures:
-        raise ValueError(f"'measure' {measure!r} is not in 'pairwise', which holds {measures}")
+    measure = _one_measure(pairwise, measure)
     rows = pairwise[pairwise["measure"] == measure]
     systems = list(dict.fromkeys(list(rows["system_a"]) + list(rows["system_b"])))
-    seen = {}
-    for a, b, reject in zip(rows["system_a"], rows["system_b"], rows["reject"], strict=True):
-        if a == b:
-            raise ValueError(f"'pairwise' compares {a!r} with itself")
-        key = frozenset((a, b))
-        if key in seen:
-            raise ValueError(f"'pairwise' has the pair {a!r}, {b!r} twice for {measure!r}")
-        if pd.isna(reject):
-            raise ValueError(f"'pairwise' has no verdict (reject is missing) for {a!r} vs {b!r}")
-        seen[key] = bool(reject)
-    n = len(systems)
-    if len(seen) != n * (n - 1) // 2:
-        raise ValueError(f"'pairwise' must compare all pairs of its {n} systems for {measure!r} "
-                         f"(compare() without a baseline); it has {len(seen)} of {n * (n - 1) // 2}")
-    if order is None:
-        means: dict[str, float] = {}
-        for col_s, col_m in (("system_a", "mean_a"), ("system_b", "mean_b")):
-            for s, m in zip(rows[col_s], rows[col_m], strict=True):
-                means.setdefault(s, m)
-        order = sorted(systems, key=lambda s: -means[s])  # stable: ties keep the table's order
-    else:
-        order = list(order)
-        if set(order) != set(systems) or len(order) != n:
-            raise ValueError(f"'order' must list each of the {n} systems of 'pairwise' once, got {order}")
+    seen = _verdicts(rows, systems, measure)
+    order = _best_first(rows, systems, order)
     letters = letters_from_rejections(order, [tuple(k) for k, r in seen.items() if r], method=method)
     return pd.Series([letters[s] for s in order], index=pd.Index(order, name="name"), name=measure)

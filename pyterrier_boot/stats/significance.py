@@ -706,13 +706,11 @@ def unpaired_bootstrap_test(x: npt.ArrayLike, y: npt.ArrayLike, *,
                             max_memory: int | str | None = DEFAULT_MAX_MEMORY) -> UnpairedTestResult:
     """Sakai's unpaired bootstrap test of ``M(x) = M(y)`` for any aggregate ``M``.
 
-    ``x`` and ``y`` need not share topics or length. The null (both from one distribution) is
-    imposed by pooling: each resample draws ``n + m`` values with replacement from ``x ∪ y``, the
-    first ``n`` form ``x*`` and the rest ``y*``; ``d* = M(x*) - M(y*)``; the two-sided ASL is the
-    share of ``|d*| >= |d̂|`` (Sakai 2007, §5.2, Fig. 6-7), reported as ``(count + 1)/(B + 1)``.
-    The interval of ``d̂`` is the percentile interval from resampling ``x`` and ``y`` separately
-    (drawn after the pooled resamples from the same ``rng``). It has much less power than the
-    paired tests; use it for aggregates such as ``"gmean"`` that are not a mean of differences.
+    ``x`` and ``y`` need not share topics or length. The null is imposed by pooling: each resample
+    draws ``n + m`` values from ``x ∪ y``, the first ``n`` form ``x*``; the two-sided ASL is the
+    share of ``|M(x*) - M(y*)| >= |d̂|`` as ``(count + 1)/(B + 1)`` (Sakai 2007, §5.2, Fig. 6-7).
+    The interval of ``d̂`` is the percentile interval of ``x`` and ``y`` resampled separately.
+    Less powerful than the paired tests: for aggregates such as ``"gmean"``.
 
     Args:
         x, y: per-topic scores of the two systems.
@@ -720,13 +718,8 @@ def unpaired_bootstrap_test(x: npt.ArrayLike, y: npt.ArrayLike, *,
             ``f(sample, axis=-1)``.
         alternative, n_resamples, confidence_level, rng, nan_policy: as the paired tests (NaNs
             are dropped from each sample separately with ``"omit"``).
-        max_memory: as :func:`paired_bootstrap_test` (here about ``24·B·(n + m)`` bytes: the pooled
-            and the separate resamples are drawn whole, so that a seed gives the same draws).
-
-    Returns:
-        UnpairedTestResult
-
-    Example:
+        max_memory: as :func:`paired_bootstrap_test` (here about ``24·B·(n + m)`` bytes).
+    Example (returns an :class:`UnpairedTestResult`):
         >>> x = [0.42, 0.31, 0.55, 0.61, 0.27, 0.49, 0.38, 0.52]
         >>> y = [0.10, 0.05, 0.30, 0.22, 0.01, 0.18, 0.09, 0.25]
         >>> res = unpaired_bootstrap_test(x, y, statistic="gmean", rng=1)

@@ -164,6 +164,22 @@ def tukey_hsd(scores: ScoresLike, *, confidence_level: float = 0.95, nan_policy:
                           confidence_level, "tukey_hsd", mse, df)
 
 
+def _null_ranges(X, n_resamples, gen):
+    """The range of the system means with each topic's scores shuffled across systems, per
+    resample; shuffles drawn in blocks of ``_BLOCK`` so the draws depend on ``gen`` and ``B`` only."""
+    S, n = X.shape
+    by_topic = X.T  # (n, S)
+    topic_index = np.arange(n)[None, :, None]
+    base = np.broadcast_to(np.arange(S), (_BLOCK, n, S))
+    ranges = np.empty(n_resamples)
+    for start in range(0, n_resamples, _BLOCK):
+        perm = gen.permuted(base, axis=-1)
+        stop = min(start + _BLOCK, n_resamples)
+        shuffled_means = by_topic[topic_index, perm[:stop - start]].mean(axis=1)  # (rows, S)
+        ranges[start:stop] = shuffled_means.max(axis=1) - shuffled_means.min(axis=1)
+    return ranges
+
+
 def randomized_tukey_hsd(scores: ScoresLike, *, n_resamples: int = 10_000,
                          confidence_level: float = 0.95, rng: RngLike = None,
                          nan_policy: str = "raise",
@@ -210,15 +226,7 @@ def randomized_tukey_hsd(scores: ScoresLike, *, n_resamples: int = 10_000,
     gen = as_generator(rng)
     means = X.mean(axis=1)
     diff = means[:, None] - means[None, :]
-    by_topic = X.T  # (n, S)
-    topic_index = np.arange(n)[None, :, None]
-    base = np.broadcast_to(np.arange(S), (_BLOCK, n, S))
-    ranges = np.empty(n_resamples)
-    for start in range(0, n_resamples, _BLOCK):
-        perm = gen.permuted(base, axis=-1)
-        stop = min(start + _BLOCK, n_resamples)
-        shuffled_means = by_topic[topic_index, perm[:stop - start]].mean(axis=1)  # (rows, S)
-        ranges[start:stop] = shuffled_means.max(axis=1) - shuffled_means.min(axis=1)
+    ranges = _null_ranges(X, n_resamples, gen)
     observed = np.abs(diff)
     tol = tolerance(observed)
     srt = np.sort(ranges)

@@ -123,6 +123,24 @@ def corpus_replicates(result: CorpusBootstrapResult, measure: MeasureLike | None
     })
 
 
+def _as_corpus_result(result, measure, qrels, n_images, rng):
+    """``result`` itself, or the corpus bootstrap of runs ``result`` on ``qrels`` for ``measure``."""
+    from ...corpus.result import CorpusBootstrapResult
+
+    if not isinstance(result, CorpusBootstrapResult):
+        if qrels is None:
+            raise TypeError(f"'result' must be a CorpusBootstrapResult, or runs with qrels=...; got "
+                            f"{type(result).__name__} and no qrels")
+        if not isinstance(measure, str):
+            raise ValueError("'measure' is required (one measure label) when runs and qrels are given")
+        from ...corpus.bootstrap import CorpusBootstrap
+
+        return CorpusBootstrap(qrels, n_images=n_images, rng=rng, verbose=False).evaluate(result, [measure])
+    if qrels is not None:
+        raise ValueError("'qrels' is for runs: a CorpusBootstrapResult already holds its evaluation")
+    return result
+
+
 def corpus_variance_decomposition(result: CorpusBootstrapResult, measure: MeasureLike | None = None, *,
                                   qrels: QrelsLike | None = None,
                                   systems: Sequence[str] | None = None,
@@ -132,22 +150,17 @@ def corpus_variance_decomposition(result: CorpusBootstrapResult, measure: Measur
     """Fit ``score ~ system + (1|topic) + (1|topic:system)`` to corpus images, both ways.
 
     Args:
-        result: a :class:`~pyterrier_boot.CorpusBootstrapResult`, or runs (anything
-            :func:`pyterrier_boot.read_runs` accepts) with ``qrels=`` given: the corpus bootstrap
-            is then run here for ``measure`` (``n_images`` images from ``rng``).
+        result: a :class:`~pyterrier_boot.CorpusBootstrapResult`, or runs with ``qrels=``: the
+            corpus bootstrap is then run here for ``measure`` (``n_images`` images from ``rng``).
         measure: the measure label (optional when the result has one measure).
-        qrels, n_images, rng: for runs only.
         systems: system names to include (default all, at least 2).
         reference: the system effects are relative to (default: the first system).
-        images: use the first ``images`` images only (default all; the cell solver needs no
-            subsampling).
-        reml, solver: of :func:`~pyterrier_boot.variance_decomposition` (``"auto"``: the exact
-            cell-statistics solver; ``"statsmodels"`` is slow on many images).
+        images: use the first ``images`` images only (default all).
+        reml, solver: of :func:`~pyterrier_boot.variance_decomposition`.
 
     Returns:
-        CorpusVarianceResult: ``homoscedastic`` and ``heteroscedastic`` fits,
-        ``components_frame()``, ``to_frame()`` (both models' effects beside the full-corpus paired
-        t-test).
+        CorpusVarianceResult: ``homoscedastic`` and ``heteroscedastic`` fits, ``components_frame()``,
+        ``to_frame()`` (both models' effects beside the full-corpus paired t-test).
 
     Example:
         >>> import numpy as np
@@ -165,29 +178,12 @@ def corpus_variance_decomposition(result: CorpusBootstrapResult, measure: Measur
         0         topic         0.0084           0.0084
         1  system:topic         0.0030           0.0030
         2      residual         0.0009           0.0009
-        >>> out.to_frame()[["system", "homo effect", "homo se", "t difference", "t se"]].round(3)
-          system  homo effect  homo se  t difference   t se
-        0      b        0.064    0.017         0.065  0.016
-        1      c        0.109    0.017         0.109  0.017
 
     References:
         Kanoulas, E., experimental-design slides (mixed-effects homoscedastic and heteroscedastic
         models on simulated collections); Cormack & Lynam (2006); Zobel & Rashidi (2020).
     """
-    from ...corpus.result import CorpusBootstrapResult
-
-    if not isinstance(result, CorpusBootstrapResult):
-        if qrels is None:
-            raise TypeError(f"'result' must be a CorpusBootstrapResult, or runs with qrels=...; got "
-                            f"{type(result).__name__} and no qrels")
-        if not isinstance(measure, str):
-            raise ValueError("'measure' is required (one measure label) when runs and qrels are given")
-        from ...corpus.bootstrap import CorpusBootstrap
-
-        result = CorpusBootstrap(qrels, n_images=n_images, rng=rng, verbose=False).evaluate(result, [measure])
-    elif qrels is not None:
-        raise ValueError("'qrels' is for runs: a CorpusBootstrapResult already holds its evaluation")
-    result = check_corpus_result(result)
+    result = check_corpus_result(_as_corpus_result(result, measure, qrels, n_images, rng))
     m = one_measure(result, measure)
     s_index = system_indices(result, systems)
     names = [result.systems[s] for s in s_index]

@@ -287,11 +287,8 @@ def topic_set_size(scores: ScoresLike | None = None, *, difference: float,
         adjustment: for ``"all_pairs"``: ``"tukey"`` (range statistic, default) or ``"bonferroni"``.
         n_systems: systems compared for ``"all_pairs"`` (default: the rows of ``scores``).
         alpha, power, alternative: level, target power, direction (``"pair"`` only).
-        n_resamples, confidence_level, rng, plan: the topic bootstrap of the variance estimate
-            (only with ``scores``).
-        max_topics: give up beyond this size.
-        max_memory: bytes the resampling may hold (default 1 GiB); more is a ValueError stating the
-            estimate (see :func:`~pyterrier_boot.bootstrap_ci`).
+        n_resamples, confidence_level, rng, plan: the topic bootstrap of the variance (with ``scores``).
+        max_topics: give up beyond this size. max_memory: as :func:`~pyterrier_boot.bootstrap_ci`.
 
     Returns:
         TopicSetSizeResult (``topics_needed``, its ``confidence_interval``, ``to_frame()``).
@@ -322,12 +319,7 @@ def topic_set_size(scores: ScoresLike | None = None, *, difference: float,
         raise ValueError("comparisons='all_pairs' with a given 'variance' needs 'n_systems'")
     args = (difference, comparisons, adjustment, n_systems, alpha, power, alternative, max_topics)
     n, achieved = _needed(variance, *args)
-    ci = None
-    if var_ci is not None:
-        ends = []
-        for v in var_ci:
-            ends.append(_needed(v, *args)[0] if v > 0 else 2)
-        ci = ConfidenceInterval(*ends)
+    ci = None if var_ci is None else ConfidenceInterval(*[_needed(v, *args)[0] if v > 0 else 2 for v in var_ci])
     return TopicSetSizeResult(
         topics_needed=n, confidence_interval=ci, achieved_power=achieved, difference=difference,
         variance=float(variance), effect_size=difference / float(np.sqrt(variance)), comparisons=comparisons,

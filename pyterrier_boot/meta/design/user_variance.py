@@ -206,33 +206,20 @@ def user_variance(runs: RunsLike, qrels: QrelsLike, measure: MeasureLike, distri
     """Evaluate runs with a measure parameter drawn from ``distribution`` (one draw per user).
 
     Args:
-        runs: runs as :func:`pyterrier_boot.evaluate` accepts them (a dict ``name -> run``, a list
-            of run files or frames, a folder, ...).
-        qrels: relevance judgements (anything :func:`pyterrier_boot.read_qrels` accepts).
-        measure: a template with one replacement field for the parameter, e.g. ``"RBP(p={p})"``,
-            ``"RBP(p={p}, rel=2)"`` or ``"nDCG@{k}"``; or a callable ``value -> measure`` (string
-            or ir_measures measure).
-        distribution: a frozen scipy distribution of the parameter, e.g.
-            ``scipy.stats.beta(a, b)`` for RBP's persistence or ``scipy.stats.randint(5, 21)`` for
-            a cutoff (values of discrete distributions are passed as integers).
-        n_users: users drawn.
-        confidence_level: of the percentile interval over users.
-        rng: seed or Generator (SPEC 7); draws are ``distribution.rvs(size=n_users,
-            random_state=rng)``.
-        valid_range: ``(low, high)`` (closed) allowed parameter values when the parameter is not one
-            we know; known: RBP ``p`` in (0, 1), INSQ/INST ``T`` > 0, cutoffs integers >= 1.
-        topics: topics for transformer runs.
+        runs, qrels, topics: as :func:`pyterrier_boot.evaluate` (topics for transformer runs).
+        measure: a template with one field for the parameter (``"RBP(p={p})"``, ``"nDCG@{k}"``) or
+            a callable ``value -> measure``.
+        distribution: a frozen scipy distribution of the parameter (``scipy.stats.beta(a, b)`` for
+            RBP's persistence, ``scipy.stats.randint(5, 21)`` for a cutoff, passed as integers).
+        n_users: users drawn. confidence_level: of the percentile interval over users.
+        rng: seed or Generator (SPEC 7), drawing ``distribution.rvs(size=n_users, random_state=rng)``.
+        valid_range: closed ``(low, high)`` for a parameter we do not know (known: RBP ``p`` in
+            (0, 1), INSQ/INST ``T`` > 0, cutoffs >= 1); a draw outside is a ValueError before any
+            evaluation.
 
     Returns:
         UserVarianceResult (``to_frame()``: per system mean over users, sd, interval, and the
-        score at the mean parameter; ``plot()``).
-
-    Raises:
-        ValueError: the distribution's support or a draw lies outside the parameter's valid range
-            (checked before anything is evaluated).
-
-    Each distinct drawn value is evaluated once, 256 values per pass of the engine (1,000 draws of
-    RBP's ``p`` on the 59 TREC DL 2020 runs take about 8 s, reading the runs included).
+        score at the mean parameter; ``plot()``). Each distinct drawn value is evaluated once.
 
     Example:
         >>> import pandas as pd, scipy.stats
@@ -252,10 +239,6 @@ def user_variance(runs: RunsLike, qrels: QrelsLike, measure: MeasureLike, distri
         distribution for RBP", "Distribution of RBP"); Moffat, A. & Zobel, J. (2008).
         Rank-biased precision for measurement of retrieval effectiveness. ACM TOIS 27(1).
     """
-    from ...inputs.qrels import read_qrels
-    from ...inputs.runs import read_runs
-    from ...measures.parsing import require_mean_aggregated
-
     n_users, confidence_level, discrete, make, label, valid_range = _user_variance_iv(
         n_users, confidence_level, distribution, measure, valid_range)
     draws, mean_value = _draw_parameters(distribution, n_users, as_generator(rng), discrete)
@@ -266,13 +249,7 @@ def user_variance(runs: RunsLike, qrels: QrelsLike, measure: MeasureLike, distri
     _check_range(draws, distribution.support(), *valid_range, what, hint)  # type: ignore[call-arg]
     if discrete:
         mean_value = float(np.round(mean_value))
-    labelled = _measures_of([_as_value(v, discrete) for v in distinct] + [_as_value(mean_value, discrete)], make)
-    require_mean_aggregated(labelled, context="a distribution over users")
-    with warnings.catch_warnings():
-        read = read_runs(runs, topics=topics)
-    arrays, columns = _evaluate_by_label(read, read_qrels(qrels), labelled)
-    per_value = np.stack([columns[lm.label] for lm in labelled[:-1]], axis=-1)  # (S, Q, distinct)
-    at_mean = columns[labelled[-1].label].mean(axis=1)
+    arrays, per_value, at_mean = _scores_per_value(runs, qrels, topics, distinct, mean_value, discrete, make)
     values = per_value[..., inverse]
     dist = values.mean(axis=1)  # (S, n_users)
     tail = (1 - confidence_level) / 2
@@ -282,6 +259,22 @@ def user_variance(runs: RunsLike, qrels: QrelsLike, measure: MeasureLike, distri
         values=values, parameters=draws, at_mean=at_mean, systems=tuple(arrays.systems),
         qids=tuple(arrays.qids), measure=label, parameter=parameter, confidence_level=confidence_level,
     )
+
+
+def _scores_per_value(runs, qrels, topics, distinct, mean_value, discrete, make):
+    """Every run scored once per distinct parameter value and at the mean value: the evaluated
+    arrays, scores ``(S, Q, distinct)`` and the mean at the mean parameter ``(S,)``."""
+    from ...inputs.qrels import read_qrels
+    from ...inputs.runs import read_runs
+    from ...measures.parsing import require_mean_aggregated
+
+    labelled = _measures_of([_as_value(v, discrete) for v in distinct] + [_as_value(mean_value, discrete)], make)
+    require_mean_aggregated(labelled, context="a distribution over users")
+    with warnings.catch_warnings():
+        read = read_runs(runs, topics=topics)
+    arrays, columns = _evaluate_by_label(read, read_qrels(qrels), labelled)
+    per_value = np.stack([columns[lm.label] for lm in labelled[:-1]], axis=-1)
+    return arrays, per_value, columns[labelled[-1].label].mean(axis=1)
 
 
 def _draw_parameters(distribution, n_users, gen, discrete):

@@ -367,6 +367,32 @@ def _fit(endog, exog, groups, exog_re, vc_design, n_topics, reml, maxiter, metho
     return result, messages
 
 
+def _standardised_fit(solver, y, score, cell_means, within, counts, weights, replicated, reml, ref, others,
+                      s_code, q_code, S, Q, maxiter, method):
+    """The fit on standardised scores (``(y - centre) / spread``) by ``solver``: ``fit, centre, spread``."""
+    centre, spread = float(y.mean()), float(y.std())
+    if spread == 0:
+        raise ValueError(f"column {score!r} is constant: there is no variance to decompose")
+    if solver == "cells":
+        fit = _fit_by_cells((cell_means - centre) / spread, within / spread ** 2, counts, weights, replicated,
+                            reml, ref, others)
+    else:
+        fit = _fit_by_statsmodels((y - centre) / spread, s_code, q_code, S, Q, ref, weights, replicated, reml,
+                                  maxiter, method)
+    return fit, centre, spread
+
+
+def _components(fit, spread, replicated):
+    """The variance components on the score scale, their shares of the total, and those on the
+    boundary (zero up to ``1e-8`` of the total)."""
+    var_topic, var_st, var_resid = (v * spread ** 2 for v in fit["components"])
+    components = {"topic": var_topic, "system:topic": var_st if replicated else np.nan, "residual": var_resid}
+    total = np.nansum(list(components.values()))
+    share = {c: (v / total if np.isfinite(v) and total > 0 else np.nan) for c, v in components.items()}
+    boundary = tuple(c for c, v in components.items() if np.isfinite(v) and v <= 1e-8 * max(total, 1e-300))
+    return components, share, boundary
+
+
 def variance_decomposition(data: Any, *, heteroscedastic: bool = False,
                            reference: str | None = None, score: str = "score",
                            system: str | int | None = "system", topic: str = "topic",
@@ -375,51 +401,31 @@ def variance_decomposition(data: Any, *, heteroscedastic: bool = False,
     """Fit ``score ~ system + (1 | topic) + (1 | topic:system)`` and split the variance.
 
     Args:
-        data: long DataFrame, one row per (system, topic, replicate) with the columns named by
-            ``score``, ``system``, ``topic`` and ``replicate`` (the replicate column may be absent
-            when there is one row per cell). Every system must be scored on every topic.
-        heteroscedastic: False (one residual variance) or True (a residual variance per
-            (system, topic) cell, from its replicates; see the module docstring for how).
+        data: long DataFrame, one row per (system, topic, replicate), every system on every topic.
+        heteroscedastic: a residual variance per (system, topic) cell (module docstring), or one.
         reference: the system the effects are relative to (default: the first system seen).
-        score, system, topic, replicate: column names.
-        reml: REML (default, as R's ``lme``) or ML.
-        solver: ``"cells"`` maximises the same (restricted) likelihood computed from the cell
-            means and within-cell sums of squares (exact, and fast whatever the number of
-            replicates: see the module docstring); ``"statsmodels"`` fits ``MixedLM`` to every
-            row (slow for many rows; its results object is kept in ``model``); ``"auto"``
-            (default) is ``"statsmodels"`` when ``maxiter`` or ``method`` is given, else
-            ``"cells"``.
-        maxiter, method: passed to statsmodels' ``MixedLM.fit`` (optimiser iterations and
-            methods, e.g. ``["lbfgs"]``); ``solver="statsmodels"`` only.
+        score, system, topic, replicate: column names. reml: REML (default, as R's ``lme``) or ML.
+        solver: ``"cells"`` (exact and fast, module docstring), ``"statsmodels"`` (``MixedLM`` on
+            every row) or ``"auto"`` (default: ``"statsmodels"`` when ``maxiter``/``method`` is given).
+        maxiter, method: passed to statsmodels' ``MixedLM.fit`` (``solver="statsmodels"`` only).
 
-    Returns:
-        VarianceDecompositionResult: ``components``, ``share``, ``effects`` (with standard errors
-        and p-values), ``t_test`` (paired t on cell means), ``converged`` and ``fit_warnings``.
-
-    A fit that does not converge is not silent: a :class:`~pyterrier_boot.FitWarning` names the
-    problem and ``converged`` is False (the estimates are kept, flagged).
+    Returns a VarianceDecompositionResult: ``components``, ``share``, ``effects``, ``t_test``,
+    ``converged`` (False, with a :class:`~pyterrier_boot.FitWarning`, when the fit fails).
 
     Example:
         >>> import numpy as np, pandas as pd
-        >>> rng = np.random.default_rng(0)
-        >>> S, Q, K = 3, 30, 5
+        >>> rng, (S, Q, K) = np.random.default_rng(0), (3, 30, 5)
         >>> y = (np.array([0.3, 0.35, 0.4])[:, None, None] + rng.normal(0, 0.15, (1, Q, 1))
         ...      + rng.normal(0, 0.07, (S, Q, 1)) + rng.normal(0, 0.05, (S, Q, K)))
         >>> s, q, k = np.meshgrid(range(S), range(Q), range(K), indexing="ij")
-        >>> data = pd.DataFrame({"score": y.ravel(), "system": s.ravel(), "topic": q.ravel(),
-        ...                      "replicate": k.ravel()})
+        >>> data = pd.DataFrame({"score": y.ravel(), "system": s.ravel(), "topic": q.ravel(), "replicate": k.ravel()})
         >>> res = variance_decomposition(data)
         >>> {c: round(v, 4) for c, v in res.components.items()}
         {'topic': 0.0147, 'system:topic': 0.0049, 'residual': 0.0027}
-        >>> res.effects[["system", "effect", "standard_error"]].round(3)
-           system  effect  standard_error
-        0       1   0.043           0.019
-        1       2   0.088           0.019
 
     References:
-        Kanoulas, E., experimental-design slides (mixed-effects homoscedastic and heteroscedastic
-        models); Pinheiro & Bates (2000). Mixed-Effects Models in S and S-PLUS, §5.2 (variance
-        functions).
+        Kanoulas, E., experimental-design slides (homoscedastic and heteroscedastic mixed-effects
+        models); Pinheiro & Bates (2000). Mixed-Effects Models in S and S-PLUS, §5.2.
     """
     y, systems, topics, reference, s_code, q_code, counts = _vd_iv(
         data, score, system, topic, replicate, bool(heteroscedastic), reference)
@@ -430,24 +436,13 @@ def variance_decomposition(data: Any, *, heteroscedastic: bool = False,
     solver = _check_solver(solver, maxiter, method)
     cell_means, within = _cell_sums(y, s_code * Q + q_code, counts, S, Q)
     weights = _cell_weights(within, counts) if heteroscedastic else None
-    # standardise the scores for the fit
-    centre, spread = float(y.mean()), float(y.std())
-    if spread == 0:
-        raise ValueError(f"column {score!r} is constant: there is no variance to decompose")
     others = [s for s in range(S) if s != ref]
-    if solver == "cells":
-        fit = _fit_by_cells((cell_means - centre) / spread, within / spread ** 2, counts, weights, replicated,
-                            reml, ref, others)
-    else:
-        fit = _fit_by_statsmodels((y - centre) / spread, s_code, q_code, S, Q, ref, weights, replicated, reml,
-                                  maxiter, method)
+    fit, centre, spread = _standardised_fit(solver, y, score, cell_means, within, counts, weights, replicated, reml,
+                                            ref, others, s_code, q_code, S, Q, maxiter, method)
     converged = not (fit["optimiser_failed"] or fit["hessian_bad"])
     fit_warnings = tuple(m for m in fit["messages"] if m != _BOUNDARY_MESSAGE)
-    var_topic, var_st, var_resid = (v * spread ** 2 for v in fit["components"])
-    components = {"topic": var_topic, "system:topic": var_st if replicated else np.nan, "residual": var_resid}
-    total = np.nansum(list(components.values()))
-    share = {c: (v / total if np.isfinite(v) and total > 0 else np.nan) for c, v in components.items()}
-    boundary = tuple(c for c, v in components.items() if np.isfinite(v) and v <= 1e-8 * max(total, 1e-300))
+    components, share, boundary = _components(fit, spread, replicated)
+    var_resid = components["residual"]
     if not converged:
         _warn_not_converged(fit["optimiser_failed"], fit_warnings, solver)
     return VarianceDecompositionResult(

@@ -239,6 +239,22 @@ def _pad_topics(result, qids):
 
 
 @one_warning_per_kind()
+def _pooled(full_qrels, read, depth, pool_systems):
+    """The qrels of the depth-``depth`` pool of ``pool_systems`` (dropped topics reported by the caller)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", InputWarning)
+        return pool(full_qrels, read, depth, systems=pool_systems)
+
+
+def _corpus_bootstrap(qrels, runs, measures, n_images, model, corpus_size, seed, verbose):
+    """The corpus bootstrap of ``runs`` on ``qrels``, images drawn from ``seed``."""
+    from ...corpus.bootstrap import CorpusBootstrap
+
+    boot = CorpusBootstrap(qrels, n_images=n_images, model=model, corpus_size=corpus_size, rng=seed,
+                           verbose=verbose)
+    return boot.evaluate(runs, measures)
+
+
 def shallow_pool_comparison(runs: RunsLike, qrels: QrelsLike, a: str, b: str, *,
                             depths: Sequence[int] = (10, 25, 100),
                             measures: MeasuresLike = DEFAULT_MEASURES,
@@ -250,35 +266,23 @@ def shallow_pool_comparison(runs: RunsLike, qrels: QrelsLike, a: str, b: str, *,
     """Compare systems ``a`` and ``b`` over corpus images with qrels pooled at several depths.
 
     Args:
-        runs: runs (anything :func:`pyterrier_boot.read_runs` accepts); must hold ``a``, ``b`` and
-            the pool systems.
-        qrels: the full judgements (anything :func:`pyterrier_boot.read_qrels` accepts).
+        runs, qrels: the runs (holding ``a``, ``b`` and the pool systems) and the full judgements.
         a, b: the two systems compared (``a - b``).
         depths: pool depths (positive integers), e.g. Zobel & Rashidi's 10 and 25.
-        measures: measures as written for ``evaluate`` (default AP and RBP(p=0.95); binary
-            measures take ``rel=...`` for graded qrels, e.g. ``"RBP(p=0.95, rel=2)"``).
+        measures: as for ``evaluate`` (default AP and RBP(p=0.95); ``rel=...`` for graded qrels).
         pool_systems: runs whose top ``depth`` documents form the pool (default ``[a, b]``).
         full: also compare on the original qrels (row ``"full"``).
-        n_images, model, corpus_size, rng: of :class:`~pyterrier_boot.CorpusBootstrap` (100
-            images, as the paper).
+        n_images, model, corpus_size, rng: of :class:`~pyterrier_boot.CorpusBootstrap` (100 images).
         method, confidence_level: of :meth:`~pyterrier_boot.CorpusBootstrapResult.difference`.
         verbose: progress bars.
 
     Returns:
-        ShallowPoolResult (``summary()``, ``plot()`` for Fig. 6).
-
-    Example:
-        >>> res = shallow_pool_comparison("runs/", "qrels.txt", "sysA", "sysB",
-        ...                               rng=1)                                 # doctest: +SKIP
-        >>> res.summary()[["measure", "depth", "difference", "pvalue",
-        ...                "image_ttest_pvalue_median"]]                        # doctest: +SKIP
-        >>> res.plot()[0, 0].figure.savefig("fig6.png")                         # doctest: +SKIP
+        ShallowPoolResult (``summary()``, ``plot()`` for Fig. 6; ``pt_docs/meta_evaluation.md``).
 
     References:
         Zobel, J. & Rashidi, L. (2020). Corpus bootstrapping for assessment of the properties of
         effectiveness measures. CIKM, §7 (Fig. 6 and 7).
     """
-    from ...corpus.bootstrap import CorpusBootstrap
     from ...measures.arrays import natural_order
 
     (read, full_qrels, depths, measures, pool_systems, full, n_images, method, confidence_level,
@@ -289,23 +293,17 @@ def shallow_pool_comparison(runs: RunsLike, qrels: QrelsLike, a: str, b: str, *,
     levels = list(depths) + ([FULL] if full else [])
     differences, judgements, relevant, judged, dropped = {}, {}, {}, {}, {}
     for level in levels:
-        if level == FULL:
-            q = full_qrels
-        else:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", InputWarning)  # the dropped topics are reported below
-                q = pool(full_qrels, read, level, systems=pool_systems)
+        q = full_qrels if level == FULL else _pooled(full_qrels, read, level, pool_systems)
         frame = q.frame
         present = {str(t) for t in frame["qid"]}
         dropped[level] = tuple(t for t in qids if t not in present)
         report(InputWarning, f"{{n}} topic(s) keep no judged document in the pool of {list(pool_systems)} at "
                "some depth and score 0 for both systems there: {cases}",
                (f"{t} (depth {level})" for t in dropped[level]))
-        boot = CorpusBootstrap(q, n_images=n_images, model=model, corpus_size=corpus_size, rng=seed,
-                               verbose=verbose)
         runs_here = pair if level == FULL else {  # topics outside the pool: reported above, not by the engine
             name: run[run["qid"].astype(str).isin(present)] for name, run in pair.items()}
-        result = _pad_topics(boot.evaluate(runs_here, measures), list(qids))
+        result = _pad_topics(_corpus_bootstrap(q, runs_here, measures, n_images, model, corpus_size, seed, verbose),
+                             list(qids))
         differences[level] = result.difference(a, b, method=method, confidence_level=confidence_level)
         judgements[level] = int(len(frame))
         relevant[level] = int((frame["label"] > 0).sum())

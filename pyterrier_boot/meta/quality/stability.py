@@ -99,6 +99,27 @@ def _stability_iv(fuzziness, n_resamples):
     return f, n_resamples
 
 
+def _count_orderings(X, plan, a, b, f, size, minority, ties):
+    """Fig. 16's counts for one measure, added into ``minority`` and ``ties`` (one cell per
+    fuzziness value), over the pairs ``a, b`` in chunks of ``size`` pairs."""
+    n = X.shape[1]
+    scale = max(float(np.abs(X).max()), np.finfo(float).tiny)
+    means = weighted_sums(plan, X) / n  # (S, B)
+    for start in range(0, len(a), size):
+        sl = slice(start, min(start + size, len(a)))
+        x, y = means[a[sl]], means[b[sl]]
+        diff = snap_ties(x - y, scale)
+        gap = np.abs(diff)
+        top = np.maximum(x, y)
+        x_wins = diff > 0
+        for i, fz in enumerate(f):
+            eq = gap < fz * top - 1e-9 * scale  # a gap equal to the margin is not a tie
+            gt_xy = (~eq & x_wins).sum(axis=1)
+            gt_yx = (~eq & ~x_wins).sum(axis=1)
+            minority[i] += np.minimum(gt_xy, gt_yx).sum()
+            ties[i] += eq.sum()
+
+
 def stability_method(scores_by_measure: Mapping[str, ScoresLike] | ScoresLike, *,
                      fuzziness: Sequence[float] | float = FUZZINESS, n_resamples: int = 1000,
                      rng: RngLike = None, plan: ResamplePlan | None = None,
@@ -150,26 +171,10 @@ def stability_method(scores_by_measure: Mapping[str, ScoresLike] | ScoresLike, *
     B = used.n_resamples
     a, b = pair_indices(S)
     P = len(a)
-    F = len(f)
-    minority = np.zeros((M, F))
-    ties = np.zeros((M, F))
-    size = max(1, _CELLS // B)
+    minority = np.zeros((M, len(f)))
+    ties = np.zeros((M, len(f)))
     for m in range(M):
-        scale = max(float(np.abs(values[m]).max()), np.finfo(float).tiny)
-        means = weighted_sums(used, values[m]) / n  # (S, B)
-        for start in range(0, P, size):
-            sl = slice(start, min(start + size, P))
-            x, y = means[a[sl]], means[b[sl]]
-            diff = snap_ties(x - y, scale)
-            gap = np.abs(diff)
-            top = np.maximum(x, y)
-            x_wins = diff > 0
-            for i, fz in enumerate(f):
-                eq = gap < fz * top - 1e-9 * scale  # a gap equal to the margin is not a tie
-                gt_xy = (~eq & x_wins).sum(axis=1)
-                gt_yx = (~eq & ~x_wins).sum(axis=1)
-                minority[m, i] += np.minimum(gt_xy, gt_yx).sum()
-                ties[m, i] += eq.sum()
+        _count_orderings(values[m], used, a, b, f, max(1, _CELLS // B), minority[m], ties[m])
     minority /= B * P
     ties /= B * P
     return StabilityResult(minority, ties, f, data.measures, B, P, n, used)
