@@ -150,3 +150,20 @@ def test_bad_options(matrices):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         compare(matrices, test="t")
+
+
+def test_a_resampling_test_that_cannot_reject_after_holm_warns_once():
+    # 20 systems: Holm over 190 pairs needs p < 0.05 / 190 = 2.6e-4 for a first rejection, below the
+    # paired bootstrap's smallest p-value 1 / 1001; the same scores with the t-test reject
+    from pyterrier_boot._warnings import BootWarning
+
+    rng = np.random.default_rng(3)
+    scores = 0.3 * rng.random((20, 30)) + np.linspace(0, 1, 20)[:, None]
+    with pytest.warns(BootWarning, match="no difference can be significant") as caught:
+        table = compare(scores, test="paired_bootstrap", n_resamples=1000, rng=1)
+    assert sum("no difference can be significant" in str(w.message) for w in caught) == 1
+    assert not table["reject"].any()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", BootWarning)
+        assert compare(scores, test="t")["reject"].any()
+        compare(scores, test="paired_bootstrap", n_resamples=1000, rng=1, correction="fdr_bh")  # reachable

@@ -176,40 +176,11 @@ def _evaluate(args, measures, status, progress, out):
         status(f"testing all {n_pairs:,} pairs of runs ({args.test} test, correction {args.correction})")
         pairwise = result.pairwise(test=args.test, correction=correction, alpha=args.alpha,
                                    rng=np.random.default_rng(seed), max_memory=args.max_memory)
-    n_tests = len(pairwise) // len(measures) if pairwise is not None else (
-        len(result.comparisons.frame) // len(measures) if result.comparisons is not None else 0)
-    _check_resolution(args, correction, n_tests, len(result.qids))
     info = settings(args, seed, qrels, runs, measures)
     print_result(result, pairwise, args, seed, qrels)
     if out is not None:
         return write_outputs(out, result, pairwise, args, info, seed, status)
     return None
-
-
-def _check_resolution(args, correction, n_tests, n_topics):
-    """Warn when a resampling test cannot reach significance after a single-step or step-down
-    correction: its p-values are at least 1/(B+1), and Holm / Bonferroni need p < alpha/m for a first
-    rejection (1,711 pairs of 59 runs at alpha 0.05: 2.9e-5, below 1/10,001)."""
-    if args.test not in ("randomization", "paired-bootstrap") or n_tests < 2:
-        return
-    if correction not in ("bonferroni", "sidak", "holm", "holm-sidak"):
-        return
-    resamples = 10_000  # compare()'s default, used for all pairs and by the randomization test
-    if args.test == "paired-bootstrap" and args.baseline and args.bootstrap != "none":
-        resamples = args.n_resamples or (10_000 if args.bootstrap == "topic" else 1_000)
-    floor, how = 1 / (resamples + 1), f"{resamples:,} resamples"
-    if args.test == "randomization" and 2**n_topics <= resamples:  # exact: every sign flip, p >= 2 / 2^n
-        floor, how = 2 / 2**n_topics, f"all {2**n_topics:,} sign flips of {n_topics} topics"
-    if floor > args.alpha / n_tests:
-        import warnings
-
-        from .._warnings import BootWarning
-
-        warnings.warn(
-            f"the {args.test} test with {how} gives p-values of at least {floor:.2g}, but "
-            f"{correction} over {n_tests:,} comparisons needs p < {args.alpha / n_tests:.2g} for any rejection: no "
-            "difference can be significant. Use --test t or wilcoxon, fewer comparisons (--baseline), or "
-            "--correction fdr_bh", BootWarning, stacklevel=2)
 
 
 # ---------------------------------------------------------------- printing

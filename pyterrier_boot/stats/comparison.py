@@ -30,7 +30,7 @@ from .._memory import (
     warn_pvalue_resolution,
 )
 from .._scores import as_measure_scores
-from .._warnings import one_warning_per_kind
+from .._warnings import BootWarning, one_warning_per_kind, warn
 from .correction import METHODS as CORRECTIONS
 from .correction import correct_pvalues
 from .inversion import alpha_of
@@ -211,6 +211,7 @@ def compare(scores: ScoresLike, *, baseline: int | str | Sequence[int | str] | N
     ci_alpha, inclusive = _interval_level(alpha, correction, correction_scope, given_level, len(a), len(measures))
     used = _draw_plan(test, plan, n, n_resamples, rng, len(a), len(measures), alpha, 1 - ci_alpha, alternative,
                       max_memory)
+    _warn_unreachable(test, used, n, correction, correction_scope, len(a) * len(measures), len(a), alpha)
     level: dict[str, Any] = dict(alpha=ci_alpha, inclusive=inclusive, alternative=alternative)
     table = _test_measures(test, used, level, measures, systems, values, a, b)
     table["p-value corrected"], table["reject"] = _corrected(table, measures, correction, correction_scope, alpha)
@@ -249,6 +250,31 @@ def _test_measures(test, used, level, measures, systems, values, a, b):
         warn_unbounded(test if isinstance(test, str) else "the given test", unbounded, labels, level["alpha"],
                        values.shape[2])
     return table
+
+
+# corrections whose first rejection needs p < alpha / m
+FAMILYWISE = ("bonferroni", "sidak", "holm", "holm-sidak")
+
+
+def _warn_unreachable(test, plan, n, correction, correction_scope, n_tests, n_pairs, alpha):
+    """One warning when a resampling test cannot reject anything after a familywise correction: its
+    p-values are at least ``1/(B+1)`` (``2/2^n`` when every sign flip is enumerated), and Bonferroni,
+    Sidak and Holm need ``p < alpha/m`` for a first rejection (1,711 pairs of 59 runs at alpha 0.05:
+    2.9e-5, below 1/10,001)."""
+    from .correction import canonical as canonical_correction
+
+    family = n_tests if correction_scope == "all" else n_pairs
+    if plan is None or family < 2 or correction is None or canonical_correction(correction) not in FAMILYWISE:
+        return
+    B = plan.n_resamples
+    floor, how = 1 / (B + 1), f"{B:,} resamples"
+    if getattr(plan, "exact", False):
+        floor, how = 2 / B, f"all {B:,} sign flips of {n} topics"
+    if floor > alpha / family:
+        warn(BootWarning(
+            f"the {test} test with {how} gives p-values of at least {floor:.2g}, but {correction} over "
+            f"{family:,} comparisons needs p < {alpha / family:.2g} for any rejection: no difference can be "
+            "significant. Use the t or Wilcoxon test, fewer comparisons (a baseline), or the fdr_bh correction"))
 
 
 def _draw_plan(test, plan, n, n_resamples, rng, n_pairs, n_measures, alpha, confidence_level, alternative,
