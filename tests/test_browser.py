@@ -59,6 +59,12 @@ class _Page:
     def click_header(self, table, k):
         self.page.click(f"{table} thead th:nth-child({k})")
 
+    def figures(self):
+        """Every figure drawn on the page (inline SVG or image) with its drawn width."""
+        return self.page.eval_on_selector_all(
+            "svg:not(svg svg), img", "els => els.map(e => [e.tagName, e.tagName === 'IMG' ? (e.complete ? "
+            "e.naturalWidth : 0) : e.getBoundingClientRect().width])")
+
     def images(self):
         return self.page.eval_on_selector_all("img", "images => images.map(i => [i.getAttribute('src').slice(0, 40), "
                                               "i.complete, i.naturalWidth])")
@@ -118,8 +124,8 @@ def test_report(browser, tmp_path):
     result = ptb.experiment_result(sim.runs, None, sim.qrels, ["AP"], n_resamples=200, rng=1)
     path = ptb.write_report(result, tmp_path / "report.html")
     tab = _Page(browser, path)
-    images = tab.images()
-    assert images and all(done and width > 0 for _, done, width in images), images
+    figures = tab.figures()  # the report's figures are inline SVG (each with a PNG download link)
+    assert len(figures) >= 2 and all(width > 0 for _, width in figures), figures
     # tables that offer sorting (class "sortable") sort on a click
     for k in range(tab.page.locator("table.sortable").count()):
         table = f"table.sortable >> nth={k}"
