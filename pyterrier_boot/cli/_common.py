@@ -142,12 +142,11 @@ class OutputFolder:
 
 
 def _holds_working_directory(path: Path) -> bool:
-    """Whether ``path`` is the working directory or one of its parents (a folder that cannot be renamed)."""
+    """Whether ``path`` is the working directory (``--out .``), which cannot be renamed."""
     try:
-        cwd, target = Path.cwd().resolve(), path.resolve()
+        return path.resolve() == Path.cwd().resolve()
     except OSError:
         return False
-    return target == cwd or target in cwd.parents
 
 
 def add_output_arguments(parser, help: str, *, required: bool = False) -> None:
