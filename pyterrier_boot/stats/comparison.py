@@ -205,13 +205,11 @@ def compare(scores: ScoresLike, *, baseline: int | str | Sequence[int | str] | N
     data = as_measure_scores(scores, "scores", min_systems=1, nan_policy=nan_policy, single=True, strict=True)
     measures, systems, values = data.measures, data.systems, data.values
     a, b = _pairs(systems, baseline)
-    n = values.shape[2]
-    if n < 2:
-        raise ValueError(f"'scores' needs at least 2 topics, got {n}")
+    n = _topic_count(values)
     ci_alpha, inclusive = _interval_level(alpha, correction, correction_scope, given_level, len(a), len(measures))
     used = _draw_plan(test, plan, n, n_resamples, rng, len(a), len(measures), alpha, 1 - ci_alpha, alternative,
                       max_memory)
-    _warn_unreachable(test, used, n, correction, correction_scope, len(a) * len(measures), len(a), alpha)
+    _warn_unreachable(test, used, n, correction, _family(len(a), len(measures), correction_scope), alpha)
     level: dict[str, Any] = dict(alpha=ci_alpha, inclusive=inclusive, alternative=alternative)
     table = _test_measures(test, used, level, measures, systems, values, a, b)
     table["p-value corrected"], table["reject"] = _corrected(table, measures, correction, correction_scope, alpha)
@@ -221,13 +219,25 @@ def compare(scores: ScoresLike, *, baseline: int | str | Sequence[int | str] | N
     return table[COLUMNS]
 
 
+def _topic_count(values):
+    """Topics of the score matrices ``(measures, systems, topics)``; a test needs at least 2."""
+    n = values.shape[2]
+    if n < 2:
+        raise ValueError(f"'scores' needs at least 2 topics, got {n}")
+    return n
+
+
+def _family(n_pairs, n_measures, correction_scope):
+    """How many tests a correction counts: the pairs of one measure, or of every measure (``"all"``)."""
+    return n_pairs * (n_measures if correction_scope == "all" else 1)
+
+
 def _interval_level(alpha, correction, correction_scope, given_level, n_pairs, n_measures):
     """The intervals' alpha and inclusiveness: the level matching the verdict (``given_level`` None,
     adjusted for Bonferroni/Sidak over the family), else ``given_level``."""
     if given_level is None:
         corrected = correction not in (None, "none")
-        family = n_pairs * (n_measures if correction_scope == "all" else 1)
-        return interval_alpha(alpha, correction if corrected else None, family)
+        return interval_alpha(alpha, correction if corrected else None, _family(n_pairs, n_measures, correction_scope))
     return alpha_of(given_level), False
 
 
@@ -256,14 +266,13 @@ def _test_measures(test, used, level, measures, systems, values, a, b):
 FAMILYWISE = ("bonferroni", "sidak", "holm", "holm-sidak")
 
 
-def _warn_unreachable(test, plan, n, correction, correction_scope, n_tests, n_pairs, alpha):
+def _warn_unreachable(test, plan, n, correction, family, alpha):
     """One warning when a resampling test cannot reject anything after a familywise correction: its
     p-values are at least ``1/(B+1)`` (``2/2^n`` when every sign flip is enumerated), and Bonferroni,
     Sidak and Holm need ``p < alpha/m`` for a first rejection (1,711 pairs of 59 runs at alpha 0.05:
     2.9e-5, below 1/10,001)."""
     from .correction import canonical as canonical_correction
 
-    family = n_tests if correction_scope == "all" else n_pairs
     if plan is None or family < 2 or correction is None or canonical_correction(correction) not in FAMILYWISE:
         return
     B = plan.n_resamples
