@@ -23,6 +23,23 @@ def shared_path(*parts):
     return path
 
 
+def write_trec(runs, qrels, folder):
+    """``runs`` (name -> frame) as TREC run files ``folder/runs/<name>.txt`` (tag = name, ranked by
+    score within each topic, topics in their order in the run) and ``qrels`` as ``folder/qrels.txt``;
+    returns ``folder``."""
+    (folder / "runs").mkdir(parents=True, exist_ok=True)
+    for name, run in runs.items():
+        lines = []
+        for qid, group in run.groupby("qid", sort=False):
+            group = group.sort_values("score", ascending=False)
+            lines += [f"{qid} Q0 {d} {r} {s!r} {name}" for r, (d, s) in
+                      enumerate(zip(group["docno"], group["score"], strict=True), start=1)]
+        (folder / "runs" / f"{name}.txt").write_text("\n".join(lines) + "\n")
+    (folder / "qrels.txt").write_text("".join(f"{q} 0 {d} {g}\n" for q, d, g in
+                                              zip(qrels["qid"], qrels["docno"], qrels["label"], strict=True)))
+    return folder
+
+
 def small_collection(seed=1, n_topics=6, systems="abc"):
     """A small simulated collection (runs named by the letters of ``systems``) and its qrels."""
     from pyterrier_boot import simulate_collection

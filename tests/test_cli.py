@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 import scipy.stats
 import statsmodels.stats.multitest as multitest
+from conftest import write_trec
 from statsmodels.stats.power import TTestPower
 
 import pyterrier_boot as ptb
@@ -24,19 +25,7 @@ def collection(tmp_path_factory):
     """A simulated collection as files: ``runs/<name>.txt`` (tag = name) and ``qrels.txt``."""
     sim = ptb.simulate_collection(n_topics=12, n_systems=4, depth=60, pool_depth=20, corpus_size=4000,
                                   matching=300, rng=11)
-    folder = tmp_path_factory.mktemp("collection")
-    (folder / "runs").mkdir()
-    for name, run in sim.runs.items():
-        lines = []
-        for qid, group in run.groupby("qid", sort=False):
-            group = group.sort_values("score", ascending=False)
-            lines += [f"{qid} Q0 {d} {r} {s!r} {name}" for r, (d, s) in
-                      enumerate(zip(group["docno"], group["score"], strict=True), start=1)]
-        (folder / "runs" / f"{name}.txt").write_text("\n".join(lines) + "\n")
-    qrels = sim.qrels
-    (folder / "qrels.txt").write_text("".join(f"{q} 0 {d} {g}\n" for q, d, g in
-                                              zip(qrels["qid"], qrels["docno"], qrels["label"], strict=True)))
-    return folder, sim
+    return write_trec(sim.runs, sim.qrels, tmp_path_factory.mktemp("collection")), sim
 
 
 def _ir_measures(sim, measure, qrels=None):

@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import write_trec
 
 import pyterrier_boot as ptb
 from pyterrier_boot import _atomic, report
@@ -23,19 +24,7 @@ def collection(tmp_path_factory):
     """Two small runs and their qrels as TREC files."""
     sim = ptb.simulate_collection(n_topics=8, n_systems=3, depth=30, pool_depth=10, corpus_size=2000,
                                   matching=200, rng=3)
-    folder = tmp_path_factory.mktemp("collection")
-    (folder / "runs").mkdir()
-    for name, run in sim.runs.items():
-        lines = []
-        for qid, group in run.groupby("qid", sort=False):
-            group = group.sort_values("score", ascending=False)
-            lines += [f"{qid} Q0 {d} {r} {s!r} {name}" for r, (d, s) in
-                      enumerate(zip(group["docno"], group["score"], strict=True), start=1)]
-        (folder / "runs" / f"{name}.txt").write_text("\n".join(lines) + "\n")
-    qrels = sim.qrels
-    (folder / "qrels.txt").write_text("".join(f"{q} 0 {d} {g}\n" for q, d, g in
-                                              zip(qrels["qid"], qrels["docno"], qrels["label"], strict=True)))
-    return folder
+    return write_trec(sim.runs, sim.qrels, tmp_path_factory.mktemp("collection"))
 
 
 def _evaluate(capsys, collection, out, *extra):

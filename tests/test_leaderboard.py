@@ -10,6 +10,7 @@ import ir_measures
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import write_trec
 
 import pyterrier_boot as ptb
 from pyterrier_boot.cli import main
@@ -99,19 +100,9 @@ def test_corpus_bootstrap_adds_rank_intervals(sim):
     assert "topic resamples on corpus images" in board.caption()
 
 
-def _write_runs(sim, folder):
-    """Each simulated run as a TREC run file ``<name>.txt`` (tag = name)."""
-    for name, run in sim.runs.items():
-        run = run.sort_values(["qid", "score"], ascending=[True, False], kind="stable")
-        rank = run.groupby("qid").cumcount() + 1
-        lines = [f"{q} Q0 {d} {r} {s!r} {name}" for q, d, r, s in
-                 zip(run["qid"], run["docno"], rank, run["score"], strict=True)]
-        (folder / f"{name}.txt").write_text("\n".join(lines) + "\n")
-
-
 def test_runs_from_files(sim, tmp_path):
-    _write_runs(sim, tmp_path)
-    from_folder = ptb.leaderboard(tmp_path, sim.qrels, ["AP"], n_resamples=200, rng=3)
+    write_trec(sim.runs, sim.qrels, tmp_path)
+    from_folder = ptb.leaderboard(tmp_path / "runs", sim.qrels, ["AP"], n_resamples=200, rng=3)
     from_frames = ptb.leaderboard(sim.runs, sim.qrels, ["AP"], n_resamples=200, rng=3)
     pd.testing.assert_frame_equal(from_folder.to_frame(), from_frames.to_frame())
 
@@ -187,12 +178,7 @@ def test_run_file_names():
 
 
 def test_command_line(sim, tmp_path, capsys):
-    folder = tmp_path / "runs"
-    folder.mkdir()
-    _write_runs(sim, folder)
-    (tmp_path / "qrels.txt").write_text("".join(f"{q} 0 {d} {g}\n" for q, d, g in
-                                                zip(sim.qrels["qid"], sim.qrels["docno"], sim.qrels["label"],
-                                                    strict=True)))
+    folder = write_trec(sim.runs, sim.qrels, tmp_path) / "runs"
     argv = ["leaderboard", "--qrels", str(tmp_path / "qrels.txt"), str(folder), "-m", "AP", "nDCG@10", "--n", "300",
             "--rng", "5", "--quiet"]
     assert main(argv + ["--out", str(tmp_path / "site"), "--no-plots", "-b", "S2"]) == 0
@@ -281,12 +267,7 @@ def test_dl2020_leaderboard(tmp_path, capsys):
 def test_command_line_table_repeats_the_run_in_every_block(sim, tmp_path, capsys, monkeypatch):
     from pyterrier_boot.cli import _text
 
-    folder = tmp_path / "runs"
-    folder.mkdir()
-    _write_runs(sim, folder)
-    (tmp_path / "qrels.txt").write_text("".join(f"{q} 0 {d} {g}\n" for q, d, g in
-                                                zip(sim.qrels["qid"], sim.qrels["docno"], sim.qrels["label"],
-                                                    strict=True)))
+    folder = write_trec(sim.runs, sim.qrels, tmp_path) / "runs"
     monkeypatch.setattr(_text, "terminal_width", lambda: 70)  # too narrow for one block: the table wraps
     assert main(["leaderboard", "--qrels", str(tmp_path / "qrels.txt"), str(folder), "-m", "AP", "nDCG@10",
                  "--n", "200", "--rng", "5", "--quiet"]) == 0
