@@ -1,0 +1,113 @@
+"""Independent batches of random work, run here or on any ``concurrent.futures.Executor``.
+
+Corpus images and topic resamples are independent draws, so long resampling jobs split into
+*blocks* of a fixed size. Each block gets its own seed, spawned from the user's ``rng`` with
+:meth:`numpy.random.SeedSequence.spawn`, so block ``b`` draws the same numbers whichever process,
+thread or machine runs it and however many blocks are grouped into one batch. A result is
+therefore identical for a given ``rng`` whether it is computed in one process, on a process pool,
+on a dask.distributed cluster (``Client.get_executor()``) or on Ray; only the block size is part
+of the stream, and it is a constant of each method, never derived from a memory budget.
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+import numpy as np
+
+from ._random import as_generator
+
+__all__ = ["SCHEDULERS", "block_seeds", "check_executor", "executor_from", "map_batches"]
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+#: Schedulers the CLI's ``--scheduler`` names (a ``tcp://`` address means a running dask scheduler).
+SCHEDULERS = ("processes", "threads", "dask")
+
+
+def block_seeds(rng: Any, n_items: int, block: int) -> list[np.random.SeedSequence]:
+    """One independent seed per block of ``block`` items (the last block may be shorter).
+
+    The seeds are drawn from ``rng`` once (it advances by four 64-bit draws), so the same ``rng``
+    gives the same seeds and hence the same draws, whoever runs the blocks.
+    """
+    if block < 1:
+        raise ValueError(f"block must be a positive integer, got {block}")
+    entropy = as_generator(rng).integers(0, 2**63, size=4, dtype=np.int64)
+    n_blocks = -(-int(n_items) // block)
+    return np.random.SeedSequence([int(e) for e in entropy]).spawn(n_blocks)
+
+
+def check_executor(executor: Any, name: str = "executor") -> Executor | None:
+    """Return ``executor`` if it is ``None`` or has ``submit`` (a concurrent.futures Executor)."""
+    if executor is None or callable(getattr(executor, "submit", None)):
+        return executor
+    raise TypeError(f"{name!r} must be a concurrent.futures.Executor (anything with .submit) or None, "
+                    f"got {type(executor).__name__}")
+
+
+def map_batches(function: Callable[[T], R], batches: Iterable[T], executor: Executor | None = None) -> Iterator[R]:
+    """Apply ``function`` to every batch, in order: in this process, or on ``executor``.
+
+    With an executor every batch is submitted at once and results are yielded in submission order,
+    so the caller may reduce them as they come (keeping only summaries, never every batch's output).
+    ``function`` and the batches must pickle for process pools and clusters (module-level functions).
+    """
+    if executor is None:
+        yield from map(function, batches)
+        return
+    futures = [executor.submit(function, batch) for batch in batches]
+    try:
+        for future in futures:
+            yield future.result()
+    finally:
+        for future in futures:
+            future.cancel()
+
+
+@contextmanager
+def executor_from(workers: int | None, scheduler: str | None = None) -> Iterator[Executor | None]:
+    """The executor the CLI's ``--workers N --scheduler S`` name, shut down on exit.
+
+    ``workers`` of ``None`` or 1 with no scheduler runs in this process. ``scheduler`` is
+    ``"processes"`` (default when ``workers > 1``), ``"threads"``, ``"dask"`` (a local
+    dask.distributed cluster of ``workers`` processes) or a dask scheduler address
+    (``tcp://host:8786``) to run on an existing cluster.
+    """
+    if workers is not None and (not isinstance(workers, int) or workers < 1):
+        raise ValueError(f"--workers must be a positive integer, got {workers!r}")
+    if scheduler is None and (workers is None or workers == 1):
+        yield None
+        return
+    n = workers or os.cpu_count() or 1
+    if scheduler in (None, "processes"):
+        with ProcessPoolExecutor(n) as pool:
+            yield pool
+    elif scheduler == "threads":
+        with ThreadPoolExecutor(n) as pool:
+            yield pool
+    elif scheduler == "dask" or str(scheduler).startswith("tcp://"):
+        with _dask_client(n, None if scheduler == "dask" else scheduler) as client:
+            yield client.get_executor()
+    else:
+        raise ValueError(f"--scheduler must be one of {', '.join(SCHEDULERS)} or a dask address "
+                         f"tcp://host:port, got {scheduler!r}")
+
+
+@contextmanager
+def _dask_client(n_workers: int, address: str | None) -> Iterator[Any]:
+    try:
+        from dask.distributed import Client, LocalCluster
+    except ImportError as error:
+        raise ImportError("--scheduler dask needs dask.distributed: pip install 'pyterrier-boot[dask]'") from error
+    if address is not None:
+        with Client(address) as client:
+            yield client
+        return
+    with LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True) as cluster, \
+            Client(cluster) as client:
+        yield client
