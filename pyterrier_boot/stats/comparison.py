@@ -7,10 +7,12 @@ across measures).
 """
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .._batches import check_executor
 from .._checks import (
     ALTERNATIVES,
     NAN_POLICIES,
@@ -29,6 +31,7 @@ from .._memory import (
     warn_interval_resolution,
     warn_pvalue_resolution,
 )
+from .._rowwise import map_rows
 from .._scores import as_measure_scores
 from .._warnings import BootWarning, one_warning_per_kind, warn
 from .correction import METHODS as CORRECTIONS
@@ -41,6 +44,7 @@ from .significance import _describe_diffs, warn_degenerate, warn_unbounded
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from concurrent.futures import Executor
     from typing import Any
 
     import pandas as pd
@@ -163,7 +167,7 @@ def compare(scores: ScoresLike, *, baseline: int | str | Sequence[int | str] | N
             correction_scope: str = "measure", alpha: float = 0.05, alternative: str = "two-sided",
             confidence_level: float | None = None, n_resamples: int = 10_000, rng: RngLike = None,
             plan: ResamplePlan | SignFlipPlan | None = None, nan_policy: str = "raise",
-            max_memory: int | str | None = DEFAULT_MAX_MEMORY) -> pd.DataFrame:
+            max_memory: int | str | None = DEFAULT_MAX_MEMORY, executor: Executor | None = None) -> pd.DataFrame:
     """Test every pair of systems (or every system against baselines) on every measure.
 
     Args:
@@ -182,6 +186,11 @@ def compare(scores: ScoresLike, *, baseline: int | str | Sequence[int | str] | N
             :class:`SignFlipPlan` to replay serves every pair and measure.
         nan_policy: ``"raise"``, or ``"omit"`` (drop topics missing anywhere, warning).
         max_memory: bytes the resampling tests may hold (default 1 GiB); more is a ValueError.
+            Pairs are tested in chunks of at most ``CHUNK_CELLS`` resampled values each, so memory
+            does not grow with the number of pairs (only per-pair summaries are kept).
+        executor: a ``concurrent.futures.Executor`` (a process pool, ``dask.distributed``'s
+            ``Client.get_executor()``, ...) to test the chunks of pairs on; the table is identical to
+            the one computed in this process (``pt_docs/scale.md``). A callable ``test`` runs here.
 
     Returns:
         pandas.DataFrame, one row per (measure, pair), columns :data:`COLUMNS`; ``ci_low, ci_high``
@@ -198,6 +207,7 @@ def compare(scores: ScoresLike, *, baseline: int | str | Sequence[int | str] | N
         [[1, 0, True], [2, 0, True]]
     """
     test = canonical(test)
+    executor = check_executor(executor)
     given_level = confidence_level
     alpha, confidence_level, n_resamples = _compare_iv(
         test, correction, correction_scope, alpha, alternative,
@@ -211,7 +221,7 @@ def compare(scores: ScoresLike, *, baseline: int | str | Sequence[int | str] | N
                       max_memory)
     _warn_unreachable(test, used, n, correction, _family(len(a), len(measures), correction_scope), alpha)
     level: dict[str, Any] = dict(alpha=ci_alpha, inclusive=inclusive, alternative=alternative)
-    table = _test_measures(test, used, level, measures, systems, values, a, b)
+    table = _test_measures(test, used, level, measures, systems, values, a, b, executor)
     table["p-value corrected"], table["reject"] = _corrected(table, measures, correction, correction_scope, alpha)
     table.attrs.update(test=test if isinstance(test, str) else getattr(test, "__name__", "callable"),
                        correction=correction, correction_scope=correction_scope, alpha=alpha,
@@ -241,7 +251,7 @@ def _interval_level(alpha, correction, correction_scope, given_level, n_pairs, n
     return alpha_of(given_level), False
 
 
-def _test_measures(test, used, level, measures, systems, values, a, b):
+def _test_measures(test, used, level, measures, systems, values, a, b, executor=None):
     """Every pair ``a[k], b[k]`` tested on every measure, one frame; one warning for the intervals
     the resamples cannot bound."""
     import pandas as pd
@@ -250,7 +260,7 @@ def _test_measures(test, used, level, measures, systems, values, a, b):
     pair_names = [f"{sa} vs {sb}" for sa, sb in zip(labels_a, labels_b, strict=True)]
     frames, unbounded = [], []
     for measure, X in zip(measures, values, strict=True):
-        frame, unbounded_rows = _compare_measure(test, used, level, measure, X, a, b, pair_names)
+        frame, unbounded_rows = _compare_measure(test, used, level, measure, X, a, b, pair_names, executor)
         frames.append(frame.assign(system_a=labels_a, system_b=labels_b))
         unbounded.append(unbounded_rows)
     table = pd.concat(frames, ignore_index=True)
@@ -300,7 +310,7 @@ def _draw_plan(test, plan, n, n_resamples, rng, n_pairs, n_measures, alpha, conf
     return draw(plan, n, n_resamples, rng, max_memory)
 
 
-def _compare_measure(test, plan, level, measure, X, a, b, pair_names):
+def _compare_measure(test, plan, level, measure, X, a, b, pair_names, executor=None):
     """One measure's rows of the table (without the system labels), and which intervals are unbounded."""
     import pandas as pd
 
@@ -309,10 +319,8 @@ def _compare_measure(test, plan, level, measure, X, a, b, pair_names):
         check_spread(D[row], f"'scores' ({measure}: {pair_names[row]})", "differences")
     if callable(test):
         core = _callable_core(test, X[a], X[b], 1 - level["alpha"])
-    elif plan is not None:
-        core = REGISTRY[test].core(D, plan, **level)
     else:
-        core = REGISTRY[test].core(D, **level)
+        core = _pair_cores(test, D, plan, level, executor)
     names = [f"{measure}: {p}" for p in pair_names]
     if core["degenerate"].any():
         warn_degenerate("zero", core["degenerate"] & core["zero"], names)
@@ -336,6 +344,16 @@ def _compare_measure(test, plan, level, measure, X, a, b, pair_names):
         "ci_level": 1 - level["alpha"],
     })
     return frame, unbounded
+
+
+def _pair_cores(test, D, plan, level, executor):
+    """The test's core on every row of ``D``, in chunks of pairs sized from the memory budget
+    (on ``executor`` when given; the same numbers either way)."""
+    core = REGISTRY[test].core
+    if plan is None:
+        return map_rows(functools.partial(core, **level), D, rows=chunk_rows(len(D), D.shape[1]), executor=executor)
+    return map_rows(functools.partial(core, plan=plan, **level), D, rows=chunk_rows(len(D), plan.n_resamples),
+                    executor=executor)
 
 
 def _corrected(table, measures, correction, correction_scope, alpha):

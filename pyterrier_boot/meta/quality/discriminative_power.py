@@ -28,17 +28,20 @@ The estimated difference of a measure is the maximum over pairs, "to be conserva
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 from scipy import stats
 
+from ..._batches import check_executor
 from ..._checks import check_alpha
 from ..._deprecation import keyword_only
 from ..._memory import DEFAULT_MAX_MEMORY, check_n_resamples, require_resamples_memory
 from ..._random import as_generator
 from ..._results import TupleLike
+from ..._rowwise import map_rows
 from ..._warnings import one_warning_per_kind
 from ...stats.aggregates import get_aggregate
 from ...stats.registry import TESTS as REGISTRY
@@ -59,6 +62,7 @@ from .._inputs import as_measure_scores, pair_indices, pair_labels
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
+    from concurrent.futures import Executor
 
     import numpy.typing as npt
     import pandas as pd
@@ -305,7 +309,7 @@ def _discriminative_power_iv(test, alpha, n_resamples, statistic):
     return test, alpha, n_resamples, agg
 
 
-def _test_measures(test, data, a, b, used, k, agg, alpha, pair_names):
+def _test_measures(test, data, a, b, used, k, agg, alpha, pair_names, executor=None):
     """Every pair tested on every measure: ``asl, statistic, difference, required`` (measures x
     pairs), one warning per kind for degenerate pairs."""
     values = data.values
@@ -314,7 +318,7 @@ def _test_measures(test, data, a, b, used, k, agg, alpha, pair_names):
     difference = np.empty_like(asl)
     required = np.full_like(asl, np.nan)
     for m, X in enumerate(values):
-        res, difference[m], degenerate, zero = _test_pairs(test, X[a], X[b], used, k, agg, alpha)
+        res, difference[m], degenerate, zero = _test_pairs(test, X[a], X[b], used, k, agg, alpha, executor)
         asl[m] = res["pvalue"]
         statistic_out[m] = res["statistic"]
         if "required" in res:
@@ -330,7 +334,9 @@ def _test_measures(test, data, a, b, used, k, agg, alpha, pair_names):
 def discriminative_power(scores_by_measure: Mapping[str, ScoresLike] | ScoresLike, *,
                          test: str = "paired_bootstrap", alpha: float = 0.05,
                          n_resamples: int = 1000, statistic: str = "mean", rng: RngLike = None,
-                         plan: ResamplePlan | SignFlipPlan | npt.NDArray[np.intp] | None = None, max_memory: int | str | None = DEFAULT_MAX_MEMORY) -> DiscriminativePowerResult:
+                         plan: ResamplePlan | SignFlipPlan | npt.NDArray[np.intp] | None = None,
+                         max_memory: int | str | None = DEFAULT_MAX_MEMORY,
+                         executor: Executor | None = None) -> DiscriminativePowerResult:
     """Sakai's bootstrap sensitivity: ASL of every system pair for every measure.
 
     Args:
@@ -342,7 +348,11 @@ def discriminative_power(scores_by_measure: Mapping[str, ScoresLike] | ScoresLik
         statistic: aggregate of the unpaired test (``"gmean"``, ...); the paired tests compare means.
         rng, plan: seed or Generator (SPEC 7) of the one plan all measures and pairs share, or a
             :class:`~pyterrier_boot.ResamplePlan` / :class:`~pyterrier_boot.SignFlipPlan` to replay.
-        max_memory: bytes the resampling may hold (default 1 GiB); more is a ValueError.
+        max_memory: bytes the resampling may hold (default 1 GiB); more is a ValueError. Pairs
+            are resampled in chunks, so memory does not grow with the number of pairs.
+        executor: a ``concurrent.futures.Executor`` (process pool, ``dask.distributed``'s
+            ``Client.get_executor()``) to run the chunks of pairs on; the result is identical to
+            the one computed in this process (``pt_docs/scale.md``).
 
     Returns:
         DiscriminativePowerResult: ``sensitivity``, ``estimated_difference`` (the largest
@@ -366,6 +376,7 @@ def discriminative_power(scores_by_measure: Mapping[str, ScoresLike] | ScoresLik
         significance tests. IPSJ Digital Courier 3, §6 (pt_docs/methods.md, "Meta-evaluation of measures").
     """
     test, alpha, n_resamples, agg = _discriminative_power_iv(test, alpha, n_resamples, statistic)
+    executor = check_executor(executor)
     data = as_measure_scores(scores_by_measure)
     values = data.values
     M, S, n = values.shape
@@ -375,7 +386,8 @@ def discriminative_power(scores_by_measure: Mapping[str, ScoresLike] | ScoresLik
     if plan is not None and test not in ("paired_bootstrap", "randomization"):
         raise ValueError(f"'plan' is only used by test='paired_bootstrap' or 'randomization', not test={test!r}")
     used, k = _draw_plan(test, plan, data, len(a), n_resamples, agg, alpha, rng, max_memory)
-    asl, statistic_out, difference, required = _test_measures(test, data, a, b, used, k, agg, alpha, pair_names)
+    asl, statistic_out, difference, required = _test_measures(test, data, a, b, used, k, agg, alpha, pair_names,
+                                                              executor)
     sensitivity = (asl < alpha).mean(axis=1)
     with np.errstate(all="ignore"):
         estimated = np.nanmax(required, axis=1) if not np.isnan(required).all() else np.full(M, np.nan)
@@ -413,16 +425,19 @@ def _draw_plan(test, plan, data, n_pairs, n_resamples, agg, alpha, rng, max_memo
     return _PooledPlan(gen.integers(0, 2 * n, (n_resamples, 2 * n)), n), kth_largest_rank(alpha, n_resamples)
 
 
-def _test_pairs(test, Xa, Xb, used, k, agg, alpha):
-    """One measure: ``(per-pair results, difference, degenerate, zero)`` for the pairs ``Xa`` vs ``Xb``."""
+def _test_pairs(test, Xa, Xb, used, k, agg, alpha, executor=None):
+    """One measure: ``(per-pair results, difference, degenerate, zero)`` for the pairs ``Xa`` vs ``Xb``;
+    the resampling tests run in chunks of pairs, on ``executor`` when given."""
     D = Xa - Xb
     difference = D.mean(axis=1)
-    if test == "paired_bootstrap":
-        res, degenerate, zero = _paired_bootstrap(D, used, k)
-    elif test == "randomization":
-        res, degenerate, zero = _randomization(D, used, k)
+    if test in ("paired_bootstrap", "randomization"):
+        function = _paired_bootstrap if test == "paired_bootstrap" else _randomization
+        rows = max(1, _CELLS // used.n_resamples)
+        res, degenerate, zero = map_rows(functools.partial(function, plan=used, k=k), D, rows=rows, executor=executor)
     elif test == "unpaired_bootstrap":
-        res, difference = _unpaired(Xa, Xb, used, k, agg)
+        rows = max(1, _CELLS // (used.n_resamples * (1 if agg.name == "mean" else 2 * D.shape[1])))
+        res, difference = map_rows(functools.partial(_unpaired, pooled=used, k=k, agg=agg), Xa, Xb, rows=rows,
+                                   executor=executor)
         degenerate = zero = np.zeros(len(D), bool)
     else:
         core = REGISTRY[test].core(D)
