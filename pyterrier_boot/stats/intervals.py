@@ -25,16 +25,19 @@ Choices where the sources are vague:
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 from scipy import stats
 
+from .._batches import check_executor
 from .._checks import ALTERNATIVES, NAN_POLICIES, check_batch, check_choice, check_confidence_level
 from .._memory import (
     DEFAULT_MAX_MEMORY,
     check_n_resamples,
+    chunk_rows,
     require_resamples_memory,
     warn_interval_resolution,
 )
@@ -46,6 +49,7 @@ from .._quantiles import (
     tail_probabilities,
 )
 from .._results import ConfidenceInterval, TupleLike, interval_table_html
+from .._rowwise import map_rows
 from .._scores import as_score_matrix
 from .._warnings import DegenerateWarning, one_warning_per_kind, report
 from .aggregates import get_aggregate
@@ -53,6 +57,7 @@ from .resampling import as_resample_plan, planned_resamples, studentized_pivot, 
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from concurrent.futures import Executor
 
     import numpy.typing as npt
     import pandas as pd
@@ -219,7 +224,8 @@ def bootstrap_ci(scores: ScoresLike, *, statistic: str | Callable[..., Any] | Ag
                  alternative: str = "two-sided", n_resamples: int = 10_000,
                  sigma: float | None = None, rng: RngLike = None, plan: ResamplePlan | npt.ArrayLike | None = None,
                  batch: int | None = None, nan_policy: str = "raise",
-                 max_memory: int | str | None = DEFAULT_MAX_MEMORY) -> IntervalResult:
+                 max_memory: int | str | None = DEFAULT_MAX_MEMORY,
+                 executor: Executor | None = None) -> IntervalResult:
     """Confidence interval of a system's population score from its per-topic scores.
 
     Args:
@@ -234,6 +240,9 @@ def bootstrap_ci(scores: ScoresLike, *, statistic: str | Callable[..., Any] | Ag
         batch: resamples at once for the median and callables (memory only). nan_policy: ``"raise"``
             (default) or ``"omit"`` (drop topics with a NaN, warning).
         max_memory: bytes the resampling may hold (default 1 GiB; the plan is ``10·B·n``).
+        executor: a ``concurrent.futures.Executor`` (process pool, ``dask.distributed``'s
+            ``Client.get_executor()``) to compute chunks of systems on; the same intervals as in this
+            process (``pt_docs/scale.md``).
 
     Example (an :class:`IntervalResult`; choices where the sources are vague: module docstring):
         >>> import numpy as np
@@ -261,7 +270,7 @@ def bootstrap_ci(scores: ScoresLike, *, statistic: str | Callable[..., Any] | Ag
     else:
         low, high, standard_error, dist, used_plan = _resampled_interval(
             agg, values, theta, method, tails, confidence_level, alternative, n_resamples, rng, plan, batch,
-            max_memory)
+            max_memory, check_executor(executor))
     low, high = one_sided(low, high, alternative)
     low, high = _degenerate_ends(values, theta, low, high, matrix.system_labels, alternative)
     _warn_unbounded(values, low, high, alternative, method, confidence_level,
@@ -277,7 +286,7 @@ def bootstrap_ci(scores: ScoresLike, *, statistic: str | Callable[..., Any] | Ag
 
 
 def _resampled_interval(agg, values, theta, method, tails, confidence_level, alternative, n_resamples, rng, plan,
-                        batch, max_memory):
+                        batch, max_memory, executor=None):
     """The bootstrap interval: memory check, plan, resample distribution, then the method's limits.
     Returns ``low, high, standard_error, distribution, plan``."""
     S, n = values.shape
@@ -288,11 +297,20 @@ def _resampled_interval(agg, values, theta, method, tails, confidence_level, alt
     if method != "normal":
         warn_interval_resolution(B, confidence_level, alternative, method)
     used_plan = as_resample_plan(plan, n, n_resamples, rng, max_memory)
-    dist = _resample_distribution(agg, values, used_plan, batch)
-    standard_error = dist.std(axis=1, ddof=1)
-    low, high = _bootstrap_interval(agg, values, theta, dist, standard_error, used_plan, method, tails,
-                                    confidence_level, alternative)
+    options = dict(agg=agg, plan=used_plan, method=method, tails=tails, confidence_level=confidence_level,
+                   alternative=alternative, batch=batch)
+    low, high, standard_error, dist = map_rows(functools.partial(_interval_rows, **options), values, theta,
+                                               rows=chunk_rows(S, used_plan.n_resamples), executor=executor)
     return low, high, standard_error, dist, used_plan
+
+
+def _interval_rows(values, theta, *, agg, plan, method, tails, confidence_level, alternative, batch):
+    """``low, high, standard_error, distribution`` of the systems ``values`` (one chunk of rows)."""
+    dist = _resample_distribution(agg, values, plan, batch)
+    standard_error = dist.std(axis=1, ddof=1)
+    low, high = _bootstrap_interval(agg, values, theta, dist, standard_error, plan, method, tails,
+                                    confidence_level, alternative)
+    return np.asarray(low, dtype=float), np.asarray(high, dtype=float), standard_error, dist
 
 
 def _parametric_interval(agg, values, method, sigma, tails):

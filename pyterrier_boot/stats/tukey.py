@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 from scipy import stats
 
+from .._batches import block_seeds, check_executor, map_batches
 from .._checks import NAN_POLICIES, check_choice, check_confidence_level, tolerance
 from .._memory import (
     DEFAULT_MAX_MEMORY,
@@ -34,12 +35,13 @@ from .._memory import (
     warn_pvalue_resolution,
 )
 from .._quantiles import sorted_quantiles
-from .._random import as_generator
 from .._results import ConfidenceInterval, TupleLike
 from .._scores import as_score_matrix
 from .._warnings import DegenerateWarning
 
 if TYPE_CHECKING:
+    from concurrent.futures import Executor
+
     import pandas as pd
 
     from .._typing import RngLike, ScoresLike
@@ -164,26 +166,30 @@ def tukey_hsd(scores: ScoresLike, *, confidence_level: float = 0.95, nan_policy:
                           confidence_level, "tukey_hsd", mse, df)
 
 
-def _null_ranges(X, n_resamples, gen):
+def _null_ranges(X, n_resamples, rng, executor=None):
     """The range of the system means with each topic's scores shuffled across systems, per
-    resample; shuffles drawn in blocks of ``_BLOCK`` so the draws depend on ``gen`` and ``B`` only."""
+    resample. Resamples come in blocks of ``_BLOCK``, each drawn from its own seed spawned from
+    ``rng`` (:func:`~pyterrier_boot._batches.block_seeds`), so the ranges depend on ``rng`` and
+    ``B`` only, whether the blocks run here or on ``executor``."""
+    seeds = block_seeds(rng, n_resamples, _BLOCK)
+    sizes = [min(_BLOCK, n_resamples - start) for start in range(0, n_resamples, _BLOCK)]
+    blocks = ((X, seed, rows) for seed, rows in zip(seeds, sizes, strict=True))
+    return np.concatenate(list(map_batches(_block_ranges, blocks, executor)))
+
+
+def _block_ranges(block):
+    """One block of :func:`_null_ranges`: ``(X, seed, rows)`` -> the ``rows`` null ranges."""
+    X, seed, rows = block
     S, n = X.shape
-    by_topic = X.T  # (n, S)
-    topic_index = np.arange(n)[None, :, None]
-    base = np.broadcast_to(np.arange(S), (_BLOCK, n, S))
-    ranges = np.empty(n_resamples)
-    for start in range(0, n_resamples, _BLOCK):
-        perm = gen.permuted(base, axis=-1)
-        stop = min(start + _BLOCK, n_resamples)
-        shuffled_means = by_topic[topic_index, perm[:stop - start]].mean(axis=1)  # (rows, S)
-        ranges[start:stop] = shuffled_means.max(axis=1) - shuffled_means.min(axis=1)
-    return ranges
+    perm = np.random.default_rng(seed).permuted(np.broadcast_to(np.arange(S), (rows, n, S)), axis=-1)
+    shuffled_means = X.T[np.arange(n)[None, :, None], perm].mean(axis=1)  # (rows, S)
+    return shuffled_means.max(axis=1) - shuffled_means.min(axis=1)
 
 
 def randomized_tukey_hsd(scores: ScoresLike, *, n_resamples: int = 10_000,
                          confidence_level: float = 0.95, rng: RngLike = None,
-                         nan_policy: str = "raise",
-                         max_memory: int | str | None = DEFAULT_MAX_MEMORY) -> TukeyHSDResult:
+                         nan_policy: str = "raise", max_memory: int | str | None = DEFAULT_MAX_MEMORY,
+                         executor: Executor | None = None) -> TukeyHSDResult:
     """Carterette's randomised Tukey HSD: all pairs, family-wise error controlled, topics as blocks.
 
     Per resample, each topic's scores are shuffled across the systems (the null: systems are
@@ -191,8 +197,8 @@ def randomized_tukey_hsd(scores: ScoresLike, *, n_resamples: int = 10_000,
     recorded. The adjusted p-value of pair ``(i, j)`` is ``(count + 1) / (B + 1)`` with ``count`` the
     resamples whose range is at least ``|mean_i - mean_j|``. The simultaneous interval is
     ``difference ± `` the ``confidence_level`` quantile of the null range. Shuffles are drawn in
-    fixed blocks of 256 resamples from ``rng``, so the result depends on ``rng`` and
-    ``n_resamples`` only.
+    fixed blocks of 256 resamples, each from its own seed spawned from ``rng``, so the result
+    depends on ``rng`` and ``n_resamples`` only (not on ``executor``).
 
     Args:
         scores: systems x topics matrix.
@@ -202,6 +208,9 @@ def randomized_tukey_hsd(scores: ScoresLike, *, n_resamples: int = 10_000,
         nan_policy: ``"raise"`` or ``"omit"``.
         max_memory: bytes it may hold (default 1 GiB: the ``B`` null ranges, twice, and one block
             of shuffles); more is a ValueError stating the estimate.
+        executor: a ``concurrent.futures.Executor`` (process pool, ``dask.distributed``'s
+            ``Client.get_executor()``) to draw the blocks of resamples on; same result
+            (``pt_docs/scale.md``).
 
     Returns:
         TukeyHSDResult with ``null_distribution`` the ``B`` null ranges.
@@ -217,16 +226,16 @@ def randomized_tukey_hsd(scores: ScoresLike, *, n_resamples: int = 10_000,
     """
     matrix, confidence_level = _tukey_iv(scores, confidence_level, nan_policy)
     n_resamples = check_n_resamples(n_resamples)
+    executor = check_executor(executor)
     X = matrix.values
     S, n = X.shape
     require_resamples_memory(n_resamples, max_memory, what=f"a randomised Tukey HSD of {S:,} systems x {n:,} topics",
                              floats=3, extra=8 * 4 * _BLOCK * n * S)
     if not warn_interval_resolution(n_resamples, confidence_level, "greater"):
         warn_pvalue_resolution(n_resamples)
-    gen = as_generator(rng)
     means = X.mean(axis=1)
     diff = means[:, None] - means[None, :]
-    ranges = _null_ranges(X, n_resamples, gen)
+    ranges = _null_ranges(X, n_resamples, rng, executor)
     observed = np.abs(diff)
     tol = tolerance(observed)
     srt = np.sort(ranges)
