@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .._batches import SCHEDULERS, executor_from
 from ..stats.registry import PAIRED
 from . import _common, _text
 
@@ -26,6 +27,9 @@ examples:
 
   # two runs against a baseline, corpus bootstrap, 1000 images, as LaTeX
   pyterrier-boot evaluate -q qrels.txt bm25.res.gz dph.res.gz -b bm25 --bootstrap corpus --format latex
+
+  # thousands of runs, randomisation tests of all pairs on a dask cluster (same output as one process)
+  pyterrier-boot evaluate -q qrels.txt runs/ --test randomization --workers 8 --scheduler tcp://head:8786
 
   # an ir_datasets id (needs the qrels in the ir_datasets cache, or the network)
   pyterrier-boot evaluate -q irds:vaswani run1.txt run2.txt -m map P_10
@@ -76,6 +80,13 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
     p.add_argument("--max-memory", type=_common.memory_size, default=2**30, metavar="SIZE",
                    help="memory the bootstrap may use, e.g. 512M or 4G (default 1G); a larger --n is refused "
                         "with the estimate")
+    p.add_argument("--workers", type=_common.count, metavar="N",
+                   help="run the topic bootstrap and the resampling tests on N worker processes (default: this "
+                        "process); the output is the same as without it")
+    p.add_argument("--scheduler", metavar="KIND",
+                   help="where the workers run: processes (default with --workers), threads, dask (a local "
+                        "dask.distributed cluster of N processes) or the address of a running dask scheduler "
+                        "(tcp://host:8786); see pt_docs/scale.md")
     p.add_argument("--confidence", type=float, default=0.95, metavar="LEVEL",
                    help="confidence level of the intervals (default 0.95)")
     p.add_argument("--interval", metavar="METHOD",
@@ -112,6 +123,11 @@ def _check(args, parser):
     _common.check_evaluation_arguments(args, parser, runs_needed="at least one RUN file or folder")
     if args.bootstrap == "none" and args.interval is not None:
         parser.error("--interval needs a bootstrap (not --bootstrap none)")
+    if args.workers is not None and args.workers < 1:
+        parser.error(f"--workers must be a positive integer, got {args.workers}")
+    if args.scheduler is not None and args.scheduler not in SCHEDULERS and not args.scheduler.startswith("tcp://"):
+        parser.error(f"--scheduler must be one of {', '.join(SCHEDULERS)} or a dask address tcp://host:port, "
+                     f"got {args.scheduler!r}")
 
 
 def settings(args: argparse.Namespace, seed: int, qrels: Any, runs: Mapping[str, Any],
@@ -140,14 +156,14 @@ def run(args: argparse.Namespace) -> int:
     status = _common.Status(not args.quiet)
     progress = _common.progress_enabled(args)
     measures = _common.parse_measures_rel(args.measures, args.rel)
-    with _common.output_folder(args, "evaluate") as out:
-        written = _evaluate(args, measures, status, progress, out)
+    with _common.output_folder(args, "evaluate") as out, executor_from(args.workers, args.scheduler) as executor:
+        written = _evaluate(args, measures, status, progress, out, executor)
     if args.out:
         status(f"wrote {', '.join(written)} to {Path(args.out)}")
     return 0
 
 
-def _evaluate(args, measures, status, progress, out):
+def _evaluate(args, measures, status, progress, out, executor=None):
     """Read, evaluate, print; write the files into ``out`` (the staging folder) when given."""
     seed = _common.seed(args.rng)
     correction = None if args.correction == "none" else args.correction
@@ -169,13 +185,14 @@ def _evaluate(args, measures, status, progress, out):
                         correction=correction if args.baseline else None, correction_alpha=args.alpha,
                         bootstrap=bootstrap, n_resamples=args.n_resamples, confidence_level=args.confidence,
                         interval=args.interval, corpus_size=args.corpus_size, model=args.model, rng=seed,
-                        max_memory=args.max_memory, verbose=progress and bootstrap in ("corpus", "both"))
+                        max_memory=args.max_memory, verbose=progress and bootstrap in ("corpus", "both"),
+                        executor=executor)
     pairwise = None
     if not args.baseline and len(names) > 1:
         n_pairs = len(names) * (len(names) - 1) // 2
         status(f"testing all {n_pairs:,} pairs of runs ({args.test} test, correction {args.correction})")
         pairwise = result.pairwise(test=args.test, correction=correction, alpha=args.alpha,
-                                   rng=np.random.default_rng(seed), max_memory=args.max_memory)
+                                   rng=np.random.default_rng(seed), max_memory=args.max_memory, executor=executor)
     info = settings(args, seed, qrels, runs, measures)
     print_result(result, pairwise, args, seed, qrels)
     if out is not None:

@@ -19,6 +19,7 @@ import pandas as pd
 import pyterrier as pt
 from ir_measures.measures import SumAgg
 
+from .._batches import check_executor
 from .._memory import (
     DEFAULT_MAX_MEMORY,
     check_max_memory,
@@ -43,6 +44,7 @@ from .uncertainty import BOOTSTRAPS, JOINT_METHODS, difference_spreads, mean_spr
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from concurrent.futures import Executor
     from typing import Any
 
     from .._typing import MeasuresLike, QrelsLike, RngLike, TopicsLike
@@ -84,7 +86,7 @@ def Experiment(retr_systems: Any, topics: TopicsLike, qrels: QrelsLike, eval_met
                confidence_level: float = 0.95, interval: str | None = None,
                corpus_size: int | None = None, model: str = "poisson", rng: RngLike = None,
                max_memory: int | str | None = DEFAULT_MAX_MEMORY,
-               human_qrels: QrelsLike | None = None, **kwargs: Any) -> Any:
+               human_qrels: QrelsLike | None = None, executor: Executor | None = None, **kwargs: Any) -> Any:
     """``pt.Experiment`` with confidence intervals from the topic and/or corpus bootstrap.
 
     A drop-in ``pt.Experiment``: every argument means the same and the result has its type and shape,
@@ -105,6 +107,10 @@ def Experiment(retr_systems: Any, topics: TopicsLike, qrels: QrelsLike, eval_met
         rng: seed or Generator (SPEC 7; None is :data:`DEFAULT_SEED`). max_memory: bytes the bootstrap may hold.
         human_qrels: human judgments of some topics, ``qrels`` automatic: prediction-powered
             intervals (Angelopoulos et al. 2023; ``pt_docs/ppi.md``).
+        executor: our extra door to scale: a ``concurrent.futures.Executor`` (a process pool, or
+            ``dask.distributed``'s ``Client.get_executor()``) on which the topic bootstrap intervals
+            and the resampling tests run in chunks; the numbers are the same as without it
+            (``pt_docs/scale.md``).
     """
     if kwargs:
         raise TypeError(f"Unknown kwargs: {list(kwargs)}")
@@ -122,7 +128,7 @@ def Experiment(retr_systems: Any, topics: TopicsLike, qrels: QrelsLike, eval_met
         verbose=verbose, validate=validate, save_dir=save_dir, save_mode=save_mode, save_format=save_format,
         precompute_prefix=precompute_prefix, plan=plan, bootstrap=bootstrap, n_resamples=n_resamples,
         confidence_level=confidence_level, interval=interval, corpus_size=corpus_size, model=model, rng=rng,
-        perquery=perquery, max_memory=max_memory)
+        perquery=perquery, max_memory=max_memory, executor=check_executor(executor))
     run = _experiment(retr_systems, topics, qrels, eval_metrics, settings)
     view = pt_shaped(run.result, run.runs, run.names, run.topics, run.qrels, run.measures.for_pt,
                      rename=run.measures.rename, baseline=run.pt_baseline, test=run.pt_test,
@@ -148,7 +154,7 @@ def experiment_result(retr_systems: Any, topics: TopicsLike, qrels: QrelsLike,
                       confidence_level: float = 0.95, interval: str | None = None,
                       corpus_size: int | None = None, model: str = "poisson", rng: RngLike = None,
                       max_memory: int | str | None = DEFAULT_MAX_MEMORY,
-                      human_qrels: QrelsLike | None = None) -> ExperimentResult:
+                      human_qrels: QrelsLike | None = None, executor: Executor | None = None) -> ExperimentResult:
     """Run an experiment as :func:`Experiment` does and return everything it measured.
 
     Takes :func:`Experiment`'s arguments (those shaping ``pt.Experiment``'s output, ``perquery``,
@@ -177,7 +183,7 @@ def experiment_result(retr_systems: Any, topics: TopicsLike, qrels: QrelsLike,
         verbose=verbose, validate=validate, save_dir=save_dir, save_mode=save_mode, save_format=save_format,
         precompute_prefix=precompute_prefix, plan=plan, bootstrap=bootstrap, n_resamples=n_resamples,
         confidence_level=confidence_level, interval=interval, corpus_size=corpus_size, model=model, rng=rng,
-        perquery=False, rich=True, max_memory=max_memory)
+        perquery=False, rich=True, max_memory=max_memory, executor=check_executor(executor))
     run = _experiment(retr_systems, topics, qrels, eval_metrics, settings)
     if save_dir is not None:
         run.result.save_summaries(save_dir)
@@ -217,6 +223,7 @@ class _Settings:
     perquery: Any = False
     rich: bool = False
     max_memory: int | str | None = DEFAULT_MAX_MEMORY
+    executor: Any = None
 
 
 @dataclass(frozen=True)
@@ -393,18 +400,20 @@ def _bootstrap(values, keys, labels, baselines, evaluator, qrels: Qrels, setting
                                    max_memory=s.max_memory)  # n_resamples was resolved by _checked_settings
     if s.bootstrap in ("corpus", "both"):
         corpus = _corpus(evaluator, values, qrels, s.n_resamples, s.model, corpus_rng, s.verbose is True, s.max_memory)
-    intervals, distribution = mean_spreads(values, s.bootstrap, s.interval, s.confidence_level, topic_plan, corpus)
+    intervals, distribution = mean_spreads(values, s.bootstrap, s.interval, s.confidence_level, topic_plan, corpus,
+                                           s.executor)
     if baselines:
         comparisons = Comparisons.build(values, keys, baselines, labels,
                                         test=s.test if test_name is None else test_name, plan=topic_plan,
                                         rng=topic_rng, correction=s.correction,
                                         correction_alpha=s.correction_alpha,  # type: ignore[arg-type]  # checked
                                         confidence_level=s.confidence_level, bootstrap=s.bootstrap,
-                                        interval=s.interval, corpus=corpus, max_memory=s.max_memory)
+                                        interval=s.interval, corpus=corpus, max_memory=s.max_memory,
+                                        executor=s.executor)
         if comparisons.distribution is None and s.bootstrap is not None:
             comparisons = comparisons.with_intervals(comparisons.intervals, difference_spreads(
                 values, comparisons.system_index, comparisons.baseline_index, s.bootstrap, s.interval,
-                s.confidence_level, topic_plan, corpus)[1])
+                s.confidence_level, topic_plan, corpus, s.executor)[1])
     return _Spreads(topic_plan, corpus, intervals, distribution, comparisons)
 
 

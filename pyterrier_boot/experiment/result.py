@@ -16,6 +16,7 @@ from ..stats.comparison import compare
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from concurrent.futures import Executor
     from typing import Any
 
     from matplotlib.axes import Axes
@@ -54,7 +55,7 @@ class Comparisons:
               measures: MeasuresLike, *, test: str, plan: ResamplePlan | SignFlipPlan | None, rng: RngLike, correction: str | None,
               correction_alpha: float, confidence_level: float = 0.95,
               bootstrap: str | None = None, interval: str | None = None, corpus: Any = None,
-              max_memory: int | str | None = DEFAULT_MAX_MEMORY) -> Comparisons:
+              max_memory: int | str | None = DEFAULT_MAX_MEMORY, executor: Executor | None = None) -> Comparisons:
         """The tests and, with a bootstrap, the interval each one inverts (see
         :func:`~pyterrier_boot.experiment.uncertainty.matched_intervals`): topic tests with their own
         intervals, or with the corpus bootstrap the replicate test of the shown interval."""
@@ -72,7 +73,7 @@ class Comparisons:
             # needs it to put each interval at the level that matches the verdict
             table = compare(scores, baseline=[names[b] for b in baselines], test=test, correction=family,
                             alpha=alpha, plan=plan if test == "paired_bootstrap" else None, rng=rng,
-                            max_memory=max_memory)
+                            max_memory=max_memory, executor=executor)
         index = {n: i for i, n in enumerate(names)}
         system_index = np.array([index[n] for n in table["system_a"][table["measure"] == measures[0]]])
         baseline_index = np.array([index[n] for n in table["system_b"][table["measure"] == measures[0]]])
@@ -263,9 +264,10 @@ class ExperimentResult:
 
     def pairwise(self, *, test: str = "t", correction: str | None = "holm", alpha: float = 0.05,
                  n_resamples: int = 10_000, rng: RngLike = None,
-                 max_memory: int | str | None = DEFAULT_MAX_MEMORY) -> pd.DataFrame:
+                 max_memory: int | str | None = DEFAULT_MAX_MEMORY,
+                 executor: Executor | None = None) -> pd.DataFrame:
         """All pairs of systems on every measure (:func:`pyterrier_boot.compare` with ``test``,
-        ``correction``, ``alpha``, ``n_resamples``, ``rng`` and ``max_memory``). Each row's ``ci_low``/``ci_high`` is the
+        ``correction``, ``alpha``, ``n_resamples``, ``rng``, ``max_memory`` and ``executor``). Each row's ``ci_low``/``ci_high`` is the
         interval its verdict inverts: the test's own interval (topic bootstrap or none), or with the
         corpus bootstrap (``"corpus"``/``"both"``) the experiment's replicate interval of the
         difference, and ``p-value`` (then ``statistic`` is NaN) is the replicate test that inverts it
@@ -277,7 +279,7 @@ class ExperimentResult:
 
         scores = {m: pd.DataFrame(self.values[:, :, j], index=list(self.names)) for j, m in enumerate(self.measures)}
         table = compare(scores, test=test, correction=correction, alpha=alpha, rng=rng, n_resamples=n_resamples,
-                        max_memory=max_memory)
+                        max_memory=max_memory, executor=executor)
         if self.bootstrap not in ("corpus", "both"):
             return table
         index = {n: i for i, n in enumerate(self.names)}

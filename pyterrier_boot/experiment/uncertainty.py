@@ -22,6 +22,7 @@ from ..corpus.intervals import image_interval
 from ..stats.intervals import bootstrap_ci
 
 if TYPE_CHECKING:
+    from concurrent.futures import Executor
     from typing import Any
 
     import numpy.typing as npt
@@ -49,10 +50,13 @@ class Spread:
     distribution: np.ndarray
 
 
-def topic_spread(rows: FloatArray, plan: ResamplePlan, *, method: str, confidence_level: float) -> Spread:
-    """Topic-bootstrap intervals of the mean of each row of ``rows`` (series x topics)."""
+def topic_spread(rows: FloatArray, plan: ResamplePlan, *, method: str, confidence_level: float,
+                 executor: Executor | None = None) -> Spread:
+    """Topic-bootstrap intervals of the mean of each row of ``rows`` (series x topics), on ``executor``
+    when given (:func:`~pyterrier_boot.bootstrap_ci`)."""
     # the caller (Experiment) checked the memory of the whole bootstrap against its max_memory
-    res = bootstrap_ci(rows, method=method, confidence_level=confidence_level, plan=plan, max_memory=NO_LIMIT)
+    res = bootstrap_ci(rows, method=method, confidence_level=confidence_level, plan=plan, max_memory=NO_LIMIT,
+                       executor=executor)
     dist = res.bootstrap_distribution
     dist = np.zeros((0, rows.shape[0])) if dist is None else np.asarray(dist).T
     return Spread(np.asarray(res.confidence_interval.low, float), np.asarray(res.confidence_interval.high, float), dist)
@@ -88,7 +92,8 @@ def _limits(theta, dist, method, confidence_level):
 
 
 def mean_spreads(values: FloatArray, bootstrap: str | None, interval: str | None,
-                 confidence_level: float, plan: ResamplePlan | None, corpus: Any) -> tuple[FloatArray | None, FloatArray | None]:
+                 confidence_level: float, plan: ResamplePlan | None, corpus: Any,
+                 executor: Executor | None = None) -> tuple[FloatArray | None, FloatArray | None]:
     """Intervals ``[S, M, 2]`` of each system's mean over topics of ``values [S, Q, M]`` and the
     bootstrap distribution ``[B, S, M]`` behind them (``(None, None)`` without a bootstrap)."""
     if bootstrap is None:
@@ -99,12 +104,13 @@ def mean_spreads(values: FloatArray, bootstrap: str | None, interval: str | None
         low, high = image_interval(theta, dist, method=interval, confidence_level=confidence_level,  # type: ignore[arg-type]  # interval is set with a bootstrap
                                    jackknife=jack)
         return np.stack([low, high], axis=-1), dist
-    return _per_measure(values, None, bootstrap, interval, confidence_level, plan, corpus)
+    return _per_measure(values, None, bootstrap, interval, confidence_level, plan, corpus, executor)
 
 
 def difference_spreads(values: FloatArray, a: npt.NDArray[np.intp], b: npt.NDArray[np.intp],
                        bootstrap: str | None, interval: str | None, confidence_level: float,
-                       plan: ResamplePlan | None, corpus: Any) -> tuple[FloatArray | None, FloatArray | None]:
+                       plan: ResamplePlan | None, corpus: Any,
+                       executor: Executor | None = None) -> tuple[FloatArray | None, FloatArray | None]:
     """Intervals ``[P, M, 2]`` of the mean difference ``system a[p] - system b[p]`` of each pair and
     their bootstrap distribution ``[B, P, M]``. The corpus bootstrap's differences are taken within
     each image; its ``"logit"`` interval falls back to ``"percentile"`` (differences are not in [0, 1])."""
@@ -119,16 +125,17 @@ def difference_spreads(values: FloatArray, a: npt.NDArray[np.intp], b: npt.NDArr
                                    method="percentile" if interval == "logit" else interval,  # type: ignore[arg-type]  # interval is set with a bootstrap
                                    jackknife=jack[:, a] - jack[:, b])
         return np.stack([low, high], axis=-1), dist
-    return _per_measure(values, (a, b), bootstrap, interval, confidence_level, plan, corpus)
+    return _per_measure(values, (a, b), bootstrap, interval, confidence_level, plan, corpus, executor)
 
 
-def _per_measure(values, pairs, bootstrap, interval, confidence_level, plan, corpus):
+def _per_measure(values, pairs, bootstrap, interval, confidence_level, plan, corpus, executor=None):
     """Topic or joint spreads, one measure at a time, of system means or (with ``pairs``) differences."""
     spreads = []
     for m in range(values.shape[2]):
         rows = values[:, :, m] if pairs is None else values[pairs[0], :, m] - values[pairs[1], :, m]
         if bootstrap == "topic":
-            spreads.append(topic_spread(rows, plan, method=interval, confidence_level=confidence_level))
+            spreads.append(topic_spread(rows, plan, method=interval, confidence_level=confidence_level,
+                                        executor=executor))
             continue
         images = corpus.bootstrap_distribution[..., m]  # [image, system, topic]
         if pairs is not None:
