@@ -70,6 +70,8 @@ def test_help_with_examples(capsys, command):
     ["evaluate", "--qrels", "q.txt", "r", "--rel-remap"],    # --rel-remap without --rel
     ["evaluate", "--qrels", "q.txt", "r", "--confidence", "95"],
     ["evaluate", "--qrels", "q.txt", "r", "--n", "1"],
+    ["evaluate", "--qrels", "q.txt", "r", "--workers", "0"],
+    ["evaluate", "--qrels", "q.txt", "r", "--scheduler", "mpi"],
     ["topics", "--difference", "0.05"],                      # neither --variance nor runs
     ["topics", "--difference", "0.05", "--variance", "0.02", "--all-pairs"],
     ["demo", "--nonsense"],
@@ -110,6 +112,20 @@ def test_same_seed_same_numbers(capsys, collection):
     other = _evaluate(capsys, collection, "--format", "csv", "--rng", 2)[1]
     assert first == again
     assert first != other
+
+
+@pytest.mark.parametrize("scheduler", ["threads", "processes"])
+def test_workers_give_the_same_numbers(capsys, collection, tmp_path, scheduler):
+    """--workers/--scheduler only move the work: topic intervals and randomisation tests of all pairs
+    are the same as in one process."""
+    extra = ("--format", "csv", "--test", "randomization", "--correction", "fdr_bh", "--no-plots")
+    here = _evaluate(capsys, collection, *extra, "--out", tmp_path / "here")[1]
+    code, there, _ = _evaluate(capsys, collection, *extra, "--out", tmp_path / "there", "--workers", 2,
+                               "--scheduler", scheduler)
+    assert code == 0
+    assert here == there
+    for name in ("table.csv", "pairwise.csv"):
+        assert (tmp_path / "here" / name).read_text() == (tmp_path / "there" / name).read_text(), name
 
 
 def test_fresh_seed_is_printed(capsys, collection):
