@@ -77,16 +77,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
                         "at once, or none (means and tests only)")
     p.add_argument("--n", type=_common.count, metavar="N", dest="n_resamples",
                    help="topic resamples (default 10000) or corpus images (default 1000)")
-    p.add_argument("--max-memory", type=_common.memory_size, default=2**30, metavar="SIZE",
-                   help="memory the bootstrap may use, e.g. 512M or 4G (default 1G); a larger --n is refused "
-                        "with the estimate")
-    p.add_argument("--workers", type=_common.count, metavar="N",
-                   help="run the topic bootstrap and the resampling tests on N worker processes (default: this "
-                        "process); the output is the same as without it")
-    p.add_argument("--scheduler", metavar="KIND",
-                   help="where the workers run: processes (default with --workers), threads, dask (a local "
-                        "dask.distributed cluster of N processes) or the address of a running dask scheduler "
-                        "(tcp://host:8786); see pt_docs/scale.md")
+    _add_resource_arguments(p)
     p.add_argument("--confidence", type=float, default=0.95, metavar="LEVEL",
                    help="confidence level of the intervals (default 0.95)")
     p.add_argument("--interval", metavar="METHOD",
@@ -117,6 +108,21 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
     p.add_argument("--no-plots", action="store_true", help="a report without plots (faster)")
     p.set_defaults(run=run, parser=p)
     return p
+
+
+def _add_resource_arguments(p: argparse.ArgumentParser) -> None:
+    """``--max-memory``, ``--workers N`` and ``--scheduler KIND``: how much memory the resampling may
+    hold and where it runs (the same output anywhere)."""
+    p.add_argument("--max-memory", type=_common.memory_size, default=2**30, metavar="SIZE",
+                   help="memory the bootstrap may use, e.g. 512M or 4G (default 1G); a larger --n is refused "
+                        "with the estimate")
+    p.add_argument("--workers", type=_common.count, metavar="N",
+                   help="run the topic bootstrap and the resampling tests on N worker processes (default: this "
+                        "process); the output is the same as without it")
+    p.add_argument("--scheduler", metavar="KIND",
+                   help="where the workers run: processes (default with --workers), threads, dask (a local "
+                        "dask.distributed cluster of N processes) or the address of a running dask scheduler "
+                        "(tcp://host:8786); see pt_docs/scale.md")
 
 
 def _check(args, parser):

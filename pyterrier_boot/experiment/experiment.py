@@ -83,9 +83,8 @@ def Experiment(retr_systems: Any, topics: TopicsLike, qrels: QrelsLike, eval_met
                validate: str = "warn", save_dir: str | None = None, save_mode: str | None = "warn",
                save_format: str = "trec", precompute_prefix: bool = False, plan: str = "linear", *,
                bootstrap: str | None = "topic", n_resamples: int | None = None,
-               confidence_level: float = 0.95, interval: str | None = None,
-               corpus_size: int | None = None, model: str = "poisson", rng: RngLike = None,
-               max_memory: int | str | None = DEFAULT_MAX_MEMORY,
+               confidence_level: float = 0.95, interval: str | None = None, corpus_size: int | None = None,
+               model: str = "poisson", rng: RngLike = None, max_memory: int | str | None = DEFAULT_MAX_MEMORY,
                human_qrels: QrelsLike | None = None, executor: Executor | None = None, **kwargs: Any) -> Any:
     """``pt.Experiment`` with confidence intervals from the topic and/or corpus bootstrap.
 
@@ -107,10 +106,7 @@ def Experiment(retr_systems: Any, topics: TopicsLike, qrels: QrelsLike, eval_met
         rng: seed or Generator (SPEC 7; None is :data:`DEFAULT_SEED`). max_memory: bytes the bootstrap may hold.
         human_qrels: human judgments of some topics, ``qrels`` automatic: prediction-powered
             intervals (Angelopoulos et al. 2023; ``pt_docs/ppi.md``).
-        executor: our extra door to scale: a ``concurrent.futures.Executor`` (a process pool, or
-            ``dask.distributed``'s ``Client.get_executor()``) on which the topic bootstrap intervals
-            and the resampling tests run in chunks; the numbers are the same as without it
-            (``pt_docs/scale.md``).
+        executor: our extra door: a ``concurrent.futures.Executor`` for the bootstrap (``pt_docs/scale.md``).
     """
     if kwargs:
         raise TypeError(f"Unknown kwargs: {list(kwargs)}")

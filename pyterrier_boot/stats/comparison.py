@@ -186,11 +186,7 @@ def compare(scores: ScoresLike, *, baseline: int | str | Sequence[int | str] | N
             :class:`SignFlipPlan` to replay serves every pair and measure.
         nan_policy: ``"raise"``, or ``"omit"`` (drop topics missing anywhere, warning).
         max_memory: bytes the resampling tests may hold (default 1 GiB); more is a ValueError.
-            Pairs are tested in chunks of at most ``CHUNK_CELLS`` resampled values each, so memory
-            does not grow with the number of pairs (only per-pair summaries are kept).
-        executor: a ``concurrent.futures.Executor`` (a process pool, ``dask.distributed``'s
-            ``Client.get_executor()``, ...) to test the chunks of pairs on; the table is identical to
-            the one computed in this process (``pt_docs/scale.md``). A callable ``test`` runs here.
+        executor: a ``concurrent.futures.Executor`` to test chunks of pairs on; same table (``pt_docs/scale.md``).
 
     Returns:
         pandas.DataFrame, one row per (measure, pair), columns :data:`COLUMNS`; ``ci_low, ci_high``
@@ -207,7 +203,6 @@ def compare(scores: ScoresLike, *, baseline: int | str | Sequence[int | str] | N
         [[1, 0, True], [2, 0, True]]
     """
     test = canonical(test)
-    executor = check_executor(executor)
     given_level = confidence_level
     alpha, confidence_level, n_resamples = _compare_iv(
         test, correction, correction_scope, alpha, alternative,
@@ -221,7 +216,7 @@ def compare(scores: ScoresLike, *, baseline: int | str | Sequence[int | str] | N
                       max_memory)
     _warn_unreachable(test, used, n, correction, _family(len(a), len(measures), correction_scope), alpha)
     level: dict[str, Any] = dict(alpha=ci_alpha, inclusive=inclusive, alternative=alternative)
-    table = _test_measures(test, used, level, measures, systems, values, a, b, executor)
+    table = _test_measures(test, used, level, measures, systems, values, a, b, check_executor(executor))
     table["p-value corrected"], table["reject"] = _corrected(table, measures, correction, correction_scope, alpha)
     table.attrs.update(test=test if isinstance(test, str) else getattr(test, "__name__", "callable"),
                        correction=correction, correction_scope=correction_scope, alpha=alpha,

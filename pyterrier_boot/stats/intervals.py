@@ -220,12 +220,10 @@ def default_method(statistic: str | Callable[..., Any] | Aggregate = "mean") -> 
 
 @one_warning_per_kind()
 def bootstrap_ci(scores: ScoresLike, *, statistic: str | Callable[..., Any] | Aggregate = "mean",
-                 method: str | None = None, confidence_level: float = 0.95,
-                 alternative: str = "two-sided", n_resamples: int = 10_000,
-                 sigma: float | None = None, rng: RngLike = None, plan: ResamplePlan | npt.ArrayLike | None = None,
-                 batch: int | None = None, nan_policy: str = "raise",
-                 max_memory: int | str | None = DEFAULT_MAX_MEMORY,
-                 executor: Executor | None = None) -> IntervalResult:
+                 method: str | None = None, confidence_level: float = 0.95, alternative: str = "two-sided",
+                 n_resamples: int = 10_000, sigma: float | None = None, rng: RngLike = None,
+                 plan: ResamplePlan | npt.ArrayLike | None = None, batch: int | None = None, nan_policy: str = "raise",
+                 max_memory: int | str | None = DEFAULT_MAX_MEMORY, executor: Executor | None = None) -> IntervalResult:
     """Confidence interval of a system's population score from its per-topic scores.
 
     Args:
@@ -240,9 +238,7 @@ def bootstrap_ci(scores: ScoresLike, *, statistic: str | Callable[..., Any] | Ag
         batch: resamples at once for the median and callables (memory only). nan_policy: ``"raise"``
             (default) or ``"omit"`` (drop topics with a NaN, warning).
         max_memory: bytes the resampling may hold (default 1 GiB; the plan is ``10·B·n``).
-        executor: a ``concurrent.futures.Executor`` (process pool, ``dask.distributed``'s
-            ``Client.get_executor()``) to compute chunks of systems on; the same intervals as in this
-            process (``pt_docs/scale.md``).
+        executor: a ``concurrent.futures.Executor`` to compute chunks of systems on (``pt_docs/scale.md``).
 
     Example (an :class:`IntervalResult`; choices where the sources are vague: module docstring):
         >>> import numpy as np

@@ -296,7 +296,7 @@ def _unpaired(Xa, Xb, pooled, k, agg):
     return {"pvalue": pvalue, "statistic": observed, "required": required}, observed
 
 
-def _discriminative_power_iv(test, alpha, n_resamples, statistic):
+def _discriminative_power_iv(test, alpha, n_resamples, statistic, plan):
     if callable(test) or not isinstance(test, str):
         raise TypeError(f"'test' must be one of {', '.join(repr(t) for t in TESTS)}; got {type(test).__name__}")
     test = get_test(test, allowed=TESTS).name
@@ -306,6 +306,8 @@ def _discriminative_power_iv(test, alpha, n_resamples, statistic):
     if agg.name != "mean" and test != "unpaired_bootstrap":
         raise ValueError(f"'statistic'={agg.name!r} needs test='unpaired_bootstrap' (the paired tests "
                          "compare means of per-topic differences)")
+    if plan is not None and test not in ("paired_bootstrap", "randomization"):
+        raise ValueError(f"'plan' is only used by test='paired_bootstrap' or 'randomization', not test={test!r}")
     return test, alpha, n_resamples, agg
 
 
@@ -313,6 +315,7 @@ def _test_measures(test, data, a, b, used, k, agg, alpha, pair_names, executor=N
     """Every pair tested on every measure: ``asl, statistic, difference, required`` (measures x
     pairs), one warning per kind for degenerate pairs."""
     values = data.values
+    executor = check_executor(executor)
     asl = np.empty((values.shape[0], len(a)))
     statistic_out = np.empty_like(asl)
     difference = np.empty_like(asl)
@@ -334,8 +337,7 @@ def _test_measures(test, data, a, b, used, k, agg, alpha, pair_names, executor=N
 def discriminative_power(scores_by_measure: Mapping[str, ScoresLike] | ScoresLike, *,
                          test: str = "paired_bootstrap", alpha: float = 0.05,
                          n_resamples: int = 1000, statistic: str = "mean", rng: RngLike = None,
-                         plan: ResamplePlan | SignFlipPlan | npt.NDArray[np.intp] | None = None,
-                         max_memory: int | str | None = DEFAULT_MAX_MEMORY,
+                         plan: ResamplePlan | SignFlipPlan | npt.NDArray[np.intp] | None = None, max_memory: int | str | None = DEFAULT_MAX_MEMORY,
                          executor: Executor | None = None) -> DiscriminativePowerResult:
     """Sakai's bootstrap sensitivity: ASL of every system pair for every measure.
 
@@ -348,11 +350,8 @@ def discriminative_power(scores_by_measure: Mapping[str, ScoresLike] | ScoresLik
         statistic: aggregate of the unpaired test (``"gmean"``, ...); the paired tests compare means.
         rng, plan: seed or Generator (SPEC 7) of the one plan all measures and pairs share, or a
             :class:`~pyterrier_boot.ResamplePlan` / :class:`~pyterrier_boot.SignFlipPlan` to replay.
-        max_memory: bytes the resampling may hold (default 1 GiB); more is a ValueError. Pairs
-            are resampled in chunks, so memory does not grow with the number of pairs.
-        executor: a ``concurrent.futures.Executor`` (process pool, ``dask.distributed``'s
-            ``Client.get_executor()``) to run the chunks of pairs on; the result is identical to
-            the one computed in this process (``pt_docs/scale.md``).
+        max_memory: bytes the resampling may hold (default 1 GiB); more is a ValueError.
+        executor: a ``concurrent.futures.Executor`` to test chunks of pairs on (``pt_docs/scale.md``).
 
     Returns:
         DiscriminativePowerResult: ``sensitivity``, ``estimated_difference`` (the largest
@@ -375,19 +374,15 @@ def discriminative_power(scores_by_measure: Mapping[str, ScoresLike] | ScoresLik
         Sakai, T. (2007). On the reliability of information retrieval metrics based on
         significance tests. IPSJ Digital Courier 3, §6 (pt_docs/methods.md, "Meta-evaluation of measures").
     """
-    test, alpha, n_resamples, agg = _discriminative_power_iv(test, alpha, n_resamples, statistic)
-    executor = check_executor(executor)
+    test, alpha, n_resamples, agg = _discriminative_power_iv(test, alpha, n_resamples, statistic, plan)
     data = as_measure_scores(scores_by_measure)
     values = data.values
     M, S, n = values.shape
     a, b = pair_indices(S)
     labels_a, labels_b = pair_labels(data.systems, a, b)
     pair_names = [f"{x} vs {y}" for x, y in zip(labels_a, labels_b, strict=True)]
-    if plan is not None and test not in ("paired_bootstrap", "randomization"):
-        raise ValueError(f"'plan' is only used by test='paired_bootstrap' or 'randomization', not test={test!r}")
     used, k = _draw_plan(test, plan, data, len(a), n_resamples, agg, alpha, rng, max_memory)
-    asl, statistic_out, difference, required = _test_measures(test, data, a, b, used, k, agg, alpha, pair_names,
-                                                              executor)
+    asl, statistic_out, difference, required = _test_measures(test, data, a, b, used, k, agg, alpha, pair_names, executor)
     sensitivity = (asl < alpha).mean(axis=1)
     with np.errstate(all="ignore"):
         estimated = np.nanmax(required, axis=1) if not np.isnan(required).all() else np.full(M, np.nan)
