@@ -91,6 +91,19 @@ def test_randomized_tukey_is_the_same_on_an_executor(scores, executor):
     assert here.null_distribution.shape == (700,)
 
 
+@pytest.mark.parametrize("alternative", ["two-sided", "less"])
+@pytest.mark.parametrize("name", ["paired_bootstrap_test", "randomization_test"])
+def test_one_pair_is_the_same_with_its_resamples_on_an_executor(scores, executor, name, alternative):
+    """10,000 resamples of one pair: three blocks of resamples, joined exactly."""
+    test = getattr(ptb, name)
+    x, y = scores.iloc[3].to_numpy(), scores.iloc[0].to_numpy()
+    here = test(x, y, alternative=alternative, rng=7)
+    there = test(x, y, alternative=alternative, rng=7, executor=executor)
+    np.testing.assert_array_equal(here.null_distribution, there.null_distribution)
+    assert (here.statistic, here.pvalue, here.confidence_interval) == \
+        (there.statistic, there.pvalue, there.confidence_interval)
+
+
 def test_an_executor_that_is_not_one_is_refused(scores):
     with pytest.raises(TypeError, match="'executor'"):
         ptb.compare({"AP": scores}, test="t", executor=2)

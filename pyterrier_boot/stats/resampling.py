@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .._batches import map_batches
 from .._checks import check_positive_int
 from .._memory import (
     DEFAULT_MAX_MEMORY,
@@ -33,6 +34,8 @@ from .._memory import (
 from .._random import as_generator
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from concurrent.futures import Executor
     from typing import Any
 
     import numpy.typing as npt
@@ -41,6 +44,10 @@ if TYPE_CHECKING:
 
 
 COL_BLOCK = 32
+
+#: Resamples per block when the resamples of a few series are split across an executor (rounded up
+#: to a multiple of :func:`row_block`, so each block's products are those of the whole plan).
+RESAMPLE_BLOCK = 4096
 
 
 def row_block(n_topics: int) -> int:
@@ -107,6 +114,10 @@ class ResamplePlan:
         flat = (idx + n * np.arange(rows)[:, None]).ravel()
         return np.bincount(flat, minlength=rows * n).reshape(rows, n).astype(float)
 
+    def rows(self, start: int, stop: int) -> ResamplePlan:
+        """The plan of resamples ``start:stop``."""
+        return ResamplePlan(self.indices[start:stop])
+
     def take(self, values: npt.ArrayLike, start: int = 0, stop: int | None = None) -> npt.NDArray[Any]:
         """``values[..., indices[start:stop]]``: resampled scores, shape ``(..., rows, n_topics)``."""
         return np.asarray(values)[..., self.indices[start:stop]]
@@ -155,6 +166,10 @@ class SignFlipPlan:
     def weights(self, start: int = 0, stop: int | None = None) -> FloatArray:
         """Signs of resamples ``start:stop`` as floats, shape (rows, n_topics)."""
         return self.signs[start:stop].astype(float)
+
+    def rows(self, start: int, stop: int) -> SignFlipPlan:
+        """The flips ``start:stop`` (as exact as the whole: a block of an enumeration)."""
+        return SignFlipPlan(self.signs[start:stop], exact=self.exact)
 
     def __repr__(self):
         return f"SignFlipPlan(n_resamples={self.n_resamples}, n_topics={self.n_topics}, exact={self.exact})"
@@ -316,3 +331,21 @@ def studentized_pivot(W: FloatArray, plan: ResamplePlan) -> FloatArray:
         s1 /= s2
     s1[np.isnan(s1)] = 0.0
     return s1
+
+
+def _apply_block(batch):
+    function, values, plan = batch
+    return function(values, plan)
+
+
+def map_resamples(function: Callable[[FloatArray, Any], FloatArray], values: FloatArray,
+                  plan: ResamplePlan | SignFlipPlan, executor: Executor | None = None) -> FloatArray:
+    """``function(values, plan)``, a ``(series, B)`` array, computed in fixed blocks of resamples on
+    ``executor`` (a module-level ``function``), joined in order: the same numbers as in one call,
+    since blocks start at multiples of :func:`row_block` and every product keeps its shape."""
+    if executor is None:
+        return function(values, plan)
+    step = row_block(values.shape[1])
+    size = -(-RESAMPLE_BLOCK // step) * step
+    blocks = ((function, values, plan.rows(start, start + size)) for start in range(0, plan.n_resamples, size))
+    return np.concatenate(list(map_batches(_apply_block, blocks, executor)), axis=1)

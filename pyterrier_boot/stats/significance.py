@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 from scipy import stats
 
+from .._batches import check_executor
 from .._checks import ALTERNATIVES, NAN_POLICIES, check_choice, check_confidence_level, tolerance
 from .._memory import (
     CHUNK_CELLS,
@@ -53,6 +54,7 @@ from .resampling import (
     SignFlipPlan,
     as_resample_plan,
     as_sign_flip_plan,
+    map_resamples,
     planned_resamples,
     studentized_pivot,
     weighted_sums,
@@ -60,6 +62,7 @@ from .resampling import (
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
+    from concurrent.futures import Executor
 
     import numpy.typing as npt
 
@@ -248,9 +251,10 @@ def _chunks(n_series, n_resamples):
 
 
 def paired_bootstrap_core(D: FloatArray, plan: ResamplePlan, *, alternative: str = "two-sided",
-                          confidence_level: float = 0.95, keep_null: bool = False,
-                          alpha: float | None = None, inclusive: bool = False) -> dict[Any, Any]:
-    """Sakai's studentised paired bootstrap test for every row of ``D`` with one shared plan.
+                          confidence_level: float = 0.95, keep_null: bool = False, alpha: float | None = None,
+                          inclusive: bool = False, executor: Executor | None = None) -> dict[Any, Any]:
+    """Sakai's studentised paired bootstrap test for every row of ``D`` with one shared plan (its
+    resamples computed in blocks on ``executor`` when given: :func:`~.resampling.map_resamples`).
 
     The interval is the one the test inverts: with ``h_b = |t*_b| * se``, the test counts
     ``h_b >= |mean|`` and the interval is ``mean ± h_(K)``, ``h_(K)`` the K-th largest ``h_b`` and
@@ -272,7 +276,7 @@ def paired_bootstrap_core(D: FloatArray, plan: ResamplePlan, *, alternative: str
     K = accept_count(lambda c: (c + 1) / (B + 1), B, alpha, inclusive)
     sign = -1.0 if alternative == "less" else 1.0
     for sl in _chunks(P, B):
-        null = studentized_pivot(D[sl] - mean[sl, None], plan)
+        null = map_resamples(studentized_pivot, D[sl] - mean[sl, None], plan, executor)
         with np.errstate(invalid="ignore", over="ignore"):
             reach = (np.abs(null) if alternative == "two-sided" else sign * null) * se[sl, None]
         reach = np.nan_to_num(reach, nan=0.0, posinf=np.inf, neginf=-np.inf)
@@ -309,8 +313,8 @@ def _degenerate_bounds(low, high, info, degenerate, alternative):
 
 
 def randomization_core(D: FloatArray, plan: SignFlipPlan, *, alternative: str = "two-sided",
-                       confidence_level: float = 0.95, keep_null: bool = False,
-                       alpha: float | None = None, inclusive: bool = False) -> dict[Any, Any]:
+                       confidence_level: float = 0.95, keep_null: bool = False, alpha: float | None = None,
+                       inclusive: bool = False, executor: Executor | None = None) -> dict[Any, Any]:
     """Sign-flip randomisation test of the mean difference for every row of ``D``, and its interval.
 
     A flip ``s`` with flipped topics ``T`` counts as extreme for the shifted differences ``d - delta``
@@ -338,7 +342,7 @@ def randomization_core(D: FloatArray, plan: SignFlipPlan, *, alternative: str = 
 
     K = accept_count(p_of, B, alpha, inclusive)
     for sl in _chunks(P, B):
-        signed = weighted_sums(plan, D[sl])  # sum_i s_i d_i
+        signed = map_resamples(_signed_sums, D[sl], plan, executor)  # sum_i s_i d_i
         total = D[sl].sum(axis=1)[:, None]
         tol = 100 * np.finfo(float).eps * np.abs(D[sl]).max(axis=1)[:, None]
         m = mean[sl, None]
@@ -366,6 +370,10 @@ def randomization_core(D: FloatArray, plan: SignFlipPlan, *, alternative: str = 
     low, high = _degenerate_bounds(low, high, info, info["zero"], alternative)
     return dict(info, statistic=mean.copy(), pvalue=pvalue, low=low, high=high, estimate=mean.copy(),
                 null=null_all, degenerate=info["zero"])
+
+
+def _signed_sums(D, plan):
+    return weighted_sums(plan, D)
 
 
 def t_core(D: FloatArray, *, alternative: str = "two-sided", confidence_level: float = 0.95,
@@ -522,7 +530,8 @@ def _result(core, method, alternative, confidence_level, plan=None):
 def paired_bootstrap_test(x: npt.ArrayLike, y: npt.ArrayLike, *, alternative: str = "two-sided",
                           n_resamples: int = 10_000, confidence_level: float = 0.95,
                           rng: RngLike = None, plan: ResamplePlan | None = None, nan_policy: str = "raise",
-                          max_memory: int | str | None = DEFAULT_MAX_MEMORY) -> PairedTestResult:
+                          max_memory: int | str | None = DEFAULT_MAX_MEMORY,
+                          executor: Executor | None = None) -> PairedTestResult:
     """Sakai's paired bootstrap test (studentised shift method) of ``mean(x - y) = 0``.
 
     With ``z = x - y``, the statistic is ``t(z) = mean(z) / (sd(z)/√n)``. The null is imposed by
@@ -545,6 +554,8 @@ def paired_bootstrap_test(x: npt.ArrayLike, y: npt.ArrayLike, *, alternative: st
             ``B``-long arrays); more is a ValueError stating the estimate. Too few resamples for
             the interval's tails (``B < 40`` at 95%) or for a p-value below 0.05 (``B < 20``: it is
             at least ``1/(B+1)``) give a :class:`~pyterrier_boot.BootWarning`.
+        executor: a ``concurrent.futures.Executor`` to compute blocks of resamples on; the same
+            result (``pt_docs/scale.md``).
 
     Returns:
         PairedTestResult; ``null_distribution`` holds the ``t(w*b)``.
@@ -572,8 +583,8 @@ def paired_bootstrap_test(x: npt.ArrayLike, y: npt.ArrayLike, *, alternative: st
     used = as_resample_plan(plan, x.size, n_resamples, rng, max_memory)
     if not warn_interval_resolution(B, confidence_level, alternative, "bootstrap-t"):
         warn_pvalue_resolution(B)
-    core = paired_bootstrap_core((x - y)[None, :], used, alternative=alternative,
-                                 confidence_level=confidence_level, keep_null=True)
+    core = paired_bootstrap_core((x - y)[None, :], used, alternative=alternative, confidence_level=confidence_level,
+                                 keep_null=True, executor=check_executor(executor))
     warn_degenerate("constant" if not core["zero"][0] else "zero", core["degenerate"])
     return _result(core, "paired_bootstrap", alternative, confidence_level, used)
 
@@ -581,7 +592,8 @@ def paired_bootstrap_test(x: npt.ArrayLike, y: npt.ArrayLike, *, alternative: st
 def randomization_test(x: npt.ArrayLike, y: npt.ArrayLike, *, alternative: str = "two-sided",
                        n_resamples: int = 10_000, confidence_level: float = 0.95,
                        rng: RngLike = None, plan: SignFlipPlan | None = None, nan_policy: str = "raise",
-                       max_memory: int | str | None = DEFAULT_MAX_MEMORY) -> PairedTestResult:
+                       max_memory: int | str | None = DEFAULT_MAX_MEMORY,
+                       executor: Executor | None = None) -> PairedTestResult:
     """Paired randomisation (permutation) test of the mean difference by per-topic sign flips.
 
     Under the null the two systems' labels are exchangeable on each topic, so each difference
@@ -596,7 +608,7 @@ def randomization_test(x: npt.ArrayLike, y: npt.ArrayLike, *, alternative: str =
         alternative, confidence_level, rng, nan_policy: as :func:`paired_bootstrap_test`.
         n_resamples: random sign flips ``B``; also the threshold for exact enumeration.
         plan: a :class:`SignFlipPlan` to replay.
-        max_memory: as :func:`paired_bootstrap_test`.
+        max_memory, executor: as :func:`paired_bootstrap_test`.
 
     Returns:
         PairedTestResult (its interval is the t interval of the mean difference).
@@ -626,8 +638,8 @@ def randomization_test(x: npt.ArrayLike, y: npt.ArrayLike, *, alternative: str =
     used = as_sign_flip_plan(plan, x.size, n_resamples, rng, max_memory)
     if not used.exact:
         warn_pvalue_resolution(B)
-    core = randomization_core((x - y)[None, :], used, alternative=alternative,
-                              confidence_level=confidence_level, keep_null=True)
+    core = randomization_core((x - y)[None, :], used, alternative=alternative, confidence_level=confidence_level,
+                              keep_null=True, executor=check_executor(executor))
     warn_degenerate("zero", core["degenerate"])
     method = "randomization_exact" if used.exact else "randomization"
     return _result(core, method, alternative, confidence_level, used)
