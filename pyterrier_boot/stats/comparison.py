@@ -323,8 +323,8 @@ def _compare_measure(test, plan, level, measure, X, a, b, pair_names, executor=N
     unbounded = ~core["degenerate"] & (np.isinf(core["low"]) | np.isinf(core["high"]))
     frame = pd.DataFrame({
         "measure": measure,
-        "mean_a": X[a].mean(axis=1),
-        "mean_b": X[b].mean(axis=1),
+        "mean_a": X.mean(axis=1)[a],  # per system, not per pair: no (pairs x topics) copies
+        "mean_b": X.mean(axis=1)[b],
         "difference": core["mean"],
         "ci_low": core["low"],
         "ci_high": core["high"],
