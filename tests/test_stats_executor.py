@@ -145,3 +145,15 @@ def test_compare_is_the_same_on_a_dask_cluster(scores, small_chunks):
     pd.testing.assert_frame_equal(here, there, check_exact=True)
     np.testing.assert_array_equal(dp_here.asl, dp_there.asl)
     np.testing.assert_array_equal(tukey.pvalue, ptb.randomized_tukey_hsd(scores.iloc[:5], n_resamples=600, rng=1).pvalue)
+
+
+@pytest.mark.parametrize("test", ["paired-bootstrap", "randomization"])
+def test_experiment_is_the_same_on_an_executor(executor, test):
+    """pt.boot.Experiment's extra door: the same table (intervals, tests) with and without it."""
+    sim = ptb.simulate_collection(n_topics=15, n_systems=4, rng=3)
+    kwargs = dict(names=list(sim.runs), baseline=0, test=test, n_resamples=300, rng=2)
+    here = ptb.Experiment(list(sim.runs.values()), sim.topics, sim.qrels, ["map", "P_10"], **kwargs)
+    there = ptb.Experiment(list(sim.runs.values()), sim.topics, sim.qrels, ["map", "P_10"], executor=executor,
+                           **kwargs)
+    pd.testing.assert_frame_equal(here, there, check_exact=True)
+    assert "map ci_low" in there.columns
