@@ -34,9 +34,9 @@ def map_rows(function: Callable[..., Any], *arrays: np.ndarray, rows: int,
     process pools and clusters. Without an executor the arrays are passed whole (the cores chunk
     within), which gives the same numbers since every row is computed on its own.
     """
-    if executor is None:
-        return function(*arrays)
     n = len(arrays[0])
+    if executor is None or n == 0:
+        return function(*arrays)
     step = max(1, int(rows))
     batches = ((function, tuple(a[start:start + step] for a in arrays)) for start in range(0, n, step))
     return join_rows(list(map_batches(_apply, batches, executor)))
