@@ -15,9 +15,10 @@ import numba
 import numpy as np
 import pandas as pd
 
+from .._streams import POISSON_CAP
 from .._warnings import FallbackWarning, report
-from .kernels import evaluate_tasks
-from .lowering import ERR, ERR_MAX_GRADE, JUDGED, kernel_tables, lower
+from .kernels import FUSED_KINDS, evaluate_tasks
+from .lowering import AP, ERR, ERR_MAX_GRADE, JUDGED, RPREC, RR, SUCCESS, P, R, kernel_tables, lower
 from .materialisation import image_qrels, image_run
 
 if TYPE_CHECKING:
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
 
     from .._typing import FloatArray, MeasuresLike, QrelsLike, RunsLike
     from .arrays import JudgedRuns
+    from .lowering import KernelMeasure
 
 
 
@@ -61,39 +63,42 @@ class Evaluator:
                 f"ERR follows gdeval (TREC Web track), whose grades are 0..{ERR_MAX_GRADE}, but the qrels "
                 f"hold grade {grade_max}: map the grades into that range first"
             )
-        self._gains, self._orders, self._weights = kernel_tables(kms, grade_min, grade_max)
-        self._kinds = np.array([km.kind for km in kms], dtype=np.int64)
-        self._cutoffs = np.array([km.cutoff for km in kms], dtype=np.int64)
-        self._rels = np.array([km.rel for km in kms], dtype=np.int64)
-        self._xs = np.array([km.x for km in kms], dtype=np.float64)
-        self._judged_only = np.array([km.judged_only for km in kms], dtype=np.bool_)
+        self._fused, self._general = _family_tables(kms, grade_min, grade_max, arrays)
+        self._n_grades = grade_max - grade_min + 1
         self._discounts = None
 
-    def _kernels(self, multiplicity):
-        """Kernel measures ``[image, system, topic, kernel measure]``: the (image, topic) tasks are
-        split into contiguous ranges, one per numba thread, each filled by
-        :func:`~.kernels.evaluate_tasks` with the GIL released."""
+    def _kernels(self, multiplicity, keys=None, hashes=None):
+        """Kernel measures ``[image, system, topic, kernel measure]`` of the images in
+        ``multiplicity``, or of the Poisson(1) images of ``keys`` drawn in the kernel from the
+        documents' ``hashes``. The (image, topic) tasks are split into contiguous ranges, a few per
+        numba thread, each filled by :func:`~.kernels.evaluate_tasks` with the GIL released."""
         a = self.arrays
-        values = np.zeros((multiplicity.shape[0], a.n_systems, a.n_topics, len(self.kernel_index)))
-        args = (multiplicity, self._grade_min, a.qrels_offsets, a.qrels_docs, a.qrels_grades, a.run_offsets,
-                a.run_docs, a.run_grades, a.run_stops, self._kinds, self._cutoffs, self._rels, self._xs,
-                self._judged_only, self._gains, self._orders, self._weights, self._discount(multiplicity),
-                bool((self._kinds == JUDGED).any()), int(np.diff(a.run_offsets).max(initial=0)), values)
-        n_tasks = multiplicity.shape[0] * a.n_topics
-        bounds = np.linspace(0, n_tasks, min(numba.get_num_threads(), n_tasks) + 1).astype(int)
-        if len(bounds) <= 2:
+        n_images = multiplicity.shape[0] if keys is None else len(keys)
+        values = np.zeros((n_images, a.n_systems, a.n_topics, len(self.kernel_index)))
+        if keys is None:
+            keys, hashes, most = np.zeros(0, np.uint64), np.zeros(0, np.uint64), int(multiplicity.max(initial=1))
+        else:
+            multiplicity, most = np.zeros((0, 0), np.int32), POISSON_CAP
+        data = (self._grade_min, a.qrels_offsets, a.qrels_docs, a.qrels_grades, a.run_offsets, a.run_docs,
+                a.run_grades, a.run_stops, self._n_grades)
+        args = (multiplicity, keys, hashes, data, self._fused, self._general, self._discount(most), values)
+        n_tasks = n_images * a.n_topics
+        threads = numba.get_num_threads()
+        bounds = np.linspace(0, n_tasks, min(4 * threads if threads > 1 else 1, max(n_tasks, 1)) + 1).astype(int)
+        if threads == 1 or len(bounds) <= 2:
             evaluate_tasks(0, n_tasks, *args)
         else:
-            with ThreadPoolExecutor(len(bounds) - 1) as pool:
+            with ThreadPoolExecutor(threads) as pool:
                 for done in [pool.submit(evaluate_tasks, first, last, *args) for first, last in zip(bounds, bounds[1:])]:
                     done.result()
         return values
 
-    def _discount(self, multiplicity):
-        """``1 / log2(p + 2)`` for every image position a ranking or an ideal ranking can reach."""
+    def _discount(self, most):
+        """``1 / log2(p + 2)`` for every image position a ranking or an ideal ranking can reach when
+        no document has more than ``most`` copies."""
         a = self.arrays
         longest = max(np.diff(a.run_offsets).max(initial=0), np.diff(a.qrels_offsets).max(initial=0))
-        length = int(longest) * max(int(multiplicity.max(initial=1)), 1) + 1
+        length = int(longest) * max(most, 1) + 1
         if self._discounts is None or len(self._discounts) < length:
             self._discounts = 1.0 / np.log2(np.arange(length, dtype=np.float64) + 2.0)
         return self._discounts
@@ -118,15 +123,44 @@ class Evaluator:
             if identity and self._runs is not None and self._qrels is not None:
                 out[0][..., self.fallback_index] = self._fallback(self._runs, self._qrels)
             else:
-                report(FallbackWarning, "no fast kernel for {cases}: computed by materialising every image "
-                       "and calling ir_measures (slow)", map(repr, self.fallback_measures))
-                frames = self._frames()
-                qrels = frames.pop(None)
-                for b, k in enumerate(multiplicity):
-                    mult = pd.Series(k, index=a.docnos)
-                    runs = {name: image_run(run, mult) for name, run in frames.items()}
-                    out[b][..., self.fallback_index] = self._fallback(runs, image_qrels(qrels, mult))
+                self._fallback_images(multiplicity, out)
         return out
+
+    def evaluate_poisson(self, keys: npt.ArrayLike, hashes: npt.ArrayLike) -> FloatArray:
+        """Values ``[image, system, topic, measure]`` on the Poisson(1) corpus images of ``keys``.
+
+        The same numbers as ``evaluate(poisson_multiplicities(keys, hashes))``
+        (:mod:`pyterrier_boot.corpus.multiplicity`; Cormack & Lynam 2006), but each image is drawn
+        inside the kernel that reads it, so no ``[image, document]`` array is built.
+
+        Args:
+            keys: uint64 image keys (:func:`~pyterrier_boot.corpus.multiplicity.image_keys`).
+            hashes: :func:`~pyterrier_boot.corpus.multiplicity.docno_hashes` of ``arrays.docnos``.
+        """
+        keys = np.ascontiguousarray(keys, dtype=np.uint64).reshape(-1)
+        hashes = np.ascontiguousarray(hashes, dtype=np.uint64)
+        a = self.arrays
+        if hashes.shape != (a.n_docs,):
+            raise ValueError(f"'hashes' must hold one hash per document seen ({a.n_docs}), got shape {hashes.shape}")
+        out = np.zeros((len(keys), a.n_systems, a.n_topics, len(self.measures)))
+        if len(self.kernel_index):
+            out[..., self.kernel_index] = self._kernels(None, keys, hashes)
+        if len(self.fallback_index):
+            from ..corpus.multiplicity import poisson_multiplicities
+
+            self._fallback_images(poisson_multiplicities(keys, hashes), out)
+        return out
+
+    def _fallback_images(self, multiplicity, out):
+        """Fallback measures of every image, each materialised and evaluated by ir_measures."""
+        report(FallbackWarning, "no fast kernel for {cases}: computed by materialising every image "
+               "and calling ir_measures (slow)", map(repr, self.fallback_measures))
+        frames = self._frames()
+        qrels = frames.pop(None)
+        for b, k in enumerate(multiplicity):
+            mult = pd.Series(k, index=self.arrays.docnos)
+            runs = {name: image_run(run, mult) for name, run in frames.items()}
+            out[b][..., self.fallback_index] = self._fallback(runs, image_qrels(qrels, mult))
 
     def _frames(self):
         """Runs (by system) and qrels (under key None) rebuilt from the arrays, in ranking order."""
@@ -172,6 +206,52 @@ class Evaluator:
                 if q is not None:
                     out[s, q, columns[metric.measure]] = metric.value
         return out
+
+
+_BINARY = (AP, P, R, RPREC, RR, SUCCESS)
+
+
+def _family_tables(kms: list[KernelMeasure], grade_min: int, grade_max: int,
+                   arrays: JudgedRuns) -> tuple[tuple | None, tuple | None]:
+    """The tables :func:`~.kernels.evaluate_tasks` reads for its fused and general families (None
+    for a family without measures, so its code is neither compiled nor run). The fused family
+    also gets, per ranking, the positions of the documents some fused measure gains from
+    (``i_pos[i_off[j]:i_off[j + 1]]`` for ranking ``j``): all its walk stops at."""
+    fused = [m for m, km in enumerate(kms) if km.kind in FUSED_KINDS and not km.judged_only]
+    general = [m for m in range(len(kms)) if m not in fused]
+    tables: list[tuple | None] = []
+    for cols in (fused, general):
+        if not cols:
+            tables.append(None)
+            continue
+        mine = [kms[m] for m in cols]
+        gains, orders, weights = kernel_tables(mine, grade_min, grade_max)
+        kinds = np.array([km.kind for km in mine], dtype=np.int64)
+        cutoffs = np.array([km.cutoff for km in mine], dtype=np.int64)
+        rels = np.array([km.rel for km in mine], dtype=np.int64)
+        columns = np.array(cols, dtype=np.int64)
+        if cols is fused:
+            i_pos = np.flatnonzero(arrays.run_grades >= _lowest(mine, gains, grade_min)).astype(np.int64)
+            i_off = np.searchsorted(i_pos, arrays.run_offsets).astype(np.int64)
+            tables.append((kinds, cutoffs, rels, gains, orders, weights, columns, i_off, i_pos))
+        else:
+            tables.append((kinds, cutoffs, rels, np.array([km.x for km in mine], dtype=np.float64),
+                           np.array([km.judged_only for km in mine], dtype=np.bool_), gains, orders, weights,
+                           bool((kinds == JUDGED).any()), columns))
+    return tables[0], tables[1]
+
+
+def _lowest(kms, gains, grade_min):
+    """The lowest grade any of these fused measures gains from (the walk skips documents below it)."""
+    lowest = grade_min + gains.shape[1]
+    for m, km in enumerate(kms):
+        if km.kind in _BINARY:
+            lowest = min(lowest, km.rel)
+        else:
+            positive = np.flatnonzero(gains[m] > 0.0)
+            if len(positive):
+                lowest = min(lowest, grade_min + int(positive[0]))
+    return int(lowest)
 
 
 def _check_computable(measures):

@@ -2,17 +2,25 @@
 
 A document with multiplicity ``k`` occupies ``k`` consecutive positions of the image run and
 counts ``k`` times in the image qrels (Cormack & Lynam 2006; Zobel & Rashidi 2020; pt_docs/methods.md,
-"The corpus bootstrap"). For each (image, system, topic) the driver
-gathers the ranking once into two short buffers, the copies ``k`` and the grade of each document
-still present (down to the last judged document, below which no measure of relevance changes),
-and each measure then walks that buffer, advancing the image position by ``k``. The number of
-relevant documents and the ideal ranking come from a histogram of judged grades weighted by
-``k``. Each measure function has a twin in :mod:`.reference` that materialises the image; tests
-assert that they agree.
+"The corpus bootstrap"). For each (image, topic) the driver :func:`evaluate_tasks` builds a
+histogram of judged grades weighted by ``k`` (the number of relevant documents and the ideal
+ranking come from it), then walks each system's ranking down to its last judged document (below
+which no measure of relevance changes). Measures come in two families, each compiled only when a
+call asks for one of its measures:
 
-Randomness never enters: multiplicities arrive as an array. One task is one (image, topic) pair,
-and no task writes what another reads, so results do not depend on how tasks are shared among
-threads (:class:`~pyterrier_boot.measures.engine.Evaluator` runs them on numba's thread count).
+* the *fused* family (:data:`FUSED_KINDS`: AP, P, R, Rprec, RR, Success, nDCG, nCG, RBP, INSQ,
+  without ``judged_only``): one walk per ranking feeds all of them from shared running counts,
+  skipping documents none of them gains from and stopping at the deepest cutoff;
+* the *general* family (every other kernel measure): the ranking is gathered into two short
+  buffers, the copies ``k`` and the grade of each document still present, and each measure walks
+  them, advancing the image position by ``k``.
+
+Each measure function has a twin in :mod:`.reference` that materialises the image; tests assert
+that they agree. Multiplicities arrive as an array, or as image keys from which the kernel draws
+counter-based Poisson(1) copies itself (:mod:`pyterrier_boot.corpus.multiplicity`), so no image
+is ever stored. One task is one (image, topic) pair, and no task writes what another reads, so
+results do not depend on how tasks are shared among threads
+(:class:`~pyterrier_boot.measures.engine.Evaluator` runs them on numba's thread count).
 """
 from __future__ import annotations
 
@@ -22,6 +30,7 @@ import numpy as np
 from numba import njit
 
 from .._environment import numba_cache
+from .._streams import POISSON_THRESHOLDS, poisson_draw
 from .arrays import UNJUDGED
 from .lowering import (
     AP,
@@ -61,7 +70,7 @@ def _count_at_least(hist, grade_min, rel):
     return total
 
 
-@njit(cache=_CACHE)
+@njit(cache=_CACHE, inline="always")
 def _copies(k, pos, cutoff):
     """How many of ``k`` copies placed after position ``pos`` fall within the cutoff."""
     if cutoff <= 0:
@@ -280,6 +289,147 @@ def _err(ks, gs, n, cutoff, grade_min, gains):
     return total
 
 
+# ------------------------------------------------------------------ the fused family
+# AP, P, R, Rprec, RR, Success, nDCG, nCG, RBP and INSQ (without judged_only): one walk down each
+# ranking feeds every one of them, reading each document's copies once and stepping over the
+# documents no measure gains from (unjudged, or below every measure's relevance level).
+
+FUSED_KINDS = (AP, P, R, RPREC, RR, SUCCESS, NDCG, NCG, RBP, INSQ)
+
+
+@njit(cache=_CACHE)
+def _fused_topic_setup(hist, grade_min, fused, discount, ones, n_rel, norm, cut):
+    """Per measure on one (image, topic): relevant copies, ideal gain and how deep it reads; returns
+    how deep any of them reads (0: to the last judged document)."""
+    kinds, cutoffs, rels, gains, orders, weights = fused[:6]
+    reach = 1
+    for m in range(kinds.shape[0]):
+        kind = kinds[m]
+        n_rel[m] = _count_at_least(hist, grade_min, rels[m])
+        cut[m] = cutoffs[m]
+        if kind == NDCG:
+            norm[m] = _ideal(hist, gains[m], orders[m], cutoffs[m], discount)
+        elif kind == NCG:
+            norm[m] = _ideal(hist, gains[m], orders[m], cutoffs[m], ones)
+        elif kind == RPREC:
+            cut[m] = max(n_rel[m], 1)
+        elif kind == RBP or kind == INSQ:
+            cut[m] = weights.shape[1]
+        if cut[m] == 0 or reach == 0:
+            reach = 0
+        else:
+            reach = max(reach, cut[m])
+    return reach
+
+
+@njit(cache=_CACHE, inline="always")
+def _fused_feed(kk, g, pos, grade_min, kinds, rels, gains, weights, discount, cut, acc, hits, first):
+    """One document with ``kk > 0`` copies at image position ``pos`` and judged grade ``g``, fed to
+    every fused measure (each in the order of its own reference walk, so sums round the same)."""
+    for m in range(kinds.shape[0]):
+        c = _copies(kk, pos, cut[m])
+        if c <= 0:
+            continue
+        kind = kinds[m]
+        if kind == AP:
+            if g >= rels[m]:
+                h = hits[m]
+                total = acc[m]
+                for t in range(c):
+                    h += 1
+                    total += h / (pos + t + 1)
+                hits[m] = h
+                acc[m] = total
+        elif kind == P or kind == R or kind == RPREC:
+            if g >= rels[m]:
+                hits[m] += c
+        elif kind == RR or kind == SUCCESS:
+            if g >= rels[m] and first[m] == 0:
+                first[m] = pos + 1
+        else:
+            gain = gains[m, g - grade_min]
+            if gain != 0.0:
+                total = acc[m]
+                for t in range(c):
+                    if kind == NDCG:
+                        total += gain * discount[pos + t]
+                    elif kind == NCG:
+                        total += gain * 1.0
+                    else:
+                        total += gain * weights[m, pos + t]
+                acc[m] = total
+
+
+@njit(cache=_CACHE, inline="always")
+def _fused_value(kind, m, cutoff, n_rel, norm, acc, hits, first):
+    """A fused measure's value from its running counts after the walk."""
+    if kind == AP:
+        return acc[m] / n_rel if n_rel > 0 else 0.0
+    if kind == P:
+        return hits[m] / cutoff
+    if kind == R or kind == RPREC:
+        return hits[m] / n_rel if n_rel > 0 else 0.0
+    if kind == RR:
+        return 1.0 / first[m] if first[m] > 0 else 0.0
+    if kind == SUCCESS:
+        return 1.0 if first[m] > 0 else 0.0
+    if kind == NDCG or kind == NCG:
+        return acc[m] / norm if norm > 0.0 else 0.0
+    return acc[m]
+
+
+@njit(cache=_CACHE, inline="always")
+def _segment(k, r_doc, start, stop, pos, reach):
+    """Image position after the documents ``start..stop-1`` (none of which any fused measure gains
+    from), starting at ``pos``: a plain sum of copies (vectorised), or with a cutoff ``reach`` a sum
+    that stops once it is passed."""
+    if reach == 0:
+        total = 0
+        for i in range(start, stop):
+            total += k[r_doc[i]]
+        return pos + total
+    for i in range(start, stop):
+        pos += k[r_doc[i]]
+        if pos >= reach:
+            break
+    return pos
+
+
+@njit(cache=_CACHE)
+def _fused_topic(k, b, q, data, hist, fused, discount, scratch, out):
+    """Every fused measure of every system on image ``b``, topic ``q``: each ranking is walked from
+    one document some measure gains from to the next, summing the copies in between."""
+    grade_min, _, _, _, r_off, r_doc, r_grade, _, _ = data
+    kinds, cutoffs, rels, gains, _, weights, cols, i_off, i_pos = fused
+    ones, n_rel, norm, cut, acc, hits, first = scratch
+    reach = _fused_topic_setup(hist, grade_min, fused, discount, ones, n_rel, norm, cut)
+    n_topics = out.shape[2]
+    for s in range(out.shape[1]):
+        j = s * n_topics + q
+        acc[:] = 0.0
+        hits[:] = 0
+        first[:] = 0
+        pos = 0
+        start = r_off[j]
+        for e in range(i_off[j], i_off[j + 1]):
+            i = i_pos[e]
+            pos = _segment(k, r_doc, start, i, pos, reach)
+            if reach > 0 and pos >= reach:
+                break
+            kk = k[r_doc[i]]
+            if kk > 0:
+                _fused_feed(kk, r_grade[i], pos, grade_min, kinds, rels, gains, weights, discount, cut, acc, hits, first)
+                pos += kk
+            start = i + 1
+        for m in range(kinds.shape[0]):
+            out[b, s, q, cols[m]] = _fused_value(kinds[m], m, cutoffs[m], n_rel[m], norm[m], acc, hits, first)
+
+
+# ------------------------------------------------------------------ the general family
+# Every other kernel measure: each ranking is gathered into two short buffers (the copies and the
+# grade of each document still present) and each measure walks them.
+
+
 @njit(cache=_CACHE)
 def _normaliser(kind, cutoff, n_rel, hist, grade_min, gains, order, discount, ones):
     """What a measure divides by on one image and topic: the ideal (discounted) cumulative gain for
@@ -328,49 +478,86 @@ def _value(kind, cutoff, rel, x, judged_only, ks, gs, n, n_rel, norm, hist, grad
     return np.nan
 
 
+@njit(cache=_CACHE)
+def _general_topic(k, b, q, data, hist, general, discount, scratch, out):
+    """Every general measure of every system on image ``b``, topic ``q``."""
+    grade_min, _, _, _, r_off, r_doc, r_grade, r_stop, _ = data
+    kinds, cutoffs, rels, xs, judged_only, gains, orders, weights, whole, cols = general
+    ones, n_rel, norm, ks, gs = scratch
+    for m in range(kinds.shape[0]):
+        n_rel[m] = _count_at_least(hist, grade_min, rels[m])
+        norm[m] = _normaliser(kinds[m], cutoffs[m], n_rel[m], hist, grade_min, gains[m], orders[m], discount, ones)
+    n_topics = out.shape[2]
+    for s in range(out.shape[1]):
+        j = s * n_topics + q
+        n = 0
+        for i in range(r_off[j], r_off[j + 1] if whole else r_stop[j]):
+            kk = k[r_doc[i]]
+            ks[n] = kk
+            gs[n] = r_grade[i]
+            n += kk > 0
+        for m in range(kinds.shape[0]):
+            out[b, s, q, cols[m]] = _value(kinds[m], cutoffs[m], rels[m], xs[m], judged_only[m], ks, gs, n, n_rel[m],
+                                           norm[m], hist, grade_min, gains[m], orders[m], weights[m], discount, ones)
+
+
+# ------------------------------------------------------------------ the driver
+
+
+@njit(cache=_CACHE)
+def _image_row(multiplicity, keys, hashes, thresholds, b, buffer):
+    """Copies of every document in image ``b``: row ``b`` of ``multiplicity``, or when ``keys`` is
+    not empty the counter-based Poisson(1) draws of image key ``keys[b]`` (into ``buffer``)."""
+    if keys.shape[0] == 0:
+        return multiplicity[b]
+    key = keys[b]
+    for d in range(hashes.shape[0]):
+        buffer[d] = poisson_draw(hashes[d] ^ key, thresholds)
+    return buffer
+
+
 @njit(nogil=True, cache=_CACHE)
-def evaluate_tasks(first: int, last: int, multiplicity: npt.NDArray[Any], grade_min: int,
-                   q_off: npt.NDArray[Any], q_doc: npt.NDArray[Any], q_grade: npt.NDArray[Any],
-                   r_off: npt.NDArray[Any], r_doc: npt.NDArray[Any], r_grade: npt.NDArray[Any],
-                   r_stop: npt.NDArray[Any], kinds: npt.NDArray[Any], cutoffs: npt.NDArray[Any],
-                   rels: npt.NDArray[Any], xs: npt.NDArray[Any], judged_only: npt.NDArray[Any],
-                   gains: npt.NDArray[Any], orders: npt.NDArray[Any], weights: npt.NDArray[Any],
-                   discount: npt.NDArray[Any], whole: bool, longest: int, out: npt.NDArray[Any]) -> None:
+def evaluate_tasks(first: int, last: int, multiplicity: npt.NDArray[Any], keys: npt.NDArray[Any],
+                   hashes: npt.NDArray[Any], data: tuple, fused: tuple | None, general: tuple | None,
+                   discount: npt.NDArray[Any], out: npt.NDArray[Any]) -> None:
     """Fill ``out[image, system, topic, measure]`` for tasks ``first..last-1`` (task = image * Q + topic).
 
-    ``multiplicity[image, doc]`` gives each interned document's copies in each image; the other
-    arrays are those of :class:`~pyterrier_boot.measures.arrays.JudgedRuns` and of
-    :func:`~pyterrier_boot.measures.lowering.kernel_tables`; ``discount[p] = 1 / log2(p + 2)``
-    must cover every image position a ranking or an ideal ranking reaches. ``whole``: gather
-    rankings to their end (Judged counts unjudged documents); ``longest``: the longest ranking.
-    The GIL is released, so threads may fill disjoint task ranges at once.
+    Image ``b`` is ``multiplicity[b]`` (copies of each interned document), or, when ``keys`` is not
+    empty, the Poisson(1) image of key ``keys[b]`` drawn here from the documents' ``hashes``
+    (exactly :func:`~pyterrier_boot.corpus.multiplicity.poisson_multiplicities`). ``data`` holds
+    the arrays of :class:`~pyterrier_boot.measures.arrays.JudgedRuns` and the number of grades;
+    ``fused`` and ``general`` the tables of each family's measures, or None when a call has none
+    (then that family is neither compiled nor run); ``discount[p] = 1 / log2(p + 2)`` must cover
+    every image position a ranking or an ideal ranking reaches. The GIL is released, so threads
+    may fill disjoint task ranges at once; a task reads only its own image and writes only its
+    own cells, so results do not depend on how tasks are shared out.
     """
-    _, n_systems, n_topics, n_measures = out.shape
-    n_grades = gains.shape[1]
+    n_topics = out.shape[2]
+    grade_min, q_off, q_doc, q_grade, _, _, _, _, n_grades = data
+    hist = np.zeros(n_grades, np.int64)
+    buffer = np.zeros(hashes.shape[0], np.int32)
     ones = np.ones(discount.shape[0])
-    ks = np.empty(longest, np.int64)
-    gs = np.empty(longest, np.int32)
-    n_rel = np.empty(n_measures, np.int64)
-    norm = np.empty(n_measures)
+    if fused is not None:
+        m = fused[0].shape[0]
+        fused_scratch = (ones, np.zeros(m, np.int64), np.zeros(m), np.zeros(m, np.int64), np.zeros(m),
+                         np.zeros(m, np.int64), np.zeros(m, np.int64))
+    if general is not None:
+        m = general[0].shape[0]
+        longest = int(np.max(np.diff(data[4]))) if data[4].shape[0] > 1 else 0
+        general_scratch = (ones, np.zeros(m, np.int64), np.zeros(m), np.zeros(longest, np.int64),
+                           np.zeros(longest, np.int32))
+    current = -1
+    k = buffer
     for task in range(first, last):
         b = task // n_topics
         q = task - b * n_topics
-        k = multiplicity[b]
-        hist = np.zeros(n_grades, np.int64)
+        if b != current:
+            k = _image_row(multiplicity, keys, hashes, POISSON_THRESHOLDS, b, buffer)
+            current = b
+        hist[:] = 0
         for i in range(q_off[q], q_off[q + 1]):
             hist[q_grade[i] - grade_min] += k[q_doc[i]]
-        for m in range(n_measures):
-            n_rel[m] = _count_at_least(hist, grade_min, rels[m])
-            norm[m] = _normaliser(kinds[m], cutoffs[m], n_rel[m], hist, grade_min, gains[m], orders[m], discount, ones)
-        for s in range(n_systems):
-            j = s * n_topics + q
-            n = 0
-            for i in range(r_off[j], r_off[j + 1] if whole else r_stop[j]):
-                kk = k[r_doc[i]]
-                if kk > 0:
-                    ks[n] = kk
-                    gs[n] = r_grade[i]
-                    n += 1
-            for m in range(n_measures):
-                out[b, s, q, m] = _value(kinds[m], cutoffs[m], rels[m], xs[m], judged_only[m], ks, gs, n, n_rel[m],
-                                         norm[m], hist, grade_min, gains[m], orders[m], weights[m], discount, ones)
+        if fused is not None:
+            _fused_topic(k, b, q, data, hist, fused, discount, fused_scratch, out)
+        if general is not None:
+            _general_topic(k, b, q, data, hist, general, discount, general_scratch, out)
