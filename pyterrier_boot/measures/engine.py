@@ -17,7 +17,7 @@ import pandas as pd
 
 from .._streams import POISSON_CAP
 from .._warnings import FallbackWarning, report
-from .kernels import FUSED_KINDS, evaluate_tasks
+from .kernels import FUSED_KINDS, LANES, evaluate_tasks
 from .lowering import AP, ERR, ERR_MAX_GRADE, JUDGED, RPREC, RR, SUCCESS, P, R, kernel_tables, lower
 from .materialisation import image_qrels, image_run
 
@@ -70,8 +70,8 @@ class Evaluator:
     def _kernels(self, multiplicity, keys=None, hashes=None):
         """Kernel measures ``[image, system, topic, kernel measure]`` of the images in
         ``multiplicity``, or of the Poisson(1) images of ``keys`` drawn in the kernel from the
-        documents' ``hashes``. The (image, topic) tasks are split into contiguous ranges, a few per
-        numba thread, each filled by :func:`~.kernels.evaluate_tasks` with the GIL released."""
+        documents' ``hashes``. The (block of images, topic) tasks are split into contiguous ranges, a
+        few per numba thread, each filled by :func:`~.kernels.evaluate_tasks` with the GIL released."""
         a = self.arrays
         n_images = multiplicity.shape[0] if keys is None else len(keys)
         values = np.zeros((n_images, a.n_systems, a.n_topics, len(self.kernel_index)))
@@ -82,7 +82,7 @@ class Evaluator:
         data = (self._grade_min, a.qrels_offsets, a.qrels_docs, a.qrels_grades, a.run_offsets, a.run_docs,
                 a.run_grades, a.run_stops, self._n_grades)
         args = (multiplicity, keys, hashes, data, self._fused, self._general, self._discount(most), values)
-        n_tasks = n_images * a.n_topics
+        n_tasks = -(-n_images // LANES) * a.n_topics
         threads = numba.get_num_threads()
         bounds = np.linspace(0, n_tasks, min(4 * threads if threads > 1 else 1, max(n_tasks, 1)) + 1).astype(int)
         if threads == 1 or len(bounds) <= 2:

@@ -295,9 +295,11 @@ def _err(ks, gs, n, cutoff, grade_min, gains):
 # documents no measure gains from (unjudged, or below every measure's relevance level).
 
 FUSED_KINDS = (AP, P, R, RPREC, RR, SUCCESS, NDCG, NCG, RBP, INSQ)
+#: Images walked together, one lane each (the copies of a document in all of them share a cache line).
+LANES = 8
 
 
-@njit(cache=_CACHE)
+@njit(cache=_CACHE, error_model="numpy")
 def _fused_topic_setup(hist, grade_min, fused, discount, ones, n_rel, norm, cut):
     """Per measure on one (image, topic): relevant copies, ideal gain and how deep it reads; returns
     how deep any of them reads (0: to the last judged document)."""
@@ -322,34 +324,34 @@ def _fused_topic_setup(hist, grade_min, fused, discount, ones, n_rel, norm, cut)
     return reach
 
 
-@njit(cache=_CACHE, inline="always")
-def _fused_feed(kk, g, pos, grade_min, kinds, rels, gains, weights, discount, cut, acc, hits, first):
-    """One document with ``kk > 0`` copies at image position ``pos`` and judged grade ``g``, fed to
-    every fused measure (each in the order of its own reference walk, so sums round the same)."""
+@njit(cache=_CACHE, inline="always", error_model="numpy")
+def _fused_feed(kk, g, pos, w, grade_min, kinds, rels, gains, weights, discount, cut, acc, hits, first):
+    """One document with ``kk > 0`` copies at position ``pos`` of image lane ``w``, judged grade ``g``,
+    fed to every fused measure (each in the order of its own reference walk, so sums round the same)."""
     for m in range(kinds.shape[0]):
-        c = _copies(kk, pos, cut[m])
+        c = _copies(kk, pos, cut[w, m])
         if c <= 0:
             continue
         kind = kinds[m]
         if kind == AP:
             if g >= rels[m]:
-                h = hits[m]
-                total = acc[m]
+                h = hits[w, m]
+                total = acc[w, m]
                 for t in range(c):
                     h += 1
                     total += h / (pos + t + 1)
-                hits[m] = h
-                acc[m] = total
+                hits[w, m] = h
+                acc[w, m] = total
         elif kind == P or kind == R or kind == RPREC:
             if g >= rels[m]:
-                hits[m] += c
+                hits[w, m] += c
         elif kind == RR or kind == SUCCESS:
-            if g >= rels[m] and first[m] == 0:
-                first[m] = pos + 1
+            if g >= rels[m] and first[w, m] == 0:
+                first[w, m] = pos + 1
         else:
             gain = gains[m, g - grade_min]
             if gain != 0.0:
-                total = acc[m]
+                total = acc[w, m]
                 for t in range(c):
                     if kind == NDCG:
                         total += gain * discount[pos + t]
@@ -357,72 +359,83 @@ def _fused_feed(kk, g, pos, grade_min, kinds, rels, gains, weights, discount, cu
                         total += gain * 1.0
                     else:
                         total += gain * weights[m, pos + t]
-                acc[m] = total
+                acc[w, m] = total
 
 
-@njit(cache=_CACHE, inline="always")
-def _fused_value(kind, m, cutoff, n_rel, norm, acc, hits, first):
+@njit(cache=_CACHE, inline="always", error_model="numpy")
+def _fused_value(kind, cutoff, n_rel, norm, acc, hits, first):
     """A fused measure's value from its running counts after the walk."""
     if kind == AP:
-        return acc[m] / n_rel if n_rel > 0 else 0.0
+        return acc / n_rel if n_rel > 0 else 0.0
     if kind == P:
-        return hits[m] / cutoff
+        return hits / cutoff
     if kind == R or kind == RPREC:
-        return hits[m] / n_rel if n_rel > 0 else 0.0
+        return hits / n_rel if n_rel > 0 else 0.0
     if kind == RR:
-        return 1.0 / first[m] if first[m] > 0 else 0.0
+        return 1.0 / first if first > 0 else 0.0
     if kind == SUCCESS:
-        return 1.0 if first[m] > 0 else 0.0
+        return 1.0 if first > 0 else 0.0
     if kind == NDCG or kind == NCG:
-        return acc[m] / norm if norm > 0.0 else 0.0
-    return acc[m]
+        return acc / norm if norm > 0.0 else 0.0
+    return acc
 
 
-@njit(cache=_CACHE, inline="always")
-def _segment(k, r_doc, start, stop, pos, reach):
-    """Image position after the documents ``start..stop-1`` (none of which any fused measure gains
-    from), starting at ``pos``: a plain sum of copies (vectorised), or with a cutoff ``reach`` a sum
-    that stops once it is passed."""
-    if reach == 0:
-        total = 0
-        for i in range(start, stop):
-            total += k[r_doc[i]]
-        return pos + total
-    for i in range(start, stop):
-        pos += k[r_doc[i]]
-        if pos >= reach:
-            break
-    return pos
+@njit(cache=_CACHE, error_model="numpy")
+def _fused_setup_lanes(hist, lanes, grade_min, fused, discount, ones, n_rel, norm, cut):
+    """:func:`_fused_topic_setup` for each of the first ``lanes`` images; how deep any reads (0: all)."""
+    reach = 1
+    for w in range(lanes):
+        r = _fused_topic_setup(hist[w], grade_min, fused, discount, ones, n_rel[w], norm[w], cut[w])
+        reach = 0 if r == 0 or reach == 0 else max(reach, r)
+    return reach
 
 
-@njit(cache=_CACHE)
-def _fused_topic(k, b, q, data, hist, fused, discount, scratch, out):
-    """Every fused measure of every system on image ``b``, topic ``q``: each ranking is walked from
-    one document some measure gains from to the next, summing the copies in between."""
+@njit(cache=_CACHE, inline="always", error_model="numpy")
+def _passed(pos, lanes, reach):
+    """Whether every one of the first ``lanes`` images has passed position ``reach`` (> 0)."""
+    for w in range(lanes):
+        if pos[w] < reach:
+            return False
+    return True
+
+
+@njit(cache=_CACHE, error_model="numpy")
+def _fused_topic(kt, b0, lanes, q, data, hist, fused, discount, scratch, out):
+    """Every fused measure of every system on topic ``q`` of images ``b0..b0+lanes-1`` (lanes of
+    ``kt[doc, lane]``), walked together: each ranking is read once for all of them, from one
+    document some measure gains from to the next, adding the copies in between lane by lane."""
     grade_min, _, _, _, r_off, r_doc, r_grade, _, _ = data
     kinds, cutoffs, rels, gains, _, weights, cols, i_off, i_pos = fused
-    ones, n_rel, norm, cut, acc, hits, first = scratch
-    reach = _fused_topic_setup(hist, grade_min, fused, discount, ones, n_rel, norm, cut)
-    n_topics = out.shape[2]
+    ones, n_rel, norm, cut, acc, hits, first, pos = scratch
+    reach = _fused_setup_lanes(hist, lanes, grade_min, fused, discount, ones, n_rel, norm, cut)
     for s in range(out.shape[1]):
-        j = s * n_topics + q
+        j = s * out.shape[2] + q
         acc[:] = 0.0
         hits[:] = 0
         first[:] = 0
-        pos = 0
+        pos[:] = 0
         start = r_off[j]
         for e in range(i_off[j], i_off[j + 1]):
             i = i_pos[e]
-            pos = _segment(k, r_doc, start, i, pos, reach)
-            if reach > 0 and pos >= reach:
+            for t in range(start, i):
+                d = r_doc[t]
+                for w in range(LANES):
+                    pos[w] += kt[d, w]
+            if reach > 0 and _passed(pos, lanes, reach):
                 break
-            kk = k[r_doc[i]]
-            if kk > 0:
-                _fused_feed(kk, r_grade[i], pos, grade_min, kinds, rels, gains, weights, discount, cut, acc, hits, first)
-                pos += kk
+            d = r_doc[i]
+            for w in range(lanes):
+                kk = kt[d, w]
+                if kk > 0:
+                    _fused_feed(kk, r_grade[i], pos[w], w, grade_min, kinds, rels, gains, weights, discount, cut,
+                                acc, hits, first)
+            for w in range(LANES):
+                pos[w] += kt[d, w]
             start = i + 1
-        for m in range(kinds.shape[0]):
-            out[b, s, q, cols[m]] = _fused_value(kinds[m], m, cutoffs[m], n_rel[m], norm[m], acc, hits, first)
+        for w in range(lanes):
+            for m in range(kinds.shape[0]):
+                out[b0 + w, s, q, cols[m]] = _fused_value(kinds[m], cutoffs[m], n_rel[w, m], norm[w, m], acc[w, m],
+                                                          hits[w, m], first[w, m])
 
 
 # ------------------------------------------------------------------ the general family
@@ -504,23 +517,40 @@ def _general_topic(k, b, q, data, hist, general, discount, scratch, out):
 # ------------------------------------------------------------------ the driver
 
 
-@njit(cache=_CACHE)
-def _image_row(multiplicity, keys, hashes, thresholds, b, buffer):
-    """Copies of every document in image ``b``: row ``b`` of ``multiplicity``, or when ``keys`` is
-    not empty the counter-based Poisson(1) draws of image key ``keys[b]`` (into ``buffer``)."""
-    if keys.shape[0] == 0:
-        return multiplicity[b]
-    key = keys[b]
-    for d in range(hashes.shape[0]):
-        buffer[d] = poisson_draw(hashes[d] ^ key, thresholds)
-    return buffer
+@njit(cache=_CACHE, error_model="numpy")
+def _fill_lanes(multiplicity, keys, hashes, thresholds, b0, lanes, kt):
+    """Copies ``kt[doc, lane]`` of every document in images ``b0..b0+lanes-1`` (other lanes 0): rows
+    of ``multiplicity``, or when ``keys`` is not empty the counter-based Poisson(1) draws of the
+    image keys ``keys[b0 + lane]``."""
+    kt[:] = 0
+    for w in range(lanes):
+        if keys.shape[0] == 0:
+            for d in range(kt.shape[0]):
+                kt[d, w] = multiplicity[b0 + w, d]
+        else:
+            key = keys[b0 + w]
+            for d in range(kt.shape[0]):
+                kt[d, w] = poisson_draw(hashes[d] ^ key, thresholds)
 
 
-@njit(nogil=True, cache=_CACHE)
+@njit(cache=_CACHE, error_model="numpy")
+def _histogram(kt, q, data, hist):
+    """``hist[lane, grade]``: judged copies of each grade for topic ``q`` in each lane's image."""
+    grade_min, q_off, q_doc, q_grade = data[:4]
+    hist[:] = 0
+    for i in range(q_off[q], q_off[q + 1]):
+        d = q_doc[i]
+        g = q_grade[i] - grade_min
+        for w in range(LANES):
+            hist[w, g] += kt[d, w]
+
+
+@njit(nogil=True, cache=_CACHE, error_model="numpy")
 def evaluate_tasks(first: int, last: int, multiplicity: npt.NDArray[Any], keys: npt.NDArray[Any],
                    hashes: npt.NDArray[Any], data: tuple, fused: tuple | None, general: tuple | None,
                    discount: npt.NDArray[Any], out: npt.NDArray[Any]) -> None:
-    """Fill ``out[image, system, topic, measure]`` for tasks ``first..last-1`` (task = image * Q + topic).
+    """Fill ``out[image, system, topic, measure]`` for tasks ``first..last-1``: task ``t`` is topic
+    ``t % Q`` of the :data:`LANES` images from ``LANES * (t // Q)`` on.
 
     Image ``b`` is ``multiplicity[b]`` (copies of each interned document), or, when ``keys`` is not
     empty, the Poisson(1) image of key ``keys[b]`` drawn here from the documents' ``hashes``
@@ -529,35 +559,34 @@ def evaluate_tasks(first: int, last: int, multiplicity: npt.NDArray[Any], keys: 
     ``fused`` and ``general`` the tables of each family's measures, or None when a call has none
     (then that family is neither compiled nor run); ``discount[p] = 1 / log2(p + 2)`` must cover
     every image position a ranking or an ideal ranking reaches. The GIL is released, so threads
-    may fill disjoint task ranges at once; a task reads only its own image and writes only its
-    own cells, so results do not depend on how tasks are shared out.
+    may fill disjoint task ranges at once; each image is computed in its own lane from its own
+    copies and written to its own cells, so results do not depend on how tasks are shared out.
     """
-    n_topics = out.shape[2]
-    grade_min, q_off, q_doc, q_grade, _, _, _, _, n_grades = data
-    hist = np.zeros(n_grades, np.int64)
-    buffer = np.zeros(hashes.shape[0], np.int32)
+    n_images, _, n_topics, _ = out.shape
+    kt = np.zeros((hashes.shape[0] if keys.shape[0] else multiplicity.shape[1], LANES), np.int32)
+    hist = np.zeros((LANES, data[8]), np.int64)
     ones = np.ones(discount.shape[0])
     if fused is not None:
-        m = fused[0].shape[0]
-        fused_scratch = (ones, np.zeros(m, np.int64), np.zeros(m), np.zeros(m, np.int64), np.zeros(m),
-                         np.zeros(m, np.int64), np.zeros(m, np.int64))
+        shape = (LANES, fused[0].shape[0])
+        fused_scratch = (ones, np.zeros(shape, np.int64), np.zeros(shape), np.zeros(shape, np.int64),
+                         np.zeros(shape), np.zeros(shape, np.int64), np.zeros(shape, np.int64),
+                         np.zeros(LANES, np.int64))
     if general is not None:
         m = general[0].shape[0]
         longest = int(np.max(np.diff(data[4]))) if data[4].shape[0] > 1 else 0
         general_scratch = (ones, np.zeros(m, np.int64), np.zeros(m), np.zeros(longest, np.int64),
                            np.zeros(longest, np.int32))
     current = -1
-    k = buffer
     for task in range(first, last):
-        b = task // n_topics
-        q = task - b * n_topics
-        if b != current:
-            k = _image_row(multiplicity, keys, hashes, POISSON_THRESHOLDS, b, buffer)
-            current = b
-        hist[:] = 0
-        for i in range(q_off[q], q_off[q + 1]):
-            hist[q_grade[i] - grade_min] += k[q_doc[i]]
+        b0 = (task // n_topics) * LANES
+        q = task % n_topics
+        lanes = min(LANES, n_images - b0)
+        if b0 != current:
+            _fill_lanes(multiplicity, keys, hashes, POISSON_THRESHOLDS, b0, lanes, kt)
+            current = b0
+        _histogram(kt, q, data, hist)
         if fused is not None:
-            _fused_topic(k, b, q, data, hist, fused, discount, fused_scratch, out)
+            _fused_topic(kt, b0, lanes, q, data, hist, fused, discount, fused_scratch, out)
         if general is not None:
-            _general_topic(k, b, q, data, hist, general, discount, general_scratch, out)
+            for w in range(lanes):
+                _general_topic(kt[:, w], b0 + w, q, data, hist[w], general, discount, general_scratch, out)
