@@ -80,7 +80,7 @@ class Evaluator:
         else:
             multiplicity, most = np.zeros((0, 0), np.int32), POISSON_CAP
         data = (self._grade_min, a.qrels_offsets, a.qrels_docs, a.qrels_grades, a.run_offsets, a.run_docs,
-                a.run_grades, a.run_stops, self._n_grades)
+                a.run_grades, a.run_stops, self._n_grades, int(np.diff(a.run_offsets).max(initial=0)))
         args = (multiplicity, keys, hashes, data, self._fused, self._general, self._discount(most), values)
         n_tasks = -(-n_images // LANES) * a.n_topics
         threads = numba.get_num_threads()
@@ -255,7 +255,10 @@ def _lowest(kms, gains, grade_min):
 
 
 def _check_computable(measures):
-    """Refuse measures that neither a kernel nor any installed ir_measures provider computes."""
+    """Refuse measures that neither a kernel nor any installed ir_measures provider computes (asking
+    the providers only when there are such measures: some take seconds to import)."""
+    if not measures:
+        return
     providers = [p for p in ir_measures.DefaultPipeline.providers if p.is_available()]
     missing = [lm.label for lm in measures if not any(p.supports(lm.measure) for p in providers)]
     if missing:

@@ -70,7 +70,7 @@ def _count_at_least(hist, grade_min, rel):
     return total
 
 
-@njit(cache=_CACHE, inline="always")
+@njit(cache=_CACHE)
 def _copies(k, pos, cutoff):
     """How many of ``k`` copies placed after position ``pos`` fall within the cutoff."""
     if cutoff <= 0:
@@ -362,7 +362,7 @@ def _fused_feed(kk, g, pos, w, grade_min, kinds, rels, gains, weights, discount,
                 acc[w, m] = total
 
 
-@njit(cache=_CACHE, inline="always", error_model="numpy")
+@njit(cache=_CACHE, error_model="numpy")
 def _fused_value(kind, cutoff, n_rel, norm, acc, hits, first):
     """A fused measure's value from its running counts after the walk."""
     if kind == AP:
@@ -390,7 +390,7 @@ def _fused_setup_lanes(hist, lanes, grade_min, fused, discount, ones, n_rel, nor
     return reach
 
 
-@njit(cache=_CACHE, inline="always", error_model="numpy")
+@njit(cache=_CACHE, error_model="numpy")
 def _passed(pos, lanes, reach):
     """Whether every one of the first ``lanes`` images has passed position ``reach`` (> 0)."""
     for w in range(lanes):
@@ -404,7 +404,7 @@ def _fused_topic(kt, b0, lanes, q, data, hist, fused, discount, scratch, out):
     """Every fused measure of every system on topic ``q`` of images ``b0..b0+lanes-1`` (lanes of
     ``kt[doc, lane]``), walked together: each ranking is read once for all of them, from one
     document some measure gains from to the next, adding the copies in between lane by lane."""
-    grade_min, _, _, _, r_off, r_doc, r_grade, _, _ = data
+    grade_min, _, _, _, r_off, r_doc, r_grade, _, _, _ = data
     kinds, cutoffs, rels, gains, _, weights, cols, i_off, i_pos = fused
     ones, n_rel, norm, cut, acc, hits, first, pos = scratch
     reach = _fused_setup_lanes(hist, lanes, grade_min, fused, discount, ones, n_rel, norm, cut)
@@ -494,7 +494,7 @@ def _value(kind, cutoff, rel, x, judged_only, ks, gs, n, n_rel, norm, hist, grad
 @njit(cache=_CACHE)
 def _general_topic(k, b, q, data, hist, general, discount, scratch, out):
     """Every general measure of every system on image ``b``, topic ``q``."""
-    grade_min, _, _, _, r_off, r_doc, r_grade, r_stop, _ = data
+    grade_min, _, _, _, r_off, r_doc, r_grade, r_stop, _, _ = data
     kinds, cutoffs, rels, xs, judged_only, gains, orders, weights, whole, cols = general
     ones, n_rel, norm, ks, gs = scratch
     for m in range(kinds.shape[0]):
@@ -555,7 +555,8 @@ def evaluate_tasks(first: int, last: int, multiplicity: npt.NDArray[Any], keys: 
     Image ``b`` is ``multiplicity[b]`` (copies of each interned document), or, when ``keys`` is not
     empty, the Poisson(1) image of key ``keys[b]`` drawn here from the documents' ``hashes``
     (exactly :func:`~pyterrier_boot.corpus.multiplicity.poisson_multiplicities`). ``data`` holds
-    the arrays of :class:`~pyterrier_boot.measures.arrays.JudgedRuns` and the number of grades;
+    the arrays of :class:`~pyterrier_boot.measures.arrays.JudgedRuns`, the number of grades and
+    the longest ranking;
     ``fused`` and ``general`` the tables of each family's measures, or None when a call has none
     (then that family is neither compiled nor run); ``discount[p] = 1 / log2(p + 2)`` must cover
     every image position a ranking or an ideal ranking reaches. The GIL is released, so threads
@@ -573,9 +574,8 @@ def evaluate_tasks(first: int, last: int, multiplicity: npt.NDArray[Any], keys: 
                          np.zeros(LANES, np.int64))
     if general is not None:
         m = general[0].shape[0]
-        longest = int(np.max(np.diff(data[4]))) if data[4].shape[0] > 1 else 0
-        general_scratch = (ones, np.zeros(m, np.int64), np.zeros(m), np.zeros(longest, np.int64),
-                           np.zeros(longest, np.int32))
+        general_scratch = (ones, np.zeros(m, np.int64), np.zeros(m), np.zeros(data[9], np.int64),
+                           np.zeros(data[9], np.int32))
     current = -1
     for task in range(first, last):
         b0 = (task // n_topics) * LANES
