@@ -7,6 +7,7 @@ image (:mod:`.materialisation`) and calling ``ir_measures.iter_calc``, with a
 """
 from __future__ import annotations
 
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
@@ -71,7 +72,8 @@ class Evaluator:
         """Kernel measures ``[image, system, topic, kernel measure]`` of the images in
         ``multiplicity``, or of the Poisson(1) images of ``keys`` drawn in the kernel from the
         documents' ``hashes``. The (block of images, topic) tasks are split into contiguous ranges, a
-        few per numba thread, each filled by :func:`~.kernels.evaluate_tasks` with the GIL released."""
+        few per numba thread; each thread fills the next range left with
+        :func:`~.kernels.evaluate_tasks` (GIL released) until none is."""
         a = self.arrays
         n_images = multiplicity.shape[0] if keys is None else len(keys)
         values = np.zeros((n_images, a.n_systems, a.n_topics, len(self.kernel_index)))
@@ -80,18 +82,47 @@ class Evaluator:
         else:
             multiplicity, most = np.zeros((0, 0), np.int32), POISSON_CAP
         data = (self._grade_min, a.qrels_offsets, a.qrels_docs, a.qrels_grades, a.run_offsets, a.run_docs,
-                a.run_grades, a.run_stops, self._n_grades, int(np.diff(a.run_offsets).max(initial=0)))
-        args = (multiplicity, keys, hashes, data, self._fused, self._general, self._discount(most), values)
+                a.run_grades, a.run_stops, self._n_grades)
+        discount = self._discount(most)
         n_tasks = -(-n_images // LANES) * a.n_topics
-        threads = numba.get_num_threads()
-        bounds = np.linspace(0, n_tasks, min(4 * threads if threads > 1 else 1, max(n_tasks, 1)) + 1).astype(int)
-        if threads == 1 or len(bounds) <= 2:
-            evaluate_tasks(0, n_tasks, *args)
+        threads = min(numba.get_num_threads(), max(n_tasks, 1))
+        bounds = np.linspace(0, n_tasks, (4 * threads if threads > 1 else 1) + 1).astype(int)
+        ranges = iter(list(zip(bounds[:-1].tolist(), bounds[1:].tolist())))
+        lock = threading.Lock()
+
+        def work():  # one per thread, with its own scratch, taking the next range until none is left
+            scratch = self._scratch(discount)
+            while True:
+                with lock:
+                    task = next(ranges, None)
+                if task is None:
+                    return
+                evaluate_tasks(*task, multiplicity, keys, hashes, data, self._fused, self._general, discount,
+                               scratch, values)
+
+        if threads == 1:
+            work()
         else:
             with ThreadPoolExecutor(threads) as pool:
-                for done in [pool.submit(evaluate_tasks, first, last, *args) for first, last in zip(bounds, bounds[1:])]:
+                for done in [pool.submit(work) for _ in range(threads)]:
                     done.result()
         return values
+
+    def _scratch(self, discount):
+        """Working arrays of one thread's :func:`~.kernels.evaluate_tasks` (see its docstring)."""
+        ones = np.ones(len(discount))
+        longest = int(np.diff(self.arrays.run_offsets).max(initial=0))
+        fused = general = None
+        if self._fused is not None:
+            shape = (LANES, len(self._fused[0]))
+            fused = (ones, np.zeros(shape, np.int64), np.zeros(shape), np.zeros(shape, np.int64), np.zeros(shape),
+                     np.zeros(shape, np.int64), np.zeros(shape, np.int64), np.zeros(LANES, np.int64))
+        if self._general is not None:
+            m = len(self._general[0])
+            general = (ones, np.zeros(m, np.int64), np.zeros(m), np.zeros(longest, np.int64),
+                       np.zeros(longest, np.int32))
+        kt = np.zeros((self.arrays.n_docs, LANES), np.int32)
+        return kt, np.zeros((LANES, self._n_grades), np.int64), fused, general
 
     def _discount(self, most):
         """``1 / log2(p + 2)`` for every image position a ranking or an ideal ranking can reach when

@@ -404,16 +404,18 @@ def _fused_topic(kt, b0, lanes, q, data, hist, fused, discount, scratch, out):
     """Every fused measure of every system on topic ``q`` of images ``b0..b0+lanes-1`` (lanes of
     ``kt[doc, lane]``), walked together: each ranking is read once for all of them, from one
     document some measure gains from to the next, adding the copies in between lane by lane."""
-    grade_min, _, _, _, r_off, r_doc, r_grade, _, _, _ = data
+    grade_min, _, _, _, r_off, r_doc, r_grade, _, _ = data
     kinds, cutoffs, rels, gains, _, weights, cols, i_off, i_pos = fused
     ones, n_rel, norm, cut, acc, hits, first, pos = scratch
     reach = _fused_setup_lanes(hist, lanes, grade_min, fused, discount, ones, n_rel, norm, cut)
     for s in range(out.shape[1]):
         j = s * out.shape[2] + q
-        acc[:] = 0.0
-        hits[:] = 0
-        first[:] = 0
-        pos[:] = 0
+        for w in range(LANES):
+            pos[w] = 0
+            for m in range(kinds.shape[0]):
+                acc[w, m] = 0.0
+                hits[w, m] = 0
+                first[w, m] = 0
         start = r_off[j]
         for e in range(i_off[j], i_off[j + 1]):
             i = i_pos[e]
@@ -494,7 +496,7 @@ def _value(kind, cutoff, rel, x, judged_only, ks, gs, n, n_rel, norm, hist, grad
 @njit(cache=_CACHE)
 def _general_topic(k, b, q, data, hist, general, discount, scratch, out):
     """Every general measure of every system on image ``b``, topic ``q``."""
-    grade_min, _, _, _, r_off, r_doc, r_grade, r_stop, _, _ = data
+    grade_min, _, _, _, r_off, r_doc, r_grade, r_stop, _ = data
     kinds, cutoffs, rels, xs, judged_only, gains, orders, weights, whole, cols = general
     ones, n_rel, norm, ks, gs = scratch
     for m in range(kinds.shape[0]):
@@ -522,7 +524,9 @@ def _fill_lanes(multiplicity, keys, hashes, thresholds, b0, lanes, kt):
     """Copies ``kt[doc, lane]`` of every document in images ``b0..b0+lanes-1`` (other lanes 0): rows
     of ``multiplicity``, or when ``keys`` is not empty the counter-based Poisson(1) draws of the
     image keys ``keys[b0 + lane]``."""
-    kt[:] = 0
+    for d in range(kt.shape[0]):
+        for w in range(lanes, LANES):
+            kt[d, w] = 0
     for w in range(lanes):
         if keys.shape[0] == 0:
             for d in range(kt.shape[0]):
@@ -537,7 +541,9 @@ def _fill_lanes(multiplicity, keys, hashes, thresholds, b0, lanes, kt):
 def _histogram(kt, q, data, hist):
     """``hist[lane, grade]``: judged copies of each grade for topic ``q`` in each lane's image."""
     grade_min, q_off, q_doc, q_grade = data[:4]
-    hist[:] = 0
+    for w in range(LANES):
+        for g in range(hist.shape[1]):
+            hist[w, g] = 0
     for i in range(q_off[q], q_off[q + 1]):
         d = q_doc[i]
         g = q_grade[i] - grade_min
@@ -548,34 +554,24 @@ def _histogram(kt, q, data, hist):
 @njit(nogil=True, cache=_CACHE, error_model="numpy")
 def evaluate_tasks(first: int, last: int, multiplicity: npt.NDArray[Any], keys: npt.NDArray[Any],
                    hashes: npt.NDArray[Any], data: tuple, fused: tuple | None, general: tuple | None,
-                   discount: npt.NDArray[Any], out: npt.NDArray[Any]) -> None:
+                   discount: npt.NDArray[Any], scratch: tuple, out: npt.NDArray[Any]) -> None:
     """Fill ``out[image, system, topic, measure]`` for tasks ``first..last-1``: task ``t`` is topic
     ``t % Q`` of the :data:`LANES` images from ``LANES * (t // Q)`` on.
 
     Image ``b`` is ``multiplicity[b]`` (copies of each interned document), or, when ``keys`` is not
     empty, the Poisson(1) image of key ``keys[b]`` drawn here from the documents' ``hashes``
     (exactly :func:`~pyterrier_boot.corpus.multiplicity.poisson_multiplicities`). ``data`` holds
-    the arrays of :class:`~pyterrier_boot.measures.arrays.JudgedRuns`, the number of grades and
-    the longest ranking;
-    ``fused`` and ``general`` the tables of each family's measures, or None when a call has none
-    (then that family is neither compiled nor run); ``discount[p] = 1 / log2(p + 2)`` must cover
-    every image position a ranking or an ideal ranking reaches. The GIL is released, so threads
-    may fill disjoint task ranges at once; each image is computed in its own lane from its own
-    copies and written to its own cells, so results do not depend on how tasks are shared out.
+    the arrays of :class:`~pyterrier_boot.measures.arrays.JudgedRuns` and the number of grades; ``fused`` and ``general`` the tables of each family's measures, or None
+    when a call has none (then that family is neither compiled nor run); ``discount[p] =
+    1 / log2(p + 2)`` must cover every image position a ranking or an ideal ranking reaches;
+    ``scratch`` the working arrays (``kt[doc, lane]``, ``hist[lane, grade]`` and each family's,
+    see :class:`~pyterrier_boot.measures.engine.Evaluator`), so the kernel allocates nothing. The
+    GIL is released, so threads (each with its own ``scratch``) may fill disjoint task ranges at
+    once; each image is computed in its own lane from its own copies and written to its own
+    cells, so results do not depend on how tasks are shared out.
     """
     n_images, _, n_topics, _ = out.shape
-    kt = np.zeros((hashes.shape[0] if keys.shape[0] else multiplicity.shape[1], LANES), np.int32)
-    hist = np.zeros((LANES, data[8]), np.int64)
-    ones = np.ones(discount.shape[0])
-    if fused is not None:
-        shape = (LANES, fused[0].shape[0])
-        fused_scratch = (ones, np.zeros(shape, np.int64), np.zeros(shape), np.zeros(shape, np.int64),
-                         np.zeros(shape), np.zeros(shape, np.int64), np.zeros(shape, np.int64),
-                         np.zeros(LANES, np.int64))
-    if general is not None:
-        m = general[0].shape[0]
-        general_scratch = (ones, np.zeros(m, np.int64), np.zeros(m), np.zeros(data[9], np.int64),
-                           np.zeros(data[9], np.int32))
+    kt, hist = scratch[0], scratch[1]
     current = -1
     for task in range(first, last):
         b0 = (task // n_topics) * LANES
@@ -586,7 +582,7 @@ def evaluate_tasks(first: int, last: int, multiplicity: npt.NDArray[Any], keys: 
             current = b0
         _histogram(kt, q, data, hist)
         if fused is not None:
-            _fused_topic(kt, b0, lanes, q, data, hist, fused, discount, fused_scratch, out)
+            _fused_topic(kt, b0, lanes, q, data, hist, fused, discount, scratch[2], out)
         if general is not None:
             for w in range(lanes):
-                _general_topic(kt[:, w], b0 + w, q, data, hist[w], general, discount, general_scratch, out)
+                _general_topic(kt[:, w], b0 + w, q, data, hist[w], general, discount, scratch[3], out)
