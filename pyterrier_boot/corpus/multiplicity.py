@@ -19,6 +19,10 @@ An *image* of the corpus gives every document ``d`` a multiplicity ``k_d`` (its 
      (``P(K > 20) = 7.1e-21 < 1e-19``); since probabilities are resolved to ``2**-53 = 1.1e-16``
      each ``P(K = j)`` is exact to within ``1.1e-16`` and values above 18 never occur.
 
+  The measure kernels draw the same copies themselves, image by image, from the keys and hashes
+  (:meth:`~pyterrier_boot.measures.engine.Evaluator.evaluate_poisson`), so the corpus bootstrap
+  need not hold an ``[image, document]`` array.
+
 * ``"multinomial"`` (Zobel & Rashidi 2020, §3): an image is ``N`` draws with replacement from a
   corpus of ``N`` documents, so the counts of the ``D`` documents seen (retrieved or judged) are
   ``Multinomial(N, [1/N] * D + [1 - D/N])`` (the last cell: every unseen document). Image ``i`` uses

@@ -43,6 +43,7 @@ class Evaluator:
     Example:
         >>> ev = Evaluator(arrays, parse_measures(["AP", "nDCG@10"]))
         >>> values = ev.evaluate(np.ones((1, arrays.n_docs), np.int32))  # [1, S, Q, 2]
+        >>> images = ev.evaluate_poisson(image_keys(1, 100), docno_hashes(arrays.docnos))  # [100, S, Q, 2]
     """
 
     def __init__(self, arrays: JudgedRuns, measures: MeasuresLike, *, runs: RunsLike | None = None,
