@@ -19,6 +19,10 @@ An *image* of the corpus gives every document ``d`` a multiplicity ``k_d`` (its 
      (``P(K > 20) = 7.1e-21 < 1e-19``); since probabilities are resolved to ``2**-53 = 1.1e-16``
      each ``P(K = j)`` is exact to within ``1.1e-16`` and values above 18 never occur.
 
+  The measure kernels draw the same copies themselves, image by image, from the keys and hashes
+  (:meth:`~pyterrier_boot.measures.engine.Evaluator.evaluate_poisson`), so the corpus bootstrap
+  need not hold an ``[image, document]`` array.
+
 * ``"multinomial"`` (Zobel & Rashidi 2020, §3): an image is ``N`` draws with replacement from a
   corpus of ``N`` documents, so the counts of the ``D`` documents seen (retrieved or judged) are
   ``Multinomial(N, [1/N] * D + [1 - D/N])`` (the last cell: every unseen document). Image ``i`` uses
@@ -29,7 +33,6 @@ Also here: the delete-a-group jackknife's document groups (:func:`jackknife_grou
 """
 from __future__ import annotations
 
-from decimal import Context, Decimal, localcontext
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -37,6 +40,7 @@ from numba import njit, prange
 
 from .._environment import numba_cache
 from .._random import as_generator
+from .._streams import POISSON_CAP, POISSON_THRESHOLDS, finalise, poisson_draw
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
@@ -62,41 +66,14 @@ _CACHE = numba_cache()  # False only when no folder at all is writable (see pyte
 
 MODELS = ("poisson", "multinomial")
 
-#: Largest Poisson(1) draw (P(K > 20) = 7.1e-21).
-POISSON_CAP = 20
-
 _FNV_OFFSET = np.uint64(0xCBF29CE484222325)
 _FNV_PRIME = np.uint64(0x100000001B3)
-_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
-_MIX2 = np.uint64(0x94D049BB133111EB)
-_S30 = np.uint64(30)
-_S27 = np.uint64(27)
-_S31 = np.uint64(31)
-_S11 = np.uint64(11)
 #: Salt of the jackknife grouping, so groups are unrelated to any image (fractional bits of sqrt(2)).
 _GROUP_SALT = np.uint64(0x6A09E667F3BCC909)
 _MASK = (1 << 64) - 1
 #: Salt mixed into a corpus split's key, so splits are unrelated to images and jackknife groups
 #: (fractional bits of sqrt(3)).
 _SPLIT_SALT = 0xBB67AE8584CAA73B
-
-
-def _poisson_thresholds(cap=POISSON_CAP):
-    """``T_j = round(2**53 * F(j))`` for j = 0..cap (F the Poisson(1) CDF), exactly; ``T_cap = 2**53``."""
-    out = []
-    with localcontext(Context(prec=60)):  # the caller's decimal context is left as it was
-        term = Decimal(-1).exp()  # P(K = 0)
-        cdf = Decimal(0)
-        for j in range(cap + 1):
-            if j:
-                term /= j
-            cdf += term
-            out.append(int((cdf * (1 << 53)).to_integral_value()))
-    out[-1] = 1 << 53  # the cap: every uniform lies below the last threshold
-    return np.array(out, dtype=np.int64)
-
-
-POISSON_THRESHOLDS = _poisson_thresholds()
 
 
 def image_keys(rng: RngLike, n_images: int) -> npt.NDArray[np.uint64]:
@@ -119,38 +96,20 @@ def _fnv1a(buffer, offsets, out):
         out[i] = h
 
 
-@njit(cache=_CACHE)
-def _finalise(z):
-    """splitmix64's finaliser (Steele, Lea & Flood 2014): a bijection of 64-bit words."""
-    z = (z ^ (z >> _S30)) * _MIX1
-    z = (z ^ (z >> _S27)) * _MIX2
-    return z ^ (z >> _S31)
-
-
-@njit(cache=_CACHE)
-def _poisson_draw(z, thresholds):
-    """Inverse CDF: the number of thresholds at or below the 53-bit uniform (branch-free, vectorises)."""
-    m = np.int64(_finalise(z) >> _S11)
-    k = 0
-    for j in range(thresholds.shape[0]):
-        k += m >= thresholds[j]
-    return k
-
-
 @njit(parallel=True, cache=_CACHE)
 def _poisson_images(keys, hashes, thresholds, out):
     n_images, n_docs = out.shape
     for b in prange(n_images):
         key = keys[b]
         for d in range(n_docs):
-            out[b, d] = _poisson_draw(hashes[d] ^ key, thresholds)
+            out[b, d] = poisson_draw(hashes[d] ^ key, thresholds)
 
 
 @njit(cache=_CACHE)
 def _groups(hashes, n_groups, out):
     g = np.uint64(n_groups)
     for d in range(hashes.shape[0]):
-        out[d] = np.int64(_finalise(hashes[d] ^ _GROUP_SALT) % g)
+        out[d] = np.int64(finalise(hashes[d] ^ _GROUP_SALT) % g)
 
 
 def _utf8_buffer(docnos):
@@ -217,7 +176,7 @@ def jackknife_groups(hashes: npt.NDArray[np.uint64] | Sequence[int], n_groups: i
 @njit(cache=True)
 def _salted_bits(hashes, key, out):
     for d in range(hashes.shape[0]):
-        out[d] = np.uint8(_finalise(hashes[d] ^ key) & np.uint64(1))
+        out[d] = np.uint8(finalise(hashes[d] ^ key) & np.uint64(1))
 
 
 def salted_bits(hashes: npt.NDArray[np.uint64] | Sequence[int], salt: int) -> npt.NDArray[np.uint8]:

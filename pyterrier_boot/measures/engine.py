@@ -7,6 +7,7 @@ image (:mod:`.materialisation`) and calling ``ir_measures.iter_calc``, with a
 """
 from __future__ import annotations
 
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
@@ -15,9 +16,10 @@ import numba
 import numpy as np
 import pandas as pd
 
+from .._streams import POISSON_CAP
 from .._warnings import FallbackWarning, report
-from .kernels import evaluate_tasks
-from .lowering import ERR, ERR_MAX_GRADE, JUDGED, kernel_tables, lower
+from .kernels import FUSED_KINDS, LANES, evaluate_tasks
+from .lowering import AP, ERR, ERR_MAX_GRADE, JUDGED, RPREC, RR, SUCCESS, P, R, kernel_tables, lower
 from .materialisation import image_qrels, image_run
 
 if TYPE_CHECKING:
@@ -25,6 +27,7 @@ if TYPE_CHECKING:
 
     from .._typing import FloatArray, MeasuresLike, QrelsLike, RunsLike
     from .arrays import JudgedRuns
+    from .lowering import KernelMeasure
 
 
 
@@ -40,6 +43,7 @@ class Evaluator:
     Example:
         >>> ev = Evaluator(arrays, parse_measures(["AP", "nDCG@10"]))
         >>> values = ev.evaluate(np.ones((1, arrays.n_docs), np.int32))  # [1, S, Q, 2]
+        >>> images = ev.evaluate_poisson(image_keys(1, 100), docno_hashes(arrays.docnos))  # [100, S, Q, 2]
     """
 
     def __init__(self, arrays: JudgedRuns, measures: MeasuresLike, *, runs: RunsLike | None = None,
@@ -61,39 +65,72 @@ class Evaluator:
                 f"ERR follows gdeval (TREC Web track), whose grades are 0..{ERR_MAX_GRADE}, but the qrels "
                 f"hold grade {grade_max}: map the grades into that range first"
             )
-        self._gains, self._orders, self._weights = kernel_tables(kms, grade_min, grade_max)
-        self._kinds = np.array([km.kind for km in kms], dtype=np.int64)
-        self._cutoffs = np.array([km.cutoff for km in kms], dtype=np.int64)
-        self._rels = np.array([km.rel for km in kms], dtype=np.int64)
-        self._xs = np.array([km.x for km in kms], dtype=np.float64)
-        self._judged_only = np.array([km.judged_only for km in kms], dtype=np.bool_)
+        self._fused, self._general = _family_tables(kms, grade_min, grade_max, arrays)
+        self._n_grades = grade_max - grade_min + 1
         self._discounts = None
 
-    def _kernels(self, multiplicity):
-        """Kernel measures ``[image, system, topic, kernel measure]``: the (image, topic) tasks are
-        split into contiguous ranges, one per numba thread, each filled by
-        :func:`~.kernels.evaluate_tasks` with the GIL released."""
+    def _kernels(self, multiplicity, keys=None, hashes=None):
+        """Kernel measures ``[image, system, topic, kernel measure]`` of the images in
+        ``multiplicity``, or of the Poisson(1) images of ``keys`` drawn in the kernel from the
+        documents' ``hashes``. The (block of images, topic) tasks are split into contiguous ranges, a
+        few per numba thread; each thread fills the next range left with
+        :func:`~.kernels.evaluate_tasks` (GIL released) until none is."""
         a = self.arrays
-        values = np.zeros((multiplicity.shape[0], a.n_systems, a.n_topics, len(self.kernel_index)))
-        args = (multiplicity, self._grade_min, a.qrels_offsets, a.qrels_docs, a.qrels_grades, a.run_offsets,
-                a.run_docs, a.run_grades, a.run_stops, self._kinds, self._cutoffs, self._rels, self._xs,
-                self._judged_only, self._gains, self._orders, self._weights, self._discount(multiplicity),
-                bool((self._kinds == JUDGED).any()), int(np.diff(a.run_offsets).max(initial=0)), values)
-        n_tasks = multiplicity.shape[0] * a.n_topics
-        bounds = np.linspace(0, n_tasks, min(numba.get_num_threads(), n_tasks) + 1).astype(int)
-        if len(bounds) <= 2:
-            evaluate_tasks(0, n_tasks, *args)
+        n_images = multiplicity.shape[0] if keys is None else len(keys)
+        values = np.zeros((n_images, a.n_systems, a.n_topics, len(self.kernel_index)))
+        if keys is None:
+            keys, hashes, most = np.zeros(0, np.uint64), np.zeros(0, np.uint64), int(multiplicity.max(initial=1))
         else:
-            with ThreadPoolExecutor(len(bounds) - 1) as pool:
-                for done in [pool.submit(evaluate_tasks, first, last, *args) for first, last in zip(bounds, bounds[1:])]:
+            multiplicity, most = np.zeros((0, 0), np.int32), POISSON_CAP
+        data = (self._grade_min, a.qrels_offsets, a.qrels_docs, a.qrels_grades, a.run_offsets, a.run_docs,
+                a.run_grades, a.run_stops, self._n_grades)
+        discount = self._discount(most)
+        n_tasks = -(-n_images // LANES) * a.n_topics
+        threads = min(numba.get_num_threads(), max(n_tasks, 1))
+        bounds = np.linspace(0, n_tasks, (4 * threads if threads > 1 else 1) + 1).astype(int)
+        ranges = iter(list(zip(bounds[:-1].tolist(), bounds[1:].tolist())))
+        lock = threading.Lock()
+
+        def work():  # one per thread, with its own scratch, taking the next range until none is left
+            scratch = self._scratch(discount)
+            while True:
+                with lock:
+                    task = next(ranges, None)
+                if task is None:
+                    return
+                evaluate_tasks(*task, multiplicity, keys, hashes, data, self._fused, self._general, discount,
+                               scratch, values)
+
+        if threads == 1:
+            work()
+        else:
+            with ThreadPoolExecutor(threads) as pool:
+                for done in [pool.submit(work) for _ in range(threads)]:
                     done.result()
         return values
 
-    def _discount(self, multiplicity):
-        """``1 / log2(p + 2)`` for every image position a ranking or an ideal ranking can reach."""
+    def _scratch(self, discount):
+        """Working arrays of one thread's :func:`~.kernels.evaluate_tasks` (see its docstring)."""
+        ones = np.ones(len(discount))
+        longest = int(np.diff(self.arrays.run_offsets).max(initial=0))
+        fused = general = None
+        if self._fused is not None:
+            shape = (LANES, len(self._fused[0]))
+            fused = (ones, np.zeros(shape, np.int64), np.zeros(shape), np.zeros(shape, np.int64), np.zeros(shape),
+                     np.zeros(shape, np.int64), np.zeros(shape, np.int64), np.zeros(LANES, np.int64))
+        if self._general is not None:
+            m = len(self._general[0])
+            general = (ones, np.zeros(m, np.int64), np.zeros(m), np.zeros(longest, np.int64),
+                       np.zeros(longest, np.int32))
+        kt = np.zeros((self.arrays.n_docs, LANES), np.int32)
+        return kt, np.zeros((LANES, self._n_grades), np.int64), fused, general
+
+    def _discount(self, most):
+        """``1 / log2(p + 2)`` for every image position a ranking or an ideal ranking can reach when
+        no document has more than ``most`` copies."""
         a = self.arrays
         longest = max(np.diff(a.run_offsets).max(initial=0), np.diff(a.qrels_offsets).max(initial=0))
-        length = int(longest) * max(int(multiplicity.max(initial=1)), 1) + 1
+        length = int(longest) * max(most, 1) + 1
         if self._discounts is None or len(self._discounts) < length:
             self._discounts = 1.0 / np.log2(np.arange(length, dtype=np.float64) + 2.0)
         return self._discounts
@@ -118,15 +155,44 @@ class Evaluator:
             if identity and self._runs is not None and self._qrels is not None:
                 out[0][..., self.fallback_index] = self._fallback(self._runs, self._qrels)
             else:
-                report(FallbackWarning, "no fast kernel for {cases}: computed by materialising every image "
-                       "and calling ir_measures (slow)", map(repr, self.fallback_measures))
-                frames = self._frames()
-                qrels = frames.pop(None)
-                for b, k in enumerate(multiplicity):
-                    mult = pd.Series(k, index=a.docnos)
-                    runs = {name: image_run(run, mult) for name, run in frames.items()}
-                    out[b][..., self.fallback_index] = self._fallback(runs, image_qrels(qrels, mult))
+                self._fallback_images(multiplicity, out)
         return out
+
+    def evaluate_poisson(self, keys: npt.ArrayLike, hashes: npt.ArrayLike) -> FloatArray:
+        """Values ``[image, system, topic, measure]`` on the Poisson(1) corpus images of ``keys``.
+
+        The same numbers as ``evaluate(poisson_multiplicities(keys, hashes))``
+        (:mod:`pyterrier_boot.corpus.multiplicity`; Cormack & Lynam 2006), but each image is drawn
+        inside the kernel that reads it, so no ``[image, document]`` array is built.
+
+        Args:
+            keys: uint64 image keys (:func:`~pyterrier_boot.corpus.multiplicity.image_keys`).
+            hashes: :func:`~pyterrier_boot.corpus.multiplicity.docno_hashes` of ``arrays.docnos``.
+        """
+        keys = np.ascontiguousarray(keys, dtype=np.uint64).reshape(-1)
+        hashes = np.ascontiguousarray(hashes, dtype=np.uint64)
+        a = self.arrays
+        if hashes.shape != (a.n_docs,):
+            raise ValueError(f"'hashes' must hold one hash per document seen ({a.n_docs}), got shape {hashes.shape}")
+        out = np.zeros((len(keys), a.n_systems, a.n_topics, len(self.measures)))
+        if len(self.kernel_index):
+            out[..., self.kernel_index] = self._kernels(None, keys, hashes)
+        if len(self.fallback_index):
+            from ..corpus.multiplicity import poisson_multiplicities
+
+            self._fallback_images(poisson_multiplicities(keys, hashes), out)
+        return out
+
+    def _fallback_images(self, multiplicity, out):
+        """Fallback measures of every image, each materialised and evaluated by ir_measures."""
+        report(FallbackWarning, "no fast kernel for {cases}: computed by materialising every image "
+               "and calling ir_measures (slow)", map(repr, self.fallback_measures))
+        frames = self._frames()
+        qrels = frames.pop(None)
+        for b, k in enumerate(multiplicity):
+            mult = pd.Series(k, index=self.arrays.docnos)
+            runs = {name: image_run(run, mult) for name, run in frames.items()}
+            out[b][..., self.fallback_index] = self._fallback(runs, image_qrels(qrels, mult))
 
     def _frames(self):
         """Runs (by system) and qrels (under key None) rebuilt from the arrays, in ranking order."""
@@ -174,8 +240,57 @@ class Evaluator:
         return out
 
 
+_BINARY = (AP, P, R, RPREC, RR, SUCCESS)
+
+
+def _family_tables(kms: list[KernelMeasure], grade_min: int, grade_max: int,
+                   arrays: JudgedRuns) -> tuple[tuple | None, tuple | None]:
+    """The tables :func:`~.kernels.evaluate_tasks` reads for its fused and general families (None
+    for a family without measures, so its code is neither compiled nor run). The fused family
+    also gets, per ranking, the positions of the documents some fused measure gains from
+    (``i_pos[i_off[j]:i_off[j + 1]]`` for ranking ``j``): all its walk stops at."""
+    fused = [m for m, km in enumerate(kms) if km.kind in FUSED_KINDS and not km.judged_only]
+    general = [m for m in range(len(kms)) if m not in fused]
+    tables: list[tuple | None] = []
+    for cols in (fused, general):
+        if not cols:
+            tables.append(None)
+            continue
+        mine = [kms[m] for m in cols]
+        gains, orders, weights = kernel_tables(mine, grade_min, grade_max)
+        kinds = np.array([km.kind for km in mine], dtype=np.int64)
+        cutoffs = np.array([km.cutoff for km in mine], dtype=np.int64)
+        rels = np.array([km.rel for km in mine], dtype=np.int64)
+        columns = np.array(cols, dtype=np.int64)
+        if cols is fused:
+            i_pos = np.flatnonzero(arrays.run_grades >= _lowest(mine, gains, grade_min)).astype(np.int64)
+            i_off = np.searchsorted(i_pos, arrays.run_offsets).astype(np.int64)
+            tables.append((kinds, cutoffs, rels, gains, orders, weights, columns, i_off, i_pos))
+        else:
+            tables.append((kinds, cutoffs, rels, np.array([km.x for km in mine], dtype=np.float64),
+                           np.array([km.judged_only for km in mine], dtype=np.bool_), gains, orders, weights,
+                           bool((kinds == JUDGED).any()), columns))
+    return tables[0], tables[1]
+
+
+def _lowest(kms, gains, grade_min):
+    """The lowest grade any of these fused measures gains from (the walk skips documents below it)."""
+    lowest = grade_min + gains.shape[1]
+    for m, km in enumerate(kms):
+        if km.kind in _BINARY:
+            lowest = min(lowest, km.rel)
+        else:
+            positive = np.flatnonzero(gains[m] > 0.0)
+            if len(positive):
+                lowest = min(lowest, grade_min + int(positive[0]))
+    return int(lowest)
+
+
 def _check_computable(measures):
-    """Refuse measures that neither a kernel nor any installed ir_measures provider computes."""
+    """Refuse measures that neither a kernel nor any installed ir_measures provider computes (asking
+    the providers only when there are such measures: some take seconds to import)."""
+    if not measures:
+        return
     providers = [p for p in ir_measures.DefaultPipeline.providers if p.is_available()]
     missing = [lm.label for lm in measures if not any(p.supports(lm.measure) for p in providers)]
     if missing:

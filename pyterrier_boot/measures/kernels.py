@@ -2,17 +2,25 @@
 
 A document with multiplicity ``k`` occupies ``k`` consecutive positions of the image run and
 counts ``k`` times in the image qrels (Cormack & Lynam 2006; Zobel & Rashidi 2020; pt_docs/methods.md,
-"The corpus bootstrap"). For each (image, system, topic) the driver
-gathers the ranking once into two short buffers, the copies ``k`` and the grade of each document
-still present (down to the last judged document, below which no measure of relevance changes),
-and each measure then walks that buffer, advancing the image position by ``k``. The number of
-relevant documents and the ideal ranking come from a histogram of judged grades weighted by
-``k``. Each measure function has a twin in :mod:`.reference` that materialises the image; tests
-assert that they agree.
+"The corpus bootstrap"). For each (image, topic) the driver :func:`evaluate_tasks` builds a
+histogram of judged grades weighted by ``k`` (the number of relevant documents and the ideal
+ranking come from it), then walks each system's ranking down to its last judged document (below
+which no measure of relevance changes). Measures come in two families, each compiled only when a
+call asks for one of its measures:
 
-Randomness never enters: multiplicities arrive as an array. One task is one (image, topic) pair,
-and no task writes what another reads, so results do not depend on how tasks are shared among
-threads (:class:`~pyterrier_boot.measures.engine.Evaluator` runs them on numba's thread count).
+* the *fused* family (:data:`FUSED_KINDS`: AP, P, R, Rprec, RR, Success, nDCG, nCG, RBP, INSQ,
+  without ``judged_only``): one walk per ranking feeds all of them from shared running counts,
+  skipping documents none of them gains from and stopping at the deepest cutoff;
+* the *general* family (every other kernel measure): the ranking is gathered into two short
+  buffers, the copies ``k`` and the grade of each document still present, and each measure walks
+  them, advancing the image position by ``k``.
+
+Each measure function has a twin in :mod:`.reference` that materialises the image; tests assert
+that they agree. Multiplicities arrive as an array, or as image keys from which the kernel draws
+counter-based Poisson(1) copies itself (:mod:`pyterrier_boot.corpus.multiplicity`), so no image
+is ever stored. One task is one (image, topic) pair, and no task writes what another reads, so
+results do not depend on how tasks are shared among threads
+(:class:`~pyterrier_boot.measures.engine.Evaluator` runs them on numba's thread count).
 """
 from __future__ import annotations
 
@@ -22,6 +30,7 @@ import numpy as np
 from numba import njit
 
 from .._environment import numba_cache
+from .._streams import POISSON_THRESHOLDS, poisson_draw
 from .arrays import UNJUDGED
 from .lowering import (
     AP,
@@ -280,6 +289,162 @@ def _err(ks, gs, n, cutoff, grade_min, gains):
     return total
 
 
+# ------------------------------------------------------------------ the fused family
+# AP, P, R, Rprec, RR, Success, nDCG, nCG, RBP and INSQ (without judged_only): one walk down each
+# ranking feeds every one of them, reading each document's copies once and stepping over the
+# documents no measure gains from (unjudged, or below every measure's relevance level).
+
+FUSED_KINDS = (AP, P, R, RPREC, RR, SUCCESS, NDCG, NCG, RBP, INSQ)
+#: Images walked together, one lane each (the copies of a document in all of them share a cache line).
+LANES = 8
+
+
+@njit(cache=_CACHE, error_model="numpy")
+def _fused_topic_setup(hist, grade_min, fused, discount, ones, n_rel, norm, cut):
+    """Per measure on one (image, topic): relevant copies, ideal gain and how deep it reads; returns
+    how deep any of them reads (0: to the last judged document)."""
+    kinds, cutoffs, rels, gains, orders, weights = fused[:6]
+    reach = 1
+    for m in range(kinds.shape[0]):
+        kind = kinds[m]
+        n_rel[m] = _count_at_least(hist, grade_min, rels[m])
+        cut[m] = cutoffs[m]
+        if kind == NDCG:
+            norm[m] = _ideal(hist, gains[m], orders[m], cutoffs[m], discount)
+        elif kind == NCG:
+            norm[m] = _ideal(hist, gains[m], orders[m], cutoffs[m], ones)
+        elif kind == RPREC:
+            cut[m] = max(n_rel[m], 1)
+        elif kind == RBP or kind == INSQ:
+            cut[m] = weights.shape[1]
+        if cut[m] == 0 or reach == 0:
+            reach = 0
+        else:
+            reach = max(reach, cut[m])
+    return reach
+
+
+@njit(cache=_CACHE, inline="always", error_model="numpy")
+def _fused_feed(kk, g, pos, w, grade_min, kinds, rels, gains, weights, discount, cut, acc, hits, first):
+    """One document with ``kk > 0`` copies at position ``pos`` of image lane ``w``, judged grade ``g``,
+    fed to every fused measure (each in the order of its own reference walk, so sums round the same)."""
+    for m in range(kinds.shape[0]):
+        c = _copies(kk, pos, cut[w, m])
+        if c <= 0:
+            continue
+        kind = kinds[m]
+        if kind == AP:
+            if g >= rels[m]:
+                h = hits[w, m]
+                total = acc[w, m]
+                for t in range(c):
+                    h += 1
+                    total += h / (pos + t + 1)
+                hits[w, m] = h
+                acc[w, m] = total
+        elif kind == P or kind == R or kind == RPREC:
+            if g >= rels[m]:
+                hits[w, m] += c
+        elif kind == RR or kind == SUCCESS:
+            if g >= rels[m] and first[w, m] == 0:
+                first[w, m] = pos + 1
+        else:
+            gain = gains[m, g - grade_min]
+            if gain != 0.0:
+                total = acc[w, m]
+                for t in range(c):
+                    if kind == NDCG:
+                        total += gain * discount[pos + t]
+                    elif kind == NCG:
+                        total += gain * 1.0
+                    else:
+                        total += gain * weights[m, pos + t]
+                acc[w, m] = total
+
+
+@njit(cache=_CACHE, error_model="numpy")
+def _fused_value(kind, cutoff, n_rel, norm, acc, hits, first):
+    """A fused measure's value from its running counts after the walk."""
+    if kind == AP:
+        return acc / n_rel if n_rel > 0 else 0.0
+    if kind == P:
+        return hits / cutoff
+    if kind == R or kind == RPREC:
+        return hits / n_rel if n_rel > 0 else 0.0
+    if kind == RR:
+        return 1.0 / first if first > 0 else 0.0
+    if kind == SUCCESS:
+        return 1.0 if first > 0 else 0.0
+    if kind == NDCG or kind == NCG:
+        return acc / norm if norm > 0.0 else 0.0
+    return acc
+
+
+@njit(cache=_CACHE, error_model="numpy")
+def _fused_setup_lanes(hist, lanes, grade_min, fused, discount, ones, n_rel, norm, cut):
+    """:func:`_fused_topic_setup` for each of the first ``lanes`` images; how deep any reads (0: all)."""
+    reach = 1
+    for w in range(lanes):
+        r = _fused_topic_setup(hist[w], grade_min, fused, discount, ones, n_rel[w], norm[w], cut[w])
+        reach = 0 if r == 0 or reach == 0 else max(reach, r)
+    return reach
+
+
+@njit(cache=_CACHE, error_model="numpy")
+def _passed(pos, lanes, reach):
+    """Whether every one of the first ``lanes`` images has passed position ``reach`` (> 0)."""
+    for w in range(lanes):
+        if pos[w] < reach:
+            return False
+    return True
+
+
+@njit(cache=_CACHE, error_model="numpy")
+def _fused_topic(kt, b0, lanes, q, data, hist, fused, discount, scratch, out):
+    """Every fused measure of every system on topic ``q`` of images ``b0..b0+lanes-1`` (lanes of
+    ``kt[doc, lane]``), walked together: each ranking is read once for all of them, from one
+    document some measure gains from to the next, adding the copies in between lane by lane."""
+    grade_min, _, _, _, r_off, r_doc, r_grade, _, _ = data
+    kinds, cutoffs, rels, gains, _, weights, cols, i_off, i_pos = fused
+    ones, n_rel, norm, cut, acc, hits, first, pos = scratch
+    reach = _fused_setup_lanes(hist, lanes, grade_min, fused, discount, ones, n_rel, norm, cut)
+    for s in range(out.shape[1]):
+        j = s * out.shape[2] + q
+        for w in range(LANES):
+            pos[w] = 0
+            for m in range(kinds.shape[0]):
+                acc[w, m] = 0.0
+                hits[w, m] = 0
+                first[w, m] = 0
+        start = r_off[j]
+        for e in range(i_off[j], i_off[j + 1]):
+            i = i_pos[e]
+            for t in range(start, i):
+                d = r_doc[t]
+                for w in range(LANES):
+                    pos[w] += kt[d, w]
+            if reach > 0 and _passed(pos, lanes, reach):
+                break
+            d = r_doc[i]
+            for w in range(lanes):
+                kk = kt[d, w]
+                if kk > 0:
+                    _fused_feed(kk, r_grade[i], pos[w], w, grade_min, kinds, rels, gains, weights, discount, cut,
+                                acc, hits, first)
+            for w in range(LANES):
+                pos[w] += kt[d, w]
+            start = i + 1
+        for w in range(lanes):
+            for m in range(kinds.shape[0]):
+                out[b0 + w, s, q, cols[m]] = _fused_value(kinds[m], cutoffs[m], n_rel[w, m], norm[w, m], acc[w, m],
+                                                          hits[w, m], first[w, m])
+
+
+# ------------------------------------------------------------------ the general family
+# Every other kernel measure: each ranking is gathered into two short buffers (the copies and the
+# grade of each document still present) and each measure walks them.
+
+
 @njit(cache=_CACHE)
 def _normaliser(kind, cutoff, n_rel, hist, grade_min, gains, order, discount, ones):
     """What a measure divides by on one image and topic: the ideal (discounted) cumulative gain for
@@ -328,49 +493,96 @@ def _value(kind, cutoff, rel, x, judged_only, ks, gs, n, n_rel, norm, hist, grad
     return np.nan
 
 
-@njit(nogil=True, cache=_CACHE)
-def evaluate_tasks(first: int, last: int, multiplicity: npt.NDArray[Any], grade_min: int,
-                   q_off: npt.NDArray[Any], q_doc: npt.NDArray[Any], q_grade: npt.NDArray[Any],
-                   r_off: npt.NDArray[Any], r_doc: npt.NDArray[Any], r_grade: npt.NDArray[Any],
-                   r_stop: npt.NDArray[Any], kinds: npt.NDArray[Any], cutoffs: npt.NDArray[Any],
-                   rels: npt.NDArray[Any], xs: npt.NDArray[Any], judged_only: npt.NDArray[Any],
-                   gains: npt.NDArray[Any], orders: npt.NDArray[Any], weights: npt.NDArray[Any],
-                   discount: npt.NDArray[Any], whole: bool, longest: int, out: npt.NDArray[Any]) -> None:
-    """Fill ``out[image, system, topic, measure]`` for tasks ``first..last-1`` (task = image * Q + topic).
+@njit(cache=_CACHE)
+def _general_topic(k, b, q, data, hist, general, discount, scratch, out):
+    """Every general measure of every system on image ``b``, topic ``q``."""
+    grade_min, _, _, _, r_off, r_doc, r_grade, r_stop, _ = data
+    kinds, cutoffs, rels, xs, judged_only, gains, orders, weights, whole, cols = general
+    ones, n_rel, norm, ks, gs = scratch
+    for m in range(kinds.shape[0]):
+        n_rel[m] = _count_at_least(hist, grade_min, rels[m])
+        norm[m] = _normaliser(kinds[m], cutoffs[m], n_rel[m], hist, grade_min, gains[m], orders[m], discount, ones)
+    n_topics = out.shape[2]
+    for s in range(out.shape[1]):
+        j = s * n_topics + q
+        n = 0
+        for i in range(r_off[j], r_off[j + 1] if whole else r_stop[j]):
+            kk = k[r_doc[i]]
+            ks[n] = kk
+            gs[n] = r_grade[i]
+            n += kk > 0
+        for m in range(kinds.shape[0]):
+            out[b, s, q, cols[m]] = _value(kinds[m], cutoffs[m], rels[m], xs[m], judged_only[m], ks, gs, n, n_rel[m],
+                                           norm[m], hist, grade_min, gains[m], orders[m], weights[m], discount, ones)
 
-    ``multiplicity[image, doc]`` gives each interned document's copies in each image; the other
-    arrays are those of :class:`~pyterrier_boot.measures.arrays.JudgedRuns` and of
-    :func:`~pyterrier_boot.measures.lowering.kernel_tables`; ``discount[p] = 1 / log2(p + 2)``
-    must cover every image position a ranking or an ideal ranking reaches. ``whole``: gather
-    rankings to their end (Judged counts unjudged documents); ``longest``: the longest ranking.
-    The GIL is released, so threads may fill disjoint task ranges at once.
+
+# ------------------------------------------------------------------ the driver
+
+
+@njit(cache=_CACHE, error_model="numpy")
+def _fill_lanes(multiplicity, keys, hashes, thresholds, b0, lanes, kt):
+    """Copies ``kt[doc, lane]`` of every document in images ``b0..b0+lanes-1`` (other lanes 0): rows
+    of ``multiplicity``, or when ``keys`` is not empty the counter-based Poisson(1) draws of the
+    image keys ``keys[b0 + lane]``."""
+    for d in range(kt.shape[0]):
+        for w in range(lanes, LANES):
+            kt[d, w] = 0
+    for w in range(lanes):
+        if keys.shape[0] == 0:
+            for d in range(kt.shape[0]):
+                kt[d, w] = multiplicity[b0 + w, d]
+        else:
+            key = keys[b0 + w]
+            for d in range(kt.shape[0]):
+                kt[d, w] = poisson_draw(hashes[d] ^ key, thresholds)
+
+
+@njit(cache=_CACHE, error_model="numpy")
+def _histogram(kt, q, data, hist):
+    """``hist[lane, grade]``: judged copies of each grade for topic ``q`` in each lane's image."""
+    grade_min, q_off, q_doc, q_grade = data[:4]
+    for w in range(LANES):
+        for g in range(hist.shape[1]):
+            hist[w, g] = 0
+    for i in range(q_off[q], q_off[q + 1]):
+        d = q_doc[i]
+        g = q_grade[i] - grade_min
+        for w in range(LANES):
+            hist[w, g] += kt[d, w]
+
+
+@njit(nogil=True, cache=_CACHE, error_model="numpy")
+def evaluate_tasks(first: int, last: int, multiplicity: npt.NDArray[Any], keys: npt.NDArray[Any],
+                   hashes: npt.NDArray[Any], data: tuple, fused: tuple | None, general: tuple | None,
+                   discount: npt.NDArray[Any], scratch: tuple, out: npt.NDArray[Any]) -> None:
+    """Fill ``out[image, system, topic, measure]`` for tasks ``first..last-1``: task ``t`` is topic
+    ``t % Q`` of the :data:`LANES` images from ``LANES * (t // Q)`` on.
+
+    Image ``b`` is ``multiplicity[b]`` (copies of each interned document), or, when ``keys`` is not
+    empty, the Poisson(1) image of key ``keys[b]`` drawn here from the documents' ``hashes``
+    (exactly :func:`~pyterrier_boot.corpus.multiplicity.poisson_multiplicities`). ``data`` holds
+    the arrays of :class:`~pyterrier_boot.measures.arrays.JudgedRuns` and the number of grades; ``fused`` and ``general`` the tables of each family's measures, or None
+    when a call has none (then that family is neither compiled nor run); ``discount[p] =
+    1 / log2(p + 2)`` must cover every image position a ranking or an ideal ranking reaches;
+    ``scratch`` the working arrays (``kt[doc, lane]``, ``hist[lane, grade]`` and each family's,
+    see :class:`~pyterrier_boot.measures.engine.Evaluator`), so the kernel allocates nothing. The
+    GIL is released, so threads (each with its own ``scratch``) may fill disjoint task ranges at
+    once; each image is computed in its own lane from its own copies and written to its own
+    cells, so results do not depend on how tasks are shared out.
     """
-    _, n_systems, n_topics, n_measures = out.shape
-    n_grades = gains.shape[1]
-    ones = np.ones(discount.shape[0])
-    ks = np.empty(longest, np.int64)
-    gs = np.empty(longest, np.int32)
-    n_rel = np.empty(n_measures, np.int64)
-    norm = np.empty(n_measures)
+    n_images, _, n_topics, _ = out.shape
+    kt, hist = scratch[0], scratch[1]
+    current = -1
     for task in range(first, last):
-        b = task // n_topics
-        q = task - b * n_topics
-        k = multiplicity[b]
-        hist = np.zeros(n_grades, np.int64)
-        for i in range(q_off[q], q_off[q + 1]):
-            hist[q_grade[i] - grade_min] += k[q_doc[i]]
-        for m in range(n_measures):
-            n_rel[m] = _count_at_least(hist, grade_min, rels[m])
-            norm[m] = _normaliser(kinds[m], cutoffs[m], n_rel[m], hist, grade_min, gains[m], orders[m], discount, ones)
-        for s in range(n_systems):
-            j = s * n_topics + q
-            n = 0
-            for i in range(r_off[j], r_off[j + 1] if whole else r_stop[j]):
-                kk = k[r_doc[i]]
-                if kk > 0:
-                    ks[n] = kk
-                    gs[n] = r_grade[i]
-                    n += 1
-            for m in range(n_measures):
-                out[b, s, q, m] = _value(kinds[m], cutoffs[m], rels[m], xs[m], judged_only[m], ks, gs, n, n_rel[m],
-                                         norm[m], hist, grade_min, gains[m], orders[m], weights[m], discount, ones)
+        b0 = (task // n_topics) * LANES
+        q = task % n_topics
+        lanes = min(LANES, n_images - b0)
+        if b0 != current:
+            _fill_lanes(multiplicity, keys, hashes, POISSON_THRESHOLDS, b0, lanes, kt)
+            current = b0
+        _histogram(kt, q, data, hist)
+        if fused is not None:
+            _fused_topic(kt, b0, lanes, q, data, hist, fused, discount, scratch[2], out)
+        if general is not None:
+            for w in range(lanes):
+                _general_topic(kt[:, w], b0 + w, q, data, hist[w], general, discount, scratch[3], out)
