@@ -11,10 +11,13 @@ it. Images are not stratified: a topic whose relevant documents all vanish score
 from __future__ import annotations
 
 import numbers
+import threading
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .._batches import check_executor, map_batches
 from .._checks import check_choice, check_positive_int
 from .._memory import (
     DEFAULT_MAX_MEMORY,
@@ -41,6 +44,7 @@ from .result import CorpusBootstrapResult, unit_measure
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from concurrent.futures import Executor
     from typing import Any
 
     import numpy.typing as npt
@@ -52,6 +56,11 @@ __all__ = ["CorpusBootstrap"]
 
 #: Most images evaluated in one batch (memory permitting): keeps the progress bar moving.
 MAX_BATCH = 50
+
+# numba's parallel loops (the image draws) may not be entered from two threads of one process at
+# once (the workqueue threading layer aborts): batches on a thread pool or a multi-threaded dask
+# worker take turns; each batch already uses every core through numba's own threads.
+_ONE_BATCH_AT_A_TIME = threading.Lock()
 
 
 def _check_bool(value, name):
@@ -108,8 +117,14 @@ class CorpusBootstrap:
             the distribution does not fit.
         n_groups: ``G``, the groups of the delete-a-group jackknife over documents used for the
             BCa acceleration (see :mod:`pyterrier_boot.corpus.intervals`).
+        executor: a ``concurrent.futures.Executor`` (a ``ProcessPoolExecutor``, dask.distributed's
+            ``Client.get_executor()``, Ray's, ...) on which batches of images are evaluated, or None
+            (default) to evaluate them in this process. Each batch carries the interned runs and
+            qrels to its worker; ``max_memory`` then bounds what one worker holds for its batch,
+            and this process keeps only the image distribution. The values are the same as in this
+            process (``pt_docs/corpus_bootstrap.md``, "Executors and memory").
 
-    Deterministic for a given ``rng`` whatever the batch size, thread count or order of systems;
+    Deterministic for a given ``rng`` whatever the batch size, thread count, executor or order of systems;
     with the Poisson model an image does not even depend on which other runs are evaluated.
     Only documents that are retrieved or judged matter; no images x corpus matrix is ever built.
 
@@ -129,7 +144,8 @@ class CorpusBootstrap:
 
     def __init__(self, qrels: QrelsLike, *, n_images: int = 1000, model: str = "poisson",
                  corpus_size: int | None = None, rng: RngLike = None, verbose: bool = True,
-                 max_memory: int | str | None = DEFAULT_MAX_MEMORY, n_groups: int = 20):
+                 max_memory: int | str | None = DEFAULT_MAX_MEMORY, n_groups: int = 20,
+                 executor: Executor | None = None):
         read, n_images, model, verbose, max_memory, n_groups, size = _corpus_bootstrap_iv(
             qrels, n_images, model, corpus_size, verbose, max_memory, n_groups)
         self.qrels = read
@@ -140,6 +156,7 @@ class CorpusBootstrap:
         self.verbose = verbose
         self.max_memory = max_memory
         self.n_groups = n_groups
+        self.executor = check_executor(executor)
         self._size = size
         self.keys = image_keys(rng, n_images)
 
@@ -267,23 +284,47 @@ class CorpusBootstrap:
         return jackknife
 
     def _images(self, evaluator, hashes, size, batch):
-        """Values ``[image, system, topic, measure]`` on every image, ``batch`` images at a time."""
+        """Values ``[image, system, topic, measure]`` on every image, ``batch`` images at a time,
+        here or on ``self.executor`` (each image depends only on its key: the same values either way)."""
         arrays = evaluator.arrays
         distribution = np.empty((self.n_images, arrays.n_systems, arrays.n_topics, len(evaluator.measures)))
+        if self.executor is not None:  # ship only what an image needs: the interned arrays, not the frames
+            evaluator = Evaluator(arrays, evaluator.measures)
+        work = _ImageBatch(evaluator, hashes, self.model, size)
+        starts = range(0, self.n_images, batch)
+        key_blocks = (self.keys[start:start + batch] for start in starts)
         import pyterrier as pt
 
         with pt.tqdm(total=self.n_images, desc="corpus bootstrap", unit="image", disable=not self.verbose) as bar:
-            for start in range(0, self.n_images, batch):
-                stop = min(start + batch, self.n_images)
-                keys = self.keys[start:stop]
-                if self.model == "poisson":
-                    k = poisson_multiplicities(keys, hashes)
-                else:
-                    k = multinomial_multiplicities(keys, arrays.n_docs, size)
-                distribution[start:stop] = evaluator.evaluate(k)
-                del k
-                bar.update(stop - start)
+            for start, values in zip(starts, map_batches(work, key_blocks, self.executor), strict=True):
+                distribution[start:start + len(values)] = values
+                bar.update(len(values))
         return distribution
+
+
+@dataclass(frozen=True)
+class _ImageBatch:
+    """Values ``[image, system, topic, measure]`` of the images whose keys it is called on.
+
+    A picklable, module-level callable, so batches of images run on any
+    ``concurrent.futures.Executor`` (process pools, ``dask.distributed``'s ``Client.get_executor()``):
+    each worker receives the interned runs and qrels (``evaluator``), the documents' hashes and
+    the image model, draws the multiplicities of its images from their keys and evaluates them.
+    """
+
+    evaluator: Evaluator
+    hashes: npt.NDArray[np.uint64]
+    model: str
+    corpus_size: int | None
+
+    def __call__(self, keys: npt.NDArray[np.uint64]) -> FloatArray:
+        """Values of the images with these keys (in order)."""
+        with _ONE_BATCH_AT_A_TIME:
+            if self.model == "poisson":
+                k = poisson_multiplicities(keys, self.hashes)
+            else:  # CorpusBootstrap checked that multinomial images have a corpus size
+                k = multinomial_multiplicities(keys, self.evaluator.arrays.n_docs, int(self.corpus_size or 0))
+            return self.evaluator.evaluate(k)
 
 
 def _small_r_inputs(arrays, measures):

@@ -43,6 +43,7 @@ from .uncertainty import BOOTSTRAPS, JOINT_METHODS, difference_spreads, mean_spr
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from concurrent.futures import Executor
     from typing import Any
 
     from .._typing import MeasuresLike, QrelsLike, RngLike, TopicsLike
@@ -84,7 +85,7 @@ def Experiment(retr_systems: Any, topics: TopicsLike, qrels: QrelsLike, eval_met
                confidence_level: float = 0.95, interval: str | None = None,
                corpus_size: int | None = None, model: str = "poisson", rng: RngLike = None,
                max_memory: int | str | None = DEFAULT_MAX_MEMORY,
-               human_qrels: QrelsLike | None = None, **kwargs: Any) -> Any:
+               human_qrels: QrelsLike | None = None, executor: Executor | None = None, **kwargs: Any) -> Any:
     """``pt.Experiment`` with confidence intervals from the topic and/or corpus bootstrap.
 
     A drop-in ``pt.Experiment``: every argument means the same and the result has its type and shape,
@@ -104,7 +105,7 @@ def Experiment(retr_systems: Any, topics: TopicsLike, qrels: QrelsLike, eval_met
         corpus_size, model: the corpus bootstrap's ``N`` and image model (``"poisson"``, ``"multinomial"``).
         rng: seed or Generator (SPEC 7; None is :data:`DEFAULT_SEED`). max_memory: bytes the bootstrap may hold.
         human_qrels: human judgments of some topics, ``qrels`` automatic: prediction-powered
-            intervals (Angelopoulos et al. 2023; ``pt_docs/ppi.md``).
+            intervals (Angelopoulos et al. 2023; ``pt_docs/ppi.md``). executor: runs corpus images in batches.
     """
     if kwargs:
         raise TypeError(f"Unknown kwargs: {list(kwargs)}")
@@ -122,7 +123,7 @@ def Experiment(retr_systems: Any, topics: TopicsLike, qrels: QrelsLike, eval_met
         verbose=verbose, validate=validate, save_dir=save_dir, save_mode=save_mode, save_format=save_format,
         precompute_prefix=precompute_prefix, plan=plan, bootstrap=bootstrap, n_resamples=n_resamples,
         confidence_level=confidence_level, interval=interval, corpus_size=corpus_size, model=model, rng=rng,
-        perquery=perquery, max_memory=max_memory)
+        perquery=perquery, max_memory=max_memory, executor=executor)
     run = _experiment(retr_systems, topics, qrels, eval_metrics, settings)
     view = pt_shaped(run.result, run.runs, run.names, run.topics, run.qrels, run.measures.for_pt,
                      rename=run.measures.rename, baseline=run.pt_baseline, test=run.pt_test,
@@ -148,7 +149,7 @@ def experiment_result(retr_systems: Any, topics: TopicsLike, qrels: QrelsLike,
                       confidence_level: float = 0.95, interval: str | None = None,
                       corpus_size: int | None = None, model: str = "poisson", rng: RngLike = None,
                       max_memory: int | str | None = DEFAULT_MAX_MEMORY,
-                      human_qrels: QrelsLike | None = None) -> ExperimentResult:
+                      human_qrels: QrelsLike | None = None, executor: Executor | None = None) -> ExperimentResult:
     """Run an experiment as :func:`Experiment` does and return everything it measured.
 
     Takes :func:`Experiment`'s arguments (those shaping ``pt.Experiment``'s output, ``perquery``,
@@ -177,7 +178,8 @@ def experiment_result(retr_systems: Any, topics: TopicsLike, qrels: QrelsLike,
         verbose=verbose, validate=validate, save_dir=save_dir, save_mode=save_mode, save_format=save_format,
         precompute_prefix=precompute_prefix, plan=plan, bootstrap=bootstrap, n_resamples=n_resamples,
         confidence_level=confidence_level, interval=interval, corpus_size=corpus_size, model=model, rng=rng,
-        perquery=False, rich=True, max_memory=max_memory)
+        perquery=False, rich=True, max_memory=max_memory,
+        executor=executor)
     run = _experiment(retr_systems, topics, qrels, eval_metrics, settings)
     if save_dir is not None:
         run.result.save_summaries(save_dir)
@@ -217,6 +219,7 @@ class _Settings:
     perquery: Any = False
     rich: bool = False
     max_memory: int | str | None = DEFAULT_MAX_MEMORY
+    executor: Any = None
 
 
 @dataclass(frozen=True)
@@ -392,7 +395,8 @@ def _bootstrap(values, keys, labels, baselines, evaluator, qrels: Qrels, setting
         topic_plan = resample_plan(values.shape[1], n_resamples=size, rng=topic_rng,  # type: ignore[arg-type]
                                    max_memory=s.max_memory)  # n_resamples was resolved by _checked_settings
     if s.bootstrap in ("corpus", "both"):
-        corpus = _corpus(evaluator, values, qrels, s.n_resamples, s.model, corpus_rng, s.verbose is True, s.max_memory)
+        corpus = _corpus(evaluator, values, qrels, s.n_resamples, s.model, corpus_rng, s.verbose is True, s.max_memory,
+                         s.executor)
     intervals, distribution = mean_spreads(values, s.bootstrap, s.interval, s.confidence_level, topic_plan, corpus)
     if baselines:
         comparisons = Comparisons.build(values, keys, baselines, labels,
@@ -718,9 +722,9 @@ def _validate(systems, names, topics, measures, validate):
 # ---------------------------------------------------------------- bootstraps
 
 
-def _corpus(evaluator, values, qrels_read: Qrels, n_images, model, rng, verbose, max_memory):
+def _corpus(evaluator, values, qrels_read: Qrels, n_images, model, rng, verbose, max_memory, executor):
     from ..corpus.bootstrap import CorpusBootstrap
 
     boot = CorpusBootstrap(qrels_read, n_images=n_images, model=model, corpus_size=qrels_read.corpus_size,
-                           rng=rng, verbose=verbose, max_memory=max_memory)
+                           rng=rng, verbose=verbose, max_memory=max_memory, executor=executor)
     return boot.evaluate_prepared(evaluator, statistic=values)
