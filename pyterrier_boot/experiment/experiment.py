@@ -19,6 +19,7 @@ import pandas as pd
 import pyterrier as pt
 from ir_measures.measures import SumAgg
 
+from .._batches import check_executor
 from .._memory import (
     DEFAULT_MAX_MEMORY,
     check_max_memory,
@@ -82,9 +83,8 @@ def Experiment(retr_systems: Any, topics: TopicsLike, qrels: QrelsLike, eval_met
                validate: str = "warn", save_dir: str | None = None, save_mode: str | None = "warn",
                save_format: str = "trec", precompute_prefix: bool = False, plan: str = "linear", *,
                bootstrap: str | None = "topic", n_resamples: int | None = None,
-               confidence_level: float = 0.95, interval: str | None = None,
-               corpus_size: int | None = None, model: str = "poisson", rng: RngLike = None,
-               max_memory: int | str | None = DEFAULT_MAX_MEMORY,
+               confidence_level: float = 0.95, interval: str | None = None, corpus_size: int | None = None,
+               model: str = "poisson", rng: RngLike = None, max_memory: int | str | None = DEFAULT_MAX_MEMORY,
                human_qrels: QrelsLike | None = None, executor: Executor | None = None, **kwargs: Any) -> Any:
     """``pt.Experiment`` with confidence intervals from the topic and/or corpus bootstrap.
 
@@ -105,7 +105,8 @@ def Experiment(retr_systems: Any, topics: TopicsLike, qrels: QrelsLike, eval_met
         corpus_size, model: the corpus bootstrap's ``N`` and image model (``"poisson"``, ``"multinomial"``).
         rng: seed or Generator (SPEC 7; None is :data:`DEFAULT_SEED`). max_memory: bytes the bootstrap may hold.
         human_qrels: human judgments of some topics, ``qrels`` automatic: prediction-powered
-            intervals (Angelopoulos et al. 2023; ``pt_docs/ppi.md``). executor: runs corpus images in batches.
+            intervals (Angelopoulos et al. 2023; ``pt_docs/ppi.md``).
+        executor: our extra door: a ``concurrent.futures.Executor`` for the bootstrap (``pt_docs/scale.md``).
     """
     if kwargs:
         raise TypeError(f"Unknown kwargs: {list(kwargs)}")
@@ -123,7 +124,7 @@ def Experiment(retr_systems: Any, topics: TopicsLike, qrels: QrelsLike, eval_met
         verbose=verbose, validate=validate, save_dir=save_dir, save_mode=save_mode, save_format=save_format,
         precompute_prefix=precompute_prefix, plan=plan, bootstrap=bootstrap, n_resamples=n_resamples,
         confidence_level=confidence_level, interval=interval, corpus_size=corpus_size, model=model, rng=rng,
-        perquery=perquery, max_memory=max_memory, executor=executor)
+        perquery=perquery, max_memory=max_memory, executor=check_executor(executor))
     run = _experiment(retr_systems, topics, qrels, eval_metrics, settings)
     view = pt_shaped(run.result, run.runs, run.names, run.topics, run.qrels, run.measures.for_pt,
                      rename=run.measures.rename, baseline=run.pt_baseline, test=run.pt_test,
@@ -178,8 +179,7 @@ def experiment_result(retr_systems: Any, topics: TopicsLike, qrels: QrelsLike,
         verbose=verbose, validate=validate, save_dir=save_dir, save_mode=save_mode, save_format=save_format,
         precompute_prefix=precompute_prefix, plan=plan, bootstrap=bootstrap, n_resamples=n_resamples,
         confidence_level=confidence_level, interval=interval, corpus_size=corpus_size, model=model, rng=rng,
-        perquery=False, rich=True, max_memory=max_memory,
-        executor=executor)
+        perquery=False, rich=True, max_memory=max_memory, executor=check_executor(executor))
     run = _experiment(retr_systems, topics, qrels, eval_metrics, settings)
     if save_dir is not None:
         run.result.save_summaries(save_dir)
@@ -395,8 +395,7 @@ def _bootstrap(values, keys, labels, baselines, evaluator, qrels: Qrels, setting
         topic_plan = resample_plan(values.shape[1], n_resamples=size, rng=topic_rng,  # type: ignore[arg-type]
                                    max_memory=s.max_memory)  # n_resamples was resolved by _checked_settings
     if s.bootstrap in ("corpus", "both"):
-        corpus = _corpus(evaluator, values, qrels, s.n_resamples, s.model, corpus_rng, s.verbose is True, s.max_memory,
-                         s.executor)
+        corpus = _corpus(evaluator, values, qrels, s.n_resamples, s.model, corpus_rng, s.verbose is True, s)
     intervals, distribution = mean_spreads(values, s.bootstrap, s.interval, s.confidence_level, topic_plan, corpus)
     if baselines:
         comparisons = Comparisons.build(values, keys, baselines, labels,
@@ -722,9 +721,10 @@ def _validate(systems, names, topics, measures, validate):
 # ---------------------------------------------------------------- bootstraps
 
 
-def _corpus(evaluator, values, qrels_read: Qrels, n_images, model, rng, verbose, max_memory, executor):
+def _corpus(evaluator, values, qrels_read: Qrels, n_images, model, rng, verbose, settings: _Settings):
+    """The corpus bootstrap of the experiment, within its ``max_memory``, on its ``executor``."""
     from ..corpus.bootstrap import CorpusBootstrap
 
     boot = CorpusBootstrap(qrels_read, n_images=n_images, model=model, corpus_size=qrels_read.corpus_size,
-                           rng=rng, verbose=verbose, max_memory=max_memory, executor=executor)
+                           rng=rng, verbose=verbose, max_memory=settings.max_memory, executor=settings.executor)
     return boot.evaluate_prepared(evaluator, statistic=values)
