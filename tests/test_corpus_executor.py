@@ -10,7 +10,7 @@ import pytest
 from conftest import small_collection
 
 import pyterrier_boot.corpus.bootstrap as bootstrap_module
-from pyterrier_boot import CorpusBootstrap, experiment_result
+from pyterrier_boot import CorpusBootstrap, experiment_result, split_half_validation
 from pyterrier_boot.measures.evaluation import prepare
 
 MEASURES = ["AP", "nDCG@10", "RR"]
@@ -85,6 +85,16 @@ def test_experiment_corpus_path_takes_an_executor(data):
                                   **options)
     _assert_same(here.corpus, there.corpus)
     pd.testing.assert_frame_equal(here.table(), there.table())
+
+
+@pytest.mark.usefixtures("small_batches")
+def test_split_half_validation_takes_an_executor(data):
+    runs, qrels = data
+    options = {"n_splits": 2, "n_images": 12, "rng": 7, "verbose": False, "kinds": ["system"]}
+    here = split_half_validation(runs, qrels, ["AP"], **options)
+    with ThreadPoolExecutor(2) as pool:
+        there = split_half_validation(runs, qrels, ["AP"], executor=pool, **options)
+    pd.testing.assert_frame_equal(here.to_frame(), there.to_frame())
 
 
 def test_an_executor_must_submit(data):
