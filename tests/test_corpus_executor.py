@@ -88,6 +88,7 @@ def test_experiment_corpus_path_takes_an_executor(data):
 
 
 @pytest.mark.usefixtures("small_batches")
+@pytest.mark.filterwarnings("ignore:n_images=12 is too few")
 def test_split_half_validation_takes_an_executor(data):
     runs, qrels = data
     options = {"n_splits": 2, "n_images": 12, "rng": 7, "verbose": False, "kinds": ["system"]}
