@@ -11,6 +11,7 @@ from conftest import small_collection
 
 import pyterrier_boot.corpus.bootstrap as bootstrap_module
 from pyterrier_boot import CorpusBootstrap, experiment_result, split_half_validation
+from pyterrier_boot._batches import map_batches
 from pyterrier_boot.measures.evaluation import prepare
 
 MEASURES = ["AP", "nDCG@10", "RR"]
@@ -129,3 +130,48 @@ def test_peak_memory_grows_sublinearly_in_images():
     # 8x the images: holding every image's multiplicities would need 8x the memory; batches need
     # the same (the kept distribution, 8 bytes per image and cell, is tiny here)
     assert large < 1.5 * small, (small, large)
+
+
+class _CountingExecutor(ThreadPoolExecutor):
+    """A thread pool that records the most futures submitted and not yet collected."""
+
+    def __init__(self):
+        super().__init__(1)
+        self.outstanding = self.most = 0
+
+    def submit(self, fn, *args, **kwargs):
+        self.outstanding += 1
+        self.most = max(self.most, self.outstanding)
+        future = super().submit(fn, *args, **kwargs)
+        future.add_done_callback(lambda _: None)
+        return future
+
+
+def test_map_batches_window_bounds_the_batches_in_flight():
+    seen = []
+
+    def double(x):
+        return 2 * x
+
+    with _CountingExecutor() as pool:
+        for value in map_batches(double, range(10), pool, window=3):
+            seen.append(value)
+            pool.outstanding -= 1
+        assert pool.most == 3
+    assert seen == [2 * x for x in range(10)]
+    with pytest.raises(ValueError, match="window"):
+        list(map_batches(double, range(3), pool, window=0))
+
+
+@pytest.mark.usefixtures("small_batches")
+def test_the_memory_budget_bounds_the_batches_in_flight(data, monkeypatch):
+    windows = []
+    original = bootstrap_module.CorpusBootstrap._window
+    monkeypatch.setattr(bootstrap_module.CorpusBootstrap, "_window",
+                        lambda self, *args: windows.append(original(self, *args)) or windows[-1])
+    with ThreadPoolExecutor(2) as pool:
+        roomy = _bootstrap(data, pool, n_images=40)
+        tight = _bootstrap(data, pool, n_images=40, max_memory=60_000)
+    assert windows[0] >= 14 > windows[1] >= 1  # 14 batches of 3 images
+    _assert_same(roomy, tight)
+    _assert_same(_bootstrap(data, n_images=40), tight)

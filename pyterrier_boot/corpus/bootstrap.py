@@ -195,6 +195,16 @@ class CorpusBootstrap:
             )
         return int(min(self.n_images, MAX_BATCH, free // per_image))
 
+    def _window(self, arrays, cells, batch):
+        """Batches submitted ahead to the executor: as many as fit in ``max_memory`` beside the image
+        distribution, each counted as twice the interned arrays it carries (serialised, then sent)
+        plus its values; at least one."""
+        if self.executor is None:
+            return None
+        payload = sum(np.asarray(v).nbytes for v in vars(arrays).values() if isinstance(v, np.ndarray))
+        per_task = 2 * (payload + 8 * arrays.n_docs) + batch * cells * 16
+        return max(1, (self.max_memory - self.n_images * cells * 8) // per_task)
+
     @one_warning_per_kind()
     def evaluate(self, runs: RunsLike, measures: MeasuresLike, *, topics: TopicsLike | None = None) -> CorpusBootstrapResult:
         """Evaluate runs on the full corpus and on every image.
@@ -296,7 +306,8 @@ class CorpusBootstrap:
         import pyterrier as pt
 
         with pt.tqdm(total=self.n_images, desc="corpus bootstrap", unit="image", disable=not self.verbose) as bar:
-            for start, values in zip(starts, map_batches(work, key_blocks, self.executor), strict=True):
+            batches = map_batches(work, key_blocks, self.executor, window=self._window(arrays, distribution[0].size, batch))
+            for start, values in zip(starts, batches, strict=True):
                 distribution[start:start + len(values)] = values
                 bar.update(len(values))
         return distribution
