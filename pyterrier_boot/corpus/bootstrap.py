@@ -120,9 +120,10 @@ class CorpusBootstrap:
         executor: a ``concurrent.futures.Executor`` (a ``ProcessPoolExecutor``, dask.distributed's
             ``Client.get_executor()``, Ray's, ...) on which batches of images are evaluated, or None
             (default) to evaluate them in this process. Each batch carries the interned runs and
-            qrels to its worker; ``max_memory`` then bounds what one worker holds for its batch,
-            and this process keeps only the image distribution. The values are the same as in this
-            process (``pt_docs/corpus_bootstrap.md``, "Executors and memory").
+            qrels to its worker; ``max_memory`` then bounds what one worker holds for its batch
+            and what this process holds: the image distribution and the batches in flight (each
+            counted as twice the interned arrays plus its values). The values are the same as in
+            this process (``pt_docs/corpus_bootstrap.md``, "Executors and memory").
 
     Deterministic for a given ``rng`` whatever the batch size, thread count, executor or order of systems;
     with the Poisson model an image does not even depend on which other runs are evaluated.
