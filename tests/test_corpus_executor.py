@@ -10,7 +10,12 @@ import pytest
 from conftest import small_collection
 
 import pyterrier_boot.corpus.bootstrap as bootstrap_module
-from pyterrier_boot import CorpusBootstrap, experiment_result, split_half_validation
+from pyterrier_boot import (
+    CorpusBootstrap,
+    FallbackWarning,
+    experiment_result,
+    split_half_validation,
+)
 from pyterrier_boot._batches import map_batches
 from pyterrier_boot.measures.evaluation import prepare
 
@@ -175,3 +180,14 @@ def test_the_memory_budget_bounds_the_batches_in_flight(data, monkeypatch):
     assert windows[0] >= 14 > windows[1] >= 1  # 14 batches of 3 images
     _assert_same(roomy, tight)
     _assert_same(_bootstrap(data, n_images=40), tight)
+
+
+@pytest.mark.usefixtures("small_batches")
+def test_a_fallback_measure_warns_once_whatever_runs_the_batches(data, recwarn):
+    runs, qrels = data
+    with ThreadPoolExecutor(2) as pool:
+        res = CorpusBootstrap(qrels, n_images=7, rng=5, verbose=False, executor=pool).evaluate(runs, ["SetP", "AP"])
+    fallback = [w for w in recwarn if issubclass(w.category, FallbackWarning)]
+    assert len(fallback) == 1 and "SetP" in str(fallback[0].message)
+    here = CorpusBootstrap(qrels, n_images=7, rng=5, verbose=False).evaluate(runs, ["SetP", "AP"])
+    _assert_same(here, res)

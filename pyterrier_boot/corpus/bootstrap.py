@@ -25,7 +25,7 @@ from .._memory import (
     check_n_resamples,
     require_resamples_memory,
 )
-from .._warnings import one_warning_per_kind
+from .._warnings import FallbackWarning, one_warning_per_kind, suppressed
 from ..inputs.qrels import read_qrels
 from ..inputs.runs import read_runs
 from ..measures.engine import Evaluator
@@ -330,8 +330,10 @@ class _ImageBatch:
     corpus_size: int | None
 
     def __call__(self, keys: npt.NDArray[np.uint64]) -> FloatArray:
-        """Values of the images with these keys (in order)."""
-        with _ONE_BATCH_AT_A_TIME:
+        """Values of the images with these keys (in order). A fallback measure was reported once
+        already, by the jackknife in the calling process: batches (perhaps in other threads or
+        processes, outside its warning pool) do not repeat it."""
+        with _ONE_BATCH_AT_A_TIME, suppressed(FallbackWarning):
             if self.model == "poisson":
                 k = poisson_multiplicities(keys, self.hashes)
             else:  # CorpusBootstrap checked that multinomial images have a corpus size
