@@ -11,8 +11,9 @@ of the stream, and it is a constant of each method, never derived from a memory 
 from __future__ import annotations
 
 import os
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
@@ -50,22 +51,30 @@ def check_executor(executor: Any, name: str = "executor") -> Executor | None:
                     f"got {type(executor).__name__}")
 
 
-def map_batches(function: Callable[[T], R], batches: Iterable[T], executor: Executor | None = None) -> Iterator[R]:
+def map_batches(function: Callable[[T], R], batches: Iterable[T], executor: Executor | None = None, *,
+                window: int | None = None) -> Iterator[R]:
     """Apply ``function`` to every batch, in order: in this process, or on ``executor``.
 
-    With an executor every batch is submitted at once and results are yielded in submission order,
+    With an executor the batches are submitted ahead (all at once, or at most ``window`` not yet
+    yielded, for batches whose arguments are large) and results are yielded in submission order,
     so the caller may reduce them as they come (keeping only summaries, never every batch's output).
     ``function`` and the batches must pickle for process pools and clusters (module-level functions).
     """
     if executor is None:
         yield from map(function, batches)
         return
-    futures = [executor.submit(function, batch) for batch in batches]
+    if window is not None and window < 1:
+        raise ValueError(f"window must be a positive integer or None, got {window}")
+    pending: deque[Future[R]] = deque()
     try:
-        for future in futures:
-            yield future.result()
+        for batch in batches:
+            pending.append(executor.submit(function, batch))
+            if window is not None and len(pending) >= window:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
     finally:
-        for future in futures:
+        for future in pending:
             future.cancel()
 
 

@@ -11,10 +11,13 @@ it. Images are not stratified: a topic whose relevant documents all vanish score
 from __future__ import annotations
 
 import numbers
+import threading
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .._batches import check_executor, map_batches
 from .._checks import check_choice, check_positive_int
 from .._memory import (
     DEFAULT_MAX_MEMORY,
@@ -22,7 +25,7 @@ from .._memory import (
     check_n_resamples,
     require_resamples_memory,
 )
-from .._warnings import one_warning_per_kind
+from .._warnings import FallbackWarning, one_warning_per_kind, suppressed
 from ..inputs.qrels import read_qrels
 from ..inputs.runs import read_runs
 from ..measures.engine import Evaluator
@@ -41,6 +44,7 @@ from .result import CorpusBootstrapResult, unit_measure
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from concurrent.futures import Executor
     from typing import Any
 
     import numpy.typing as npt
@@ -52,6 +56,11 @@ __all__ = ["CorpusBootstrap"]
 
 #: Most images evaluated in one batch (memory permitting): keeps the progress bar moving.
 MAX_BATCH = 50
+
+# numba's parallel loops (the image draws) may not be entered from two threads of one process at
+# once (the workqueue threading layer aborts): batches on a thread pool or a multi-threaded dask
+# worker take turns; each batch already uses every core through numba's own threads.
+_ONE_BATCH_AT_A_TIME = threading.Lock()
 
 
 def _check_bool(value, name):
@@ -108,8 +117,15 @@ class CorpusBootstrap:
             the distribution does not fit.
         n_groups: ``G``, the groups of the delete-a-group jackknife over documents used for the
             BCa acceleration (see :mod:`pyterrier_boot.corpus.intervals`).
+        executor: a ``concurrent.futures.Executor`` (a ``ProcessPoolExecutor``, dask.distributed's
+            ``Client.get_executor()``, Ray's, ...) on which batches of images are evaluated, or None
+            (default) to evaluate them in this process. Each batch carries the interned runs and
+            qrels to its worker; ``max_memory`` then bounds what one worker holds for its batch
+            and what this process holds: the image distribution and the batches in flight (each
+            counted as twice the interned arrays plus its values). The values are the same as in
+            this process (``pt_docs/corpus_bootstrap.md``, "Executors and memory").
 
-    Deterministic for a given ``rng`` whatever the batch size, thread count or order of systems;
+    Deterministic for a given ``rng`` whatever the batch size, thread count, executor or order of systems;
     with the Poisson model an image does not even depend on which other runs are evaluated.
     Only documents that are retrieved or judged matter; no images x corpus matrix is ever built.
 
@@ -129,7 +145,8 @@ class CorpusBootstrap:
 
     def __init__(self, qrels: QrelsLike, *, n_images: int = 1000, model: str = "poisson",
                  corpus_size: int | None = None, rng: RngLike = None, verbose: bool = True,
-                 max_memory: int | str | None = DEFAULT_MAX_MEMORY, n_groups: int = 20):
+                 max_memory: int | str | None = DEFAULT_MAX_MEMORY, n_groups: int = 20,
+                 executor: Executor | None = None):
         read, n_images, model, verbose, max_memory, n_groups, size = _corpus_bootstrap_iv(
             qrels, n_images, model, corpus_size, verbose, max_memory, n_groups)
         self.qrels = read
@@ -140,6 +157,7 @@ class CorpusBootstrap:
         self.verbose = verbose
         self.max_memory = max_memory
         self.n_groups = n_groups
+        self.executor = check_executor(executor)
         self._size = size
         self.keys = image_keys(rng, n_images)
 
@@ -177,6 +195,16 @@ class CorpusBootstrap:
                 "or raise max_memory"
             )
         return int(min(self.n_images, MAX_BATCH, free // per_image))
+
+    def _window(self, arrays, cells, batch):
+        """Batches submitted ahead to the executor: as many as fit in ``max_memory`` beside the image
+        distribution, each counted as twice the interned arrays it carries (serialised, then sent)
+        plus its values; at least one."""
+        if self.executor is None:
+            return None
+        payload = sum(np.asarray(v).nbytes for v in vars(arrays).values() if isinstance(v, np.ndarray))
+        per_task = 2 * (payload + 8 * arrays.n_docs) + batch * cells * 16
+        return max(1, (self.max_memory - self.n_images * cells * 8) // per_task)
 
     @one_warning_per_kind()
     def evaluate(self, runs: RunsLike, measures: MeasuresLike, *, topics: TopicsLike | None = None) -> CorpusBootstrapResult:
@@ -267,23 +295,50 @@ class CorpusBootstrap:
         return jackknife
 
     def _images(self, evaluator, hashes, size, batch):
-        """Values ``[image, system, topic, measure]`` on every image, ``batch`` images at a time."""
+        """Values ``[image, system, topic, measure]`` on every image, ``batch`` images at a time,
+        here or on ``self.executor`` (each image depends only on its key: the same values either way)."""
         arrays = evaluator.arrays
         distribution = np.empty((self.n_images, arrays.n_systems, arrays.n_topics, len(evaluator.measures)))
+        if self.executor is not None:  # ship only what an image needs: the interned arrays, not the frames
+            evaluator = Evaluator(arrays, evaluator.measures)
+        work = _ImageBatch(evaluator, hashes, self.model, size)
+        starts = range(0, self.n_images, batch)
+        key_blocks = (self.keys[start:start + batch] for start in starts)
         import pyterrier as pt
 
         with pt.tqdm(total=self.n_images, desc="corpus bootstrap", unit="image", disable=not self.verbose) as bar:
-            for start in range(0, self.n_images, batch):
-                stop = min(start + batch, self.n_images)
-                keys = self.keys[start:stop]
-                if self.model == "poisson":
-                    k = poisson_multiplicities(keys, hashes)
-                else:
-                    k = multinomial_multiplicities(keys, arrays.n_docs, size)
-                distribution[start:stop] = evaluator.evaluate(k)
-                del k
-                bar.update(stop - start)
+            batches = map_batches(work, key_blocks, self.executor, window=self._window(arrays, distribution[0].size, batch))
+            for start, values in zip(starts, batches, strict=True):
+                distribution[start:start + len(values)] = values
+                bar.update(len(values))
         return distribution
+
+
+@dataclass(frozen=True)
+class _ImageBatch:
+    """Values ``[image, system, topic, measure]`` of the images whose keys it is called on.
+
+    A picklable, module-level callable, so batches of images run on any
+    ``concurrent.futures.Executor`` (process pools, ``dask.distributed``'s ``Client.get_executor()``):
+    each worker receives the interned runs and qrels (``evaluator``), the documents' hashes and
+    the image model, draws the multiplicities of its images from their keys and evaluates them.
+    """
+
+    evaluator: Evaluator
+    hashes: npt.NDArray[np.uint64]
+    model: str
+    corpus_size: int | None
+
+    def __call__(self, keys: npt.NDArray[np.uint64]) -> FloatArray:
+        """Values of the images with these keys (in order). A fallback measure was reported once
+        already, by the jackknife in the calling process: batches (perhaps in other threads or
+        processes, outside its warning pool) do not repeat it."""
+        with _ONE_BATCH_AT_A_TIME, suppressed(FallbackWarning):
+            if self.model == "poisson":
+                k = poisson_multiplicities(keys, self.hashes)
+            else:  # CorpusBootstrap checked that multinomial images have a corpus size
+                k = multinomial_multiplicities(keys, self.evaluator.arrays.n_docs, int(self.corpus_size or 0))
+            return self.evaluator.evaluate(k)
 
 
 def _small_r_inputs(arrays, measures):

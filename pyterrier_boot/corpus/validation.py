@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
+from .._batches import check_executor
 from .._checks import check_confidence_level, check_positive_int
 from .._deprecation import renamed_keywords
 from .._random import as_generator
@@ -45,6 +46,7 @@ from .result import PARAMETRIC_VARIANCES, SCALES
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from concurrent.futures import Executor
 
     import numpy.typing as npt
     from matplotlib.axes import Axes
@@ -262,7 +264,7 @@ def split_half_validation(runs: RunsLike, qrels: QrelsLike, measures: MeasuresLi
                           n_splits: int = 20, n_images: int = 100, rng: RngLike = None,
                           confidence_level: float = 0.95, sd_tolerance: float = 0.1,
                           eps: float = EPSILON, kinds: Sequence[str] = KINDS, verbose: bool = True,
-                          topics: TopicsLike | None = None) -> SplitHalfValidation:
+                          topics: TopicsLike | None = None, executor: Executor | None = None) -> SplitHalfValidation:
     """Check on your own collection that corpus-bootstrap intervals hold on another corpus (Cormack & Lynam §6).
 
     Args:
@@ -281,6 +283,7 @@ def split_half_validation(runs: RunsLike, qrels: QrelsLike, measures: MeasuresLi
             systems are the slowest).
         verbose: a progress bar over splits.
         topics: topics to run transformers on.
+        executor: evaluates each half's images in batches on it (:class:`~pyterrier_boot.CorpusBootstrap`).
 
     Returns:
         :class:`SplitHalfValidation`: ``to_frame()``, ``plot()``.
@@ -310,7 +313,7 @@ def split_half_validation(runs: RunsLike, qrels: QrelsLike, measures: MeasuresLi
     salts = tuple(int(s) for s in generator.integers(0, 2**62, size=n_splits))
     image_seeds = generator.integers(0, 2**62, size=(n_splits, 2))
     pooled = _run_splits(read, evaluator, salts, image_seeds, n_images, labels, confidence_level, eps, kinds,
-                         verbose)
+                         verbose, check_executor(executor))
     share = model_share(confidence_level)
     table = pd.DataFrame([_summarise(key, entry, share, sd_tolerance) for key, entry in pooled.items()])
     z_by_key = {key: np.concatenate(entry["z"]) for key, entry in pooled.items()}
@@ -333,7 +336,7 @@ def _check_options(sd_tolerance, verbose, kinds) -> tuple:
 
 
 def _run_splits(read, evaluator, salts, image_seeds, n_images, labels, confidence_level, eps, kinds,
-                verbose) -> dict[Any, dict]:
+                verbose, executor=None) -> dict[Any, dict]:
     """Bootstrap both halves of every split and pool each row's predictions (``_pool``), by row key."""
     import pyterrier as pt
 
@@ -341,7 +344,7 @@ def _run_splits(read, evaluator, salts, image_seeds, n_images, labels, confidenc
     pooled: dict[Any, dict] = {}
     with pt.tqdm(total=len(salts), desc="split-half validation", unit="split", disable=not verbose) as bar:
         for salt, seeds in zip(salts, image_seeds):
-            halves = _bootstrap_halves(read, evaluator, hashes, salt, seeds, n_images)
+            halves = _bootstrap_halves(read, evaluator, hashes, salt, seeds, n_images, executor)
             for key, scale, values in _split_rows(*halves, labels, confidence_level, eps, kinds):  # type: ignore[call-arg]  # two halves
                 _pool(pooled.setdefault(key, {"position": [], "z": [], "inside": [], "sd": []}), scale, values,
                       confidence_level)
@@ -349,10 +352,10 @@ def _run_splits(read, evaluator, salts, image_seeds, n_images, labels, confidenc
     return pooled
 
 
-def _bootstrap_halves(read, evaluator, hashes, salt, seeds, n_images):
+def _bootstrap_halves(read, evaluator, hashes, salt, seeds, n_images, executor=None):
     """The corpus bootstraps of halves A and B of the split ``salt`` (a mask on the interned documents)."""
     in_a = salted_bits(hashes, salt) == 0  # split_half(arrays.docnos, salt=salt) == "A"
-    return [CorpusBootstrap(read, n_images=n_images, rng=int(seed), verbose=False)
+    return [CorpusBootstrap(read, n_images=n_images, rng=int(seed), verbose=False, executor=executor)
             .evaluate_prepared(evaluator, keep=keep, hashes=hashes)
             for seed, keep in zip(seeds, (in_a, ~in_a))]
 

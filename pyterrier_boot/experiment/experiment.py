@@ -395,7 +395,7 @@ def _bootstrap(values, keys, labels, baselines, evaluator, qrels: Qrels, setting
         topic_plan = resample_plan(values.shape[1], n_resamples=size, rng=topic_rng,  # type: ignore[arg-type]
                                    max_memory=s.max_memory)  # n_resamples was resolved by _checked_settings
     if s.bootstrap in ("corpus", "both"):
-        corpus = _corpus(evaluator, values, qrels, s.n_resamples, s.model, corpus_rng, s.verbose is True, s.max_memory)
+        corpus = _corpus(evaluator, values, qrels, s.n_resamples, s.model, corpus_rng, s.verbose is True, s)
     intervals, distribution = mean_spreads(values, s.bootstrap, s.interval, s.confidence_level, topic_plan, corpus,
                                            s.executor)
     if baselines:
@@ -723,9 +723,10 @@ def _validate(systems, names, topics, measures, validate):
 # ---------------------------------------------------------------- bootstraps
 
 
-def _corpus(evaluator, values, qrels_read: Qrels, n_images, model, rng, verbose, max_memory):
+def _corpus(evaluator, values, qrels_read: Qrels, n_images, model, rng, verbose, settings: _Settings):
+    """The corpus bootstrap of the experiment, within its ``max_memory``, on its ``executor``."""
     from ..corpus.bootstrap import CorpusBootstrap
 
     boot = CorpusBootstrap(qrels_read, n_images=n_images, model=model, corpus_size=qrels_read.corpus_size,
-                           rng=rng, verbose=verbose, max_memory=max_memory)
+                           rng=rng, verbose=verbose, max_memory=settings.max_memory, executor=settings.executor)
     return boot.evaluate_prepared(evaluator, statistic=values)
