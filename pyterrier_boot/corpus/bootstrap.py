@@ -334,10 +334,10 @@ class _ImageBatch:
         already, by the jackknife in the calling process: batches (perhaps in other threads or
         processes, outside its warning pool) do not repeat it."""
         with _ONE_BATCH_AT_A_TIME, suppressed(FallbackWarning):
-            if self.model == "poisson":
-                k = poisson_multiplicities(keys, self.hashes)
-            else:  # CorpusBootstrap checked that multinomial images have a corpus size
-                k = multinomial_multiplicities(keys, self.evaluator.arrays.n_docs, int(self.corpus_size or 0))
+            if self.model == "poisson":  # drawn inside the kernel: no [image, document] array
+                return self.evaluator.evaluate_poisson(keys, self.hashes)
+            # CorpusBootstrap checked that multinomial images have a corpus size
+            k = multinomial_multiplicities(keys, self.evaluator.arrays.n_docs, int(self.corpus_size or 0))
             return self.evaluator.evaluate(k)
 
 
