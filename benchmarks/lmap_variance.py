@@ -17,7 +17,9 @@ For ``--splits`` salted random document splits of a collection (the splits and i
    independent, so this is E z² of the system mean), with its SE from a bootstrap over topics;
    and sd(z) of the system means themselves (their normal interval ``θ ± z sqrt(Σ v) / Q``), with
    the delete-a-split jackknife SE (``pooled_sd``);
-3. the same with L-MAP and G-MAP defined with a larger ε.
+3. the same with L-MAP and G-MAP defined with a larger ε, and sd(z) of the normal interval taken on
+   the back-transformed image values (``expit`` / ``exp`` of each image's mean) instead of the mean
+   logit / log.
 
 Rules (``p`` the image share of AP = 0 of a cell with 0 < p < 1; the variance of the images split
 into the AP = 0 jump and the rest, ``v = h(p) (m1 - m0)² + (1 - p) v1``):
@@ -127,6 +129,21 @@ def rule_figures(data, m, f, rule, rng):
     return estimate, se, sd, sd_se
 
 
+def back_transformed(data, m, scale):
+    """sd(z) and its SE of the normal interval on the image values of L-MAP / G-MAP themselves
+    (score scale: ``expit`` / ``exp`` of each image's mean) instead of their mean logit / log."""
+    from pyterrier_boot.corpus.validation import pooled_sd
+
+    f = transform(scale)
+    inverse = special.expit if scale == "logit" else (lambda x: np.exp(x) - 1e-5)
+    z = []
+    for (sa, ia), (sb, ib) in data:
+        ta, tb = inverse(f(sa[..., m]).mean(axis=1)), inverse(f(sb[..., m]).mean(axis=1))
+        se_a, se_b = (inverse(f(i[..., m]).mean(axis=2)).std(axis=0, ddof=1) for i in (ia, ib))
+        z.append((tb - ta) / np.hypot(se_a, se_b))
+    return pooled_sd([np.concatenate([zi, -zi]) for zi in z])
+
+
 def zero_share_table(data, m, label):
     """Calibration of the images' AP = 0 share (both directions pooled)."""
     p, zb, zero_a = [], [], []
@@ -173,6 +190,9 @@ def main(argv=None):
             for eps in ((1e-4, 1e-3, 1e-2) if scale != "score" else ()):
                 e, se, sd, sd_se = rule_figures(data, m, transform(scale, eps), "images", np.random.default_rng(0))
                 print(f"| {label} | {name}, ε = {eps:g} | images | {e:.3f} ± {se:.3f} | {sd:.3f} ± {sd_se:.3f} |")
+            if scale != "score":
+                sd, sd_se = back_transformed(data, m, scale)
+                print(f"| {label} | {name} | normal on the back-transformed image values | | {sd:.3f} ± {sd_se:.3f} |")
         sys.stdout.flush()
     return 0
 
