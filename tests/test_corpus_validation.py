@@ -11,7 +11,7 @@ import pyterrier_boot as ptb
 from pyterrier_boot.cli import main
 from pyterrier_boot.corpus import result as result_module
 from pyterrier_boot.corpus.split import split_half
-from pyterrier_boot.corpus.validation import interval_agreement, model_share
+from pyterrier_boot.corpus.validation import interval_agreement, model_share, pooled_sd
 from pyterrier_boot.measures.evaluation import prepare
 
 
@@ -61,6 +61,25 @@ def test_interval_agreement_monte_carlo_and_a_miscalibrated_interval():
             assert np.mean(position == 0) == pytest.approx(expected, abs=0.004)
         else:
             assert np.mean(position == 0) < 0.6
+
+
+def test_pooled_sd_and_its_jackknife_se_against_a_direct_computation():
+    """sd(z) pooled over splits and its delete-a-split jackknife SE, recomputed by brute force
+    (np.std of the concatenation without each split); infinite z are left out."""
+    rng = np.random.default_rng(5)
+    groups = [rng.normal(0.1 * g, 1 + 0.2 * g, size=rng.integers(3, 30)) for g in range(12)]
+    groups[3] = np.append(groups[3], [np.inf, -np.inf])
+    finite = [g[np.isfinite(g)] for g in groups]
+    sd, se = pooled_sd(groups)
+    assert sd == pytest.approx(np.concatenate(finite).std(ddof=1), rel=1e-12)
+    leave = np.array([np.concatenate(finite[:i] + finite[i + 1:]).std(ddof=1) for i in range(len(finite))])
+    G = len(leave)
+    assert se == pytest.approx(np.sqrt((G - 1) / G * ((leave - leave.mean()) ** 2).sum()), rel=1e-10)
+    # correlated splits: a shared shift per split makes the jackknife SE larger than the naive one
+    shifted = [rng.normal(0, 1, 17) + rng.normal(0, 1) for _ in range(40)]
+    sd, se = pooled_sd(shifted)
+    assert se > 1.5 * sd / np.sqrt(2 * 17 * 40)
+    assert np.isnan(pooled_sd([[1.0]])[0]) and np.isnan(pooled_sd([[1.0, 2.0]])[1])
 
 
 @pytest.fixture(scope="module")

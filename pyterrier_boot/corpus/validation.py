@@ -54,7 +54,7 @@ if TYPE_CHECKING:
     from .._typing import FloatArray, MeasuresLike, QrelsLike, RngLike, RunsLike, TopicsLike
 
 
-__all__ = ["SplitHalfValidation", "split_half_validation", "interval_agreement", "model_share"]
+__all__ = ["SplitHalfValidation", "split_half_validation", "interval_agreement", "model_share", "pooled_sd"]
 
 #: Rows of the table: (kind, statistic, method, small-R correction).
 TOPIC_METHODS = ("percentile", "normal", "logit", "bca")
@@ -135,8 +135,8 @@ class SplitHalfValidation:
         table: one row per (kind, measure, statistic, method, small_r): ``n`` predictions
             (pooled over splits and both directions), ``below``, ``inside``, ``above`` shares,
             ``inside_se`` (SE of ``inside`` from its spread over splits), ``inside_min`` /
-            ``inside_max`` over splits, ``sd_z`` (pooled over finite z), ``sd_z_se``, ``sd_z_min`` /
-            ``sd_z_max`` over splits, ``n_infinite`` (z = ±inf: zero-width intervals that differ),
+            ``inside_max`` over splits, ``sd_z`` (pooled over finite z), ``sd_z_se`` (its
+            delete-a-split jackknife SE, :func:`pooled_sd`), ``sd_z_min`` / ``sd_z_max`` over splits, ``n_infinite`` (z = ±inf: zero-width intervals that differ),
             and ``calibrated``: ``|sd_z - 1| <= sd_tolerance`` and ``inside`` within
             ``max(3 inside_se, 0.02)`` of the model share.
         z: the pooled ``z`` of each row, keyed by ``(kind, measure, statistic, method, small_r)``.
@@ -376,20 +376,55 @@ def _pool(entry, scale, values, confidence_level):
     entry["sd"].append(finite.std(ddof=1) if len(finite) > 1 else np.nan)
 
 
+def pooled_sd(groups: Sequence[npt.ArrayLike]) -> tuple[float, float]:
+    """SD (ddof=1) of the finite values of all ``groups`` pooled, and its delete-a-group jackknife SE.
+
+    The groups are the splits: the z of one split are correlated (the systems move together between
+    two halves), so the SE comes from the spread over splits, not from the number of z
+    (Efron & Tibshirani 1993, §11.2: the jackknife of a smooth statistic of group sums). NaN where
+    fewer than two groups or values.
+
+    Example:
+        >>> sd, se = pooled_sd([[-1.0, 1.0], [-2.0, 2.0], [0.5, -0.5]])
+        >>> round(sd, 3), round(se, 3)
+        (1.449, 0.567)
+    """
+    finite = [np.asarray(g, dtype=float).reshape(-1) for g in groups]
+    finite = [g[np.isfinite(g)] for g in finite]
+    n = np.array([len(g) for g in finite], dtype=float)
+    s1 = np.array([g.sum() for g in finite])
+    s2 = np.array([(g**2).sum() for g in finite])
+
+    def sd(count, total, squares):
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.sqrt(np.maximum(squares - total**2 / count, 0) / (count - 1))
+
+    N = n.sum()
+    if N < 2:
+        return np.nan, np.nan
+    full = float(sd(N, s1.sum(), s2.sum()))
+    if len(finite) < 2:
+        return full, np.nan
+    leave_out = sd(N - n, s1.sum() - s1, s2.sum() - s2)
+    leave_out = leave_out[np.isfinite(leave_out)]
+    G = len(leave_out)
+    se = float(np.sqrt((G - 1) / G * ((leave_out - leave_out.mean()) ** 2).sum())) if G > 1 else np.nan
+    return full, se
+
+
 def _summarise(key, entry, share, sd_tolerance) -> dict:
     """One row of the table: shares, sd(z) and their spread over splits, ``calibrated``."""
     kind, measure, statistic, method, small_r = key
     p, z = np.concatenate(entry["position"]), np.concatenate(entry["z"])
-    finite = z[np.isfinite(z)]
     inside, sd = np.asarray(entry["inside"]), np.asarray(entry["sd"])
-    sd_z = finite.std(ddof=1) if len(finite) > 1 else np.nan
+    sd_z, sd_z_se = pooled_sd(entry["z"])
     inside_se = np.nanstd(inside, ddof=1) / np.sqrt(np.count_nonzero(np.isfinite(inside)))
     inside_all = np.mean(p == 0)
     return {
         "kind": kind, "measure": measure, "statistic": statistic, "method": method, "small_r": small_r,
         "n": len(p), "below": np.mean(p < 0), "inside": inside_all, "above": np.mean(p > 0),
         "inside_se": inside_se, "inside_min": np.nanmin(inside), "inside_max": np.nanmax(inside),
-        "sd_z": sd_z, "sd_z_se": np.nanstd(sd, ddof=1) / np.sqrt(np.count_nonzero(np.isfinite(sd))),
+        "sd_z": sd_z, "sd_z_se": sd_z_se,
         "sd_z_min": np.nanmin(sd), "sd_z_max": np.nanmax(sd), "n_infinite": int(np.count_nonzero(np.isinf(z))),
         "calibrated": bool(abs(sd_z - 1) <= sd_tolerance and abs(inside_all - share) <= max(3 * inside_se, 0.02)),
     }

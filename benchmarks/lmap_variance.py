@@ -1,0 +1,201 @@
+"""Why the corpus-bootstrap L-MAP and G-MAP intervals are too wide on AP: measured per topic.
+
+L-MAP (``mean logit(clip(AP, ε, 1 - ε))``) and G-MAP (``mean log(AP + ε)``), with ε = 1e-5, jump by
+about 5-8 units when a (run, topic) cell loses every relevant document it retrieved (AP = 0). Their
+image variance is dominated by those jumps, so it is only as good as the images' share of AP = 0,
+``p = e^-k`` for a run that found ``k`` relevant documents (each vanishes with probability e^-1), as
+an estimate of the chance that another corpus of the same size loses them all.
+
+For ``--splits`` salted random document splits of a collection (the splits and images of
+``split_half_validation(..., rng=--rng)``) this script prints
+
+1. the calibration of the images' AP = 0 share: cells binned by ``p`` of half A, against the share
+   of them with AP = 0 on half B;
+2. for MAP, L-MAP and G-MAP and several per-topic variance rules: the *per-topic estimate* of the
+   system-level sd(z), ``sqrt(mean over systems of Σ (x_B - x_A)² / Σ (v_A + v_B))`` over every
+   split and topic (x on the statistic's scale, v the rule's variance of one topic; topics are
+   independent, so this is E z² of the system mean), with its SE from a bootstrap over topics;
+   and sd(z) of the system means themselves (their normal interval ``θ ± z sqrt(Σ v) / Q``), with
+   the delete-a-split jackknife SE (``pooled_sd``);
+3. the same with L-MAP and G-MAP defined with a larger ε, and sd(z) of the normal interval taken on
+   the back-transformed image values (``expit`` / ``exp`` of each image's mean) instead of the mean
+   logit / log.
+
+Rules (``p`` the image share of AP = 0 of a cell with 0 < p < 1; the variance of the images split
+into the AP = 0 jump and the rest, ``v = h(p) (m1 - m0)² + (1 - p) v1``):
+``images`` (h = p(1 - p): the image variance, what the bootstrap normal interval sums),
+``predictive`` (p -> 2^-(k+1) = p^ln2 / 2, the posterior predictive of a zero count with a flat prior
+on the rate), ``Jeffreys`` (p -> 2^-(k+1/2)), ``moment`` (p -> p^(1/(1-1/e)), matching
+``E e^-k = e^(-λ(1-1/e))``), ``double bootstrap`` (h = 2p(1-p) - (p^(1-1/e) - p^(1-1/e²)), the
+bias-corrected Bernoulli variance).
+
+Usage: python benchmarks/lmap_variance.py [--data ../shared/data] [--collection robust2003]
+       [--splits 40] [--images 100] [--rng 2]
+"""
+import argparse
+import os
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+from scipy import special
+
+HERE = Path(__file__).resolve().parent
+DEFAULT_DATA = Path(os.environ.get("PYTERRIER_BOOT_SHARED", HERE.parents[1] / "shared")) / "data"
+COLLECTIONS = {
+    "robust2003": ("trec-robust2003", "qrels.robust2003.txt.gz", ["AP", "nDCG@10"]),
+    "dl2019": ("trec-dl-2019-passage", "qrels.dl19-passage.txt", ["AP(rel=2)", "nDCG@10"]),
+    "dl2020": ("trec-dl-2020-passage", "qrels.dl20-passage.txt", ["AP(rel=2)", "nDCG@10"]),
+}
+E1, E2 = 1 - np.exp(-1), 1 - np.exp(-2)
+ZERO_SHARE = {
+    "images": lambda p: p,
+    "predictive": lambda p: 0.5 * p ** np.log(2),
+    "Jeffreys": lambda p: 2**-0.5 * p ** np.log(2),
+    "moment": lambda p: p ** (1 / E1),
+}
+
+
+def transform(scale, eps=1e-5):
+    """The statistic's scale: scores, ε-clipped logits (L-MAP) or logs of AP + ε (G-MAP)."""
+    if scale == "logit":
+        return lambda x: special.logit(np.clip(x, eps, 1 - eps))
+    if scale == "log":
+        return lambda x: np.log(np.asarray(x, dtype=float) + eps)
+    return lambda x: np.asarray(x, dtype=float)
+
+
+def halves(args):
+    """Full-half values and images of both halves of every split: lists of (stat [S,Q,M], images [B,S,Q,M])."""
+    from pyterrier_boot import DegenerateWarning
+    from pyterrier_boot._random import as_generator
+    from pyterrier_boot.corpus.multiplicity import docno_hashes
+    from pyterrier_boot.corpus.validation import _bootstrap_halves
+    from pyterrier_boot.measures.evaluation import prepare
+
+    warnings.simplefilter("ignore", DegenerateWarning)
+    folder, qrels, measures = COLLECTIONS[args.collection]
+    path = args.data / folder
+    evaluator, read = prepare(path / "runs", path / qrels, measures, verbose=False)
+    generator = as_generator(args.rng)  # the salts and image seeds of split_half_validation(rng=args.rng)
+    salts = generator.integers(0, 2**62, size=args.splits)
+    seeds = generator.integers(0, 2**62, size=(args.splits, 2))
+    hashes = docno_hashes(evaluator.arrays.docnos)
+    out = []
+    for salt, pair in zip(salts, seeds):
+        a, b = _bootstrap_halves(read, evaluator, hashes, int(salt), pair, args.images)
+        out.append(((a.statistic, a.bootstrap_distribution), (b.statistic, b.bootstrap_distribution)))
+    return out, measures
+
+
+def cell_variance(images, f, rule):
+    """Per-cell variance ``[S, Q]`` of ``f(images)`` under ``rule`` (module docstring)."""
+    x = f(images)
+    zero = images <= 0
+    p = zero.mean(axis=0)
+    if rule == "images":
+        return x.var(axis=0, ddof=1)
+    n1 = (~zero).sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        m1 = np.where(~zero, x, 0).sum(axis=0) / n1
+        v1 = np.where(~zero, (x - m1) ** 2, 0).sum(axis=0) / np.maximum(n1 - 1, 1)
+        if rule == "double bootstrap":
+            h = np.maximum(0, 2 * p * (1 - p) - (p**E1 - p**E2))
+        else:
+            q = ZERO_SHARE[rule](p)
+            h = q * (1 - q)
+    jump = h * (m1 - f(np.zeros(1))[0]) ** 2 + (1 - p) * v1
+    return np.where(p >= 1, 0.0, np.where(p > 0, jump, x.var(axis=0, ddof=1)))
+
+
+def rule_figures(data, m, f, rule, rng):
+    """(per-topic estimate, its SE over topics, system sd(z), its jackknife SE over splits)."""
+    from pyterrier_boot.corpus.validation import pooled_sd
+
+    d2, v, z = [], [], []
+    for (sa, ia), (sb, ib) in data:
+        xa, xb = f(sa[..., m]), f(sb[..., m])
+        va, vb = cell_variance(ia[..., m], f, rule), cell_variance(ib[..., m], f, rule)
+        d2.append((xb - xa) ** 2)
+        v.append(va + vb)
+        Q = xa.shape[1]
+        z.append((xb.mean(axis=1) - xa.mean(axis=1)) / (np.sqrt(va.sum(axis=1) + vb.sum(axis=1)) / Q))
+    a, b = np.sum(d2, axis=0), np.sum(v, axis=0)  # [S, Q]
+    estimate = np.sqrt(np.mean(a.sum(axis=1) / b.sum(axis=1)))
+    idx = rng.integers(0, a.shape[1], size=(500, a.shape[1]))
+    se = np.sqrt(np.mean(a[:, idx].sum(axis=2) / b[:, idx].sum(axis=2), axis=0)).std(ddof=1)
+    sd, sd_se = pooled_sd([np.concatenate([zi, -zi]) for zi in z])
+    return estimate, se, sd, sd_se
+
+
+def back_transformed(data, m, scale):
+    """sd(z) and its SE of the normal interval on the image values of L-MAP / G-MAP themselves
+    (score scale: ``expit`` / ``exp`` of each image's mean) instead of their mean logit / log."""
+    from pyterrier_boot.corpus.validation import pooled_sd
+
+    f = transform(scale)
+    inverse = special.expit if scale == "logit" else (lambda x: np.exp(x) - 1e-5)
+    z = []
+    for (sa, ia), (sb, ib) in data:
+        ta, tb = inverse(f(sa[..., m]).mean(axis=1)), inverse(f(sb[..., m]).mean(axis=1))
+        se_a, se_b = (inverse(f(i[..., m]).mean(axis=2)).std(axis=0, ddof=1) for i in (ia, ib))
+        z.append((tb - ta) / np.hypot(se_a, se_b))
+    return pooled_sd([np.concatenate([zi, -zi]) for zi in z])
+
+
+def zero_share_table(data, m, label):
+    """Calibration of the images' AP = 0 share (both directions pooled)."""
+    p, zb, zero_a = [], [], []
+    for pair in data:
+        for (sa, ia), (sb, _) in (pair, pair[::-1]):
+            found = sa[..., m] > 0
+            p.append((ia[..., m] <= 0).mean(axis=0)[found])
+            zb.append((sb[..., m] <= 0)[found])
+            zero_a.append((sb[..., m] <= 0)[~found])
+    p, zb, zero_a = np.concatenate(p), np.concatenate(zb), np.concatenate(zero_a)
+    print(f"\n{label}: share of AP = 0 in the images of half A (cells with AP_A > 0) and on half B\n")
+    print("| images' AP = 0 share (half A) | cells | mean share | AP_B = 0 |")
+    print("|---|---:|---:|---:|")
+    for low, high in ((-1, 0), (0, 0.02), (0.02, 0.1), (0.1, 0.2), (0.2, 0.3), (0.3, 0.5), (0.5, 1)):
+        c = (p > low) & (p <= high)
+        if c.any():
+            name = "0" if high == 0 else f"({low:g}, {high:g}]"
+            print(f"| {name} | {c.sum()} | {p[c].mean():.3f} | {zb[c].mean():.3f} |")
+    print(f"| AP_A = 0 (every image 0) | {len(zero_a)} | 1 | {zero_a.mean():.3f} |")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--collection", choices=list(COLLECTIONS), default="robust2003")
+    parser.add_argument("--splits", type=int, default=40)
+    parser.add_argument("--images", type=int, default=100)
+    parser.add_argument("--rng", type=int, default=2)
+    args = parser.parse_args(argv)
+    if not (args.data / COLLECTIONS[args.collection][0]).exists():
+        print(f"{args.collection} not found under {args.data}; set --data or PYTERRIER_BOOT_SHARED")
+        return 1
+    data, measures = halves(args)
+    print(f"{args.collection}: {args.splits} splits x 2 halves x {args.images} images, rng={args.rng}")
+    for m, label in enumerate(measures):
+        zero_share_table(data, m, label)
+    print("\n| measure | statistic | rule | per-topic estimate of sd(z) ± SE (topics) | system sd(z) ± SE (splits) |")
+    print("|---|---|---|---:|---:|")
+    for m, label in enumerate(measures):
+        for name, scale in (("mean", "score"), ("L-mean", "logit"), ("G-mean", "log")):
+            for rule in (("images",) if scale == "score" else ("images", *list(ZERO_SHARE)[1:], "double bootstrap")):
+                e, se, sd, sd_se = rule_figures(data, m, transform(scale), rule, np.random.default_rng(0))
+                print(f"| {label} | {name} | {rule} | {e:.3f} ± {se:.3f} | {sd:.3f} ± {sd_se:.3f} |")
+            for eps in ((1e-4, 1e-3, 1e-2) if scale != "score" else ()):
+                e, se, sd, sd_se = rule_figures(data, m, transform(scale, eps), "images", np.random.default_rng(0))
+                print(f"| {label} | {name}, ε = {eps:g} | images | {e:.3f} ± {se:.3f} | {sd:.3f} ± {sd_se:.3f} |")
+            if scale != "score":
+                sd, sd_se = back_transformed(data, m, scale)
+                print(f"| {label} | {name} | normal on the back-transformed image values | | {sd:.3f} ± {sd_se:.3f} |")
+        sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
