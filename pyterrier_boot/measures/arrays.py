@@ -133,33 +133,121 @@ class JudgedRuns:
         retrieve anything for get an empty ranking (every measure then scores 0).
         """
         qids = np.array(natural_order(pd.unique(qrels["qid"].to_numpy(object))), dtype=object)
-        topic_index = pd.Index(qids)
         names = tuple(runs)
-        docno_columns = [qrels["docno"].to_numpy(object)] + [runs[n]["docno"].to_numpy(object) for n in names]
-        codes, docnos = pd.factorize(np.concatenate(docno_columns), sort=True)
-        codes = codes.astype(np.int32)
-        n_docs = len(docnos)
-        bounds = np.cumsum([0] + [len(c) for c in docno_columns])
-        q_doc, q_grade, qrels_offsets, lookup = _intern_qrels(qrels, topic_index, codes[bounds[0]:bounds[1]], n_docs)
-        interned = [
-            _intern_run(name, runs[name], topic_index, codes[bounds[j + 1]:bounds[j + 2]], lookup, n_docs,
-                        warn_unjudged)
-            for j, name in enumerate(names)
-        ]
-        docs, grades, counts, stops = zip(*interned) if interned else ((), (), (), ())
-        run_offsets, run_stops = _run_offsets(counts, stops, len(qids))
+        frames = [runs[n] for n in names]
+        doc, docnos = _docno_ids([qrels["docno"]] + [f["docno"] for f in frames])
+        q_doc, q_grade, qrels_offsets, lookup = _intern_qrels(qrels, pd.Index(qids), doc[:len(qrels)], len(docnos))
+        sizes = np.array([len(f) for f in frames], np.int64)
+        topic = _topic_ids([f["qid"] for f in frames], qids)
+        score = trec_eval_scores(np.concatenate([f["score"].to_numpy(np.float64) for f in frames])
+                                 if frames else np.zeros(0))
+        system = np.repeat(np.arange(len(names), dtype=np.int64), sizes)
+        kept = _warn_dropped(names, frames, system, topic, score, warn_unjudged)
+        run_docs, run_offsets, run_stops, run_grades = _rank_runs(
+            system[kept], topic[kept], score[kept], doc[len(qrels):][kept], lookup, len(names), len(qids),
+            len(docnos))
         return cls(
-            systems=names,
-            qids=qids,
-            docnos=np.asarray(docnos, dtype=object),
-            qrels_offsets=qrels_offsets,
-            qrels_docs=q_doc,
-            qrels_grades=q_grade,
-            run_offsets=run_offsets,
-            run_docs=np.concatenate(docs) if docs else np.zeros(0, np.int32),
-            run_grades=np.concatenate(grades) if grades else np.zeros(0, np.int32),
+            systems=names, qids=qids, docnos=docnos, qrels_offsets=qrels_offsets, qrels_docs=q_doc,
+            qrels_grades=q_grade, run_offsets=run_offsets, run_docs=run_docs, run_grades=run_grades,
             run_stops=run_stops,
         )
+
+
+def _docno_ids(columns):
+    """Every docno of ``columns`` (concatenated) as its position among the sorted distinct docnos;
+    and those docnos. Hashing first and sorting only the distinct docnos is much faster than
+    sorting while factorising."""
+    values = np.concatenate([c.to_numpy(object) for c in columns])
+    codes, uniques = pd.factorize(values)
+    uniques = np.asarray(uniques, dtype=object)
+    order = _string_order(uniques)
+    rank = np.empty(len(order), np.int32)
+    rank[order] = np.arange(len(order), dtype=np.int32)
+    return rank[codes], uniques[order]
+
+
+def _string_order(values):
+    """``argsort`` of strings: as fixed-width numpy text when short (several times faster than
+    comparing Python objects; the same code-point order), else as objects."""
+    if len(values) == 0:
+        return np.zeros(0, np.int64)
+    longest = max(map(len, values))
+    if longest <= 64 and len(values) * longest <= 2**28:
+        text = values.astype(f"U{longest}")
+        if not (text == values).all():  # trailing NULs, which fixed-width text drops
+            return np.argsort(values, kind="stable")
+        return np.argsort(text, kind="stable")
+    return np.argsort(values, kind="stable")
+
+
+def _topic_ids(columns, qids):
+    """Topic index (in ``qids``) of every row of the concatenated ``qid`` columns, -1 for a topic
+    not in the qrels. Runs list a topic's results together, so only the first row of each block of
+    equal ids is looked up."""
+    if not columns:
+        return np.zeros(0, np.int64)
+    values = np.concatenate([c.to_numpy(object) for c in columns])
+    starts = np.ones(len(values), dtype=bool)
+    np.not_equal(values[1:], values[:-1], out=starts[1:])
+    heads = np.flatnonzero(starts)
+    return np.repeat(pd.Index(qids).get_indexer(values[heads]), np.diff(np.append(heads, len(values))))
+
+
+def _warn_dropped(names, frames, system, topic, score, warn_unjudged):
+    """Warn (once per kind, naming the runs or topics) about scores beyond single precision and
+    topics not in the qrels; return the mask of the rows kept (those of judged topics)."""
+    infinite = np.unique(system[np.isinf(score)])
+    if len(infinite):
+        report(InputWarning, "{n} run(s) have scores beyond single precision (about 3.4e38 in magnitude), "
+               "which trec_eval compares as infinite, so those documents tie (broken by docno, as "
+               "trec_eval does); rescale the scores to rank them apart: {cases}", [repr(names[j]) for j in infinite])
+    unknown = topic < 0
+    if warn_unjudged and unknown.any():
+        for j in np.unique(system[unknown]):
+            rows = unknown[system == j]
+            missing = natural_order(pd.unique(frames[j]["qid"].to_numpy(object)[rows]))
+            report(InputWarning, "{n} topic(s) not in the qrels are ignored (as trec_eval does): {cases}",
+                   missing)
+    return ~unknown
+
+
+def _rank_runs(system, topic, score, doc, lookup, n_systems, n_topics, n_docs):
+    """Every ranking as trec_eval ranks it (score descending as float32, ties by docno descending),
+    all runs at once: ``(docs, offsets, stops, grades)`` in the layout of the module docstring."""
+    cell = system * n_topics + topic
+    order = _ranking_order(cell, score, doc)
+    cell, doc = cell[order], doc[order]
+    grade = _lookup(*lookup, topic[order], doc, n_docs)
+    run_offsets = np.zeros(n_systems * n_topics + 1, np.int64)
+    np.cumsum(np.bincount(cell, minlength=n_systems * n_topics), out=run_offsets[1:])
+    judged = grade != UNJUDGED
+    within = np.arange(len(cell)) - run_offsets[cell]
+    stop = np.zeros(n_systems * n_topics, np.int64)
+    np.maximum.at(stop, cell[judged], within[judged] + 1)
+    return doc, run_offsets, run_offsets[:-1] + stop, grade
+
+
+def _ranking_order(cell, score, doc):
+    """Order of the rows by cell, then score descending, then doc id descending.
+
+    One 64-bit key (cell, then the score's bits flipped so that integer order is descending float
+    order) sorted stably, which is fast on runs already listed by score; rows tying on the key
+    (equal scores) are then put in doc order, only they."""
+    bits = (score + np.float32(0)).view(np.int32)  # + 0: -0.0 ties with 0.0
+    ascending = bits ^ ((bits >> 31) & 0x7FFFFFFF)  # float order as signed integer order
+    key = (cell << 32) | (np.int64(0x7FFFFFFF) - ascending)  # in [0, 2**32): descending scores
+    order = np.argsort(key, kind="stable")
+    key = key[order]
+    tie = np.zeros(len(key), dtype=bool)
+    same = key[1:] == key[:-1]
+    tie[1:] |= same
+    tie[:-1] |= same
+    if tie.any():
+        rows = np.flatnonzero(tie)
+        group = np.cumsum(~np.concatenate([[False], same])[rows])  # one id per block of equal keys
+        within = np.lexsort((-doc[order[rows]].astype(np.int64), group))
+        order[rows] = order[rows[within]]
+    return order
 
 
 def _intern_qrels(qrels, topic_index, q_doc, n_docs):
@@ -177,62 +265,16 @@ def _intern_qrels(qrels, topic_index, q_doc, n_docs):
     return q_doc, q_grade, qrels_offsets, (judged_keys[key_order], q_grade[key_order])
 
 
-def _intern_run(name, run, topic_index, doc, lookup, n_docs, warn_unjudged):
-    """One run ranked as trec_eval ranks it: ``(docs, grades, results per topic, stops per topic)``."""
-    n_topics = len(topic_index)
-    topic = topic_index.get_indexer(run["qid"].to_numpy(object))
-    score = trec_eval_scores(run["score"])
-    if np.isinf(score).any():
-        report(InputWarning, "{n} run(s) have scores beyond single precision (about 3.4e38 in magnitude), "
-               "which trec_eval compares as infinite, so those documents tie (broken by docno, as "
-               "trec_eval does); rescale the scores to rank them apart: {cases}", [repr(name)])
-    unknown = topic < 0
-    if unknown.any() and warn_unjudged:
-        missing = natural_order(pd.unique(run["qid"].to_numpy(object)[unknown]))
-        report(InputWarning, "{n} topic(s) not in the qrels are ignored (as trec_eval does): {cases}",
-               missing)
-    if unknown.any():
-        topic, doc, score = topic[~unknown], doc[~unknown], score[~unknown]
-    order = np.lexsort((-doc.astype(np.int64), -score, topic))
-    topic, doc = topic[order], doc[order]
-    grade = _lookup(*lookup, topic.astype(np.int64) * n_docs + doc)
-    count = np.bincount(topic, minlength=n_topics)
-    return doc, grade, count, _stops(topic, grade != UNJUDGED, count)
-
-
-def _run_offsets(counts, stops, n_topics):
-    """Offsets of each (run, topic) ranking in the concatenated runs, and each ranking's stop."""
-    n_runs = len(counts)
-    run_offsets = np.zeros(n_runs * n_topics + 1, np.int64)
-    if n_runs:
-        np.cumsum(np.concatenate(counts), out=run_offsets[1:])
-    offsets_per_run = run_offsets[:-1].reshape(n_runs, n_topics) if n_runs else np.zeros((0, n_topics), np.int64)
-    run_stops = (
-        np.concatenate([offsets_per_run[j] + stops[j] for j in range(n_runs)])
-        if n_runs
-        else np.zeros(0, np.int64)
-    )
-    return run_offsets, run_stops
-
-
-def _lookup(sorted_keys, sorted_grades, keys):
-    """Grade of each (topic, doc) key, or UNJUDGED."""
-    grade = np.full(len(keys), UNJUDGED, np.int32)
-    if len(sorted_keys):
+def _lookup(sorted_keys, sorted_grades, topic, doc, n_docs):
+    """Grade of each (topic, doc), or UNJUDGED; only rows retrieving a document judged for some
+    topic are searched."""
+    grade = np.full(len(doc), UNJUDGED, np.int32)
+    judged_somewhere = np.zeros(n_docs, dtype=bool)
+    judged_somewhere[sorted_keys % max(n_docs, 1)] = True
+    rows = np.flatnonzero(judged_somewhere[doc])
+    if len(rows):
+        keys = topic[rows] * n_docs + doc[rows]
         pos = np.minimum(np.searchsorted(sorted_keys, keys), len(sorted_keys) - 1)
         hit = sorted_keys[pos] == keys
-        grade[hit] = sorted_grades[pos[hit]]
+        grade[rows[hit]] = sorted_grades[pos[hit]]
     return grade
-
-
-def _stops(topic, judged, count):
-    """Per topic: 1 + index (within the topic's ranking) of the last judged document, or 0.
-
-    Nothing below the last judged document can change a relevance-based measure, so kernels
-    may stop there (cutoff measures that count unjudged documents stop at their cutoff).
-    """
-    start = np.concatenate([[0], np.cumsum(count)[:-1]])
-    within = np.arange(len(topic)) - start[topic]
-    stop = np.zeros(len(count), np.int64)
-    np.maximum.at(stop, topic[judged], within[judged] + 1)
-    return stop
