@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pyterrier_boot._warnings import InputWarning
-from pyterrier_boot.measures.arrays import UNJUDGED, JudgedRuns, natural_order
+from pyterrier_boot.measures.arrays import UNJUDGED, JudgedRuns, JudgedRunsBuilder, natural_order
 
 # short, long (beyond the fixed-width sort), non-ASCII and prefix-sharing docnos
 DOCS = ["d1", "d10", "d2", "D2", "é", "e", "d1" + "x" * 70, "d1" + "x" * 69, "zz", "a"]
@@ -50,6 +50,14 @@ def test_build_ranks_every_topic_as_trec_eval(case):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", InputWarning)
         arrays = JudgedRuns.build(runs, qrels)
+        builder = JudgedRunsBuilder(qrels)
+        for name, run in runs.items():
+            builder.add(name, run)
+        streamed = builder.build()
+    for field in ("systems", "qids", "docnos", "qrels_offsets", "qrels_docs", "qrels_grades", "run_offsets",
+                  "run_docs", "run_grades", "run_stops"):  # one run at a time, the same arrays
+        np.testing.assert_array_equal(getattr(streamed, field), getattr(arrays, field), err_msg=field)
+        assert np.asarray(getattr(streamed, field)).dtype == np.asarray(getattr(arrays, field)).dtype, field
     qids, expected = reference(runs, qrels)
     assert list(arrays.qids) == qids
     assert list(arrays.docnos) == sorted(set(qrels["docno"]).union(*(set(r["docno"]) for r in runs.values())))

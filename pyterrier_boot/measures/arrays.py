@@ -227,12 +227,13 @@ def _rank_runs(system, topic, score, doc, lookup, n_systems, n_topics, n_docs):
     return doc, run_offsets, run_offsets[:-1] + stop, grade
 
 
-def _ranking_order(cell, score, doc):
+def _ranking_order(cell, score, doc, tie_order=None):
     """Order of the rows by cell, then score descending, then doc id descending.
 
     One 64-bit key (cell, then the score's bits flipped so that integer order is descending float
     order) sorted stably, which is fast on runs already listed by score; rows tying on the key
-    (equal scores) are then put in doc order, only they."""
+    (equal scores) are then put in doc order, only they: by ``doc``, or when ``doc`` does not
+    compare as docnos by ``tie_order(rows)``, the argsort of the docnos of those rows."""
     bits = (score + np.float32(0)).view(np.int32)  # + 0: -0.0 ties with 0.0
     ascending = bits ^ ((bits >> 31) & 0x7FFFFFFF)  # float order as signed integer order
     key = (cell << 32) | (np.int64(0x7FFFFFFF) - ascending)  # in [0, 2**32): descending scores
@@ -245,7 +246,12 @@ def _ranking_order(cell, score, doc):
     if tie.any():
         rows = np.flatnonzero(tie)
         group = np.cumsum(~np.concatenate([[False], same])[rows])  # one id per block of equal keys
-        within = np.lexsort((-doc[order[rows]].astype(np.int64), group))
+        if tie_order is None:
+            tie_doc = doc[order[rows]].astype(np.int64)
+        else:
+            tie_doc = np.empty(len(rows), np.int64)
+            tie_doc[tie_order(order[rows])] = np.arange(len(rows))
+        within = np.lexsort((-tie_doc, group))
         order[rows] = order[rows[within]]
     return order
 
@@ -278,3 +284,85 @@ def _lookup(sorted_keys, sorted_grades, topic, doc, n_docs):
         hit = sorted_keys[pos] == keys
         grade[rows[hit]] = sorted_grades[pos[hit]]
     return grade
+
+
+class JudgedRunsBuilder:
+    """Interns runs one at a time, so that a caller reading many large runs never holds more than
+    one run frame: each run is ranked and graded as it is added and only its integer arrays are
+    kept; :meth:`build` returns the same :class:`JudgedRuns` as :meth:`JudgedRuns.build` on all
+    the runs at once (``warn_unjudged`` as there).
+
+    Example:
+        >>> builder = JudgedRunsBuilder(qrels.frame)
+        >>> for name, frame in iter_runs("runs/"):     # doctest: +SKIP
+        ...     builder.add(name, frame)
+        >>> arrays = builder.build()                   # doctest: +SKIP
+    """
+
+    def __init__(self, qrels: pd.DataFrame, *, warn_unjudged: bool = True) -> None:
+        self._qrels = qrels
+        self._qids = np.array(natural_order(pd.unique(qrels["qid"].to_numpy(object))), dtype=object)
+        self._warn_unjudged = warn_unjudged
+        codes, uniques = pd.factorize(qrels["docno"].to_numpy(object))
+        self._vocabulary: dict[str, int] = {d: i for i, d in enumerate(uniques)}  # ids in first-seen order
+        self._q_doc = codes.astype(np.int32)
+        self._n_judged_docs = len(uniques)  # the qrels' documents have the first ids
+        topic = pd.Index(self._qids).get_indexer(qrels["qid"].to_numpy(object)).astype(np.int64)
+        keys = topic * len(uniques) + self._q_doc
+        order = np.argsort(keys)
+        self._lookup = (keys[order], qrels["label"].to_numpy(np.int64).astype(np.int32)[order])
+        self._names: list[str] = []
+        self._docs: list[np.ndarray] = []
+        self._grades: list[np.ndarray] = []
+        self._counts: list[np.ndarray] = []
+        self._stops: list[np.ndarray] = []
+
+    def add(self, name: str, run: pd.DataFrame) -> None:
+        """Rank and grade one run (a frame as :func:`pyterrier_boot.read_run` returns); the frame
+        is not kept."""
+        topic = _topic_ids([run["qid"]], self._qids)
+        score = trec_eval_scores(run["score"].to_numpy(np.float64))
+        kept = _warn_dropped([name], [run], np.zeros(len(run), np.int64), topic, score, self._warn_unjudged)
+        docnos = run["docno"].to_numpy(object)
+        codes, uniques = pd.factorize(docnos)  # every docno gets an id, as in JudgedRuns.build
+        vocabulary = self._vocabulary
+        ids = np.fromiter((vocabulary.setdefault(d, len(vocabulary)) for d in uniques), np.int64, len(uniques))
+        docnos, codes = docnos[kept], codes[kept]
+        order = _ranking_order(topic[kept], score[kept], codes, lambda rows: _string_order(docnos[rows]))
+        doc, topic = ids[codes[order]].astype(np.int32), topic[kept][order]
+        grade = np.full(len(doc), UNJUDGED, np.int32)
+        graded = doc < self._n_judged_docs
+        grade[graded] = _lookup(*self._lookup, topic[graded], doc[graded], max(self._n_judged_docs, 1))
+        n_topics = len(self._qids)
+        count = np.bincount(topic, minlength=n_topics)
+        judged = grade != UNJUDGED
+        within = np.arange(len(doc)) - (np.cumsum(count) - count)[topic]
+        stop = np.zeros(n_topics, np.int64)
+        np.maximum.at(stop, topic[judged], within[judged] + 1)
+        for kept_arrays, value in zip((self._names, self._docs, self._grades, self._counts, self._stops),
+                                      (name, doc, grade, count, stop), strict=True):
+            kept_arrays.append(value)
+
+    def build(self) -> JudgedRuns:
+        """The runs added so far, with docnos renumbered in sorted order (ids compare as docnos)."""
+        docnos = np.array(list(self._vocabulary), dtype=object)
+        order = _string_order(docnos)
+        rank = np.empty(len(order), np.int32)
+        rank[order] = np.arange(len(order), dtype=np.int32)
+        n_topics, n_systems = len(self._qids), len(self._names)
+        q_doc, q_grade, qrels_offsets, _ = _intern_qrels(self._qrels, pd.Index(self._qids), rank[self._q_doc],
+                                                         len(docnos))
+        for i, docs in enumerate(self._docs):  # one run at a time: no second copy of every ranking
+            self._docs[i] = rank[docs]
+        run_docs = np.concatenate(self._docs) if n_systems else np.zeros(0, np.int32)
+        run_grades = np.concatenate(self._grades) if n_systems else np.zeros(0, np.int32)
+        self._docs, self._grades = [], []
+        run_offsets = np.zeros(n_systems * n_topics + 1, np.int64)
+        if n_systems:
+            np.cumsum(np.concatenate(self._counts), out=run_offsets[1:])
+        run_stops = run_offsets[:-1] + (np.concatenate(self._stops) if n_systems else np.zeros(0, np.int64))
+        return JudgedRuns(
+            systems=tuple(self._names), qids=self._qids, docnos=docnos[order], qrels_offsets=qrels_offsets,
+            qrels_docs=q_doc, qrels_grades=q_grade, run_offsets=run_offsets, run_docs=run_docs,
+            run_grades=run_grades, run_stops=run_stops,
+        )
