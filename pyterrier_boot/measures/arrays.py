@@ -300,7 +300,7 @@ class JudgedRunsBuilder:
     """
 
     def __init__(self, qrels: pd.DataFrame, *, warn_unjudged: bool = True) -> None:
-        self._qrels = qrels
+        self._qrels = qrels[["qid", "docno", "label"]]
         self._qids = np.array(natural_order(pd.unique(qrels["qid"].to_numpy(object))), dtype=object)
         self._warn_unjudged = warn_unjudged
         codes, uniques = pd.factorize(qrels["docno"].to_numpy(object))
@@ -339,9 +339,11 @@ class JudgedRunsBuilder:
         within = np.arange(len(doc)) - (np.cumsum(count) - count)[topic]
         stop = np.zeros(n_topics, np.int64)
         np.maximum.at(stop, topic[judged], within[judged] + 1)
-        for kept_arrays, value in zip((self._names, self._docs, self._grades, self._counts, self._stops),
-                                      (name, doc, grade, count, stop), strict=True):
-            kept_arrays.append(value)
+        self._names.append(name)
+        self._docs.append(doc)
+        self._grades.append(grade)
+        self._counts.append(count)
+        self._stops.append(stop)
 
     def build(self) -> JudgedRuns:
         """The runs added so far, with docnos renumbered in sorted order (ids compare as docnos)."""
