@@ -304,7 +304,8 @@ class JudgedRunsBuilder:
         self._qids = np.array(natural_order(pd.unique(qrels["qid"].to_numpy(object))), dtype=object)
         self._warn_unjudged = warn_unjudged
         codes, uniques = pd.factorize(qrels["docno"].to_numpy(object))
-        self._vocabulary: dict[str, int] = {d: i for i, d in enumerate(uniques)}  # ids in first-seen order
+        self._vocabulary = _Vocabulary()
+        self._vocabulary.ids(np.asarray(uniques, dtype=object))  # ids in first-seen order
         self._q_doc = codes.astype(np.int32)
         self._n_judged_docs = len(uniques)  # the qrels' documents have the first ids
         topic = pd.Index(self._qids).get_indexer(qrels["qid"].to_numpy(object)).astype(np.int64)
@@ -325,8 +326,7 @@ class JudgedRunsBuilder:
         kept = _warn_dropped([name], [run], np.zeros(len(run), np.int64), topic, score, self._warn_unjudged)
         docnos = run["docno"].to_numpy(object)
         codes, uniques = pd.factorize(docnos)  # every docno gets an id, as in JudgedRuns.build
-        vocabulary = self._vocabulary
-        ids = np.fromiter((vocabulary.setdefault(d, len(vocabulary)) for d in uniques), np.int64, len(uniques))
+        ids = self._vocabulary.ids(np.asarray(uniques, dtype=object))
         docnos, codes = docnos[kept], codes[kept]
         order = _ranking_order(topic[kept], score[kept], codes, lambda rows: _string_order(docnos[rows]))
         doc, topic = ids[codes[order]].astype(np.int32), topic[kept][order]
@@ -347,7 +347,7 @@ class JudgedRunsBuilder:
 
     def build(self) -> JudgedRuns:
         """The runs added so far, with docnos renumbered in sorted order (ids compare as docnos)."""
-        docnos = np.array(list(self._vocabulary), dtype=object)
+        docnos = self._vocabulary.values()
         order = _string_order(docnos)
         rank = np.empty(len(order), np.int32)
         rank[order] = np.arange(len(order), dtype=np.int32)
@@ -368,3 +368,42 @@ class JudgedRunsBuilder:
             qrels_docs=q_doc, qrels_grades=q_grade, run_offsets=run_offsets, run_docs=run_docs,
             run_grades=run_grades, run_stops=run_stops,
         )
+
+
+class _Vocabulary:
+    """Distinct strings numbered in first-seen order, looked up a whole array at a time: hashed
+    indexes of geometrically growing size (a new block of strings merges with the previous one when
+    at least half its size), so each string is rehashed O(log n) times, not once per lookup."""
+
+    def __init__(self) -> None:
+        self._blocks: list[pd.Index] = []
+        self._starts: list[int] = []
+        self._size = 0
+
+    def ids(self, values: npt.NDArray[np.object_]) -> npt.NDArray[np.int64]:
+        """The id of each of the distinct ``values``, numbering those not seen before."""
+        out = np.full(len(values), -1, np.int64)
+        missing = np.arange(len(values))
+        for block, start in zip(self._blocks, self._starts, strict=True):
+            if not len(missing):
+                break
+            position = block.get_indexer(values[missing])
+            hit = position >= 0
+            out[missing[hit]] = position[hit] + start
+            missing = missing[~hit]
+        if len(missing):
+            out[missing] = self._size + np.arange(len(missing))
+            self._blocks.append(pd.Index(values[missing], dtype=object))
+            self._starts.append(self._size)
+            self._size += len(missing)
+            while len(self._blocks) > 1 and 2 * len(self._blocks[-1]) >= len(self._blocks[-2]):
+                last = self._blocks.pop()
+                self._starts.pop()
+                self._blocks[-1] = self._blocks[-1].append(last)
+        return out
+
+    def values(self) -> npt.NDArray[np.object_]:
+        """Every string, by id."""
+        if not self._blocks:
+            return np.zeros(0, dtype=object)
+        return np.concatenate([block.to_numpy(object) for block in self._blocks])
