@@ -361,6 +361,7 @@ def intern_runs(paths, qrels, *, verbose=False):
     builder = JudgedRunsBuilder(qrels.frame, warn_unjudged=False)
     for name, run in _checked_runs(paths, qrels, verbose, missing, extra):
         builder.add(name, run)
+        del run  # one frame at a time
     _warn_topics(missing, extra, qrels)
     return builder.build()
 
@@ -386,6 +387,7 @@ def _checked_runs(paths, qrels, verbose, missing, extra):
             extra.append(f"{name} ({len(qids) - len(common)})")
             run = run[run["qid"].isin(judged)].reset_index(drop=True)
         yield name, run
+        del run  # not held while the next run is read
 
 
 def _warn_topics(missing, extra, qrels):

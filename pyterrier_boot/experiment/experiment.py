@@ -161,7 +161,11 @@ def experiment_result(retr_systems: Any, topics: TopicsLike, qrels: QrelsLike,
     fewer than two judged topics intervals and tests are NaN (one warning). ``save_dir`` writes
     the runs and the table's ``aggregated.csv``/``perquery.csv``. With ``human_qrels`` (as in
     :func:`Experiment`) it returns the :class:`pyterrier_boot.PPIEvaluation` of the
-    prediction-powered intervals instead (``pt_docs/ppi.md``).
+    prediction-powered intervals instead (``pt_docs/ppi.md``). ``retr_systems`` may also be runs
+    already interned one at a time (a :class:`~pyterrier_boot.measures.arrays.JudgedRuns` from
+    :class:`~pyterrier_boot.measures.arrays.JudgedRunsBuilder`, as ``pyterrier-boot evaluate``
+    does), so that hundreds of deep runs never sit in memory as frames; every measure then needs a
+    kernel (a ValueError names those that do not).
 
     Example:
         >>> res = pyterrier_boot.experiment_result([bm25, dph], topics, qrels, ["map"],
@@ -554,10 +558,11 @@ def _values(runs, keys, qrels: Qrels, measures, *, read: bool, interned: JudgedR
     a kernel: those through ir_measures need the frames)."""
     kernel, by_query = measures.kernel, measures.by_query
     if interned is not None:
-        if by_query:
-            raise ValueError(f"{[label for label, _ in by_query]} are computed by ir_measures, which needs the run "
-                             "frames: pass the runs rather than interned runs")
         evaluator = Evaluator(interned, parse_measures(kernel))
+        other = [label for label, _ in by_query] + list(evaluator.fallback_measures)
+        if other:
+            raise ValueError(f"{other} have no kernel: ir_measures computes them from the run frames, so pass the "
+                             "runs rather than interned runs")
         values = evaluator.evaluate(np.ones((1, interned.n_docs), np.int32), identity=True)[0]
         return [lm.label for lm in kernel], values, evaluator
     if not all({"qid", "docno", "score"} <= set(run.columns) for run in runs):

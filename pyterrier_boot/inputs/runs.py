@@ -187,6 +187,7 @@ def iter_runs(runs: RunsLike, *, topics: TopicsLike | None = None, names: Sequen
             )
         origin[run_name] = entry.source_label
         yield run_name, frame
+        del frame  # not held while the next run is read
 
 
 def _check_batch_size(batch_size) -> None:

@@ -387,7 +387,7 @@ class _Vocabulary:
         for block, start in zip(self._blocks, self._starts, strict=True):
             if not len(missing):
                 break
-            position = block.get_indexer(values[missing])
+            position = block.get_indexer(pd.Index(values[missing], dtype=object))
             hit = position >= 0
             out[missing[hit]] = position[hit] + start
             missing = missing[~hit]
