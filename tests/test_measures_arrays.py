@@ -91,3 +91,28 @@ def test_build_names_each_run_with_unjudged_topics_and_huge_scores():
         warnings.simplefilter("error", InputWarning)
         arrays = JudgedRuns.build({"c": runs["c"]}, qrels, warn_unjudged=False)
     assert arrays.ranking(0, 1)[1].tolist() == [UNJUDGED]
+
+
+def test_large_inputs_are_interned_one_run_at_a_time_with_the_same_arrays(monkeypatch):
+    from pyterrier_boot import simulate_collection
+    from pyterrier_boot.measures import arrays as arrays_module
+
+    sim = simulate_collection(n_topics=5, n_systems=3, depth=30, pool_depth=10, corpus_size=2000, matching=300,
+                              rng=2)
+    at_once = JudgedRuns.build(sim.runs, sim.qrels)
+    monkeypatch.setattr(arrays_module, "ALL_AT_ONCE_ROWS", 10)
+    monkeypatch.setattr(arrays_module.JudgedRunsBuilder, "add", _counted(arrays_module.JudgedRunsBuilder.add))
+    one_by_one = JudgedRuns.build(sim.runs, sim.qrels)
+    assert _counted.calls == 3
+    for field in ("systems", "docnos", "qrels_docs", "run_offsets", "run_docs", "run_grades", "run_stops"):
+        np.testing.assert_array_equal(getattr(one_by_one, field), getattr(at_once, field), err_msg=field)
+
+
+def _counted(method):
+    _counted.calls = 0
+
+    def wrapper(*args, **kwargs):
+        _counted.calls += 1
+        return method(*args, **kwargs)
+
+    return wrapper

@@ -30,6 +30,10 @@ if TYPE_CHECKING:
 #: Grade stored for a retrieved document that has no judgement.
 UNJUDGED = np.iinfo(np.int32).min
 
+#: Results (rows of all runs together) up to which :meth:`JudgedRuns.build` interns every run in one
+#: pass; its working memory is about 100 bytes per result, so larger inputs go one run at a time.
+ALL_AT_ONCE_ROWS = 4_000_000
+
 
 def trec_eval_scores(scores: ScoresLike) -> npt.NDArray[np.float32]:
     """Scores as trec_eval compares them: single precision (its ``float sim``), so scores equal in
@@ -131,10 +135,19 @@ class JudgedRuns:
         Topics of a run that are not in the qrels are ignored (as trec_eval and ir_measures
         do), with an :class:`InputWarning` naming them; topics of the qrels a run did not
         retrieve anything for get an empty ranking (every measure then scores 0).
+
+        Up to :data:`ALL_AT_ONCE_ROWS` results in all, every run is interned in one pass over the
+        concatenated columns (fastest); beyond, one run at a time (:class:`JudgedRunsBuilder`: the
+        same arrays, with working memory of one run rather than of all).
         """
-        qids = np.array(natural_order(pd.unique(qrels["qid"].to_numpy(object))), dtype=object)
         names = tuple(runs)
         frames = [runs[n] for n in names]
+        if sum(len(f) for f in frames) > ALL_AT_ONCE_ROWS:
+            builder = JudgedRunsBuilder(qrels, warn_unjudged=warn_unjudged)
+            for name, frame in zip(names, frames, strict=True):
+                builder.add(name, frame)
+            return builder.build()
+        qids = np.array(natural_order(pd.unique(qrels["qid"].to_numpy(object))), dtype=object)
         doc, docnos = _docno_ids([qrels["docno"]] + [f["docno"] for f in frames])
         q_doc, q_grade, qrels_offsets, lookup = _intern_qrels(qrels, pd.Index(qids), doc[:len(qrels)], len(docnos))
         sizes = np.array([len(f) for f in frames], np.int64)
