@@ -171,6 +171,7 @@ def _evaluate(args, measures, status, progress, out):
                         bootstrap=bootstrap, n_resamples=args.n_resamples, confidence_level=args.confidence,
                         interval=args.interval, corpus_size=args.corpus_size, model=args.model, rng=seed,
                         max_memory=args.max_memory, verbose=progress and bootstrap in ("corpus", "both"))
+    del runs  # the per-topic values are in the result: the rankings are not held through the tests and report
     pairwise = None
     if not args.baseline and len(names) > 1:
         n_pairs = len(names) * (len(names) - 1) // 2
