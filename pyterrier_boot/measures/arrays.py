@@ -316,9 +316,9 @@ class JudgedRunsBuilder:
         self._qrels = qrels[["qid", "docno", "label"]]
         self._qids = np.array(natural_order(pd.unique(qrels["qid"].to_numpy(object))), dtype=object)
         self._warn_unjudged = warn_unjudged
-        codes, uniques = pd.factorize(qrels["docno"].to_numpy(object))
-        self._vocabulary = _Vocabulary()
-        self._vocabulary.ids(np.asarray(uniques, dtype=object))  # ids in first-seen order
+        self._vocabulary = _Vocabulary()  # ids in first-seen order
+        codes = self._vocabulary.ids(qrels["docno"].to_numpy(object))
+        uniques = self._vocabulary.values()
         self._q_doc = codes.astype(np.int32)
         self._n_judged_docs = len(uniques)  # the qrels' documents have the first ids
         topic = pd.Index(self._qids).get_indexer(qrels["qid"].to_numpy(object)).astype(np.int64)
@@ -338,11 +338,10 @@ class JudgedRunsBuilder:
         score = trec_eval_scores(run["score"].to_numpy(np.float64))
         kept = _warn_dropped([name], [run], np.zeros(len(run), np.int64), topic, score, self._warn_unjudged)
         docnos = run["docno"].to_numpy(object)
-        codes, uniques = pd.factorize(docnos)  # every docno gets an id, as in JudgedRuns.build
-        ids = self._vocabulary.ids(np.asarray(uniques, dtype=object))
-        docnos, codes = docnos[kept], codes[kept]
-        order = _ranking_order(topic[kept], score[kept], codes, lambda rows: _string_order(docnos[rows]))
-        doc, topic = ids[codes[order]].astype(np.int32), topic[kept][order]
+        ids = self._vocabulary.ids(docnos)[kept]  # every docno gets an id, as in JudgedRuns.build
+        docnos = docnos[kept]
+        order = _ranking_order(topic[kept], score[kept], ids, lambda rows: _string_order(docnos[rows]))
+        doc, topic = ids[order].astype(np.int32), topic[kept][order]
         grade = np.full(len(doc), UNJUDGED, np.int32)
         graded = doc < self._n_judged_docs
         grade[graded] = _lookup(*self._lookup, topic[graded], doc[graded], max(self._n_judged_docs, 1))
@@ -394,7 +393,7 @@ class _Vocabulary:
         self._size = 0
 
     def ids(self, values: npt.NDArray[np.object_]) -> npt.NDArray[np.int64]:
-        """The id of each of the distinct ``values``, numbering those not seen before."""
+        """The id of each of ``values``, numbering those not seen before (one lookup per value)."""
         out = np.full(len(values), -1, np.int64)
         missing = np.arange(len(values))
         for block, start in zip(self._blocks, self._starts, strict=True):
@@ -405,10 +404,11 @@ class _Vocabulary:
             out[missing[hit]] = position[hit] + start
             missing = missing[~hit]
         if len(missing):
-            out[missing] = self._size + np.arange(len(missing))
-            self._blocks.append(pd.Index(values[missing], dtype=object))
+            codes, new = pd.factorize(values[missing])
+            out[missing] = self._size + codes
+            self._blocks.append(pd.Index(np.asarray(new, dtype=object), dtype=object))
             self._starts.append(self._size)
-            self._size += len(missing)
+            self._size += len(new)
             while len(self._blocks) > 1 and 2 * len(self._blocks[-1]) >= len(self._blocks[-2]):
                 last = self._blocks.pop()
                 self._starts.pop()
