@@ -98,7 +98,9 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, time.perf_counter(
 
 def measure(code: str) -> tuple[float, float]:
     """Run ``code`` in a fresh interpreter: ``(its peak resident memory in GB, wall seconds)``."""
-    done = subprocess.run([sys.executable, "-c", WRAPPER, "import sys\n" + code], capture_output=True, text=True)
+    # run from a neutral folder: `python -c` puts the working directory first on sys.path
+    done = subprocess.run([sys.executable, "-c", WRAPPER, "import sys\n" + code], capture_output=True, text=True,
+                          cwd=tempfile.gettempdir())
     if done.returncode != 0:
         raise SystemExit(f"failed:\n{done.stderr[-3000:]}")
     peak_kb, elapsed = done.stdout.split()[-2:]
