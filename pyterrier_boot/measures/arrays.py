@@ -383,40 +383,24 @@ class JudgedRunsBuilder:
 
 
 class _Vocabulary:
-    """Distinct strings numbered in first-seen order, looked up a whole array at a time: hashed
-    indexes of geometrically growing size (a new block of strings merges with the previous one when
-    at least half its size), so each string is rehashed O(log n) times, not once per lookup."""
+    """Distinct strings numbered in first-seen order, looked up a whole array at a time (a dict
+    probed through ``map``, which is about twice as fast as hashed pandas indexes here)."""
 
     def __init__(self) -> None:
-        self._blocks: list[pd.Index] = []
-        self._starts: list[int] = []
-        self._size = 0
+        self._ids: dict[str, int] = {}
 
     def ids(self, values: npt.NDArray[np.object_]) -> npt.NDArray[np.int64]:
         """The id of each of ``values``, numbering those not seen before (one lookup per value)."""
-        out = np.full(len(values), -1, np.int64)
-        missing = np.arange(len(values))
-        for block, start in zip(self._blocks, self._starts, strict=True):
-            if not len(missing):
-                break
-            position = block.get_indexer(pd.Index(values[missing], dtype=object))
-            hit = position >= 0
-            out[missing[hit]] = position[hit] + start
-            missing = missing[~hit]
+        ids = self._ids
+        found = np.array(list(map(ids.get, values)), dtype=object)
+        missing = np.flatnonzero(pd.isna(found))
         if len(missing):
             codes, new = pd.factorize(values[missing])
-            out[missing] = self._size + codes
-            self._blocks.append(pd.Index(np.asarray(new, dtype=object), dtype=object))
-            self._starts.append(self._size)
-            self._size += len(new)
-            while len(self._blocks) > 1 and 2 * len(self._blocks[-1]) >= len(self._blocks[-2]):
-                last = self._blocks.pop()
-                self._starts.pop()
-                self._blocks[-1] = self._blocks[-1].append(last)
-        return out
+            size = len(ids)
+            ids.update(zip(new, range(size, size + len(new))))
+            found[missing] = codes + size
+        return found.astype(np.int64)
 
     def values(self) -> npt.NDArray[np.object_]:
         """Every string, by id."""
-        if not self._blocks:
-            return np.zeros(0, dtype=object)
-        return np.concatenate([block.to_numpy(object) for block in self._blocks])
+        return np.array(list(self._ids), dtype=object)
