@@ -341,15 +341,39 @@ def read_qrels(source, *, corpus_size=None, rel=None, remap=False):
 def read_runs(paths, qrels, *, verbose=False):
     """Read the runs (files, .gz, folders); refuse a run that shares no topic with the qrels and
     warn about runs that miss some judged topics (they score 0 there, as ``trec_eval -c``)."""
-    from .._warnings import InputWarning
     from ..inputs.runs import Runs
-    from ..inputs.runs import read_runs as read
 
-    runs = dict(read(list(paths), verbose=verbose))
+    missing: list[str] = []
+    extra: list[str] = []
+    runs = dict(_checked_runs(paths, qrels, verbose, missing, extra))
+    _warn_topics(missing, extra, qrels)
+    return Runs(runs)  # the frames are read: not checked again
+
+
+def intern_runs(paths, qrels, *, verbose=False):
+    """The runs as :func:`read_runs` reads and checks them, interned one at a time
+    (:class:`~pyterrier_boot.measures.arrays.JudgedRunsBuilder`): only one run frame is held at
+    once, so memory stays flat however many and however deep the runs are."""
+    from ..measures.arrays import JudgedRunsBuilder
+
+    missing: list[str] = []
+    extra: list[str] = []
+    builder = JudgedRunsBuilder(qrels.frame, warn_unjudged=False)
+    for name, run in _checked_runs(paths, qrels, verbose, missing, extra):
+        builder.add(name, run)
+        del run  # one frame at a time
+    _warn_topics(missing, extra, qrels)
+    return builder.build()
+
+
+def _checked_runs(paths, qrels, verbose, missing, extra):
+    """``(name, run)`` one at a time, rows of topics not in the qrels dropped; names of runs missing
+    judged topics or with unjudged ones go to ``missing`` / ``extra`` (with their counts)."""
+    from ..inputs.runs import iter_runs
+
     judged = set(qrels.frame["qid"].unique())
     example = ", ".join(repr(q) for q in sorted(judged)[:3])
-    missing, extra = [], []
-    for name, run in runs.items():
+    for name, run in iter_runs(list(paths), verbose=verbose):
         qids = set(run["qid"].unique())
         common = qids & judged
         if not common:
@@ -361,17 +385,23 @@ def read_runs(paths, qrels, *, verbose=False):
             missing.append(f"{name} ({len(judged) - len(common)})")
         if len(common) < len(qids):  # unjudged topics are ignored, as trec_eval does: one warning for all runs
             extra.append(f"{name} ({len(qids) - len(common)})")
-            runs[name] = run[run["qid"].isin(judged)].reset_index(drop=True)
+            run = run[run["qid"].isin(judged)].reset_index(drop=True)
+        yield name, run
+        del run  # not held while the next run is read
+
+
+def _warn_topics(missing, extra, qrels):
+    from .._warnings import InputWarning
+
     if extra:
         shown = ", ".join(extra[:3]) + (f" and {len(extra) - 3} more" if len(extra) > 3 else "")
         warnings.warn(f"{len(extra)} run(s) have results for topics that are not in the qrels (number of "
-                      f"topics): {shown}; those topics are ignored, as trec_eval does", InputWarning, stacklevel=2)
+                      f"topics): {shown}; those topics are ignored, as trec_eval does", InputWarning, stacklevel=3)
     if missing:
         shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
-        warnings.warn(f"{len(missing)} run(s) have no results for some of the {len(judged)} judged topics "
-                      f"(number missing): {shown}; they score 0 on those topics (as trec_eval -c)",
-                      InputWarning, stacklevel=2)
-    return Runs(runs)  # the frames are read: not checked again
+        warnings.warn(f"{len(missing)} run(s) have no results for some of the {qrels.frame['qid'].nunique()} judged "
+                      f"topics (number missing): {shown}; they score 0 on those topics (as trec_eval -c)",
+                      InputWarning, stacklevel=3)
 
 
 def check_baselines(baselines, names):

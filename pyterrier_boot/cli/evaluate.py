@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .._batches import SCHEDULERS, executor_from
+from ..measures.arrays import JudgedRuns
 from ..stats.registry import PAIRED
 from . import _common, _text
 
@@ -136,7 +137,7 @@ def _check(args, parser):
                      f"got {args.scheduler!r}")
 
 
-def settings(args: argparse.Namespace, seed: int, qrels: Any, runs: Mapping[str, Any],
+def settings(args: argparse.Namespace, seed: int, qrels: Any, runs: Sequence[str] | Mapping[str, Any],
              measures: Sequence[Any]) -> dict[str, Any]:
     from ..stats.registry import test_label
 
@@ -178,14 +179,14 @@ def _evaluate(args, measures, status, progress, out, executor=None):
     status(f"reading the qrels {args.qrels}")
     qrels = _common.read_qrels(args.qrels, corpus_size=args.corpus_size, rel=args.rel, remap=args.rel_remap)
     status(f"reading {len(args.runs)} run path{'s' if len(args.runs) > 1 else ''}")
-    runs = _common.read_runs(args.runs, qrels, verbose=progress)
-    names = list(runs)
+    runs = _read_runs(args.runs, qrels, measures, progress)
+    names = list(runs.systems if isinstance(runs, JudgedRuns) else runs)
     _common.check_baselines(args.baseline, names)
 
     from ..experiment.experiment import experiment_result
 
     n_text = f", {args.n_resamples:,} resamples" if args.n_resamples else ""
-    status(f"evaluating {len(runs)} run{'s' if len(runs) > 1 else ''} on {', '.join(m.label for m in measures)}, "
+    status(f"evaluating {len(names)} run{'s' if len(names) > 1 else ''} on {', '.join(m.label for m in measures)}, "
            f"{args.bootstrap} bootstrap{n_text}")
     result = experiment_result(runs, None, qrels, measures, baseline=args.baseline or None, test=args.test,
                         correction=correction if args.baseline else None, correction_alpha=args.alpha,
@@ -193,17 +194,28 @@ def _evaluate(args, measures, status, progress, out, executor=None):
                         interval=args.interval, corpus_size=args.corpus_size, model=args.model, rng=seed,
                         max_memory=args.max_memory, verbose=progress and bootstrap in ("corpus", "both"),
                         executor=executor)
+    del runs  # the per-topic values are in the result: the rankings are not held through the tests and report
     pairwise = None
     if not args.baseline and len(names) > 1:
         n_pairs = len(names) * (len(names) - 1) // 2
         status(f"testing all {n_pairs:,} pairs of runs ({args.test} test, correction {args.correction})")
         pairwise = result.pairwise(test=args.test, correction=correction, alpha=args.alpha,
                                    rng=np.random.default_rng(seed), max_memory=args.max_memory, executor=executor)
-    info = settings(args, seed, qrels, runs, measures)
+    info = settings(args, seed, qrels, names, measures)
     print_result(result, pairwise, args, seed, qrels)
     if out is not None:
         return write_outputs(out, result, pairwise, args, info, seed, status)
     return None
+
+
+def _read_runs(paths, qrels, measures, progress):
+    """The runs interned one at a time when every measure has a kernel (memory stays flat however
+    many and deep the runs), else read as frames (ir_measures computes the others from them)."""
+    from ..measures.lowering import lower
+
+    if all(lower(m.measure) is not None for m in measures):
+        return _common.intern_runs(paths, qrels, verbose=progress)
+    return _common.read_runs(paths, qrels, verbose=progress)
 
 
 # ---------------------------------------------------------------- printing

@@ -31,7 +31,8 @@ from .._warnings import InputWarning, one_warning_per_kind, warn
 from ..inputs.qrels import Qrels, read_qrels
 from ..inputs.runs import Runs, read_runs
 from ..inputs.topics import read_topics
-from ..measures.arrays import natural_order
+from ..measures.arrays import JudgedRuns, natural_order
+from ..measures.engine import Evaluator
 from ..measures.evaluation import intern
 from ..measures.parsing import LabelledMeasure, parse_measures, require_mean_aggregated
 from ..stats.intervals import METHODS as TOPIC_METHODS
@@ -162,7 +163,11 @@ def experiment_result(retr_systems: Any, topics: TopicsLike, qrels: QrelsLike,
     fewer than two judged topics intervals and tests are NaN (one warning). ``save_dir`` writes
     the runs and the table's ``aggregated.csv``/``perquery.csv``. With ``human_qrels`` (as in
     :func:`Experiment`) it returns the :class:`pyterrier_boot.PPIEvaluation` of the
-    prediction-powered intervals instead (``pt_docs/ppi.md``).
+    prediction-powered intervals instead (``pt_docs/ppi.md``). ``retr_systems`` may also be runs
+    already interned one at a time (a :class:`~pyterrier_boot.measures.arrays.JudgedRuns` from
+    :class:`~pyterrier_boot.measures.arrays.JudgedRunsBuilder`, as ``pyterrier-boot evaluate``
+    does), so that hundreds of deep runs never sit in memory as frames; every measure then needs a
+    kernel (a ValueError names those that do not).
 
     Example:
         >>> res = pyterrier_boot.experiment_result([bm25, dph], topics, qrels, ["map"],
@@ -263,21 +268,25 @@ class _Spreads:
 
 
 def _experiment(retr_systems, topics, qrels, eval_metrics, settings: _Settings) -> _Run:
+    interned = retr_systems if isinstance(retr_systems, JudgedRuns) else None  # the CLI's door: runs interned
+    if interned is not None:
+        retr_systems = dict.fromkeys(interned.systems, pd.DataFrame())  # names only: the runs are interned
     systems, names, baselines = _systems_names_baselines(retr_systems, settings.names, settings.baseline)
     settings, test_name = _checked_settings(settings, baselines, names)
     measures = _measures(eval_metrics, summed_allowed=settings.bootstrap is None, rich=settings.rich)
     if settings.precompute_prefix:
         warnings.warn("precompute_prefix is deprecated. Use plan='tree' instead", DeprecationWarning, stacklevel=3)
-    inputs = _read_inputs(systems, topics, qrels, settings)
+    inputs = _read_inputs([] if interned else systems, topics, qrels, settings)
     _check_memory(settings.bootstrap, settings.n_resamples, test_name, len(systems),
                   len(baselines) * len(systems), int(inputs.qrels.frame["qid"].nunique()),
                   len(measures.kernel) + len(measures.by_query), settings.max_memory)
-    if settings.validate != "ignore":
+    if settings.validate != "ignore" and interned is None:
         _validate(systems, names, inputs.topics, measures.objects, settings.validate)
 
-    keys, runs, mrt = _execute(systems, names, inputs, settings)
+    keys, runs, mrt = _execute(systems, names, inputs, settings) if interned is None else (names, [], [0.0] * len(names))
     read = isinstance(retr_systems, Runs)  # frames read by read_runs are not checked again
-    labels, values, evaluator, qids = _evaluated(runs, keys, inputs.qrels, measures, settings, baselines, read=read)
+    labels, values, evaluator, qids = _evaluated(runs, keys, inputs.qrels, measures, settings, baselines, read=read,
+                                                 interned=interned)
     seed = DEFAULT_SEED if settings.rng is None else settings.rng
     rng = as_generator(seed)
     provenance = _provenance(seed, rng, settings.test, settings.correction, settings.correction_alpha,
@@ -365,10 +374,11 @@ def _execute(systems, names, inputs: _Inputs, settings: _Settings):
     return keys, runs, mrt
 
 
-def _evaluated(runs, keys, qrels: Qrels, measures, settings: _Settings, baselines, *, read: bool):
+def _evaluated(runs, keys, qrels: Qrels, measures, settings: _Settings, baselines, *, read: bool,
+               interned: JudgedRuns | None = None):
     """Per-topic values ``[system, topic, measure]`` with their labels, the evaluator of the kernel
     measures (None without) and the topics; only imaged measures are kept for the corpus bootstrap."""
-    labels, values, evaluator = _values(runs, keys, qrels, measures, read=read)
+    labels, values, evaluator = _values(runs, keys, qrels, measures, read=read, interned=interned)
     if evaluator is None:
         qids = np.array(natural_order(pd.unique(qrels.frame["qid"].to_numpy(object))), dtype=object)
     else:
@@ -545,12 +555,21 @@ def _summed(measure):
     return isinstance(measure.aggregator(), SumAgg)
 
 
-def _values(runs, keys, qrels: Qrels, measures, *, read: bool):
+def _values(runs, keys, qrels: Qrels, measures, *, read: bool, interned: JudgedRuns | None = None):
     """Per-topic values ``[system, topic, measure]``: kernel measures, then those through ir_measures.
 
     The runs are checked here, once (kernel measures need rankings), unless ``read``: frames that
-    :func:`~pyterrier_boot.read_runs` returned."""
+    :func:`~pyterrier_boot.read_runs` returned; or they come ``interned`` (then every measure needs
+    a kernel: those through ir_measures need the frames)."""
     kernel, by_query = measures.kernel, measures.by_query
+    if interned is not None:
+        evaluator = Evaluator(interned, parse_measures(kernel))
+        other = [label for label, _ in by_query] + list(evaluator.fallback_measures)
+        if other:
+            raise ValueError(f"{other} have no kernel: ir_measures computes them from the run frames, so pass the "
+                             "runs rather than interned runs")
+        values = evaluator.evaluate(np.ones((1, interned.n_docs), np.int32), identity=True)[0]
+        return [lm.label for lm in kernel], values, evaluator
     if not all({"qid", "docno", "score"} <= set(run.columns) for run in runs):
         # not rankings: evaluated as pt.Experiment evaluates them (ir_measures says what is missing)
         kernel, by_query = [], [(lm.label, lm.measure) for lm in kernel] + by_query

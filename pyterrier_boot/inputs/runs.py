@@ -24,12 +24,12 @@ from ._columns import (
 from ._files import fast_table, iter_lines, line_error, parse_number, read_file_bytes
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterator, Sequence
 
     from .._typing import RunLike, RunsLike, TopicsLike
 
 
-__all__ = ["Runs", "read_run", "read_runs"]
+__all__ = ["Runs", "iter_runs", "read_run", "read_runs"]
 
 _RUN_LINE = "qid Q0 docno rank score tag"
 _RUN_COLUMNS = {"qid": ("qid", "query_id"), "docno": ("docno", "doc_id"), "score": ("score",)}
@@ -140,12 +140,26 @@ def read_runs(runs: RunsLike, *, topics: TopicsLike | None = None,
         without topics or a run fails :func:`read_run`'s checks; a TypeError for an element that
         is not a path, DataFrame or Transformer. E.g. ``read_runs("runs/", verbose=True)``.
     """
-    if batch_size is not None and (
-        not isinstance(batch_size, (int, np.integer)) or isinstance(batch_size, bool) or batch_size < 1
-    ):
-        raise ValueError(f"'batch_size' must be a positive integer or None, got {batch_size!r}")
+    _check_batch_size(batch_size)
     if isinstance(runs, Runs) and names is None:
         return runs
+    return Runs(dict(iter_runs(runs, topics=topics, names=names, batch_size=batch_size, verbose=verbose)))
+
+
+def iter_runs(runs: RunsLike, *, topics: TopicsLike | None = None, names: Sequence[str] | None = None,
+              batch_size: int | None = None, verbose: bool = False) -> Iterator[tuple[str, pd.DataFrame]]:
+    """Read runs one at a time: ``(name, run frame)`` pairs, as :func:`read_runs` reads and names
+    them (same arguments, checks and errors), for callers that need not hold every run at once,
+    e.g. interning runs far larger than memory allows together. A :class:`Runs` yields its frames.
+
+    Example:
+        >>> for name, run in iter_runs("runs/"):         # doctest: +SKIP
+        ...     print(name, len(run))
+    """
+    _check_batch_size(batch_size)
+    if isinstance(runs, Runs) and names is None:
+        yield from runs.items()
+        return
     entries = _expand(runs, names)
     if any(entry.kind == "transformer" for entry in entries):
         if topics is None:
@@ -163,18 +177,24 @@ def read_runs(runs: RunsLike, *, topics: TopicsLike | None = None,
         import pyterrier as pt
 
         iterator = pt.tqdm(entries, desc="read_runs", unit="run")
-    result: dict[str, pd.DataFrame] = {}
     origin: dict[str, str] = {}
     for entry in iterator:
         frame, run_name = _read_entry(entry, topics, batch_size, verbose)
-        if run_name in result:
+        if run_name in origin:
             raise ValueError(
                 f"two runs are named {run_name!r}: {origin[run_name]} and {entry.source_label}; "
                 "pass names=... or a dict to name them apart"
             )
-        result[run_name] = frame
         origin[run_name] = entry.source_label
-    return Runs(result)
+        yield run_name, frame
+        del frame  # not held while the next run is read
+
+
+def _check_batch_size(batch_size) -> None:
+    if batch_size is not None and (
+        not isinstance(batch_size, (int, np.integer)) or isinstance(batch_size, bool) or batch_size < 1
+    ):
+        raise ValueError(f"'batch_size' must be a positive integer or None, got {batch_size!r}")
 
 
 class _Entry:

@@ -1,0 +1,118 @@
+"""Interning (``JudgedRuns.build``) against a plain per-topic Python version of trec_eval's ranking."""
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pyterrier_boot._warnings import InputWarning
+from pyterrier_boot.measures.arrays import UNJUDGED, JudgedRuns, JudgedRunsBuilder, natural_order
+
+# short, long (beyond the fixed-width sort), non-ASCII and prefix-sharing docnos
+DOCS = ["d1", "d10", "d2", "D2", "é", "e", "d1" + "x" * 70, "d1" + "x" * 69, "zz", "a"]
+SCORES = [0.0, -0.0, 1.0, 1.0 + 1e-9, -2.5, 3e38, 1e39, -1e39, 7.0]
+
+
+@st.composite
+def cases(draw):
+    qids = draw(st.lists(st.sampled_from(["1", "2", "10", "x"]), min_size=1, max_size=4, unique=True))
+    qrels_rows = draw(st.lists(st.tuples(st.sampled_from(qids), st.sampled_from(DOCS), st.integers(-1, 3)),
+                               min_size=1, max_size=15, unique_by=lambda r: r[:2]))
+    runs = {}
+    for name in draw(st.lists(st.sampled_from("abc"), min_size=1, max_size=3, unique=True)):
+        rows = draw(st.lists(st.tuples(st.sampled_from(qids + ["99"]), st.sampled_from(DOCS),
+                                       st.sampled_from(SCORES)), min_size=1, max_size=20, unique_by=lambda r: r[:2]))
+        runs[name] = pd.DataFrame(rows, columns=["qid", "docno", "score"])
+    return runs, pd.DataFrame(qrels_rows, columns=["qid", "docno", "label"])
+
+
+def reference(runs, qrels):
+    """Each (run, topic) ranking as lists of (docno, grade), sorted one topic at a time."""
+    qids = natural_order(pd.unique(qrels["qid"]))
+    grades = {(q, d): g for q, d, g in zip(qrels["qid"], qrels["docno"], qrels["label"], strict=True)}
+    out = {}
+    for name, run in runs.items():
+        for q in qids:
+            rows = run[run["qid"] == q]
+            with np.errstate(over="ignore"):
+                scores = rows["score"].to_numpy().astype(np.float32) + np.float32(0)
+            ranked = sorted(zip(rows["docno"], scores, strict=True), key=lambda r: (r[1], r[0]), reverse=True)
+            out[name, q] = [(d, grades.get((q, d), UNJUDGED)) for d, _ in ranked]
+    return qids, out
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cases())
+def test_build_ranks_every_topic_as_trec_eval(case):
+    runs, qrels = case
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", InputWarning)
+        arrays = JudgedRuns.build(runs, qrels)
+        builder = JudgedRunsBuilder(qrels)
+        for name, run in runs.items():
+            builder.add(name, run)
+        streamed = builder.build()
+    for field in ("systems", "qids", "docnos", "qrels_offsets", "qrels_docs", "qrels_grades", "run_offsets",
+                  "run_docs", "run_grades", "run_stops"):  # one run at a time, the same arrays
+        np.testing.assert_array_equal(getattr(streamed, field), getattr(arrays, field), err_msg=field)
+        assert np.asarray(getattr(streamed, field)).dtype == np.asarray(getattr(arrays, field)).dtype, field
+    qids, expected = reference(runs, qrels)
+    assert list(arrays.qids) == qids
+    assert list(arrays.docnos) == sorted(set(qrels["docno"]).union(*(set(r["docno"]) for r in runs.values())))
+    for s, name in enumerate(arrays.systems):
+        for t, q in enumerate(qids):
+            docs, grades = arrays.ranking(s, t)
+            assert list(zip(arrays.docnos[docs], grades.tolist(), strict=True)) == expected[name, q]
+            judged = np.flatnonzero(grades != UNJUDGED)
+            stop = arrays.run_stops[s * len(qids) + t] - arrays.run_offsets[s * len(qids) + t]
+            assert stop == (judged[-1] + 1 if len(judged) else 0)
+    for t, q in enumerate(qids):
+        docs, grades = arrays.judged(t)
+        rows = qrels[qrels["qid"] == q]
+        assert sorted(zip(arrays.docnos[docs], grades.tolist(), strict=True)) == sorted(
+            zip(rows["docno"], rows["label"], strict=True))
+        assert list(grades) == sorted(grades, reverse=True)
+
+
+def test_build_names_each_run_with_unjudged_topics_and_huge_scores():
+    qrels = pd.DataFrame({"qid": ["1", "2"], "docno": ["a", "b"], "label": [1, 1]})
+    runs = {"a": pd.DataFrame({"qid": ["1", "7", "1"], "docno": ["a", "a", "b"], "score": [1.0, 2.0, 1e39]}),
+            "b": pd.DataFrame({"qid": ["2", "8"], "docno": ["b", "a"], "score": [1.0, 2.0]}),
+            "c": pd.DataFrame({"qid": ["2"], "docno": ["a"], "score": [1.0]})}
+    with pytest.warns(InputWarning) as caught:
+        JudgedRuns.build(runs, qrels)
+    messages = [str(w.message) for w in caught]
+    assert any("beyond single precision" in m and "'a'" in m and "'b'" not in m for m in messages)
+    assert any("not in the qrels" in m and "7" in m for m in messages)
+    assert any("not in the qrels" in m and "8" in m for m in messages)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", InputWarning)
+        arrays = JudgedRuns.build({"c": runs["c"]}, qrels, warn_unjudged=False)
+    assert arrays.ranking(0, 1)[1].tolist() == [UNJUDGED]
+
+
+def test_large_inputs_are_interned_one_run_at_a_time_with_the_same_arrays(monkeypatch):
+    from pyterrier_boot import simulate_collection
+    from pyterrier_boot.measures import arrays as arrays_module
+
+    sim = simulate_collection(n_topics=5, n_systems=3, depth=30, pool_depth=10, corpus_size=2000, matching=300,
+                              rng=2)
+    at_once = JudgedRuns.build(sim.runs, sim.qrels)
+    monkeypatch.setattr(arrays_module, "ALL_AT_ONCE_ROWS", 10)
+    monkeypatch.setattr(arrays_module.JudgedRunsBuilder, "add", _counted(arrays_module.JudgedRunsBuilder.add))
+    one_by_one = JudgedRuns.build(sim.runs, sim.qrels)
+    assert _counted.calls == 3
+    for field in ("systems", "docnos", "qrels_docs", "run_offsets", "run_docs", "run_grades", "run_stops"):
+        np.testing.assert_array_equal(getattr(one_by_one, field), getattr(at_once, field), err_msg=field)
+
+
+def _counted(method):
+    _counted.calls = 0
+
+    def wrapper(*args, **kwargs):
+        _counted.calls += 1
+        return method(*args, **kwargs)
+
+    return wrapper
