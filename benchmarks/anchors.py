@@ -101,7 +101,8 @@ def ranx_anchor(runs, qrels, resamples):
     our_means = ptb.evaluate(runs, qrels, MEASURES).groupby(["name", "measure"], sort=False)["value"].mean()
     our_means = np.array([[our_means[(n, m)] for m in MEASURES] for n in runs])
     gaps = np.abs(ranx_means - our_means).max(axis=0)
-    note = "largest |ranx - ours| of a mean: " + ", ".join(f"{m} {g:.0e}" for m, g in zip(MEASURES, gaps))
+    note = ("largest |ranx - ours| of a mean, from ranx's own order within score ties (ours is trec_eval's): "
+            + ", ".join(f"{m} {g:.0e}" for m, g in zip(MEASURES, gaps)))
     if len(table) != pairs * len(MEASURES):
         raise RuntimeError(f"compare returned {len(table)} rows, expected {pairs * len(MEASURES)}")
     return (f"ranx.compare vs evaluate + compare ({pairs} pairs x {len(MEASURES)} measures, "
