@@ -1,4 +1,6 @@
 """Shared fixtures: where the real evaluation data lives, and skipping when it is absent."""
+import functools
+import gc
 import os
 import shutil
 import sys
@@ -21,6 +23,26 @@ def shared_path(*parts):
     if not path.exists():
         pytest.skip(f"real evaluation data not found at {path} (set PYTERRIER_BOOT_SHARED to the shared folder)")
     return path
+
+
+COLLECTIONS = {"dl2020": ("trec-dl-2020-passage", "qrels.dl20-passage.txt"),
+               "dl2019": ("trec-dl-2019-passage", "qrels.dl19-passage.txt"),
+               "robust2003": ("trec-robust2003", "qrels.robust2003.txt.gz")}
+
+
+def real_collection(name):
+    """``(runs, qrels frame)`` of a real TREC collection (``COLLECTIONS``), read once per test process
+    and shared by every test that asks (tests must not modify them); skips when the data is absent."""
+    folder, qrels = COLLECTIONS[name]
+    shared_path(folder, qrels)
+    return _read_collection(folder, qrels)
+
+
+@functools.cache
+def _read_collection(folder, qrels):
+    from pyterrier_boot import read_qrels, read_runs
+
+    return read_runs(DATA / folder / "runs"), read_qrels(DATA / folder / qrels).frame
 
 
 def write_trec(runs, qrels, folder):
@@ -73,6 +95,14 @@ def pytest_configure(config):
                 shutil.copyfile(path, target)
     _irds["home"] = home
     os.environ["IR_DATASETS_HOME"] = str(home)
+
+
+def pytest_runtest_setup(item):
+    """Freeze the objects alive before each test (modules of pyterrier, numba, scipy, hypothesis, ...)
+    out of the garbage collector's reach: statsmodels' Holm correction calls ``gc.collect()`` on every
+    call, which otherwise walks that whole heap (up to seconds per call in a full session). Cheap
+    (a list splice); only cycles left uncollected by the previous tests stay in memory."""
+    gc.freeze()
 
 
 def pytest_unconfigure(config):

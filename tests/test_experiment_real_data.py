@@ -3,7 +3,7 @@ import numpy as np
 import pandas as pd
 import pyterrier as pt
 import pytest
-from conftest import shared_path
+from conftest import real_collection, shared_path
 
 import pyterrier_boot as ptb
 
@@ -69,8 +69,7 @@ def test_vaswani_corpus_size_comes_from_ir_datasets(vaswani):
 def test_dl2020_runs_reproduce_nist_means():
     """NIST's trec_eval means, binary relevance at grade >= 2 (grade 1 mapped to 0, data README)."""
     folder = shared_path("trec-dl-2020-passage")
-    runs = ptb.read_runs(folder / "runs")
-    qrels = ptb.read_qrels(folder / "qrels.dl20-passage.txt").frame
+    runs, qrels = real_collection("dl2020")
     qrels = qrels.assign(label=qrels["label"].where(qrels["label"] != 1, 0))
     table = ptb.Experiment(runs, None, qrels, ["map", "recip_rank", "P_10", "ndcg_cut_10"], n_resamples=200,
                            rng=0).set_index("name")

@@ -3,9 +3,9 @@ import ir_measures
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import shared_path
+from conftest import real_collection, shared_path
 
-from pyterrier_boot import evaluate, read_qrels, read_runs
+from pyterrier_boot import evaluate
 from pyterrier_boot.measures.materialisation import image_qrels, image_run
 
 pytestmark = pytest.mark.integration
@@ -21,8 +21,7 @@ GDEVAL = {"ERR@20", "nDCG(dcg='exp-log2')@10"}
 
 @pytest.fixture(scope="module")
 def dl2020():
-    folder = shared_path("trec-dl-2020-passage")
-    return read_runs(folder / "runs"), read_qrels(folder / "qrels.dl20-passage.txt").frame
+    return real_collection("dl2020")
 
 
 def _ir(qrels, run):
@@ -80,9 +79,7 @@ def test_dl2020_materialised_images_equal_ir_measures(dl2020, model):
 
 
 def test_robust2003_every_run_equals_ir_measures():
-    folder = shared_path("trec-robust2003")
-    runs = read_runs(folder / "runs")
-    qrels = read_qrels(folder / "qrels.robust2003.txt.gz").frame
+    runs, qrels = real_collection("robust2003")
     measures = ["AP", "P@15", "Rprec", "nDCG@20", "Bpref", "R@1000", "RR", "AP(rel=2)"]
     ours = evaluate(runs, qrels, measures)
     for name in list(runs)[::3]:
@@ -128,16 +125,14 @@ def test_dl2020_reproduces_nist_published_scores(dl2020):
 
 def test_dl2019_reproduces_nist_published_scores():
     folder = shared_path("trec-dl-2019-passage")
-    runs = read_runs(folder / "runs")
-    qrels = read_qrels(folder / "qrels.dl19-passage.txt").frame
+    runs, qrels = real_collection("dl2019")
     table = _nist(folder / "nist_official_summaries.tsv", "trec_eval")
     assert _check_nist(runs, qrels, table, TREC_EVAL_NAMES) == 37 * 13
 
 
 def test_robust2003_reproduces_nist_published_scores():
     folder = shared_path("trec-robust2003")
-    runs = read_runs(folder / "runs")
-    qrels = read_qrels(folder / "qrels.robust2003.txt.gz").frame
+    runs, qrels = real_collection("robust2003")
     table = _nist(folder / "nist_official_summaries.tsv", None)
     assert _check_nist(runs, qrels, table, ["map", "Rprec", "P_15", "P_100", "P_1000"]) == 17 * 5
 

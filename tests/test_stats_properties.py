@@ -16,12 +16,18 @@ from pyterrier_boot.stats.significance import (
 )
 
 B = 199
-scores = st.integers(min_value=3, max_value=25).flatmap(
-    lambda n: st.tuples(
-        arrays(float, n, elements=st.floats(0, 1, allow_nan=False, width=32)),
-        arrays(float, n, elements=st.floats(0, 1, allow_nan=False, width=32)),
+
+
+def _pairs(min_topics):
+    return st.integers(min_value=min_topics, max_value=25).flatmap(
+        lambda n: st.tuples(
+            arrays(float, n, elements=st.floats(0, 1, allow_nan=False, width=32)),
+            arrays(float, n, elements=st.floats(0, 1, allow_nan=False, width=32)),
+        )
     )
-)
+
+
+scores = _pairs(3)
 settings.register_profile("stats", max_examples=25, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("stats")
@@ -45,13 +51,24 @@ def test_resampling_pvalues_lie_in_range(data, alternative):
         assert low - 1e-15 <= res.pvalue <= 1
 
 
-@given(scores, st.randoms(use_true_random=False))
-def test_invariance_to_topic_order(data, random):
+# scipy's Wilcoxon p-value with ties on 13 topics or fewer is a 2^n permutation test (seconds per
+# example): the default run checks 14 topics or more on 10 examples, the slow run every size on 100
+FEW = settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+MANY = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def _rank_tests_are_invariant_to_topic_order(data, random, tests):
     x, y = data
     perm = np.array(random.sample(range(x.size), x.size))
-    for test in (t_test, wilcoxon_test, sign_test):
+    for test in tests:
         a, b = _quiet(test, x, y), _quiet(test, x[perm], y[perm])
         assert a.pvalue == pytest.approx(b.pvalue, rel=1e-9, abs=1e-12)
+    return x, y, perm
+
+
+@given(scores, st.randoms(use_true_random=False))
+def test_invariance_to_topic_order(data, random):
+    x, y, perm = _rank_tests_are_invariant_to_topic_order(data, random, (t_test, sign_test))
     # resampling tests: the same resamples, relabelled, give the same answer
     plan = resample_plan(x.size, n_resamples=B, rng=1)
     inverse = np.argsort(perm)
@@ -66,18 +83,48 @@ def test_invariance_to_topic_order(data, random):
     assert a.pvalue == b.pvalue
 
 
+@FEW
+@given(_pairs(14), st.randoms(use_true_random=False))
+def test_wilcoxon_invariance_to_topic_order(data, random):
+    _rank_tests_are_invariant_to_topic_order(data, random, (wilcoxon_test,))
+
+
+@pytest.mark.slow
+@MANY
+@given(scores, st.randoms(use_true_random=False))
+def test_wilcoxon_invariance_to_topic_order_many_inputs(data, random):
+    _rank_tests_are_invariant_to_topic_order(data, random, (wilcoxon_test,))
+
+
 MIRROR = {"two-sided": "two-sided", "greater": "less", "less": "greater"}
 
 
-@given(scores, st.sampled_from(["two-sided", "greater", "less"]))
-def test_swapping_systems_mirrors_the_alternative(data, alternative):
+def _swapping_mirrors(data, alternative, tests):
     x, y = data
-    for test in (paired_bootstrap_test, randomization_test, t_test, wilcoxon_test, sign_test):
+    for test in tests:
         kwargs = {"rng": 3, "n_resamples": B} if test in (paired_bootstrap_test, randomization_test) else {}
         a = _quiet(test, x, y, alternative=alternative, **kwargs)
         b = _quiet(test, y, x, alternative=MIRROR[alternative], **kwargs)
         assert a.pvalue == pytest.approx(b.pvalue, rel=1e-12, abs=1e-15), test.__name__
         assert a.difference == -b.difference
+
+
+@given(scores, st.sampled_from(["two-sided", "greater", "less"]))
+def test_swapping_systems_mirrors_the_alternative(data, alternative):
+    _swapping_mirrors(data, alternative, (paired_bootstrap_test, randomization_test, t_test, sign_test))
+
+
+@FEW
+@given(_pairs(14), st.sampled_from(["two-sided", "greater", "less"]))
+def test_swapping_systems_mirrors_the_wilcoxon_alternative(data, alternative):
+    _swapping_mirrors(data, alternative, (wilcoxon_test,))
+
+
+@pytest.mark.slow
+@MANY
+@given(scores, st.sampled_from(["two-sided", "greater", "less"]))
+def test_swapping_systems_mirrors_the_wilcoxon_alternative_many_inputs(data, alternative):
+    _swapping_mirrors(data, alternative, (wilcoxon_test,))
 
 
 @given(scores)
