@@ -1,12 +1,18 @@
 """Independent batches of random work, run here or on any ``concurrent.futures.Executor``.
 
 Corpus images and topic resamples are independent draws, so long resampling jobs split into
-*blocks* of a fixed size. Each block gets its own seed, spawned from the user's ``rng`` with
-:meth:`numpy.random.SeedSequence.spawn`, so block ``b`` draws the same numbers whichever process,
-thread or machine runs it and however many blocks are grouped into one batch. A result is
-therefore identical for a given ``rng`` whether it is computed in one process, on a process pool,
-on a dask.distributed cluster (``Client.get_executor()``) or on Ray; only the block size is part
-of the stream, and it is a constant of each method, never derived from a memory budget.
+batches that any process, thread or machine can run. What a batch draws never depends on who runs
+it or on how many items share a batch, so a result is identical for a given ``rng`` in one
+process, on a process pool, on a dask.distributed cluster (``Client.get_executor()``) or on Ray.
+Three routes give that:
+
+* :func:`block_seeds`: one seed per *block* of a fixed size, spawned from the user's ``rng`` with
+  :meth:`numpy.random.SeedSequence.spawn` (randomised Tukey HSD); the block size is part of the
+  stream, a constant of the method, never derived from a memory budget;
+* corpus images are keyed: image ``b`` draws from a counter-based stream keyed by its number
+  (:mod:`pyterrier_boot.corpus.multiplicity`), so batches of images need no seeds at all;
+* topic resampling plans are drawn once in the calling process and handed to the batches
+  (``compare`` and the other statistics of :mod:`pyterrier_boot.stats`).
 """
 from __future__ import annotations
 
@@ -21,7 +27,7 @@ import numpy as np
 
 from ._random import as_generator
 
-__all__ = ["SCHEDULERS", "block_seeds", "check_executor", "executor_from", "map_batches"]
+__all__ = ["SCHEDULERS", "block_seeds", "check_executor", "check_scheduler", "executor_from", "map_batches"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -78,6 +84,16 @@ def map_batches(function: Callable[[T], R], batches: Iterable[T], executor: Exec
             future.cancel()
 
 
+def check_scheduler(workers: int | None, scheduler: str | None) -> None:
+    """Refuse ``--workers`` that is not a positive integer and an unknown ``--scheduler``
+    (:func:`executor_from`; the CLI checks them before reading anything)."""
+    if workers is not None and (not isinstance(workers, int) or workers < 1):
+        raise ValueError(f"--workers must be a positive integer, got {workers!r}")
+    if scheduler is not None and scheduler not in SCHEDULERS and not str(scheduler).startswith("tcp://"):
+        raise ValueError(f"--scheduler must be one of {', '.join(SCHEDULERS)} or a dask address "
+                         f"tcp://host:port, got {scheduler!r}")
+
+
 @contextmanager
 def executor_from(workers: int | None, scheduler: str | None = None) -> Iterator[Executor | None]:
     """The executor the CLI's ``--workers N --scheduler S`` name, shut down on exit.
@@ -87,8 +103,7 @@ def executor_from(workers: int | None, scheduler: str | None = None) -> Iterator
     dask.distributed cluster of ``workers`` processes) or a dask scheduler address
     (``tcp://host:8786``) to run on an existing cluster.
     """
-    if workers is not None and (not isinstance(workers, int) or workers < 1):
-        raise ValueError(f"--workers must be a positive integer, got {workers!r}")
+    check_scheduler(workers, scheduler)
     if scheduler is None and (workers is None or workers == 1):
         yield None
         return
@@ -99,12 +114,9 @@ def executor_from(workers: int | None, scheduler: str | None = None) -> Iterator
     elif scheduler == "threads":
         with ThreadPoolExecutor(n) as pool:
             yield pool
-    elif scheduler == "dask" or str(scheduler).startswith("tcp://"):
+    else:  # "dask" or an address (checked above)
         with _dask_client(n, None if scheduler == "dask" else scheduler) as client:
             yield client.get_executor()
-    else:
-        raise ValueError(f"--scheduler must be one of {', '.join(SCHEDULERS)} or a dask address "
-                         f"tcp://host:port, got {scheduler!r}")
 
 
 @contextmanager

@@ -108,3 +108,21 @@ def test_cli_without_a_kernel_measure_reads_frames_and_agrees(files, capsys):
     with_fallback = pd.read_csv(io.StringIO(capsys.readouterr().out))
     assert "infAP" in with_fallback.columns
     pd.testing.assert_frame_equal(kernel_only, with_fallback[kernel_only.columns])
+
+
+@pytest.mark.parametrize("topic", ["judged", "unjudged"])
+def test_cli_interning_one_run_at_a_time_refuses_a_repeated_document(tmp_path, topic):
+    """The streaming path checks (qid, docno) pairs on integer ids (JudgedRunsBuilder.add), and the
+    rows of unjudged topics it drops before interning as they are read: the same error either way."""
+    qrels = "1 0 d1 1\n1 0 d2 0\n"
+    qid = "1" if topic == "judged" else "9"
+    run = f"1 Q0 d1 1 2.0 r\n1 Q0 d2 2 1.0 r\n{qid} Q0 d3 1 1.0 r\n{qid} Q0 d3 2 0.5 r\n"
+    (tmp_path / "qrels.txt").write_text(qrels)
+    (tmp_path / "r.run").write_text(run)
+    parsed = ptb.read_qrels(tmp_path / "qrels.txt")
+    with warnings.catch_warnings(), pytest.raises(ValueError) as raised:
+        warnings.simplefilter("ignore")
+        _common.intern_runs([tmp_path / "r.run"], parsed)
+    message = str(raised.value)
+    assert "run 'r' has the same docno more than once for a topic" in message, message
+    assert f"qid '{qid}' docno 'd3'" in message, message

@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 from pyterrier_boot._warnings import InputWarning
 from pyterrier_boot.measures.arrays import UNJUDGED, JudgedRuns, JudgedRunsBuilder, natural_order
 
-# short, long (beyond the fixed-width sort), non-ASCII and prefix-sharing docnos
-DOCS = ["d1", "d10", "d2", "D2", "é", "e", "d1" + "x" * 70, "d1" + "x" * 69, "zz", "a"]
+# short, long (beyond the fixed-width sort), non-ASCII, prefix-sharing and NUL-ending docnos
+DOCS = ["d1", "d10", "d2", "D2", "é", "e", "d1" + "x" * 70, "d1" + "x" * 69, "zz", "a", "d2\x00"]
 SCORES = [0.0, -0.0, 1.0, 1.0 + 1e-9, -2.5, 3e38, 1e39, -1e39, 7.0]
 
 
@@ -116,3 +116,41 @@ def _counted(method):
         return method(*args, **kwargs)
 
     return wrapper
+
+
+@pytest.mark.parametrize("disorder", ["in order", "tied docs reversed", "shuffled"])
+def test_rank_cells_orders_each_cell_as_a_full_sort(disorder):
+    """Cells listed in ranking order, nearly so (ties in another order: insertion sort) or far from
+    it (merge sort) come out as a lexicographic sort by (cell, score descending, doc descending)."""
+    from pyterrier_boot.measures.ranking import rank_cells
+
+    rng = np.random.default_rng(7)
+    n_topics, sizes = 3, np.array([400, 250], np.int64)
+    n = int(sizes.sum())
+    topic = rng.integers(-1, n_topics, n).astype(np.int32)  # -1: a topic the qrels do not have
+    score = np.round(rng.normal(size=n), 1).astype(np.float32)  # many ties
+    score[::17] = -0.0
+    doc = rng.permutation(n).astype(np.int32)
+    system = np.repeat(np.arange(len(sizes)), sizes)
+    if disorder != "shuffled":  # each run listed by topic, then score descending
+        order = np.lexsort((doc if disorder == "in order" else -doc, -score.astype(np.float64), topic, system))
+        topic, score, doc = topic[order], score[order], doc[order]
+    n_docs = n
+    judged = np.flatnonzero(rng.random(n) < 0.3)
+    judged_keys = np.sort(rng.integers(0, n_topics, len(judged)) * n_docs + judged)
+    judged_grades = rng.integers(0, 3, len(judged_keys)).astype(np.int32)
+    judged_docs = np.zeros(n_docs, bool)
+    judged_docs[judged_keys % n_docs] = True
+    docs, offsets, stops, grades = rank_cells(topic, sizes, (score + np.float32(0)).view(np.int32), doc, n_topics,
+                                              judged_keys, judged_grades, judged_docs, n_docs, UNJUDGED)
+    kept = topic >= 0
+    cell = (system * n_topics + topic)[kept]
+    expected = np.lexsort((-doc[kept].astype(np.int64), -(score[kept] + np.float32(0)).astype(np.float64), cell))
+    np.testing.assert_array_equal(docs, doc[kept][expected])
+    np.testing.assert_array_equal(offsets, np.concatenate([[0], np.cumsum(np.bincount(cell, minlength=6))]))
+    grade_of = dict(zip(judged_keys.tolist(), judged_grades.tolist(), strict=True))
+    keys = (cell[expected] % n_topics) * n_docs + docs
+    np.testing.assert_array_equal(grades, [grade_of.get(k, UNJUDGED) for k in keys.tolist()])
+    for c in range(len(offsets) - 1):
+        hit = np.flatnonzero(grades[offsets[c]:offsets[c + 1]] != UNJUDGED)
+        assert stops[c] == offsets[c] + (hit[-1] + 1 if len(hit) else 0)

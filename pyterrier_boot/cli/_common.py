@@ -359,21 +359,22 @@ def intern_runs(paths, qrels, *, verbose=False):
     missing: list[str] = []
     extra: list[str] = []
     builder = JudgedRunsBuilder(qrels.frame, warn_unjudged=False)
-    for name, run in _checked_runs(paths, qrels, verbose, missing, extra):
+    for name, run in _checked_runs(paths, qrels, verbose, missing, extra, check_pairs=False):  # add checks them
         builder.add(name, run)
         del run  # one frame at a time
     _warn_topics(missing, extra, qrels)
     return builder.build()
 
 
-def _checked_runs(paths, qrels, verbose, missing, extra):
+def _checked_runs(paths, qrels, verbose, missing, extra, *, check_pairs=True):
     """``(name, run)`` one at a time, rows of topics not in the qrels dropped; names of runs missing
-    judged topics or with unjudged ones go to ``missing`` / ``extra`` (with their counts)."""
-    from ..inputs.runs import iter_runs
+    judged topics or with unjudged ones go to ``missing`` / ``extra`` (with their counts).
+    ``check_pairs`` as in :func:`~pyterrier_boot.inputs.runs.iter_runs`."""
+    from ..inputs.runs import check_run, iter_runs
 
     judged = set(qrels.frame["qid"].unique())
     example = ", ".join(repr(q) for q in sorted(judged)[:3])
-    for name, run in iter_runs(list(paths), verbose=verbose):
+    for name, run in iter_runs(list(paths), verbose=verbose, check_pairs=check_pairs):
         qids = set(run["qid"].unique())
         common = qids & judged
         if not common:
@@ -385,6 +386,8 @@ def _checked_runs(paths, qrels, verbose, missing, extra):
             missing.append(f"{name} ({len(judged) - len(common)})")
         if len(common) < len(qids):  # unjudged topics are ignored, as trec_eval does: one warning for all runs
             extra.append(f"{name} ({len(qids) - len(common)})")
+            if not check_pairs:  # the caller checks only the rows kept
+                check_run(run, f"run {name!r}")
             run = run[run["qid"].isin(judged)].reset_index(drop=True)
         yield name, run
         del run  # not held while the next run is read

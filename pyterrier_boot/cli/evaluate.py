@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .._batches import SCHEDULERS, executor_from
+from .._batches import check_scheduler, executor_from
 from ..measures.arrays import JudgedRuns
 from ..stats.registry import PAIRED
 from . import _common, _text
@@ -130,11 +130,10 @@ def _check(args, parser):
     _common.check_evaluation_arguments(args, parser, runs_needed="at least one RUN file or folder")
     if args.bootstrap == "none" and args.interval is not None:
         parser.error("--interval needs a bootstrap (not --bootstrap none)")
-    if args.workers is not None and args.workers < 1:
-        parser.error(f"--workers must be a positive integer, got {args.workers}")
-    if args.scheduler is not None and args.scheduler not in SCHEDULERS and not args.scheduler.startswith("tcp://"):
-        parser.error(f"--scheduler must be one of {', '.join(SCHEDULERS)} or a dask address tcp://host:port, "
-                     f"got {args.scheduler!r}")
+    try:
+        check_scheduler(args.workers, args.scheduler)
+    except ValueError as error:
+        parser.error(str(error))
 
 
 def settings(args: argparse.Namespace, seed: int, qrels: Any, runs: Sequence[str] | Mapping[str, Any],

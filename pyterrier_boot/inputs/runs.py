@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from .._typing import RunLike, RunsLike, TopicsLike
 
 
-__all__ = ["Runs", "iter_runs", "read_run", "read_runs"]
+__all__ = ["Runs", "check_run", "iter_runs", "read_run", "read_runs"]
 
 _RUN_LINE = "qid Q0 docno rank score tag"
 _RUN_COLUMNS = {"qid": ("qid", "query_id"), "docno": ("docno", "doc_id"), "score": ("score",)}
@@ -147,10 +147,15 @@ def read_runs(runs: RunsLike, *, topics: TopicsLike | None = None,
 
 
 def iter_runs(runs: RunsLike, *, topics: TopicsLike | None = None, names: Sequence[str] | None = None,
-              batch_size: int | None = None, verbose: bool = False) -> Iterator[tuple[str, pd.DataFrame]]:
+              batch_size: int | None = None, verbose: bool = False,
+              check_pairs: bool = True) -> Iterator[tuple[str, pd.DataFrame]]:
     """Read runs one at a time: ``(name, run frame)`` pairs, as :func:`read_runs` reads and names
     them (same arguments, checks and errors), for callers that need not hold every run at once,
     e.g. interning runs far larger than memory allows together. A :class:`Runs` yields its frames.
+
+    ``check_pairs=False`` leaves one check to the caller: that no (qid, docno) pair repeats
+    (:func:`check_run`). :class:`~pyterrier_boot.measures.arrays.JudgedRunsBuilder` makes it on the
+    integer ids it gives the docnos anyway, so the strings are hashed once rather than twice.
 
     Example:
         >>> for name, run in iter_runs("runs/"):         # doctest: +SKIP
@@ -179,7 +184,7 @@ def iter_runs(runs: RunsLike, *, topics: TopicsLike | None = None, names: Sequen
         iterator = pt.tqdm(entries, desc="read_runs", unit="run")
     origin: dict[str, str] = {}
     for entry in iterator:
-        frame, run_name = _read_entry(entry, topics, batch_size, verbose)
+        frame, run_name = _read_entry(entry, topics, batch_size, verbose, check_pairs)
         if run_name in origin:
             raise ValueError(
                 f"two runs are named {run_name!r}: {origin[run_name]} and {entry.source_label}; "
@@ -276,9 +281,9 @@ def _folder_files(folder) -> list[Path]:
     return files
 
 
-def _read_entry(entry: _Entry, topics, batch_size, verbose) -> tuple[pd.DataFrame, str]:
+def _read_entry(entry: _Entry, topics, batch_size, verbose, check_pairs=True) -> tuple[pd.DataFrame, str]:
     if entry.kind == "file":
-        frame, tags = _read_run_file(entry.source, entry.name)
+        frame, tags = _read_run_file(entry.source, entry.name, check_pairs)
         if entry.name is not None:
             return frame, entry.name
         unique_tags = tags.unique()
@@ -295,12 +300,12 @@ def _read_entry(entry: _Entry, topics, batch_size, verbose) -> tuple[pd.DataFram
                 values = entry.source["name"].unique()
                 if len(values) == 1:
                     name = str(values[0])
-        return _run_from_frame(entry.source, _describe(name)), name
+        return _run_from_frame(entry.source, _describe(name), check_pairs), name
 
     name = entry.name if entry.name is not None else str(entry.source)
     results = _transform(entry.source, topics, batch_size, verbose)
     what = f"run {name!r} (the output of transformer {entry.source!r} on {len(topics)} topics)"
-    return _run_from_frame(results, what), name
+    return _run_from_frame(results, what, check_pairs), name
 
 
 def _transform(system, topics: pd.DataFrame, batch_size, verbose) -> pd.DataFrame:
@@ -320,7 +325,7 @@ def _describe(name) -> str:
     return "run" if name is None else f"run {name!r}"
 
 
-def _run_from_frame(frame: pd.DataFrame, what: str) -> pd.DataFrame:
+def _run_from_frame(frame: pd.DataFrame, what: str, check_pairs: bool = True) -> pd.DataFrame:
     """Validate a result frame and return the new ``qid, docno, score`` frame."""
     if len(frame) == 0:
         raise ValueError(f"{what} is empty: it has no results")
@@ -336,11 +341,14 @@ def _run_from_frame(frame: pd.DataFrame, what: str) -> pd.DataFrame:
             f"{what} has {int(bad.sum())} score(s) that are NaN, infinite or not numeric, e.g. "
             f"{row_example(out, bad)} has score {shown!r}; every result needs a finite score"
         )
-    _check_run(out, what)
+    if check_pairs:
+        check_run(out, what)
     return out
 
 
-def _check_run(run: pd.DataFrame, what: str) -> None:
+def check_run(run: pd.DataFrame, what: str) -> None:
+    """Refuse a run (a ``qid, docno, score`` frame) with the same docno twice for a topic, naming
+    the first repeated pair; ``what`` names the run in the message."""
     check_unique_pairs(
         run, what, "has the same docno more than once for a topic",
         "trec_eval refuses such runs too; keep one row per (qid, docno), "
@@ -348,17 +356,19 @@ def _check_run(run: pd.DataFrame, what: str) -> None:
     )
 
 
-def _read_run_file(source, name) -> tuple[pd.DataFrame, pd.Series]:
-    """Parse and validate a run file; also return its tag column (for naming)."""
+def _read_run_file(source, name, check_pairs=True) -> tuple[pd.DataFrame, pd.Series]:
+    """Parse and validate a run file; also return its tag column (for naming: categorical, so
+    that its distinct values are hashed while parsing, not kept as a string per row)."""
     shown, data = read_file_bytes(source, "run")
     what = f"run file '{shown}'" if name is None else f"run {name!r} (file '{shown}')"
-    table = fast_table(data, usecols=[0, 2, 4, 5], dtype={0: "str", 2: "str", 4: "float64", 5: "str"})
+    table = fast_table(data, usecols=[0, 2, 4, 5], dtype={0: "str", 2: "str", 4: "float64", 5: "category"})
     if table is None or list(table.columns) != [0, 2, 4, 5] or (table[5] == "").any() or not np.isfinite(table[4].to_numpy()).all():
         table = _parse_run_lines(data, shown)
     if len(table) == 0:
         raise ValueError(f"{what} is empty: it has no results (only blank or comment lines)")
     run = pd.DataFrame({"qid": table[0], "docno": table[2], "score": table[4]})
-    _check_run(run, what)
+    if check_pairs:
+        check_run(run, what)
     return run, table[5]
 
 

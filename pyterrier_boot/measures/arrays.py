@@ -17,6 +17,8 @@ import numpy as np
 import pandas as pd
 
 from .._warnings import InputWarning, report
+from ..inputs.runs import check_run
+from .ranking import descending_score_keys, rank_cells
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
@@ -152,13 +154,15 @@ class JudgedRuns:
         q_doc, q_grade, qrels_offsets, lookup = _intern_qrels(qrels, pd.Index(qids), doc[:len(qrels)], len(docnos))
         sizes = np.array([len(f) for f in frames], np.int64)
         topic = _topic_ids([f["qid"] for f in frames], qids)
-        score = trec_eval_scores(np.concatenate([f["score"].to_numpy(np.float64) for f in frames])
-                                 if frames else np.zeros(0))
-        system = np.repeat(np.arange(len(names), dtype=np.int64), sizes)
-        kept = _warn_dropped(names, frames, system, topic, score, warn_unjudged)
-        run_docs, run_offsets, run_stops, run_grades = _rank_runs(
-            system[kept], topic[kept], score[kept], doc[len(qrels):][kept], lookup, len(names), len(qids),
-            len(docnos))
+        score = np.concatenate([trec_eval_scores(f["score"].to_numpy(np.float64)) for f in frames]
+                               if frames else [np.zeros(0, np.float32)])
+        _warn_dropped(names, frames, sizes, topic, score, warn_unjudged)
+        judged_keys, judged_grades = lookup
+        judged_docs = np.zeros(len(docnos), dtype=bool)
+        judged_docs[q_doc] = True
+        run_docs, run_offsets, run_stops, run_grades = rank_cells(
+            topic, sizes, score.view(np.int32), doc[len(qrels):], len(qids), judged_keys, judged_grades,
+            judged_docs, len(docnos), UNJUDGED)
         return cls(
             systems=names, qids=qids, docnos=docnos, qrels_offsets=qrels_offsets, qrels_docs=q_doc,
             qrels_grades=q_grade, run_offsets=run_offsets, run_docs=run_docs, run_grades=run_grades,
@@ -186,10 +190,9 @@ def _string_order(values):
         return np.zeros(0, np.int64)
     longest = max(map(len, values))
     if longest <= 64 and len(values) * longest <= 2**28:
-        text = values.astype(f"U{longest}")
-        if not (text == values).all():  # trailing NULs, which fixed-width text drops
+        if "\x00" in "".join(values):  # fixed-width text drops trailing NULs
             return np.argsort(values, kind="stable")
-        return np.argsort(text, kind="stable")
+        return np.argsort(values.astype(f"U{longest}"), kind="stable")
     return np.argsort(values, kind="stable")
 
 
@@ -198,58 +201,46 @@ def _topic_ids(columns, qids):
     not in the qrels. Runs list a topic's results together, so only the first row of each block of
     equal ids is looked up."""
     if not columns:
-        return np.zeros(0, np.int64)
+        return np.zeros(0, np.int32)
     values = np.concatenate([c.to_numpy(object) for c in columns])
     starts = np.ones(len(values), dtype=bool)
     np.not_equal(values[1:], values[:-1], out=starts[1:])
     heads = np.flatnonzero(starts)
-    return np.repeat(pd.Index(qids).get_indexer(values[heads]), np.diff(np.append(heads, len(values))))
+    ids = pd.Index(qids).get_indexer(values[heads]).astype(np.int32)
+    return np.repeat(ids, np.diff(np.append(heads, len(values))))
 
 
-def _warn_dropped(names, frames, system, topic, score, warn_unjudged):
+def _warn_dropped(names, frames, sizes, topic, score, warn_unjudged):
     """Warn (once per kind, naming the runs or topics) about scores beyond single precision and
-    topics not in the qrels; return the mask of the rows kept (those of judged topics)."""
-    infinite = np.unique(system[np.isinf(score)])
+    topics not in the qrels, for runs of ``sizes`` consecutive rows; return the mask of the rows
+    kept (those of judged topics)."""
+    ends = np.cumsum(sizes)
+    infinite = np.unique(np.searchsorted(ends, np.flatnonzero(np.isinf(score)), side="right"))
     if len(infinite):
         report(InputWarning, "{n} run(s) have scores beyond single precision (about 3.4e38 in magnitude), "
                "which trec_eval compares as infinite, so those documents tie (broken by docno, as "
                "trec_eval does); rescale the scores to rank them apart: {cases}", [repr(names[j]) for j in infinite])
     unknown = topic < 0
     if warn_unjudged and unknown.any():
-        for j in np.unique(system[unknown]):
-            rows = unknown[system == j]
-            missing = natural_order(pd.unique(frames[j]["qid"].to_numpy(object)[rows]))
+        rows = np.flatnonzero(unknown)
+        run = np.searchsorted(ends, rows, side="right")
+        for j in np.unique(run):
+            local = rows[run == j] - (ends[j] - sizes[j])
+            missing = natural_order(pd.unique(frames[j]["qid"].to_numpy(object)[local]))
             report(InputWarning, "{n} topic(s) not in the qrels are ignored (as trec_eval does): {cases}",
                    missing)
     return ~unknown
 
 
-def _rank_runs(system, topic, score, doc, lookup, n_systems, n_topics, n_docs):
-    """Every ranking as trec_eval ranks it (score descending as float32, ties by docno descending),
-    all runs at once: ``(docs, offsets, stops, grades)`` in the layout of the module docstring."""
-    cell = system * n_topics + topic
-    order = _ranking_order(cell, score, doc)
-    cell, doc = cell[order], doc[order]
-    grade = _lookup(*lookup, topic[order], doc, n_docs)
-    run_offsets = np.zeros(n_systems * n_topics + 1, np.int64)
-    np.cumsum(np.bincount(cell, minlength=n_systems * n_topics), out=run_offsets[1:])
-    judged = grade != UNJUDGED
-    within = np.arange(len(cell)) - run_offsets[cell]
-    stop = np.zeros(n_systems * n_topics, np.int64)
-    np.maximum.at(stop, cell[judged], within[judged] + 1)
-    return doc, run_offsets, run_offsets[:-1] + stop, grade
+def _ranking_order(cell, score, tie_order):
+    """Order of one run's rows by cell, then score descending, then docno descending, for ids that
+    do not compare as docnos (:class:`JudgedRunsBuilder`; :func:`~.ranking.rank_cells` ranks ids
+    that do).
 
-
-def _ranking_order(cell, score, doc, tie_order=None):
-    """Order of the rows by cell, then score descending, then doc id descending.
-
-    One 64-bit key (cell, then the score's bits flipped so that integer order is descending float
-    order) sorted stably, which is fast on runs already listed by score; rows tying on the key
-    (equal scores) are then put in doc order, only they: by ``doc``, or when ``doc`` does not
-    compare as docnos by ``tie_order(rows)``, the argsort of the docnos of those rows."""
-    bits = (score + np.float32(0)).view(np.int32)  # + 0: -0.0 ties with 0.0
-    ascending = bits ^ ((bits >> 31) & 0x7FFFFFFF)  # float order as signed integer order
-    key = (cell << 32) | (np.int64(0x7FFFFFFF) - ascending)  # in [0, 2**32): descending scores
+    One 64-bit key (cell, then the descending score key) sorted stably, which is fast on runs
+    already listed by score; only the rows tying on the key (equal scores) are then put in docno
+    order, by ``tie_order(rows)``, the argsort of the docnos of those rows."""
+    key = (cell.astype(np.int64) << 32) | descending_score_keys(score)
     order = np.argsort(key, kind="stable")
     key = key[order]
     tie = np.zeros(len(key), dtype=bool)
@@ -259,11 +250,8 @@ def _ranking_order(cell, score, doc, tie_order=None):
     if tie.any():
         rows = np.flatnonzero(tie)
         group = np.cumsum(~np.concatenate([[False], same])[rows])  # one id per block of equal keys
-        if tie_order is None:
-            tie_doc = doc[order[rows]].astype(np.int64)
-        else:
-            tie_doc = np.empty(len(rows), np.int64)
-            tie_doc[tie_order(order[rows])] = np.arange(len(rows))
+        tie_doc = np.empty(len(rows), np.int64)
+        tie_doc[tie_order(order[rows])] = np.arange(len(rows))
         within = np.lexsort((-tie_doc, group))
         order[rows] = order[rows[within]]
     return order
@@ -292,7 +280,7 @@ def _lookup(sorted_keys, sorted_grades, topic, doc, n_docs):
     judged_somewhere[sorted_keys % max(n_docs, 1)] = True
     rows = np.flatnonzero(judged_somewhere[doc])
     if len(rows):
-        keys = topic[rows] * n_docs + doc[rows]
+        keys = topic[rows].astype(np.int64) * n_docs + doc[rows]
         pos = np.minimum(np.searchsorted(sorted_keys, keys), len(sorted_keys) - 1)
         hit = sorted_keys[pos] == keys
         grade[rows[hit]] = sorted_grades[pos[hit]]
@@ -333,14 +321,19 @@ class JudgedRunsBuilder:
 
     def add(self, name: str, run: pd.DataFrame) -> None:
         """Rank and grade one run (a frame as :func:`pyterrier_boot.read_run` returns); the frame
-        is not kept."""
+        is not kept. A run with the same docno twice for a topic is refused
+        (:func:`~pyterrier_boot.inputs.runs.check_run`), so runs read with
+        ``iter_runs(check_pairs=False)`` are checked here, on integer ids."""
         topic = _topic_ids([run["qid"]], self._qids)
         score = trec_eval_scores(run["score"].to_numpy(np.float64))
-        kept = _warn_dropped([name], [run], np.zeros(len(run), np.int64), topic, score, self._warn_unjudged)
+        kept = _warn_dropped([name], [run], [len(run)], topic, score, self._warn_unjudged)
         docnos = run["docno"].to_numpy(object)
-        ids = self._vocabulary.ids(docnos)[kept]  # every docno gets an id, as in JudgedRuns.build
+        ids = self._vocabulary.ids(docnos)  # every docno gets an id, as in JudgedRuns.build
+        if _repeats(run["qid"], ids):
+            check_run(run, f"run {name!r}")  # raises, naming the first repeated pair
+        ids = ids[kept]
         docnos = docnos[kept]
-        order = _ranking_order(topic[kept], score[kept], ids, lambda rows: _string_order(docnos[rows]))
+        order = _ranking_order(topic[kept], score[kept], lambda rows: _string_order(docnos[rows]))
         doc, topic = ids[order].astype(np.int32), topic[kept][order]
         grade = np.full(len(doc), UNJUDGED, np.int32)
         graded = doc < self._n_judged_docs
@@ -380,6 +373,15 @@ class JudgedRunsBuilder:
             qrels_docs=q_doc, qrels_grades=q_grade, run_offsets=run_offsets, run_docs=run_docs,
             run_grades=run_grades, run_stops=run_stops,
         )
+
+
+def _repeats(qids: pd.Series, ids: npt.NDArray[np.int64]) -> bool:
+    """Whether some (qid, document id) pair occurs twice (one sort of integer keys)."""
+    if len(ids) < 2:
+        return False
+    topic, _ = pd.factorize(qids)
+    keys = np.sort(topic.astype(np.int64) * (int(ids.max()) + 1) + ids)
+    return bool((keys[1:] == keys[:-1]).any())
 
 
 class _Vocabulary:
