@@ -43,12 +43,16 @@ def reference(runs, qrels):
     return qids, out
 
 
+@pytest.mark.parametrize("compiled", [False, True], ids=["numpy", "compiled"])
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(cases())
-def test_build_ranks_every_topic_as_trec_eval(case):
+@given(case=cases())
+def test_build_ranks_every_topic_as_trec_eval(case, compiled):
+    from pyterrier_boot.measures import arrays as arrays_module
+
     runs, qrels = case
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), pytest.MonkeyPatch.context() as patch:
         warnings.simplefilter("ignore", InputWarning)
+        patch.setattr(arrays_module, "COMPILED_RANKING_ROWS", 0 if compiled else 10**9)
         arrays = JudgedRuns.build(runs, qrels)
         builder = JudgedRunsBuilder(qrels)
         for name, run in runs.items():

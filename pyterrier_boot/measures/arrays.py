@@ -32,6 +32,11 @@ if TYPE_CHECKING:
 #: Grade stored for a retrieved document that has no judgement.
 UNJUDGED = np.iinfo(np.int32).min
 
+#: Results (rows of all runs together) from which :meth:`JudgedRuns.build` ranks them with the
+#: compiled :func:`~.ranking.rank_cells` (faster, with fewer temporary arrays) rather than with numpy
+#: sorts: below, compiling it (about a second, once per installation) would cost more than it saves.
+COMPILED_RANKING_ROWS = 500_000
+
 #: Results (rows of all runs together) up to which :meth:`JudgedRuns.build` interns every run in one
 #: pass; its working memory is about 100 bytes per result, so larger inputs go one run at a time.
 ALL_AT_ONCE_ROWS = 4_000_000
@@ -157,12 +162,15 @@ class JudgedRuns:
         score = np.concatenate([trec_eval_scores(f["score"].to_numpy(np.float64)) for f in frames]
                                if frames else [np.zeros(0, np.float32)])
         _warn_dropped(names, frames, sizes, topic, score, warn_unjudged)
-        judged_keys, judged_grades = lookup
-        judged_docs = np.zeros(len(docnos), dtype=bool)
-        judged_docs[q_doc] = True
-        run_docs, run_offsets, run_stops, run_grades = rank_cells(
-            topic, sizes, score.view(np.int32), doc[len(qrels):], len(qids), judged_keys, judged_grades,
-            judged_docs, len(docnos), UNJUDGED)
+        if len(topic) >= COMPILED_RANKING_ROWS:
+            judged_docs = np.zeros(len(docnos), dtype=bool)
+            judged_docs[q_doc] = True
+            run_docs, run_offsets, run_stops, run_grades = rank_cells(
+                topic, sizes, score.view(np.int32), doc[len(qrels):], len(qids), *lookup, judged_docs, len(docnos),
+                UNJUDGED)
+        else:
+            run_docs, run_offsets, run_stops, run_grades = _rank_runs(
+                topic, sizes, score, doc[len(qrels):], lookup, len(qids), len(docnos))
         return cls(
             systems=names, qids=qids, docnos=docnos, qrels_offsets=qrels_offsets, qrels_docs=q_doc,
             qrels_grades=q_grade, run_offsets=run_offsets, run_docs=run_docs, run_grades=run_grades,
@@ -232,14 +240,32 @@ def _warn_dropped(names, frames, sizes, topic, score, warn_unjudged):
     return ~unknown
 
 
+def _rank_runs(topic, sizes, score, doc, lookup, n_topics, n_docs):
+    """:func:`~.ranking.rank_cells` with numpy sorts, for inputs too small to repay its compilation:
+    ``(docs, offsets, stops, grades)`` in the layout of the module docstring."""
+    kept = topic >= 0
+    cell = np.repeat(np.arange(len(sizes), dtype=np.int64), sizes)[kept] * n_topics + topic[kept]
+    doc = doc[kept]
+    order = _ranking_order(cell, score[kept], lambda rows: np.argsort(doc[rows], kind="stable"))
+    cell, doc = cell[order], doc[order]
+    grade = _lookup(*lookup, cell % max(n_topics, 1), doc, n_docs)
+    offsets = np.zeros(len(sizes) * n_topics + 1, np.int64)
+    np.cumsum(np.bincount(cell, minlength=len(sizes) * n_topics), out=offsets[1:])
+    judged = grade != UNJUDGED
+    within = np.arange(len(cell)) - offsets[cell]
+    stop = np.zeros(len(sizes) * n_topics, np.int64)
+    np.maximum.at(stop, cell[judged], within[judged] + 1)
+    return doc, offsets, offsets[:-1] + stop, grade
+
+
 def _ranking_order(cell, score, tie_order):
-    """Order of one run's rows by cell, then score descending, then docno descending, for ids that
-    do not compare as docnos (:class:`JudgedRunsBuilder`; :func:`~.ranking.rank_cells` ranks ids
-    that do).
+    """Order of rows by cell, then score descending, then docno descending (the numpy ranking of
+    :func:`_rank_runs` and :class:`JudgedRunsBuilder`).
 
     One 64-bit key (cell, then the descending score key) sorted stably, which is fast on runs
     already listed by score; only the rows tying on the key (equal scores) are then put in docno
-    order, by ``tie_order(rows)``, the argsort of the docnos of those rows."""
+    order, by ``tie_order(rows)``, the argsort of the docnos of those rows (of their ids, where ids
+    compare as docnos)."""
     key = (cell.astype(np.int64) << 32) | descending_score_keys(score)
     order = np.argsort(key, kind="stable")
     key = key[order]

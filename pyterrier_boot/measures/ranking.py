@@ -61,7 +61,9 @@ def rank_cells(topic, sizes, score_bits, doc, n_topics, judged_keys, judged_grad
     for c in range(n_cells):
         offsets[c + 1] += offsets[c]
     order = np.empty(offsets[n_cells], np.int64)
-    fill = offsets[:n_cells].copy()
+    fill = np.empty(n_cells, np.int64)
+    for c in range(n_cells):
+        fill[c] = offsets[c]
     row = 0
     for s in range(len(sizes)):
         for _ in range(sizes[s]):
@@ -75,7 +77,7 @@ def rank_cells(topic, sizes, score_bits, doc, n_topics, judged_keys, judged_grad
     stops = np.empty(n_cells, np.int64)
     for c in range(n_cells):
         first, end = offsets[c], offsets[c + 1]
-        _order_cell(order[first:end], score_bits, doc)
+        _order_cell(order, first, end, score_bits, doc)
         base = (c % n_topics) * n_docs
         stop = first
         for j in range(first, end):
@@ -83,9 +85,8 @@ def rank_cells(topic, sizes, score_bits, doc, n_topics, judged_keys, judged_grad
             docs[j] = d
             grade = unjudged
             if judged_docs[d]:
-                key = base + d
-                i = np.searchsorted(judged_keys, key)
-                if i < len(judged_keys) and judged_keys[i] == key:
+                i = _search(judged_keys, base + d)
+                if i < len(judged_keys) and judged_keys[i] == base + d:
                     grade = judged_grades[i]
                     stop = j + 1
             grades[j] = grade
@@ -94,24 +95,27 @@ def rank_cells(topic, sizes, score_bits, doc, n_topics, judged_keys, judged_grad
 
 
 @njit(cache=numba_cache())
-def _order_cell(rows, score_bits, doc):  # pragma: no cover - compiled
-    """Put one cell's ``rows`` in place in ranking order: score key ascending (score descending),
+def _order_cell(order, first, end, score_bits, doc):  # pragma: no cover - compiled
+    """Put the rows ``order[first:end]`` of one cell in ranking order, in place: score descending,
     then doc id descending.
 
     Rows already in that order are left as they are; nearly ordered rows (a run listed by score
     whose tied documents come in another order) are insertion-sorted, in time linear in the
     rows plus the displacements; rows far from that order are merge-sorted."""
-    n = len(rows)
+    n = end - first
     keys = np.empty(n, np.int64)
     in_order = True
     for j in range(n):
-        r = rows[j]
+        r = order[first + j]
         # the score key in [0, 2**32) moved to int64's signed range, then the doc id descending
         keys[j] = ((_score_key(score_bits[r]) - 2**31) << 32) + (0x7FFFFFFF - doc[r])
         if j and keys[j] < keys[j - 1]:
             in_order = False
     if in_order:
         return
+    rows = np.empty(n, np.int64)
+    for j in range(n):
+        rows[j] = order[first + j]
     budget = 8 * n
     for j in range(1, n):
         key, row, i = keys[j], rows[j], j - 1
@@ -123,5 +127,60 @@ def _order_cell(rows, score_bits, doc):  # pragma: no cover - compiled
         rows[i + 1] = row
         budget -= j - 1 - i
         if budget < 0:  # far from ordered: keys and rows still match, sort them at once
-            rows[:] = rows[np.argsort(keys, kind="mergesort")]
-            return
+            _merge_sort(keys, rows)
+            break
+    for j in range(n):
+        order[first + j] = rows[j]
+
+
+# Plain loops rather than numba's np.searchsorted, np.argsort and slice assignment, whose
+# compilation would add seconds to the first call of a fresh installation (empty numba cache).
+
+@njit(cache=numba_cache())
+def _search(keys, key):  # pragma: no cover - compiled
+    """The first position of sorted ``keys`` holding a value ``>= key`` (``np.searchsorted``)."""
+    low, high = 0, len(keys)
+    while low < high:
+        middle = (low + high) // 2
+        if keys[middle] < key:
+            low = middle + 1
+        else:
+            high = middle
+    return low
+
+
+@njit(cache=numba_cache())
+def _merge_sort(keys, rows):  # pragma: no cover - compiled
+    """Sort int64 ``keys`` ascending in place, stably, moving int64 ``rows`` along (bottom-up)."""
+    n = len(keys)
+    spare_keys, spare_rows = np.empty(n, np.int64), np.empty(n, np.int64)
+    width, passes = 1, 0
+    while width < n:
+        if passes % 2 == 0:
+            _merge_pass(keys, rows, spare_keys, spare_rows, width)
+        else:
+            _merge_pass(spare_keys, spare_rows, keys, rows, width)
+        width *= 2
+        passes += 1
+    if passes % 2 == 1:
+        for k in range(n):  # a loop: numba compiles slice assignment slowly
+            keys[k] = spare_keys[k]
+            rows[k] = spare_rows[k]
+
+
+@njit(cache=numba_cache())
+def _merge_pass(keys, rows, out_keys, out_rows, width):  # pragma: no cover - compiled
+    """Merge each pair of neighbouring sorted runs of ``width`` keys into ``out_keys``."""
+    n = len(keys)
+    for low in range(0, n, 2 * width):
+        middle, high = min(low + width, n), min(low + 2 * width, n)
+        i, j = low, middle
+        for k in range(low, high):
+            take_right = j < high and (i >= middle or keys[j] < keys[i])
+            source = j if take_right else i
+            out_keys[k] = keys[source]
+            out_rows[k] = rows[source]
+            if take_right:
+                j += 1
+            else:
+                i += 1
