@@ -165,9 +165,10 @@ class JudgedRuns:
         if len(topic) >= COMPILED_RANKING_ROWS:
             judged_docs = np.zeros(len(docnos), dtype=bool)
             judged_docs[q_doc] = True
+            judged_keys, judged_grades = lookup
             run_docs, run_offsets, run_stops, run_grades = rank_cells(
-                topic, sizes, score.view(np.int32), doc[len(qrels):], len(qids), *lookup, judged_docs, len(docnos),
-                UNJUDGED)
+                topic, sizes, score.view(np.int32), doc[len(qrels):], len(qids), judged_keys, judged_grades,
+                judged_docs, len(docnos), UNJUDGED)
         else:
             run_docs, run_offsets, run_stops, run_grades = _rank_runs(
                 topic, sizes, score, doc[len(qrels):], lookup, len(qids), len(docnos))
