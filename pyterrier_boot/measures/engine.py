@@ -19,7 +19,21 @@ import pandas as pd
 from .._streams import POISSON_CAP
 from .._warnings import FallbackWarning, report
 from .kernels import FUSED_KINDS, LANES, evaluate_tasks
-from .lowering import AP, ERR, ERR_MAX_GRADE, JUDGED, RPREC, RR, SUCCESS, P, R, kernel_tables, lower
+from .lowering import (
+    AP,
+    ERR,
+    ERR_MAX_GRADE,
+    JUDGED,
+    NCG,
+    NDCG,
+    RPREC,
+    RR,
+    SUCCESS,
+    P,
+    R,
+    kernel_tables,
+    lower,
+)
 from .materialisation import image_qrels, image_run
 
 if TYPE_CHECKING:
@@ -265,7 +279,10 @@ def _family_tables(kms: list[KernelMeasure], grade_min: int, grade_max: int,
         if cols is fused:
             i_pos = np.flatnonzero(arrays.run_grades >= _lowest(mine, gains, grade_min)).astype(np.int64)
             i_off = np.searchsorted(i_pos, arrays.run_offsets).astype(np.int64)
-            tables.append((kinds, cutoffs, rels, gains, orders, weights, columns, i_off, i_pos))
+            # orders only serve ideal rankings (nDCG, nCG): None otherwise, so the kernel compiled for
+            # such a call has no ideal-ranking code (see kernels._fused_topic_setup)
+            ideal = bool(np.isin(kinds, (NDCG, NCG)).any())
+            tables.append((kinds, cutoffs, rels, gains, orders if ideal else None, weights, columns, i_off, i_pos))
         else:
             tables.append((kinds, cutoffs, rels, np.array([km.x for km in mine], dtype=np.float64),
                            np.array([km.judged_only for km in mine], dtype=np.bool_), gains, orders, weights,

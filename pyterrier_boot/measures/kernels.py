@@ -15,6 +15,11 @@ call asks for one of its measures:
   buffers, the copies ``k`` and the grade of each document still present, and each measure walks
   them, advancing the image position by ``k``.
 
+The fused family's ideal rankings are compiled only when one of its measures is nDCG or nCG
+(settled by an argument typed None, whose branch numba prunes before compiling). Only
+:func:`evaluate_tasks` is called from Python; the inner kernels are compiled without a Python
+entry point (:func:`_inner`).
+
 Each measure function has a twin in :mod:`.reference` that materialises the image; tests assert
 that they agree. Multiplicities arrive as an array, or as image keys from which the kernel draws
 counter-based Poisson(1) copies itself (:mod:`pyterrier_boot.corpus.multiplicity`), so no image
@@ -61,7 +66,15 @@ _UNJ = np.int32(UNJUDGED)
 _CACHE = numba_cache()  # False only when no folder at all is writable (see pyterrier_boot._environment)
 
 
-@njit(cache=_CACHE)
+def _inner(**options):
+    """``njit`` for a kernel called only by other kernels, never from Python (all but
+    :func:`evaluate_tasks`): numba then builds no CPython or cfunc wrapper for it, wrappers that
+    cost about as much to compile as the kernels they wrap (a quarter of ``evaluate``'s first
+    call with an empty numba cache)."""
+    return njit(cache=_CACHE, no_cpython_wrapper=True, no_cfunc_wrapper=True, **options)
+
+
+@_inner()
 def _count_at_least(hist, grade_min, rel):
     total = 0
     for i in range(hist.shape[0]):
@@ -70,7 +83,7 @@ def _count_at_least(hist, grade_min, rel):
     return total
 
 
-@njit(cache=_CACHE)
+@_inner()
 def _copies(k, pos, cutoff):
     """How many of ``k`` copies placed after position ``pos`` fall within the cutoff."""
     if cutoff <= 0:
@@ -78,7 +91,7 @@ def _copies(k, pos, cutoff):
     return max(0, min(k, cutoff - pos))
 
 
-@njit(cache=_CACHE)
+@_inner()
 def _ap(ks, gs, n, cutoff, rel, judged_only, n_rel):
     if n_rel == 0:
         return 0.0
@@ -99,7 +112,7 @@ def _ap(ks, gs, n, cutoff, rel, judged_only, n_rel):
     return total / n_rel
 
 
-@njit(cache=_CACHE)
+@_inner()
 def _relevant_within(ks, gs, n, cutoff, rel, judged_only, first_only):
     """Relevant copies within the cutoff, and the position of the first one (0 if none)."""
     pos = 0
@@ -122,7 +135,7 @@ def _relevant_within(ks, gs, n, cutoff, rel, judged_only, first_only):
     return hits, first
 
 
-@njit(cache=_CACHE)
+@_inner()
 def _gain_within(ks, gs, n, cutoff, judged_only, grade_min, gains, discount):
     """Cumulative gain of the image ranking to the cutoff, each position ``p`` weighted by
     ``discount[p]``: ``1 / log2(p + 2)`` for DCG, ones for CG, cwl_eval's weights for RBP/INSQ."""
@@ -143,7 +156,7 @@ def _gain_within(ks, gs, n, cutoff, judged_only, grade_min, gains, discount):
     return total
 
 
-@njit(cache=_CACHE)
+@_inner()
 def _ideal(hist, gains, order, cutoff, discount):
     """Cumulative gain of the ideal ranking of the judged copies to the cutoff, weighted by
     ``discount[position]``."""
@@ -163,7 +176,7 @@ def _ideal(hist, gains, order, cutoff, discount):
     return total
 
 
-@njit(cache=_CACHE)
+@_inner()
 def _q_measure(ks, gs, n, cutoff, rel, judged_only, beta, n_rel, hist, grade_min, gains, order):
     if n_rel == 0:
         return 0.0
@@ -206,7 +219,7 @@ def _q_measure(ks, gs, n, cutoff, rel, judged_only, beta, n_rel, hist, grade_min
     return total / n_rel
 
 
-@njit(cache=_CACHE)
+@_inner()
 def _bpref(ks, gs, n, rel, n_rel, n_nonrel):
     if n_rel == 0:
         return 0.0
@@ -226,7 +239,7 @@ def _bpref(ks, gs, n, rel, n_rel, n_nonrel):
     return total / n_rel
 
 
-@njit(cache=_CACHE)
+@_inner()
 def _inst(ks, gs, n, grade_min, gains, target, depth):
     """cwl_eval's INST: continuation ((i+T+T_i-1)/(i+T+T_i))^2 with T_i = T - gain so far."""
     gain_at = np.zeros(depth)
@@ -253,7 +266,7 @@ def _inst(ks, gs, n, grade_min, gains, target, depth):
     return total / norm
 
 
-@njit(cache=_CACHE)
+@_inner()
 def _judged(ks, gs, n, cutoff):
     """Share of the top min(cutoff, n) image positions holding a judged document."""
     pos = 0
@@ -268,7 +281,7 @@ def _judged(ks, gs, n, cutoff):
     return judged / pos if pos > 0 else 0.0
 
 
-@njit(cache=_CACHE)
+@_inner()
 def _err(ks, gs, n, cutoff, grade_min, gains):
     """gdeval's ERR@k: stopping probability (2^g - 1) / 2^4 at each position."""
     scale = 2.0**ERR_MAX_GRADE
@@ -299,20 +312,21 @@ FUSED_KINDS = (AP, P, R, RPREC, RR, SUCCESS, NDCG, NCG, RBP, INSQ)
 LANES = 8
 
 
-@njit(cache=_CACHE, error_model="numpy")
-def _fused_topic_setup(hist, grade_min, fused, discount, ones, n_rel, norm, cut):
+@_inner(error_model="numpy")
+def _fused_topic_setup(hist, grade_min, fused, orders, discount, ones, n_rel, norm, cut):
     """Per measure on one (image, topic): relevant copies, ideal gain and how deep it reads; returns
-    how deep any of them reads (0: to the last judged document)."""
-    kinds, cutoffs, rels, gains, orders, weights = fused[:6]
+    how deep any of them reads (0: to the last judged document). ``orders`` is ``fused[4]``, None
+    when no fused measure is nDCG or nCG: that branch is then pruned when numba compiles (an
+    argument typed None), so a call without them does not compile :func:`_ideal`."""
+    kinds, cutoffs, rels, gains, _, weights = fused[:6]
     reach = 1
     for m in range(kinds.shape[0]):
         kind = kinds[m]
         n_rel[m] = _count_at_least(hist, grade_min, rels[m])
         cut[m] = cutoffs[m]
-        if kind == NDCG:
-            norm[m] = _ideal(hist, gains[m], orders[m], cutoffs[m], discount)
-        elif kind == NCG:
-            norm[m] = _ideal(hist, gains[m], orders[m], cutoffs[m], ones)
+        if kind == NDCG or kind == NCG:
+            if orders is not None:
+                norm[m] = _ideal(hist, gains[m], orders[m], cutoffs[m], discount if kind == NDCG else ones)
         elif kind == RPREC:
             cut[m] = max(n_rel[m], 1)
         elif kind == RBP or kind == INSQ:
@@ -324,7 +338,7 @@ def _fused_topic_setup(hist, grade_min, fused, discount, ones, n_rel, norm, cut)
     return reach
 
 
-@njit(cache=_CACHE, inline="always", error_model="numpy")
+@_inner(inline="always", error_model="numpy")
 def _fused_feed(kk, g, pos, w, grade_min, kinds, rels, gains, weights, discount, cut, acc, hits, first):
     """One document with ``kk > 0`` copies at position ``pos`` of image lane ``w``, judged grade ``g``,
     fed to every fused measure (each in the order of its own reference walk, so sums round the same)."""
@@ -362,7 +376,7 @@ def _fused_feed(kk, g, pos, w, grade_min, kinds, rels, gains, weights, discount,
                 acc[w, m] = total
 
 
-@njit(cache=_CACHE, error_model="numpy")
+@_inner(error_model="numpy")
 def _fused_value(kind, cutoff, n_rel, norm, acc, hits, first):
     """A fused measure's value from its running counts after the walk."""
     if kind == AP:
@@ -380,17 +394,17 @@ def _fused_value(kind, cutoff, n_rel, norm, acc, hits, first):
     return acc
 
 
-@njit(cache=_CACHE, error_model="numpy")
+@_inner(error_model="numpy")
 def _fused_setup_lanes(hist, lanes, grade_min, fused, discount, ones, n_rel, norm, cut):
     """:func:`_fused_topic_setup` for each of the first ``lanes`` images; how deep any reads (0: all)."""
     reach = 1
     for w in range(lanes):
-        r = _fused_topic_setup(hist[w], grade_min, fused, discount, ones, n_rel[w], norm[w], cut[w])
+        r = _fused_topic_setup(hist[w], grade_min, fused, fused[4], discount, ones, n_rel[w], norm[w], cut[w])
         reach = 0 if r == 0 or reach == 0 else max(reach, r)
     return reach
 
 
-@njit(cache=_CACHE, error_model="numpy")
+@_inner(error_model="numpy")
 def _passed(pos, lanes, reach):
     """Whether every one of the first ``lanes`` images has passed position ``reach`` (> 0)."""
     for w in range(lanes):
@@ -399,7 +413,7 @@ def _passed(pos, lanes, reach):
     return True
 
 
-@njit(cache=_CACHE, error_model="numpy")
+@_inner(error_model="numpy")
 def _fused_topic(kt, b0, lanes, q, data, hist, fused, discount, scratch, out):
     """Every fused measure of every system on topic ``q`` of images ``b0..b0+lanes-1`` (lanes of
     ``kt[doc, lane]``), walked together: each ranking is read once for all of them, from one
@@ -445,7 +459,7 @@ def _fused_topic(kt, b0, lanes, q, data, hist, fused, discount, scratch, out):
 # grade of each document still present) and each measure walks them.
 
 
-@njit(cache=_CACHE)
+@_inner()
 def _normaliser(kind, cutoff, n_rel, hist, grade_min, gains, order, discount, ones):
     """What a measure divides by on one image and topic: the ideal (discounted) cumulative gain for
     nDCG and nCG, the judged non-relevant copies for Bpref, else nothing (0)."""
@@ -458,7 +472,7 @@ def _normaliser(kind, cutoff, n_rel, hist, grade_min, gains, order, discount, on
     return 0.0
 
 
-@njit(cache=_CACHE)
+@_inner()
 def _value(kind, cutoff, rel, x, judged_only, ks, gs, n, n_rel, norm, hist, grade_min, gains, order, weights,
            discount, ones):
     if kind == AP:
@@ -493,7 +507,7 @@ def _value(kind, cutoff, rel, x, judged_only, ks, gs, n, n_rel, norm, hist, grad
     return np.nan
 
 
-@njit(cache=_CACHE)
+@_inner()
 def _general_topic(k, b, q, data, hist, general, discount, scratch, out):
     """Every general measure of every system on image ``b``, topic ``q``."""
     grade_min, _, _, _, r_off, r_doc, r_grade, r_stop, _ = data
@@ -519,11 +533,12 @@ def _general_topic(k, b, q, data, hist, general, discount, scratch, out):
 # ------------------------------------------------------------------ the driver
 
 
-@njit(cache=_CACHE, error_model="numpy")
+@_inner(error_model="numpy")
 def _fill_lanes(multiplicity, keys, hashes, thresholds, b0, lanes, kt):
     """Copies ``kt[doc, lane]`` of every document in images ``b0..b0+lanes-1`` (other lanes 0): rows
     of ``multiplicity``, or when ``keys`` is not empty the counter-based Poisson(1) draws of the
-    image keys ``keys[b0 + lane]``."""
+    image keys ``keys[b0 + lane]``. (Both ways share one specialisation on purpose: the corpus
+    bootstrap uses both, and a second one would cost it more to compile than the draws do.)"""
     for d in range(kt.shape[0]):
         for w in range(lanes, LANES):
             kt[d, w] = 0
@@ -537,7 +552,7 @@ def _fill_lanes(multiplicity, keys, hashes, thresholds, b0, lanes, kt):
                 kt[d, w] = poisson_draw(hashes[d] ^ key, thresholds)
 
 
-@njit(cache=_CACHE, error_model="numpy")
+@_inner(error_model="numpy")
 def _histogram(kt, q, data, hist):
     """``hist[lane, grade]``: judged copies of each grade for topic ``q`` in each lane's image."""
     grade_min, q_off, q_doc, q_grade = data[:4]
