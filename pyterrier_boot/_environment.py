@@ -14,10 +14,11 @@ import sys
 import tempfile
 import warnings
 from pathlib import Path
+from typing import Any
 
 from ._warnings import BootWarning
 
-__all__ = ["numba_cache", "configure_ir_datasets", "configure_matplotlib"]
+__all__ = ["numba_cache", "inner_kernel", "configure_ir_datasets", "configure_matplotlib"]
 
 _PACKAGE = Path(__file__).resolve().parent
 _numba_cache: bool | None = None
@@ -69,6 +70,17 @@ def _numba_user_cache() -> str | None:
         return AppDirs(appname="numba", appauthor=False).user_cache_dir
     except Exception:  # pragma: no cover - no home folder at all
         return None
+
+
+def inner_kernel(**options: Any) -> Any:
+    """``numba.njit``, cached as :func:`numba_cache` says, for a kernel called only by other kernels,
+    never from Python: numba then builds no CPython or cfunc wrapper for it, wrappers that cost
+    about as much to compile as the kernels they wrap (a quarter of ``evaluate``'s first call with
+    an empty numba cache)."""
+    from numba import njit
+
+    options.update(no_cpython_wrapper=True, no_cfunc_wrapper=True)  # not in numba's type stubs
+    return njit(cache=numba_cache(), **options)
 
 
 def numba_cache() -> bool:

@@ -10,20 +10,10 @@ from __future__ import annotations
 from decimal import Context, Decimal, localcontext
 
 import numpy as np
-from numba import njit
 
-from ._environment import numba_cache
+from ._environment import inner_kernel
 
 __all__ = ["POISSON_CAP", "POISSON_THRESHOLDS", "finalise", "poisson_draw"]
-
-_CACHE = numba_cache()
-
-
-def _inner(**options):
-    """``njit`` for a kernel called only by other kernels, never from Python (both of this
-    module's): numba then builds no CPython or cfunc wrapper for it, which would cost about as
-    much to compile as the kernel."""
-    return njit(cache=_CACHE, no_cpython_wrapper=True, no_cfunc_wrapper=True, **options)
 
 
 #: Largest Poisson(1) draw (P(K > 20) = 7.1e-21).
@@ -56,7 +46,7 @@ def _poisson_thresholds(cap: int = POISSON_CAP) -> np.ndarray:
 POISSON_THRESHOLDS = _poisson_thresholds()
 
 
-@_inner()
+@inner_kernel()
 def finalise(z: np.uint64) -> np.uint64:
     """splitmix64's finaliser (Steele, Lea & Flood 2014): a bijection of 64-bit words."""
     z = (z ^ (z >> _S30)) * _MIX1
@@ -64,7 +54,7 @@ def finalise(z: np.uint64) -> np.uint64:
     return z ^ (z >> _S31)
 
 
-@_inner()
+@inner_kernel()
 def poisson_draw(z: np.uint64, thresholds: np.ndarray) -> int:
     """Poisson(1) inverse CDF of the 53-bit uniform in ``finalise(z)``: the number of thresholds at
     or below it. The first four comparisons settle 98% of draws without a branch."""

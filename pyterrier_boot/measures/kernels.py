@@ -18,7 +18,7 @@ call asks for one of its measures:
 The fused family's ideal rankings are compiled only when one of its measures is nDCG or nCG
 (settled by an argument typed None, whose branch numba prunes before compiling). Only
 :func:`evaluate_tasks` is called from Python; the inner kernels are compiled without a Python
-entry point (:func:`_inner`).
+entry point (:func:`~pyterrier_boot._environment.inner_kernel`).
 
 Each measure function has a twin in :mod:`.reference` that materialises the image; tests assert
 that they agree. Multiplicities arrive as an array, or as image keys from which the kernel draws
@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numba import njit
 
-from .._environment import numba_cache
+from .._environment import inner_kernel, numba_cache
 from .._streams import POISSON_THRESHOLDS, poisson_draw
 from .arrays import UNJUDGED
 from .lowering import (
@@ -66,15 +66,7 @@ _UNJ = np.int32(UNJUDGED)
 _CACHE = numba_cache()  # False only when no folder at all is writable (see pyterrier_boot._environment)
 
 
-def _inner(**options):
-    """``njit`` for a kernel called only by other kernels, never from Python (all but
-    :func:`evaluate_tasks`): numba then builds no CPython or cfunc wrapper for it, wrappers that
-    cost about as much to compile as the kernels they wrap (a quarter of ``evaluate``'s first
-    call with an empty numba cache)."""
-    return njit(cache=_CACHE, no_cpython_wrapper=True, no_cfunc_wrapper=True, **options)
-
-
-@_inner()
+@inner_kernel()
 def _count_at_least(hist, grade_min, rel):
     total = 0
     for i in range(hist.shape[0]):
@@ -83,7 +75,7 @@ def _count_at_least(hist, grade_min, rel):
     return total
 
 
-@_inner()
+@inner_kernel()
 def _copies(k, pos, cutoff):
     """How many of ``k`` copies placed after position ``pos`` fall within the cutoff."""
     if cutoff <= 0:
@@ -91,7 +83,7 @@ def _copies(k, pos, cutoff):
     return max(0, min(k, cutoff - pos))
 
 
-@_inner()
+@inner_kernel()
 def _ap(ks, gs, n, cutoff, rel, judged_only, n_rel):
     if n_rel == 0:
         return 0.0
@@ -112,7 +104,7 @@ def _ap(ks, gs, n, cutoff, rel, judged_only, n_rel):
     return total / n_rel
 
 
-@_inner()
+@inner_kernel()
 def _relevant_within(ks, gs, n, cutoff, rel, judged_only, first_only):
     """Relevant copies within the cutoff, and the position of the first one (0 if none)."""
     pos = 0
@@ -135,7 +127,7 @@ def _relevant_within(ks, gs, n, cutoff, rel, judged_only, first_only):
     return hits, first
 
 
-@_inner()
+@inner_kernel()
 def _gain_within(ks, gs, n, cutoff, judged_only, grade_min, gains, discount):
     """Cumulative gain of the image ranking to the cutoff, each position ``p`` weighted by
     ``discount[p]``: ``1 / log2(p + 2)`` for DCG, ones for CG, cwl_eval's weights for RBP/INSQ."""
@@ -156,7 +148,7 @@ def _gain_within(ks, gs, n, cutoff, judged_only, grade_min, gains, discount):
     return total
 
 
-@_inner()
+@inner_kernel()
 def _ideal(hist, gains, order, cutoff, discount):
     """Cumulative gain of the ideal ranking of the judged copies to the cutoff, weighted by
     ``discount[position]``."""
@@ -176,7 +168,7 @@ def _ideal(hist, gains, order, cutoff, discount):
     return total
 
 
-@_inner()
+@inner_kernel()
 def _q_measure(ks, gs, n, cutoff, rel, judged_only, beta, n_rel, hist, grade_min, gains, order):
     if n_rel == 0:
         return 0.0
@@ -219,7 +211,7 @@ def _q_measure(ks, gs, n, cutoff, rel, judged_only, beta, n_rel, hist, grade_min
     return total / n_rel
 
 
-@_inner()
+@inner_kernel()
 def _bpref(ks, gs, n, rel, n_rel, n_nonrel):
     if n_rel == 0:
         return 0.0
@@ -239,7 +231,7 @@ def _bpref(ks, gs, n, rel, n_rel, n_nonrel):
     return total / n_rel
 
 
-@_inner()
+@inner_kernel()
 def _inst(ks, gs, n, grade_min, gains, target, depth):
     """cwl_eval's INST: continuation ((i+T+T_i-1)/(i+T+T_i))^2 with T_i = T - gain so far."""
     gain_at = np.zeros(depth)
@@ -266,7 +258,7 @@ def _inst(ks, gs, n, grade_min, gains, target, depth):
     return total / norm
 
 
-@_inner()
+@inner_kernel()
 def _judged(ks, gs, n, cutoff):
     """Share of the top min(cutoff, n) image positions holding a judged document."""
     pos = 0
@@ -281,7 +273,7 @@ def _judged(ks, gs, n, cutoff):
     return judged / pos if pos > 0 else 0.0
 
 
-@_inner()
+@inner_kernel()
 def _err(ks, gs, n, cutoff, grade_min, gains):
     """gdeval's ERR@k: stopping probability (2^g - 1) / 2^4 at each position."""
     scale = 2.0**ERR_MAX_GRADE
@@ -312,7 +304,7 @@ FUSED_KINDS = (AP, P, R, RPREC, RR, SUCCESS, NDCG, NCG, RBP, INSQ)
 LANES = 8
 
 
-@_inner(error_model="numpy")
+@inner_kernel(error_model="numpy")
 def _fused_topic_setup(hist, grade_min, fused, orders, discount, ones, n_rel, norm, cut):
     """Per measure on one (image, topic): relevant copies, ideal gain and how deep it reads; returns
     how deep any of them reads (0: to the last judged document). ``orders`` is ``fused[4]``, None
@@ -338,7 +330,7 @@ def _fused_topic_setup(hist, grade_min, fused, orders, discount, ones, n_rel, no
     return reach
 
 
-@_inner(inline="always", error_model="numpy")
+@inner_kernel(inline="always", error_model="numpy")
 def _fused_feed(kk, g, pos, w, grade_min, kinds, rels, gains, weights, discount, cut, acc, hits, first):
     """One document with ``kk > 0`` copies at position ``pos`` of image lane ``w``, judged grade ``g``,
     fed to every fused measure (each in the order of its own reference walk, so sums round the same)."""
@@ -376,7 +368,7 @@ def _fused_feed(kk, g, pos, w, grade_min, kinds, rels, gains, weights, discount,
                 acc[w, m] = total
 
 
-@_inner(error_model="numpy")
+@inner_kernel(error_model="numpy")
 def _fused_value(kind, cutoff, n_rel, norm, acc, hits, first):
     """A fused measure's value from its running counts after the walk."""
     if kind == AP:
@@ -394,7 +386,7 @@ def _fused_value(kind, cutoff, n_rel, norm, acc, hits, first):
     return acc
 
 
-@_inner(error_model="numpy")
+@inner_kernel(error_model="numpy")
 def _fused_setup_lanes(hist, lanes, grade_min, fused, discount, ones, n_rel, norm, cut):
     """:func:`_fused_topic_setup` for each of the first ``lanes`` images; how deep any reads (0: all)."""
     reach = 1
@@ -404,7 +396,7 @@ def _fused_setup_lanes(hist, lanes, grade_min, fused, discount, ones, n_rel, nor
     return reach
 
 
-@_inner(error_model="numpy")
+@inner_kernel(error_model="numpy")
 def _passed(pos, lanes, reach):
     """Whether every one of the first ``lanes`` images has passed position ``reach`` (> 0)."""
     for w in range(lanes):
@@ -413,7 +405,7 @@ def _passed(pos, lanes, reach):
     return True
 
 
-@_inner(error_model="numpy")
+@inner_kernel(error_model="numpy")
 def _fused_topic(kt, b0, lanes, q, data, hist, fused, discount, scratch, out):
     """Every fused measure of every system on topic ``q`` of images ``b0..b0+lanes-1`` (lanes of
     ``kt[doc, lane]``), walked together: each ranking is read once for all of them, from one
@@ -459,7 +451,7 @@ def _fused_topic(kt, b0, lanes, q, data, hist, fused, discount, scratch, out):
 # grade of each document still present) and each measure walks them.
 
 
-@_inner()
+@inner_kernel()
 def _normaliser(kind, cutoff, n_rel, hist, grade_min, gains, order, discount, ones):
     """What a measure divides by on one image and topic: the ideal (discounted) cumulative gain for
     nDCG and nCG, the judged non-relevant copies for Bpref, else nothing (0)."""
@@ -472,7 +464,7 @@ def _normaliser(kind, cutoff, n_rel, hist, grade_min, gains, order, discount, on
     return 0.0
 
 
-@_inner()
+@inner_kernel()
 def _value(kind, cutoff, rel, x, judged_only, ks, gs, n, n_rel, norm, hist, grade_min, gains, order, weights,
            discount, ones):
     if kind == AP:
@@ -507,7 +499,7 @@ def _value(kind, cutoff, rel, x, judged_only, ks, gs, n, n_rel, norm, hist, grad
     return np.nan
 
 
-@_inner()
+@inner_kernel()
 def _general_topic(k, b, q, data, hist, general, discount, scratch, out):
     """Every general measure of every system on image ``b``, topic ``q``."""
     grade_min, _, _, _, r_off, r_doc, r_grade, r_stop, _ = data
@@ -533,7 +525,7 @@ def _general_topic(k, b, q, data, hist, general, discount, scratch, out):
 # ------------------------------------------------------------------ the driver
 
 
-@_inner(error_model="numpy")
+@inner_kernel(error_model="numpy")
 def _fill_lanes(multiplicity, keys, hashes, thresholds, b0, lanes, kt):
     """Copies ``kt[doc, lane]`` of every document in images ``b0..b0+lanes-1`` (other lanes 0): rows
     of ``multiplicity``, or when ``keys`` is not empty the counter-based Poisson(1) draws of the
@@ -552,7 +544,7 @@ def _fill_lanes(multiplicity, keys, hashes, thresholds, b0, lanes, kt):
                 kt[d, w] = poisson_draw(hashes[d] ^ key, thresholds)
 
 
-@_inner(error_model="numpy")
+@inner_kernel(error_model="numpy")
 def _histogram(kt, q, data, hist):
     """``hist[lane, grade]``: judged copies of each grade for topic ``q`` in each lane's image."""
     grade_min, q_off, q_doc, q_grade = data[:4]

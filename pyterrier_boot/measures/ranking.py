@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numba import njit
 
-from .._environment import numba_cache
+from .._environment import inner_kernel, numba_cache
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -29,7 +29,7 @@ def descending_score_keys(scores: npt.NDArray[np.float32]) -> npt.NDArray[np.int
     return np.int64(0x7FFFFFFF) - ascending.astype(np.int64)
 
 
-@njit(cache=numba_cache())
+@inner_kernel()
 def _score_key(bits):  # pragma: no cover - compiled
     """:func:`descending_score_keys` of one score given as its float32 bits (an int32)."""
     b = np.int64(bits)
@@ -94,7 +94,7 @@ def rank_cells(topic, sizes, score_bits, doc, n_topics, judged_keys, judged_grad
     return docs, offsets, stops, grades
 
 
-@njit(cache=numba_cache())
+@inner_kernel()
 def _order_cell(order, first, end, score_bits, doc):  # pragma: no cover - compiled
     """Put the rows ``order[first:end]`` of one cell in ranking order, in place: score descending,
     then doc id descending.
@@ -136,7 +136,7 @@ def _order_cell(order, first, end, score_bits, doc):  # pragma: no cover - compi
 # Plain loops rather than numba's np.searchsorted, np.argsort and slice assignment, whose
 # compilation would add seconds to the first call of a fresh installation (empty numba cache).
 
-@njit(cache=numba_cache())
+@inner_kernel()
 def _search(keys, key):  # pragma: no cover - compiled
     """The first position of sorted ``keys`` holding a value ``>= key`` (``np.searchsorted``)."""
     low, high = 0, len(keys)
@@ -149,7 +149,7 @@ def _search(keys, key):  # pragma: no cover - compiled
     return low
 
 
-@njit(cache=numba_cache())
+@inner_kernel()
 def _merge_sort(keys, rows):  # pragma: no cover - compiled
     """Sort int64 ``keys`` ascending in place, stably, moving int64 ``rows`` along (bottom-up)."""
     n = len(keys)
@@ -168,7 +168,7 @@ def _merge_sort(keys, rows):  # pragma: no cover - compiled
             rows[k] = spare_rows[k]
 
 
-@njit(cache=numba_cache())
+@inner_kernel()
 def _merge_pass(keys, rows, out_keys, out_rows, width):  # pragma: no cover - compiled
     """Merge each pair of neighbouring sorted runs of ``width`` keys into ``out_keys``."""
     n = len(keys)
