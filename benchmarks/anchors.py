@@ -2,6 +2,8 @@
 
     python benchmarks/anchors.py [--runs 20] [--resamples 1000] [--images 200] [--reference-images 2]
 
+ranx comes with the ``bench`` extra (``pip install -e ".[dev,bench]"``).
+
 On TREC DL 2020 passage runs (the first ``--runs`` of the 59, frames read once beforehand; a
 simulated collection when ../shared/data is absent), AP, nDCG@10, P@10, RR at rel >= 1:
 
@@ -72,7 +74,10 @@ def experiment_anchor(runs, qrels, resamples):
 
 
 def ranx_anchor(runs, qrels, resamples):
-    import ranx
+    try:
+        import ranx
+    except ImportError:
+        raise SystemExit("the ranx anchor needs ranx: pip install -e '.[dev,bench]'") from None
 
     def frame(df, value):  # ranx wants object (str) ids
         return pd.DataFrame({"qid": df["qid"].astype(str).astype(object),

@@ -10,8 +10,10 @@ from hypothesis import strategies as st
 from pyterrier_boot._warnings import InputWarning
 from pyterrier_boot.measures.arrays import UNJUDGED, JudgedRuns, JudgedRunsBuilder, natural_order
 
-# short, long (beyond the fixed-width sort), non-ASCII, prefix-sharing and NUL-ending docnos
-DOCS = ["d1", "d10", "d2", "D2", "é", "e", "d1" + "x" * 70, "d1" + "x" * 69, "zz", "a", "d2\x00"]
+# short, 8/9/24 characters (one, two and three packed words), long (beyond the fixed-width sort),
+# non-ASCII, prefix-sharing and NUL-ending docnos
+DOCS = ["d1", "d10", "d2", "D2", "é", "e", "d1" + "x" * 6, "d1" + "x" * 7, "d1" + "x" * 22, "d1" + "x" * 70,
+        "d1" + "x" * 69, "zz", "a", "d2\x00"]
 SCORES = [0.0, -0.0, 1.0, 1.0 + 1e-9, -2.5, 3e38, 1e39, -1e39, 7.0]
 
 
@@ -158,3 +160,16 @@ def test_rank_cells_orders_each_cell_as_a_full_sort(disorder):
     for c in range(len(offsets) - 1):
         hit = np.flatnonzero(grades[offsets[c]:offsets[c + 1]] != UNJUDGED)
         assert stops[c] == offsets[c] + (hit[-1] + 1 if len(hit) else 0)
+
+
+@pytest.mark.parametrize(("alphabet", "longest"), [("ascii", 8), ("ascii", 24), ("ascii", 40), ("unicode", 20),
+                                                  ("nul", 20), ("ascii", 90)])
+def test_string_order_is_python_sort_order(alphabet, longest):
+    """Packed words (ASCII up to 24 characters), fixed-width text and objects all give sorted()'s order."""
+    from pyterrier_boot.measures.arrays import _string_order
+
+    rng = np.random.default_rng(3)
+    chars = {"ascii": list("ab0Z-_ ~"), "unicode": list("abé中"), "nul": list("ab\x00")}[alphabet]
+    words = {"".join(rng.choice(chars, size=rng.integers(1, longest + 1))) for _ in range(3000)}
+    values = np.array(sorted(words, key=lambda w: rng.random()), dtype=object)
+    assert values[_string_order(values)].tolist() == sorted(words)

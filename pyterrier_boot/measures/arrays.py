@@ -193,14 +193,23 @@ def _docno_ids(columns):
 
 
 def _string_order(values):
-    """``argsort`` of strings: as fixed-width numpy text when short (several times faster than
-    comparing Python objects; the same code-point order), else as objects."""
+    """``argsort`` of distinct strings in code-point order.
+
+    ASCII strings of up to 24 characters are packed, NUL-padded, into up to three big-endian
+    64-bit words whose integer order is their order (a prefix sorts first, as the padding is
+    below every character); other short strings sort as fixed-width numpy text, long ones as
+    objects. Strings holding NUL characters (which padding would confuse) sort as objects."""
     if len(values) == 0:
         return np.zeros(0, np.int64)
     longest = max(map(len, values))
+    joined = "".join(values)
+    if "\x00" in joined:
+        return np.argsort(values, kind="stable")
+    if joined.isascii() and longest <= 24:
+        words = -(-longest // 8)
+        packed = values.astype(f"S{8 * words}").view(">u8").astype(np.uint64).reshape(-1, words)
+        return np.lexsort(packed.T[::-1])
     if longest <= 64 and len(values) * longest <= 2**28:
-        if "\x00" in "".join(values):  # fixed-width text drops trailing NULs
-            return np.argsort(values, kind="stable")
         return np.argsort(values.astype(f"U{longest}"), kind="stable")
     return np.argsort(values, kind="stable")
 
@@ -209,14 +218,16 @@ def _topic_ids(columns, qids):
     """Topic index (in ``qids``) of every row of the concatenated ``qid`` columns, -1 for a topic
     not in the qrels. Runs list a topic's results together, so only the first row of each block of
     equal ids is looked up."""
-    if not columns:
-        return np.zeros(0, np.int32)
-    values = np.concatenate([c.to_numpy(object) for c in columns])
-    starts = np.ones(len(values), dtype=bool)
-    np.not_equal(values[1:], values[:-1], out=starts[1:])
-    heads = np.flatnonzero(starts)
-    ids = pd.Index(qids).get_indexer(values[heads]).astype(np.int32)
-    return np.repeat(ids, np.diff(np.append(heads, len(values))))
+    index = pd.Index(qids)
+    parts = [np.zeros(0, np.int32)]
+    for column in columns:
+        values = column.to_numpy(object)
+        starts = np.ones(len(values), dtype=bool)
+        np.not_equal(values[1:], values[:-1], out=starts[1:])
+        heads = np.flatnonzero(starts)
+        ids = index.get_indexer(values[heads]).astype(np.int32)
+        parts.append(np.repeat(ids, np.diff(np.append(heads, len(values)))))
+    return np.concatenate(parts)
 
 
 def _warn_dropped(names, frames, sizes, topic, score, warn_unjudged):
