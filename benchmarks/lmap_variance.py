@@ -70,7 +70,7 @@ def halves(args):
     """Full-half values and images of both halves of every split: lists of (stat [S,Q,M], images [B,S,Q,M])."""
     from pyterrier_boot import DegenerateWarning
     from pyterrier_boot._random import as_generator
-    from pyterrier_boot.corpus.multiplicity import docno_hashes
+    from pyterrier_boot.corpus.multiplicity import docno_hashes, salted_bits
     from pyterrier_boot.corpus.validation import _bootstrap_halves
     from pyterrier_boot.measures.evaluation import prepare
 
@@ -82,11 +82,39 @@ def halves(args):
     salts = generator.integers(0, 2**62, size=args.splits)
     seeds = generator.integers(0, 2**62, size=(args.splits, 2))
     hashes = docno_hashes(evaluator.arrays.docnos)
-    out = []
+    out, counts = [], []
     for salt, pair in zip(salts, seeds):
         a, b = _bootstrap_halves(read, evaluator, hashes, int(salt), pair, args.images)
         out.append(((a.statistic, a.bootstrap_distribution), (b.statistic, b.bootstrap_distribution)))
-    return out, measures
+        in_a = salted_bits(hashes, int(salt)) == 0
+        counts.append(tuple(relevant_counts(evaluator.arrays.restrict(keep), measures) for keep in (in_a, ~in_a)))
+    return out, measures, counts
+
+
+#: (relevance threshold, depth) within which a cell's relevant documents make the measure > 0
+#: (depth 0: the whole ranking).
+COUNTED = {"AP": (1, 0), "AP(rel=2)": (2, 0), "nDCG@10": (1, 10)}
+
+
+def relevant_counts(arrays, measures):
+    """Per measure: ``k [S, Q]``, the relevant documents each cell retrieved within the measure's
+    depth (the measure is 0 on an image exactly when all of them vanish; for nDCG@10 the image's
+    top 10 can also take documents from below rank 10), and ``R [Q]``, the topic's relevant documents."""
+    from pyterrier_boot.measures.arrays import UNJUDGED
+
+    S, Q = arrays.n_systems, arrays.n_topics
+    cell = np.repeat(np.arange(S * Q), np.diff(arrays.run_offsets))
+    within = np.arange(len(cell)) - arrays.run_offsets[cell]
+    topic_of = np.repeat(np.arange(Q), np.diff(arrays.qrels_offsets))
+    out = []
+    for label in measures:
+        rel, depth = COUNTED[label]
+        hit = (arrays.run_grades != UNJUDGED) & (arrays.run_grades >= rel)
+        if depth:
+            hit &= within < depth
+        k = np.bincount(cell[hit], minlength=S * Q).reshape(S, Q)
+        out.append((k, np.bincount(topic_of[arrays.qrels_grades >= rel], minlength=Q)))
+    return out
 
 
 def cell_variance(images, f, rule):
@@ -109,14 +137,117 @@ def cell_variance(images, f, rule):
     return np.where(p >= 1, 0.0, np.where(p > 0, jump, x.var(axis=0, ddof=1)))
 
 
-def rule_figures(data, m, f, rule, rng):
+#: The grid of the rates ``λ`` of the nonparametric prior (:func:`fit_prior`).
+GRID = np.exp(np.linspace(np.log(1e-3), np.log(2e3), 120))
+
+
+def fit_prior(kind, k):
+    """Empirical-Bayes prior of the rate ``λ`` of a cell's count ``k ~ Poisson(λ)`` of relevant
+    documents retrieved, fitted by maximum likelihood of the mixture over the cells ``k`` of one
+    collection half. ``kind="gamma"``: ``λ ~ Gamma(a, rate b)`` (negative-binomial marginal);
+    ``"npmle"``: any distribution on :data:`GRID` (Kiefer-Wolfowitz, by EM). Returns ``(weights on
+    GRID or None, parameters)``; the chance that a replicate corpus loses them all,
+    ``E[e^-λ | k]``, is :func:`zero_posterior`."""
+    from scipy import optimize
+
+    k = np.asarray(k, dtype=float).ravel()
+    values, counts = np.unique(k, return_counts=True)
+    if kind == "gamma":
+        def nll(t):
+            a, b = np.exp(t)
+            return -np.sum(counts * (special.gammaln(values + a) - special.gammaln(a)
+                                     + a * np.log(b / (b + 1)) - values * np.log(b + 1)))
+        m, var = k.mean(), k.var()
+        a0 = m * m / max(var - m, 0.1 * m * m)
+        fit = optimize.minimize(nll, np.log([a0, a0 / m]), method="Nelder-Mead",
+                                options=dict(xatol=1e-7, fatol=1e-9, maxiter=4000))
+        return None, tuple(np.exp(fit.x))
+    log_l = values[:, None] * np.log(GRID) - GRID - special.gammaln(values[:, None] + 1)
+    like = np.exp(log_l - log_l.max(axis=1, keepdims=True))
+    w = np.full(len(GRID), 1 / len(GRID))
+    for _ in range(500):
+        post = like * w
+        w = (counts[:, None] * post / post.sum(axis=1, keepdims=True)).sum(axis=0) / counts.sum()
+    return w, (float(w @ np.exp(-GRID)), float(w @ GRID))
+
+
+def zero_posterior(k, prior, power=1):
+    """``E[e^-jλ | k]`` (``j = power``; ``j = 1``: the chance that a replicate corpus loses all ``k``):
+    Gamma(a, b) prior: ``((b + 1)/(b + 1 + j))^(a + k)`` (the posterior is Gamma(a + k, b + 1));
+    nonparametric: ``Σ_i w_i λ_i^k e^-(1+j)λ_i / Σ_i w_i λ_i^k e^-λ_i``."""
+    w, params = prior
+    k = np.asarray(k, dtype=float)
+    if w is None:
+        a, b = params
+        return ((b + 1) / (b + 1 + power)) ** (a + k)
+    log_l = k[..., None] * np.log(GRID) - GRID
+    post = np.exp(log_l - log_l.max(axis=-1, keepdims=True)) * w
+    return (post * np.exp(-power * GRID)).sum(axis=-1) / post.sum(axis=-1)
+
+
+def zero_variance(k, prior, h):
+    """The Bernoulli variance of losing all ``k``: ``h="predictive"``: ``q(1 - q)``, ``q = E[e^-λ | k]``
+    (a replicate's zero indicator, including the uncertainty of λ); ``h="posterior"``:
+    ``E[e^-λ(1 - e^-λ) | k]`` (the posterior mean of the variance of the indicator at the true λ,
+    which ``v_A + v_B`` estimates for a split)."""
+    q = zero_posterior(k, prior)
+    return q * (1 - q) if h == "predictive" else q - zero_posterior(k, prior, 2)
+
+
+def eb_variance(images, f, k, prior, jump=True, h="predictive"):
+    """Per-cell variance ``[S, Q]`` under an empirical-Bayes zero share (rules ``EB ...``).
+
+    Cells that retrieved ``k >= 1`` relevant documents: ``v = q(1 - q)(m1 - m0)² + (1 - p) v1`` with
+    ``q = E[e^-λ | k]`` (:func:`zero_posterior`) instead of the images' share ``p``; ``m0 = f(0)``,
+    ``m1`` / ``v1`` the mean / variance of the images with a value > 0. Cells with ``k = 0`` (every
+    image 0): with ``jump``, ``v = q0(1 - q0)(m1* - m0)² + (1 - q0) v1*`` with ``q0 = E[e^-λ | 0]``
+    and ``m1*`` / ``v1*`` the mean ``m1`` / ``v1`` of the topic's cells with the fewest relevant
+    documents retrieved (``k = 1`` if any; the half's ``k = 1`` cells for a topic where no run found
+    one): the value a one-relevant-document cell of that topic has; else 0."""
+    x = f(images)
+    m0 = f(np.zeros(1))[0]
+    zero = images <= 0
+    p = zero.mean(axis=0)
+    n1 = (~zero).sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        m1 = np.where(~zero, x, 0).sum(axis=0) / n1
+        v1 = np.where(~zero, (x - m1) ** 2, 0).sum(axis=0) / np.maximum(n1 - 1, 1)
+    v1 = np.where(n1 > 1, v1, 0.0)
+    q, hq = zero_posterior(k, prior), zero_variance(k, prior, h)
+    v = np.where(k > 0, hq * np.where(n1 > 0, m1 - m0, 0) ** 2 + (1 - p) * v1, 0.0)
+    if jump and (k == 0).any():
+        found = (k > 0) & (n1 > 0)
+        kmin = np.where(found, k, np.iinfo(np.int64).max).min(axis=0)  # [Q]
+        one = found & (k == kmin)
+        overall = found & (k == 1) if (found & (k == 1)).any() else found & (k == k[found].min())
+        with np.errstate(invalid="ignore", divide="ignore"):
+            t_m = np.where(one.any(axis=0), np.where(one, m1, 0).sum(axis=0) / one.sum(axis=0), m1[overall].mean())
+            t_v = np.where(one.any(axis=0), np.where(one, v1, 0).sum(axis=0) / one.sum(axis=0), v1[overall].mean())
+        q0, h0 = zero_posterior(0, prior), zero_variance(0, prior, h)
+        v = np.where(k == 0, h0 * (t_m - m0) ** 2 + (1 - q0) * t_v, v)
+    return v
+
+
+#: Empirical-Bayes rules: name -> (prior kind, jump at k = 0).
+EB_RULES = {"EB gamma": ("gamma", True, "predictive"), "EB npmle": ("npmle", True, "predictive"),
+            "EB npmle (no k = 0 jump)": ("npmle", False, "predictive"),
+            "EB gamma, posterior": ("gamma", True, "posterior"), "EB npmle, posterior": ("npmle", True, "posterior")}
+
+
+def rule_figures(data, m, f, rule, rng, counts=None):
     """(per-topic estimate, its SE over topics, system sd(z), its jackknife SE over splits)."""
     from pyterrier_boot.corpus.validation import pooled_sd
 
     d2, v, z = [], [], []
-    for (sa, ia), (sb, ib) in data:
+    for i, ((sa, ia), (sb, ib)) in enumerate(data):
         xa, xb = f(sa[..., m]), f(sb[..., m])
-        va, vb = cell_variance(ia[..., m], f, rule), cell_variance(ib[..., m], f, rule)
+        if rule in EB_RULES:
+            kind, jump, h = EB_RULES[rule]
+            (ka, _), (kb, _) = counts[i][0][m], counts[i][1][m]
+            va = eb_variance(ia[..., m], f, ka, fit_prior(kind, ka), jump, h)
+            vb = eb_variance(ib[..., m], f, kb, fit_prior(kind, kb), jump, h)
+        else:
+            va, vb = cell_variance(ia[..., m], f, rule), cell_variance(ib[..., m], f, rule)
         d2.append((xb - xa) ** 2)
         v.append(va + vb)
         Q = xa.shape[1]
@@ -176,7 +307,7 @@ def main(argv=None):
     if not (args.data / COLLECTIONS[args.collection][0]).exists():
         print(f"{args.collection} not found under {args.data}; set --data or PYTERRIER_BOOT_SHARED")
         return 1
-    data, measures = halves(args)
+    data, measures, counts = halves(args)
     print(f"{args.collection}: {args.splits} splits x 2 halves x {args.images} images, rng={args.rng}")
     for m, label in enumerate(measures):
         zero_share_table(data, m, label)
