@@ -150,6 +150,8 @@ def fit_prior(kind, k):
     ``E[e^-λ | k]``, is :func:`zero_posterior`."""
     from scipy import optimize
 
+    if kind == "plug-in":
+        return None, None
     k = np.asarray(k, dtype=float).ravel()
     values, counts = np.unique(k, return_counts=True)
     if kind == "gamma":
@@ -177,6 +179,8 @@ def zero_posterior(k, prior, power=1):
     nonparametric: ``Σ_i w_i λ_i^k e^-(1+j)λ_i / Σ_i w_i λ_i^k e^-λ_i``."""
     w, params = prior
     k = np.asarray(k, dtype=float)
+    if params is None:  # plug-in: the images' e^-k
+        return np.exp(-power * k)
     if w is None:
         a, b = params
         return ((b + 1) / (b + 1 + power)) ** (a + k)
@@ -194,7 +198,7 @@ def zero_variance(k, prior, h):
     return q * (1 - q) if h == "predictive" else q - zero_posterior(k, prior, 2)
 
 
-def eb_variance(images, f, k, prior, jump=True, h="predictive"):
+def eb_variance(images, f, k, prior, jump=True, h="predictive", stat=None):
     """Per-cell variance ``[S, Q]`` under an empirical-Bayes zero share (rules ``EB ...``).
 
     Cells that retrieved ``k >= 1`` relevant documents: ``v = q(1 - q)(m1 - m0)² + (1 - p) v1`` with
@@ -213,7 +217,21 @@ def eb_variance(images, f, k, prior, jump=True, h="predictive"):
         m1 = np.where(~zero, x, 0).sum(axis=0) / n1
         v1 = np.where(~zero, (x - m1) ** 2, 0).sum(axis=0) / np.maximum(n1 - 1, 1)
     v1 = np.where(n1 > 1, v1, 0.0)
-    q, hq = zero_posterior(k, prior), zero_variance(k, prior, h)
+    q = zero_posterior(k, prior)
+    if h == "half-MSE":
+        x_h = f(stat)
+        v = np.where(k > 0, 0.5 * q * (x_h - m0) ** 2 + (1 - q) * v1, 0.0)
+        if jump and (k == 0).any():
+            found = k > 0
+            kmin = np.where(found, k, np.iinfo(np.int64).max).min(axis=0)  # [Q]
+            one = found & (k == kmin)
+            jump2 = (x_h - m0) ** 2
+            overall = jump2[found & (k == k[found].min())].mean()
+            with np.errstate(invalid="ignore", divide="ignore"):
+                t = np.where(one.any(axis=0), np.where(one, jump2, 0).sum(axis=0) / one.sum(axis=0), overall)
+            v = np.where(k == 0, 0.5 * (1 - zero_posterior(0, prior)) * t, v)
+        return v
+    hq = zero_variance(k, prior, h)
     v = np.where(k > 0, hq * np.where(n1 > 0, m1 - m0, 0) ** 2 + (1 - p) * v1, 0.0)
     if jump and (k == 0).any():
         found = (k > 0) & (n1 > 0)
@@ -231,7 +249,9 @@ def eb_variance(images, f, k, prior, jump=True, h="predictive"):
 #: Empirical-Bayes rules: name -> (prior kind, jump at k = 0).
 EB_RULES = {"EB gamma": ("gamma", True, "predictive"), "EB npmle": ("npmle", True, "predictive"),
             "EB npmle (no k = 0 jump)": ("npmle", False, "predictive"),
-            "EB gamma, posterior": ("gamma", True, "posterior"), "EB npmle, posterior": ("npmle", True, "posterior")}
+            "EB gamma, posterior": ("gamma", True, "posterior"), "EB npmle, posterior": ("npmle", True, "posterior"),
+            "half-MSE, plug-in": ("plug-in", False, "half-MSE"), "EB gamma, half-MSE": ("gamma", True, "half-MSE"),
+            "EB npmle, half-MSE": ("npmle", True, "half-MSE"), "EB npmle, half-MSE (no k = 0 jump)": ("npmle", False, "half-MSE")}
 
 
 def rule_figures(data, m, f, rule, rng, counts=None):
@@ -244,8 +264,8 @@ def rule_figures(data, m, f, rule, rng, counts=None):
         if rule in EB_RULES:
             kind, jump, h = EB_RULES[rule]
             (ka, _), (kb, _) = counts[i][0][m], counts[i][1][m]
-            va = eb_variance(ia[..., m], f, ka, fit_prior(kind, ka), jump, h)
-            vb = eb_variance(ib[..., m], f, kb, fit_prior(kind, kb), jump, h)
+            va = eb_variance(ia[..., m], f, ka, fit_prior(kind, ka), jump, h, sa[..., m])
+            vb = eb_variance(ib[..., m], f, kb, fit_prior(kind, kb), jump, h, sb[..., m])
         else:
             va, vb = cell_variance(ia[..., m], f, rule), cell_variance(ib[..., m], f, rule)
         d2.append((xb - xa) ** 2)
