@@ -189,16 +189,29 @@ def zero_posterior(k, prior, power=1):
     return (post * np.exp(-power * GRID)).sum(axis=-1) / post.sum(axis=-1)
 
 
-def zero_variance(k, prior, h):
-    """The Bernoulli variance of losing all ``k``: ``h="predictive"``: ``q(1 - q)``, ``q = E[e^-λ | k]``
-    (a replicate's zero indicator, including the uncertainty of λ); ``h="posterior"``:
-    ``E[e^-λ(1 - e^-λ) | k]`` (the posterior mean of the variance of the indicator at the true λ,
-    which ``v_A + v_B`` estimates for a split)."""
-    q = zero_posterior(k, prior)
-    return q * (1 - q) if h == "predictive" else q - zero_posterior(k, prior, 2)
+#: Strata of a topic's relevant documents on the half (``R``) for stratified priors: lower bounds.
+R_STRATA = (1, 3, 6, 11, 21, 51)
 
 
-def eb_variance(images, f, k, prior, jump=True, h="predictive", stat=None):
+def zero_shares(kind, k, R, stratified=False):
+    """``(E[e^-λ | k], E[e^-2λ | k])`` per cell ``[S, Q]``, the prior fitted over the half's cells
+    (``stratified``: over the cells of the topics in the same :data:`R_STRATA` stratum of the half's
+    R; topics with R = 0 on the half, whose cells all have k = 0 and say nothing of their rate, take
+    the prior fitted over all cells)."""
+    k = np.asarray(k)
+    prior = fit_prior(kind, k)
+    q, q2 = zero_posterior(k, prior), zero_posterior(k, prior, 2)
+    if stratified:
+        stratum = np.searchsorted(R_STRATA, R, side="right")  # 0: R = 0
+        for j in range(1, len(R_STRATA) + 1):
+            in_j = stratum == j
+            if in_j.any():
+                prior = fit_prior(kind, k[:, in_j])
+                q[:, in_j], q2[:, in_j] = zero_posterior(k[:, in_j], prior), zero_posterior(k[:, in_j], prior, 2)
+    return q, q2
+
+
+def eb_variance(images, f, k, shares, jump=True, h="predictive", stat=None):
     """Per-cell variance ``[S, Q]`` under an empirical-Bayes zero share (rules ``EB ...``).
 
     Cells that retrieved ``k >= 1`` relevant documents: ``v = q(1 - q)(m1 - m0)² + (1 - p) v1`` with
@@ -217,7 +230,7 @@ def eb_variance(images, f, k, prior, jump=True, h="predictive", stat=None):
         m1 = np.where(~zero, x, 0).sum(axis=0) / n1
         v1 = np.where(~zero, (x - m1) ** 2, 0).sum(axis=0) / np.maximum(n1 - 1, 1)
     v1 = np.where(n1 > 1, v1, 0.0)
-    q = zero_posterior(k, prior)
+    q, q2 = shares
     if h == "half-MSE":
         x_h = f(stat)
         v = np.where(k > 0, 0.5 * q * (x_h - m0) ** 2 + (1 - q) * v1, 0.0)
@@ -229,9 +242,9 @@ def eb_variance(images, f, k, prior, jump=True, h="predictive", stat=None):
             overall = jump2[found & (k == k[found].min())].mean()
             with np.errstate(invalid="ignore", divide="ignore"):
                 t = np.where(one.any(axis=0), np.where(one, jump2, 0).sum(axis=0) / one.sum(axis=0), overall)
-            v = np.where(k == 0, 0.5 * (1 - zero_posterior(0, prior)) * t, v)
+            v = np.where(k == 0, 0.5 * (1 - q) * t, v)
         return v
-    hq = zero_variance(k, prior, h)
+    hq = q * (1 - q) if h == "predictive" else q - q2
     v = np.where(k > 0, hq * np.where(n1 > 0, m1 - m0, 0) ** 2 + (1 - p) * v1, 0.0)
     if jump and (k == 0).any():
         found = (k > 0) & (n1 > 0)
@@ -241,8 +254,7 @@ def eb_variance(images, f, k, prior, jump=True, h="predictive", stat=None):
         with np.errstate(invalid="ignore", divide="ignore"):
             t_m = np.where(one.any(axis=0), np.where(one, m1, 0).sum(axis=0) / one.sum(axis=0), m1[overall].mean())
             t_v = np.where(one.any(axis=0), np.where(one, v1, 0).sum(axis=0) / one.sum(axis=0), v1[overall].mean())
-        q0, h0 = zero_posterior(0, prior), zero_variance(0, prior, h)
-        v = np.where(k == 0, h0 * (t_m - m0) ** 2 + (1 - q0) * t_v, v)
+        v = np.where(k == 0, hq * (t_m - m0) ** 2 + (1 - q) * t_v, v)
     return v
 
 
@@ -251,7 +263,8 @@ EB_RULES = {"EB gamma": ("gamma", True, "predictive"), "EB npmle": ("npmle", Tru
             "EB npmle (no k = 0 jump)": ("npmle", False, "predictive"),
             "EB gamma, posterior": ("gamma", True, "posterior"), "EB npmle, posterior": ("npmle", True, "posterior"),
             "half-MSE, plug-in": ("plug-in", False, "half-MSE"), "EB gamma, half-MSE": ("gamma", True, "half-MSE"),
-            "EB npmle, half-MSE": ("npmle", True, "half-MSE"), "EB npmle, half-MSE (no k = 0 jump)": ("npmle", False, "half-MSE")}
+            "EB npmle, half-MSE": ("npmle", True, "half-MSE"), "EB npmle, half-MSE (no k = 0 jump)": ("npmle", False, "half-MSE"),
+            "EB npmle by R, half-MSE": ("npmle by R", True, "half-MSE"), "EB gamma by R, half-MSE": ("gamma by R", True, "half-MSE")}
 
 
 def rule_figures(data, m, f, rule, rng, counts=None):
@@ -263,9 +276,11 @@ def rule_figures(data, m, f, rule, rng, counts=None):
         xa, xb = f(sa[..., m]), f(sb[..., m])
         if rule in EB_RULES:
             kind, jump, h = EB_RULES[rule]
-            (ka, _), (kb, _) = counts[i][0][m], counts[i][1][m]
-            va = eb_variance(ia[..., m], f, ka, fit_prior(kind, ka), jump, h, sa[..., m])
-            vb = eb_variance(ib[..., m], f, kb, fit_prior(kind, kb), jump, h, sb[..., m])
+            (ka, Ra), (kb, Rb) = counts[i][0][m], counts[i][1][m]
+            by_r = kind.endswith(" by R")
+            kind = kind.removesuffix(" by R")
+            va = eb_variance(ia[..., m], f, ka, zero_shares(kind, ka, Ra, by_r), jump, h, sa[..., m])
+            vb = eb_variance(ib[..., m], f, kb, zero_shares(kind, kb, Rb, by_r), jump, h, sb[..., m])
         else:
             va, vb = cell_variance(ia[..., m], f, rule), cell_variance(ib[..., m], f, rule)
         d2.append((xb - xa) ** 2)
