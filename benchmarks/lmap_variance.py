@@ -29,6 +29,21 @@ on the rate), ``Jeffreys`` (p -> 2^-(k+1/2)), ``moment`` (p -> p^(1/(1-1/e)), ma
 ``E e^-k = e^(-λ(1-1/e))``), ``double bootstrap`` (h = 2p(1-p) - (p^(1-1/e) - p^(1-1/e²)), the
 bias-corrected Bernoulli variance).
 
+Empirical-Bayes rules (issue #18; ``k`` the relevant documents a cell retrieved within the
+measure's depth and relevance threshold on the half, :func:`relevant_counts`): ``k ~ Poisson(λ)``
+with a prior on ``λ`` fitted by maximum likelihood over the cells of each collection half
+(:func:`fit_prior`: ``gamma``, the negative-binomial marginal, or ``npmle``, a nonparametric prior on
+a grid; ``by R``: one prior per stratum of the topic's R on the half), and ``q = E[e^-λ | k]`` the
+chance that a replicate corpus loses all of them (:func:`zero_posterior`). ``EB gamma`` / ``EB
+npmle``: ``p -> q`` in ``h = q(1 - q)``, plus for ``k = 0`` cells a jump to the topic's
+one-relevant-document value; ``posterior``: ``h = E[e^-λ(1 - e^-λ) | k]``; ``half-MSE`` (the
+candidate): each half carries half the expected squared distance of an exchangeable replicate from
+its own value ``x``: ``v = q (x - m0)² / 2 + (1 - q) v1`` for ``k >= 1`` and ``v = (1 - q) t / 2``
+for ``k = 0``, ``t`` the mean ``(x - m0)²`` of the topic's cells with the fewest relevant
+documents retrieved (:func:`eb_variance`); so ``E Σ (v_A + v_B) = E Σ (x_B - x_A)²`` when ``q`` is
+calibrated, however the zero indicators of the two halves are correlated. ``half-MSE, plug-in``:
+``q = e^-k`` (no jump at ``k = 0``). Tables of the EB zero shares against half B are printed too.
+
 Usage: python benchmarks/lmap_variance.py [--data ../shared/data] [--collection robust2003]
        [--splits 40] [--images 100] [--rng 2]
 """
@@ -258,13 +273,18 @@ def eb_variance(images, f, k, shares, jump=True, h="predictive", stat=None):
     return v
 
 
-#: Empirical-Bayes rules: name -> (prior kind, jump at k = 0).
-EB_RULES = {"EB gamma": ("gamma", True, "predictive"), "EB npmle": ("npmle", True, "predictive"),
-            "EB npmle (no k = 0 jump)": ("npmle", False, "predictive"),
-            "EB gamma, posterior": ("gamma", True, "posterior"), "EB npmle, posterior": ("npmle", True, "posterior"),
-            "half-MSE, plug-in": ("plug-in", False, "half-MSE"), "EB gamma, half-MSE": ("gamma", True, "half-MSE"),
-            "EB npmle, half-MSE": ("npmle", True, "half-MSE"), "EB npmle, half-MSE (no k = 0 jump)": ("npmle", False, "half-MSE"),
-            "EB npmle by R, half-MSE": ("npmle by R", True, "half-MSE"), "EB gamma by R, half-MSE": ("gamma by R", True, "half-MSE")}
+#: Empirical-Bayes rules: name -> (prior, jump at k = 0, variance of the zero indicator). The
+#: candidate rule is ``EB npmle, half-MSE``.
+EB_RULES = {
+    "EB gamma": ("gamma", True, "predictive"),
+    "EB npmle": ("npmle", True, "predictive"),
+    "EB npmle, posterior": ("npmle", True, "posterior"),
+    "half-MSE, plug-in": ("plug-in", False, "half-MSE"),
+    "EB gamma, half-MSE": ("gamma", True, "half-MSE"),
+    "EB npmle, half-MSE": ("npmle", True, "half-MSE"),
+    "EB npmle, half-MSE (no k = 0 jump)": ("npmle", False, "half-MSE"),
+    "EB npmle by R, half-MSE": ("npmle by R", True, "half-MSE"),
+}
 
 
 def rule_figures(data, m, f, rule, rng, counts=None):
@@ -331,6 +351,35 @@ def zero_share_table(data, m, label):
     print(f"| AP_A = 0 (every image 0) | {len(zero_a)} | 1 | {zero_a.mean():.3f} |")
 
 
+def eb_zero_share_table(data, counts, m, label):
+    """Calibration of the empirical-Bayes chance of losing every relevant document retrieved: cells
+    binned by ``k`` on half A, against the share of them with value 0 on half B (both directions
+    pooled); and the fitted priors (mean ± SD over the halves)."""
+    rows, gamma, npmle = [], [], []
+    for pair, pair_counts in zip(data, counts):
+        for (sa, ia), (sb, _), (k, R) in ((*pair, pair_counts[0][m]), (pair[1], pair[0], pair_counts[1][m])):
+            g, w = fit_prior("gamma", k), fit_prior("npmle", k)
+            gamma.append(g[1])
+            npmle.append([float(zero_posterior(j, w)) for j in range(4)])
+            rows.append(np.stack(np.broadcast_arrays(
+                k, (ia[..., m] <= 0).mean(axis=0), zero_posterior(k, g), zero_posterior(k, w),
+                zero_shares("npmle", k, R, True)[0], sb[..., m] <= 0), axis=-1).reshape(-1, 6))
+    r = np.concatenate(rows)
+    gamma, npmle = np.array(gamma), np.array(npmle)
+    print(f"\n{label}: fitted priors of the rate of relevant documents retrieved per cell (mean ± SD over halves):"
+          f" Gamma a = {gamma[:, 0].mean():.3f} ± {gamma[:, 0].std():.3f}, rate b = {gamma[:, 1].mean():.4f} ± "
+          f"{gamma[:, 1].std():.4f}; npmle E[e^-λ | k] for k = 0..3: "
+          + ", ".join(f"{npmle[:, j].mean():.3f} ± {npmle[:, j].std():.3f}" for j in range(4)))
+    print(f"\n{label}: chance of value 0 on half B, cells binned by the relevant documents retrieved on half A (k)\n")
+    print("| k on half A | cells | images e^-k | EB gamma | EB npmle | EB npmle by R | observed on half B |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for low, high in ((0, 0), (1, 1), (2, 2), (3, 3), (4, 5), (6, 10), (11, np.inf)):
+        c = (r[:, 0] >= low) & (r[:, 0] <= high)
+        if c.any():
+            name = f"{low}" if low == high else (f"{low}-{high:g}" if np.isfinite(high) else f">= {low}")
+            print(f"| {name} | {c.sum()} | " + " | ".join(f"{r[c, j].mean():.3f}" for j in range(1, 6)) + " |")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
@@ -346,12 +395,14 @@ def main(argv=None):
     print(f"{args.collection}: {args.splits} splits x 2 halves x {args.images} images, rng={args.rng}")
     for m, label in enumerate(measures):
         zero_share_table(data, m, label)
+        eb_zero_share_table(data, counts, m, label)
     print("\n| measure | statistic | rule | per-topic estimate of sd(z) ± SE (topics) | system sd(z) ± SE (splits) |")
     print("|---|---|---|---:|---:|")
     for m, label in enumerate(measures):
         for name, scale in (("mean", "score"), ("L-mean", "logit"), ("G-mean", "log")):
-            for rule in (("images",) if scale == "score" else ("images", *list(ZERO_SHARE)[1:], "double bootstrap")):
-                e, se, sd, sd_se = rule_figures(data, m, transform(scale), rule, np.random.default_rng(0))
+            for rule in (("images",) if scale == "score" else
+                         ("images", *list(ZERO_SHARE)[1:], "double bootstrap", *EB_RULES)):
+                e, se, sd, sd_se = rule_figures(data, m, transform(scale), rule, np.random.default_rng(0), counts)
                 print(f"| {label} | {name} | {rule} | {e:.3f} ± {se:.3f} | {sd:.3f} ± {sd_se:.3f} |")
             for eps in ((1e-4, 1e-3, 1e-2) if scale != "score" else ()):
                 e, se, sd, sd_se = rule_figures(data, m, transform(scale, eps), "images", np.random.default_rng(0))
