@@ -235,7 +235,14 @@ def eb_variance(images, f, k, shares, jump=True, h="predictive", stat=None):
     image 0): with ``jump``, ``v = q0(1 - q0)(m1* - m0)² + (1 - q0) v1*`` with ``q0 = E[e^-λ | 0]``
     and ``m1*`` / ``v1*`` the mean ``m1`` / ``v1`` of the topic's cells with the fewest relevant
     documents retrieved (``k = 1`` if any; the half's ``k = 1`` cells for a topic where no run found
-    one): the value a one-relevant-document cell of that topic has; else 0."""
+    one): the value a one-relevant-document cell of that topic has; else 0. ``shares``: ``(q, q2)``
+    of :func:`zero_shares`; ``h="posterior"`` uses ``q - q2`` for ``q(1 - q)``.
+
+    ``h="half-MSE"`` (``stat`` the half's values ``[S, Q]``, ``x = f(stat)``): half the expected
+    squared distance of an exchangeable replicate from ``x``: ``v = q (x - m0)² / 2 + (1 - q) v1``
+    for ``k >= 1``; for ``k = 0`` (with ``jump``) ``v = (1 - q) t / 2``, ``t`` the mean of
+    ``(x - m0)²`` over the topic's cells with the fewest relevant documents retrieved (the half's
+    cells with the fewest, over all topics, for a topic where no run found one)."""
     x = f(images)
     m0 = f(np.zeros(1))[0]
     zero = images <= 0
@@ -357,7 +364,7 @@ def eb_zero_share_table(data, counts, m, label):
     pooled); and the fitted priors (mean ± SD over the halves)."""
     rows, gamma, npmle = [], [], []
     for pair, pair_counts in zip(data, counts):
-        for (sa, ia), (sb, _), (k, R) in ((*pair, pair_counts[0][m]), (pair[1], pair[0], pair_counts[1][m])):
+        for (_, ia), (sb, _), (k, R) in ((*pair, pair_counts[0][m]), (pair[1], pair[0], pair_counts[1][m])):
             g, w = fit_prior("gamma", k), fit_prior("npmle", k)
             gamma.append(g[1])
             npmle.append([float(zero_posterior(j, w)) for j in range(4)])
