@@ -68,7 +68,7 @@ def time_ours(runs, qrels, measures):
     return time.perf_counter() - start, intern
 
 
-def compare(title, runs, qrels, measures, repeat=3):
+def compare(title, runs, qrels, measures, repeat=3, goal=True):
     """Ours and ir_measures on the same frames, each ``repeat`` times in a row: the first call (ours
     after a warm-up on one run, which loads the kernels from numba's cache) and the best of the
     repeats (timeit's convention: the least disturbed by other load on a shared machine)."""
@@ -81,7 +81,8 @@ def compare(title, runs, qrels, measures, repeat=3):
     print(f"{title}: ours {best:.2f} s, best of {repeat} (interning {intern:.2f} s, target < 1 s: "
           f"{'met' if intern < 1 else 'NOT met'}; first call {ours[0][0]:.2f} s) | ir_measures {min(reference):.2f} s "
           f"(first call {reference[0]:.2f} s) | ir_measures / ours = {ratio:.1f}x, first calls "
-          f"{reference[0] / ours[0][0]:.1f}x (target >= 10x: {'met' if ratio >= 10 else 'NOT met'})")
+          f"{reference[0] / ours[0][0]:.1f}x"
+          + (f" (target >= 10x: {'met' if ratio >= 10 else 'NOT met'})" if goal else ""))
 
 
 @njit(parallel=True)
@@ -196,7 +197,8 @@ def main():
         print(f"TREC DL 2020 skipped: {dl} not found")
     sim = simulate_collection(n_topics=50, n_systems=20, depth=1000, rng=3)
     runs, qrels = sim.runs, sim.qrels
-    compare("simulated 20 systems x 50 topics x 1000 docs", runs, qrels, SIM)
+    compare("simulated 20 systems x 50 topics x 1000 docs (raw frames: read_runs checks them first)", runs, qrels,
+            SIM, goal=False)
     elapsed = batched(runs, qrels, SIM, args.images)
     print(load())
     materialised(runs, qrels, SIM, args.images, elapsed)

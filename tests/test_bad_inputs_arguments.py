@@ -58,16 +58,25 @@ def test_vanishing_scores_are_refused_by_intervals_and_tables():
         pb.compare({"AP": scores}, rng=0, n_resamples=200)
 
 
-@pytest.mark.parametrize("scale", [2.0**330, 2.0**-330, 2.0**465], ids=["2**330", "2**-330", "2**465"])
+SCALES = pytest.mark.parametrize("scale", [2.0**330, 2.0**-330, 2.0**465], ids=["2**330", "2**-330", "2**465"])
+
+
+@SCALES
 @pytest.mark.parametrize("method", ["bca", "percentile", "studentized", "t"])
 def test_large_and_small_scores_inside_the_limits_scale_exactly(scale, method):
-    """Every interval bound scales with the scores and every p-value is unchanged (scores on a
-    1/64 grid times a power of 2: the scaling is exact, so ties and ranks are the same)."""
-    x, y = np.round(X * 64) / 64, np.round(Y * 64) / 64
+    """Every interval bound scales with the scores (scores on a 1/64 grid times a power of 2: the
+    scaling is exact, so ties and ranks are the same)."""
+    x = np.round(X * 64) / 64
     base = _call("bootstrap_ci", x, method=method)
     scaled = _call("bootstrap_ci", x * scale, method=method)
     np.testing.assert_allclose(np.array(scaled.confidence_interval), np.array(base.confidence_interval) * scale,
                                rtol=1e-9)
+
+
+@SCALES
+def test_large_and_small_scores_inside_the_limits_keep_every_paired_test(scale):
+    """Every paired test's p-value is unchanged and its interval scales with the scores (as above)."""
+    x, y = np.round(X * 64) / 64, np.round(Y * 64) / 64
     for name in PAIRED:
         a, b = _call(name, x, y), _call(name, x * scale, y * scale)
         assert np.isfinite(b.pvalue) and b.pvalue == pytest.approx(a.pvalue, rel=1e-9)

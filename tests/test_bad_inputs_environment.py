@@ -202,6 +202,7 @@ def _can_unshare():
     return done.returncode == 0
 
 
+@pytest.mark.slow  # 5 s: compiles the kernels in a fresh read-only environment (.ci/readonly-install does too)
 @pytest.mark.skipif(not _can_unshare(), reason="needs root and unshare -m to mount the package read-only")
 def test_read_only_package_and_home_run_the_kernels(tmp_path):
     """The package folder mounted read-only (root ignores permission bits) and HOME unwritable:

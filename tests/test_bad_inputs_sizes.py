@@ -138,6 +138,7 @@ def test_small_budget_refuses_the_default_count(entry):
         call(1000, max_memory=1000)
 
 
+@pytest.mark.slow  # 6 s: a large count computed for real
 def test_raising_max_memory_lets_a_large_count_run():
     with pytest.raises(ValueError, match="would need about"):
         ptb.bootstrap_ci(X, n_resamples=5_000_000, method="percentile")

@@ -93,6 +93,7 @@ def test_dl2020_rel_remap_matches_nist_trec_eval_ndcg(capsys):
             assert table.loc[run, column] == pytest.approx(nist[run], abs=5e-5 + 1e-12), (run, column)
 
 
+@pytest.mark.slow  # 9 s: the command end to end on Robust 2003 with 100 corpus images
 def test_robust2003_corpus_bootstrap(tmp_path):
     folder = shared_path("trec-robust2003")
     out = tmp_path / "robust"

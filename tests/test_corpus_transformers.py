@@ -103,6 +103,7 @@ def test_corpus_split_halves():
     assert abs(len(corpus_split(many, "A")) - 2000) < 4 * np.sqrt(1000)  # halves of about equal size
 
 
+@pytest.mark.slow  # 4 s: the splits checked against a pure-Python hash of many docnos
 def test_salted_splits_are_other_random_halves():
     """A salt gives another split: reproducible, a partition, about half the documents, independent
     of the MD5 split and of other salts (agreement with them near 50%), and the bit defined in

@@ -66,6 +66,7 @@ def test_vaswani_corpus_size_comes_from_ir_datasets(vaswani):
     assert res.corpus.corpus_size == 11429
 
 
+@pytest.mark.slow  # 8 s: Experiment on all 59 runs (evaluate and the command match NIST in the default run)
 def test_dl2020_runs_reproduce_nist_means():
     """NIST's trec_eval means, binary relevance at grade >= 2 (grade 1 mapped to 0, data README)."""
     folder = shared_path("trec-dl-2020-passage")

@@ -382,6 +382,7 @@ def test_read_runs_transformer_without_results(transformer):
 
 
 @pytest.mark.integration
+@pytest.mark.slow  # 6 s: all 59 runs through both readers
 def test_all_dl2020_runs_against_pyterrier_reader():
     import pyterrier as pt
 

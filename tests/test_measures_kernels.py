@@ -82,15 +82,26 @@ def _kernel(arrays, measures, multiplicity):
     return Evaluator(arrays, measures).evaluate(k[None, :])[0]
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(collections(GRADES))
-def test_kernels_equal_pure_python_reference(case):
+def _check_against_reference(case):
     runs, qrels, multiplicity = case
     arrays = JudgedRuns.build(runs, qrels)
     measures = parse_measures(ALL_MEASURES)
     k = np.array([multiplicity.get(d, 1) for d in arrays.docnos])
     expected = reference_values(arrays, k, [lower(m.measure) for m in measures])
     np.testing.assert_allclose(_kernel(arrays, measures, multiplicity), expected, rtol=0, atol=1e-12)
+
+
+@settings(max_examples=75, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(collections(GRADES))
+def test_kernels_equal_pure_python_reference(case):
+    _check_against_reference(case)
+
+
+@pytest.mark.slow  # 300 more collections (the default run draws 75)
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(collections(GRADES))
+def test_kernels_equal_pure_python_reference_on_more_collections(case):
+    _check_against_reference(case)
 
 
 @pytest.mark.filterwarnings("ignore::pyterrier_boot._warnings.InputWarning")

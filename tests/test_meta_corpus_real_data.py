@@ -21,6 +21,7 @@ def robust():
     return runs, qrels, res
 
 
+@pytest.mark.slow  # 4 s: corpus-bootstrap stability of every DL 2020 run
 def test_dl2020_rbp_is_the_most_and_rr_the_least_stable():
     folder = shared_path("trec-dl-2020-passage")
     measures = ["AP(rel=2)", "RR(rel=2)", "RBP(p=0.95, rel=2)"]
