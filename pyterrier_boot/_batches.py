@@ -9,8 +9,9 @@ Three routes give that:
 * :func:`block_seeds`: one seed per *block* of a fixed size, spawned from the user's ``rng`` with
   :meth:`numpy.random.SeedSequence.spawn` (randomised Tukey HSD); the block size is part of the
   stream, a constant of the method, never derived from a memory budget;
-* corpus images are keyed: image ``b`` draws from a counter-based stream keyed by its number
-  (:mod:`pyterrier_boot.corpus.multiplicity`), so batches of images need no seeds at all;
+* corpus images are keyed: each image draws from a counter-based stream under its own 64-bit key,
+  the keys drawn from ``rng`` once (:mod:`pyterrier_boot.corpus.multiplicity`), so a batch of
+  images needs only its keys;
 * topic resampling plans are drawn once in the calling process and handed to the batches
   (``compare`` and the other statistics of :mod:`pyterrier_boot.stats`).
 """

@@ -124,5 +124,12 @@ def test_cli_interning_one_run_at_a_time_refuses_a_repeated_document(tmp_path, t
         warnings.simplefilter("ignore")
         _common.intern_runs([tmp_path / "r.run"], parsed)
     message = str(raised.value)
-    assert "run 'r' has the same docno more than once for a topic" in message, message
+    assert f"run file '{tmp_path / 'r.run'}' has the same docno more than once for a topic" in message, message
     assert f"qid '{qid}' docno 'd3'" in message, message
+
+
+def test_a_numeric_looking_tag_names_the_run_as_written(tmp_path):
+    """Tags are read as text: '007' stays '007' (not 7), '1.50' stays '1.50'."""
+    for tag in ("007", "1.50"):
+        (tmp_path / f"{tag}.run").write_text(f"1 Q0 d1 1 2.0 {tag}\n1 Q0 d2 2 1.0 {tag}\n")
+    assert sorted(name for name, _ in iter_runs(tmp_path)) == ["007", "1.50"]

@@ -173,3 +173,10 @@ def test_string_order_is_python_sort_order(alphabet, longest):
     words = {"".join(rng.choice(chars, size=rng.integers(1, longest + 1))) for _ in range(3000)}
     values = np.array(sorted(words, key=lambda w: rng.random()), dtype=object)
     assert values[_string_order(values)].tolist() == sorted(words)
+
+
+def test_string_order_with_the_empty_docno():
+    from pyterrier_boot.measures.arrays import _string_order
+
+    assert _string_order(np.array([""], dtype=object)).tolist() == [0]
+    assert _string_order(np.array(["b", "", "a"], dtype=object)).tolist() == [1, 2, 0]

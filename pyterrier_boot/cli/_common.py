@@ -387,7 +387,7 @@ def _checked_runs(paths, qrels, verbose, missing, extra, *, check_pairs=True):
         if len(common) < len(qids):  # unjudged topics are ignored, as trec_eval does: one warning for all runs
             extra.append(f"{name} ({len(qids) - len(common)})")
             if not check_pairs:  # the caller checks only the rows kept
-                check_run(run, f"run {name!r}")
+                check_run(run, run.attrs.get("what", f"run {name!r}"))
             run = run[run["qid"].isin(judged)].reset_index(drop=True)
         yield name, run
         del run  # not held while the next run is read

@@ -154,8 +154,9 @@ def iter_runs(runs: RunsLike, *, topics: TopicsLike | None = None, names: Sequen
     e.g. interning runs far larger than memory allows together. A :class:`Runs` yields its frames.
 
     ``check_pairs=False`` leaves one check to the caller: that no (qid, docno) pair repeats
-    (:func:`check_run`). :class:`~pyterrier_boot.measures.arrays.JudgedRunsBuilder` makes it on the
-    integer ids it gives the docnos anyway, so the strings are hashed once rather than twice.
+    (:func:`check_run`, naming the run as ``frame.attrs["what"]`` says, e.g. with its file).
+    :class:`~pyterrier_boot.measures.arrays.JudgedRunsBuilder` makes it on the integer ids it gives
+    the docnos anyway, so the strings are hashed once rather than twice.
 
     Example:
         >>> for name, run in iter_runs("runs/"):         # doctest: +SKIP
@@ -343,6 +344,8 @@ def _run_from_frame(frame: pd.DataFrame, what: str, check_pairs: bool = True) ->
         )
     if check_pairs:
         check_run(out, what)
+    else:
+        out.attrs["what"] = what
     return out
 
 
@@ -357,11 +360,11 @@ def check_run(run: pd.DataFrame, what: str) -> None:
 
 
 def _read_run_file(source, name, check_pairs=True) -> tuple[pd.DataFrame, pd.Series]:
-    """Parse and validate a run file; also return its tag column (for naming: categorical, so
-    that its distinct values are hashed while parsing, not kept as a string per row)."""
+    """Parse and validate a run file; also return its tag column (for naming). With
+    ``check_pairs=False`` the run's description goes to ``run.attrs["what"]`` for the caller's check."""
     shown, data = read_file_bytes(source, "run")
     what = f"run file '{shown}'" if name is None else f"run {name!r} (file '{shown}')"
-    table = fast_table(data, usecols=[0, 2, 4, 5], dtype={0: "str", 2: "str", 4: "float64", 5: "category"})
+    table = fast_table(data, usecols=[0, 2, 4, 5], dtype={0: "str", 2: "str", 4: "float64", 5: "str"})
     if table is None or list(table.columns) != [0, 2, 4, 5] or (table[5] == "").any() or not np.isfinite(table[4].to_numpy()).all():
         table = _parse_run_lines(data, shown)
     if len(table) == 0:
@@ -369,6 +372,8 @@ def _read_run_file(source, name, check_pairs=True) -> tuple[pd.DataFrame, pd.Ser
     run = pd.DataFrame({"qid": table[0], "docno": table[2], "score": table[4]})
     if check_pairs:
         check_run(run, what)
+    else:
+        run.attrs["what"] = what
     return run, table[5]
 
 

@@ -6,7 +6,8 @@ are those of the qrels, in natural order. For topic ``q`` the judged documents a
 ``qrels_docs[qrels_offsets[q]:qrels_offsets[q + 1]]`` with their grades; for system ``s`` and topic
 ``q`` the ranking is ``run_docs[run_offsets[s * Q + q]:run_offsets[s * Q + q + 1]]`` in trec_eval's
 order (score descending as single-precision floats, ties by docno descending) with the grade of each document, or
-:data:`UNJUDGED`.
+:data:`UNJUDGED`; ``run_stops[s * Q + q]`` is the absolute position one past the last judged document
+of that ranking (its offset when none is judged), where measures can stop walking.
 """
 from __future__ import annotations
 
@@ -193,7 +194,7 @@ def _docno_ids(columns):
 
 
 def _string_order(values):
-    """``argsort`` of distinct strings in code-point order.
+    """``argsort`` of strings in code-point order (stable: equal strings keep their order).
 
     ASCII strings of up to 24 characters are packed, NUL-padded, into up to three big-endian
     64-bit words whose integer order is their order (a prefix sorts first, as the padding is
@@ -206,7 +207,7 @@ def _string_order(values):
     if "\x00" in joined:
         return np.argsort(values, kind="stable")
     if joined.isascii() and longest <= 24:
-        words = -(-longest // 8)
+        words = max(1, -(-longest // 8))  # an empty string still takes a word
         packed = values.astype(f"S{8 * words}").view(">u8").astype(np.uint64).reshape(-1, words)
         return np.lexsort(packed.T[::-1])
     if longest <= 64 and len(values) * longest <= 2**28:
@@ -360,15 +361,15 @@ class JudgedRunsBuilder:
     def add(self, name: str, run: pd.DataFrame) -> None:
         """Rank and grade one run (a frame as :func:`pyterrier_boot.read_run` returns); the frame
         is not kept. A run with the same docno twice for a topic is refused
-        (:func:`~pyterrier_boot.inputs.runs.check_run`), so runs read with
-        ``iter_runs(check_pairs=False)`` are checked here, on integer ids."""
+        (:func:`~pyterrier_boot.inputs.runs.check_run`, naming it as ``run.attrs["what"]`` says),
+        so runs read with ``iter_runs(check_pairs=False)`` are checked here, on integer ids."""
         topic = _topic_ids([run["qid"]], self._qids)
         score = trec_eval_scores(run["score"].to_numpy(np.float64))
         kept = _warn_dropped([name], [run], [len(run)], topic, score, self._warn_unjudged)
         docnos = run["docno"].to_numpy(object)
         ids = self._vocabulary.ids(docnos)  # every docno gets an id, as in JudgedRuns.build
-        if _repeats(run["qid"], ids):
-            check_run(run, f"run {name!r}")  # raises, naming the first repeated pair
+        if _repeats(run["qid"], ids):  # check_run raises, naming the first repeated pair
+            check_run(run, run.attrs.get("what", f"run {name!r}"))
         ids = ids[kept]
         docnos = docnos[kept]
         order = _ranking_order(topic[kept], score[kept], lambda rows: _string_order(docnos[rows]))
