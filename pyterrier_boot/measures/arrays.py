@@ -262,13 +262,20 @@ def _rank_runs(topic, sizes, score, doc, lookup, n_topics, n_docs):
     order = _ranking_order(cell, score[kept], lambda rows: np.argsort(doc[rows], kind="stable"))
     cell, doc = cell[order], doc[order]
     grade = _lookup(*lookup, cell % max(n_topics, 1), doc, n_docs)
-    offsets = np.zeros(len(sizes) * n_topics + 1, np.int64)
-    np.cumsum(np.bincount(cell, minlength=len(sizes) * n_topics), out=offsets[1:])
+    offsets, stop = _offsets_and_stops(cell, grade, len(sizes) * n_topics)
+    return doc, offsets, offsets[:-1] + stop, grade
+
+
+def _offsets_and_stops(cell, grade, n_cells):
+    """For rows in cell order: each cell's first row (``n_cells + 1`` offsets, the total last) and
+    how many of its rows reach its last judged document (0 when none is judged)."""
+    offsets = np.zeros(n_cells + 1, np.int64)
+    np.cumsum(np.bincount(cell, minlength=n_cells), out=offsets[1:])
     judged = grade != UNJUDGED
     within = np.arange(len(cell)) - offsets[cell]
-    stop = np.zeros(len(sizes) * n_topics, np.int64)
+    stop = np.zeros(n_cells, np.int64)
     np.maximum.at(stop, cell[judged], within[judged] + 1)
-    return doc, offsets, offsets[:-1] + stop, grade
+    return offsets, stop
 
 
 def _ranking_order(cell, score, tie_order):
@@ -377,16 +384,11 @@ class JudgedRunsBuilder:
         grade = np.full(len(doc), UNJUDGED, np.int32)
         graded = doc < self._n_judged_docs
         grade[graded] = _lookup(*self._lookup, topic[graded], doc[graded], max(self._n_judged_docs, 1))
-        n_topics = len(self._qids)
-        count = np.bincount(topic, minlength=n_topics)
-        judged = grade != UNJUDGED
-        within = np.arange(len(doc)) - (np.cumsum(count) - count)[topic]
-        stop = np.zeros(n_topics, np.int64)
-        np.maximum.at(stop, topic[judged], within[judged] + 1)
+        offsets, stop = _offsets_and_stops(topic, grade, len(self._qids))
         self._names.append(name)
         self._docs.append(doc)
         self._grades.append(grade)
-        self._counts.append(count)
+        self._counts.append(np.diff(offsets))
         self._stops.append(stop)
 
     def build(self) -> JudgedRuns:

@@ -17,7 +17,11 @@ from numba import njit
 from .._environment import inner_kernel, numba_cache
 
 if TYPE_CHECKING:
+    from typing import Any
+
     import numpy.typing as npt
+
+    IntArray = npt.NDArray[np.integer[Any]]
 
 
 def descending_score_keys(scores: npt.NDArray[np.float32]) -> npt.NDArray[np.int64]:
@@ -39,8 +43,9 @@ def _score_key(bits):  # pragma: no cover - compiled
 
 
 @njit(cache=numba_cache())
-def rank_cells(topic, sizes, score_bits, doc, n_topics, judged_keys, judged_grades, judged_docs, n_docs,
-               unjudged):  # pragma: no cover - compiled
+def rank_cells(topic: IntArray, sizes: IntArray, score_bits: IntArray, doc: IntArray, n_topics: int,
+               judged_keys: IntArray, judged_grades: IntArray, judged_docs: npt.NDArray[np.bool_], n_docs: int,
+               unjudged: int) -> tuple[IntArray, IntArray, IntArray, IntArray]:  # pragma: no cover - compiled
     """Rank the rows of ``len(sizes)`` runs (``sizes[s]`` consecutive rows each) into cells
     ``s * n_topics + topic``; rows with ``topic < 0`` are left out.
 
