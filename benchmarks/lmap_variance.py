@@ -41,7 +41,9 @@ candidate): each half carries half the expected squared distance of an exchangea
 its own value ``x``: ``v = q (x - m0)² / 2 + (1 - q) v1`` for ``k >= 1`` and ``v = (1 - q) t / 2``
 for ``k = 0``, ``t`` the mean ``(x - m0)²`` of the topic's cells with the fewest relevant
 documents retrieved (:func:`eb_variance`); so ``E Σ (v_A + v_B) = E Σ (x_B - x_A)²`` when ``q`` is
-calibrated, however the zero indicators of the two halves are correlated. ``half-MSE, plug-in``:
+calibrated, however the zero indicators of the two halves are correlated. The package's
+``variance="empirical_bayes"`` (:mod:`pyterrier_boot.corpus.empirical_bayes`) is this rule; the
+script keeps its own implementation, with the alternatives, as a check of it. ``half-MSE, plug-in``:
 ``q = e^-k`` (no jump at ``k = 0``). Tables of the EB zero shares against half B are printed too.
 
 Usage: python benchmarks/lmap_variance.py [--data ../shared/data] [--collection robust2003]

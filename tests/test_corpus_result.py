@@ -155,11 +155,10 @@ def test_per_system_parametric_is_cormack_lynam_section_8(res):
                                                   variance=rule)["AP se(logit)"], lmap["AP se(logit)"])
 
 
-def test_lmap_parametric_default_is_the_small_r_rule(res):
-    """L-MAP's default parametric interval on AP: the logit-scale variances implied by the
-    small-R-corrected per-topic logit intervals (limits clipped to [ε, 1 - ε]), summed over topics,
-    recomputed here from per_topic's interval limits with numpy; on other measures the image variance
-    of the logits."""
+def test_lmap_small_r_rule(res):
+    """L-MAP's ``"small_r"`` rule on AP: the logit-scale variances implied by the small-R-corrected
+    per-topic logit intervals (limits clipped to [ε, 1 - ε]), summed over topics, recomputed here
+    from per_topic's interval limits with numpy; on other measures the image variance of the logits."""
     topic = res.per_topic(method="logit", measures=["AP"])
     x = res.statistic[..., 0]
     Q = x.shape[1]
@@ -169,25 +168,75 @@ def test_lmap_parametric_default_is_the_small_r_rule(res):
     assert topic["small_r"].any()  # the rule differs from "logit" on this fixture
     se = np.sqrt(implied.sum(axis=1)) / Q
     centre = special.logit(np.clip(x, 1e-5, 1 - 1e-5)).mean(axis=1)
-    table = res.per_system(statistic="logit_mean", method="parametric", measures=["AP"])
+    table = res.per_system(statistic="logit_mean", method="parametric", measures=["AP"], variance="small_r")
     np.testing.assert_allclose(table["AP se(logit)"], se)
     np.testing.assert_allclose(table["AP ci_low"], special.expit(centre - z * se))
     np.testing.assert_allclose(table["AP ci_high"], special.expit(centre + z * se))
     np.testing.assert_allclose(table["AP"], special.expit(centre))
-    explicit = res.per_system(statistic="logit_mean", method="parametric", measures=["AP"], variance="small_r")
-    pd.testing.assert_frame_equal(table, explicit)
     logit_rule = res.per_system(statistic="logit_mean", method="parametric", measures=["AP"], variance="logit")
     assert not np.allclose(table["AP se(logit)"], logit_rule["AP se(logit)"])
-    # measures without a small-R correction: the image variance of the logits
+    # "logit": the image variance of the logits, on every measure
     other = [m for m in res.measures if m != "AP"][0]
-    both = res.per_system(statistic="logit_mean", method="parametric", measures=["AP", other])
+    both = res.per_system(statistic="logit_mean", method="parametric", measures=["AP", other], variance="logit")
     var = special.logit(np.clip(res.bootstrap_distribution[..., res.measures.index(other)], 1e-5, 1 - 1e-5))
     np.testing.assert_allclose(both[f"{other} se(logit)"], np.sqrt(var.var(axis=0, ddof=1).sum(axis=1)) / Q)
-    np.testing.assert_allclose(both["AP se(logit)"], se)
+    np.testing.assert_allclose(both["AP se(logit)"], logit_rule["AP se(logit)"])
     with pytest.raises(ValueError, match=r"'variance' must be one of"):
         res.per_system(method="parametric", variance="wide")
-    with pytest.raises(ValueError, match=r"method='parametric' is Cormack & Lynam's interval for statistic='mean'"):
-        res.per_system(statistic="gmean", method="parametric")
+    with pytest.raises(ValueError, match=r"variance='logit' is not a rule for statistic='gmean'"):
+        res.per_system(statistic="gmean", method="parametric", variance="logit")
+    with pytest.raises(ValueError, match=r"variance='empirical_bayes' is not a rule for statistic='mean'"):
+        res.per_system(method="parametric", variance="empirical_bayes")
+
+
+def test_relevant_found_counts_the_run_frames():
+    """``found``: relevant documents (label >= 1) in each run's top ``cutoff`` (the whole run for AP
+    and RR), counted from the frames with pandas."""
+    runs, qrels = collection()
+    res = CorpusBootstrap(qrels, n_images=20, rng=5, verbose=False).evaluate(runs, MEASURES)
+    labels = qrels.set_index(["qid", "docno"])["label"]
+    for s, name in enumerate(res.systems):
+        frame = runs[name].sort_values(["qid", "score"], ascending=[True, False])
+        frame = frame.assign(rank=frame.groupby("qid").cumcount(),
+                             relevant=labels.reindex(list(zip(frame.qid, frame.docno))).fillna(0).to_numpy() >= 1)
+        for m, cutoff in enumerate([None, 10, 5, None]):
+            top = frame if cutoff is None else frame[frame["rank"] < cutoff]
+            expected = top.groupby("qid")["relevant"].sum().reindex(list(res.qids)).to_numpy()
+            np.testing.assert_array_equal(res.found[s, :, m], expected)
+    assert (res.found[3, 0] == 0).all() and (res.statistic[3, 0] == 0).all()  # run d finds nothing on topic 1
+    np.testing.assert_array_equal(res.found == 0, res.statistic == 0)  # the jump the rule models
+
+
+def test_empirical_bayes_rule_of_lmap_and_gmap(res):
+    """``variance="empirical_bayes"``: the per-cell variances of
+    :func:`~pyterrier_boot.corpus.empirical_bayes.replicate_variance` on the logit (L-MAP) or log
+    (G-MAP) scale, summed over topics; the default parametric rule of G-MAP. Cells at 0 get a
+    variance (the image variance gives them none)."""
+    from pyterrier_boot.corpus.empirical_bayes import fit_rate_prior, replicate_variance, zero_chance
+
+    Q = len(res.qids)
+    z = stats.norm.ppf(0.975)
+    for statistic, f, suffix in (("logit_mean", lambda v: special.logit(np.clip(v, 1e-5, 1 - 1e-5)), "se(logit)"),
+                                 ("gmean", lambda v: np.log(v + 1e-5), "se(log)")):
+        table = res.per_system(statistic=statistic, method="parametric", variance="empirical_bayes")
+        for m, label in enumerate(MEASURES):
+            k = res.found[..., m]
+            v = replicate_variance(f(res.statistic[..., m]), f(res.bootstrap_distribution[..., m]), k,
+                                   zero_chance(k, fit_rate_prior(k)), float(f(0.0)))
+            assert (v[k == 0] > 0).all() and (k == 0).any()
+            se = np.sqrt(v.sum(axis=1)) / Q
+            np.testing.assert_allclose(table[f"{label} {suffix}"], se)
+            centre = f(res.statistic[..., m]).mean(axis=1)
+            back = special.expit if statistic == "logit_mean" else (lambda u: np.exp(u) - 1e-5)
+            np.testing.assert_allclose(table[f"{label} ci_high"], back(centre + z * se))
+    # the default interval of L-MAP and G-MAP
+    pd.testing.assert_frame_equal(res.per_system(statistic="gmean"), table)
+    pd.testing.assert_frame_equal(res.per_system(statistic="logit_mean"),
+                                  res.per_system(statistic="logit_mean", method="parametric", variance="empirical_bayes"))
+    pd.testing.assert_frame_equal(res.per_system(), res.per_system(method="percentile"))
+    old = dataclasses.replace(res, found=None)  # a result saved before the counts were kept
+    with pytest.raises(ValueError, match="needs the relevant documents each cell retrieved"):
+        old.per_system(statistic="gmean", method="parametric")
 
 
 def test_difference_is_paired_within_images(res):
@@ -298,3 +347,7 @@ def test_bad_arguments(res):
                                          r"in \[0, 1\]; use 'percentile', 'normal' or 'bca', or pick measures"):
         unbounded.per_topic(method="logit")
     assert len(unbounded.per_topic(method="logit", measures=["RR"])) == 32
+    with pytest.raises(ValueError, match=r"the default method='parametric' of statistic='gmean' needs scores in "
+                                         r"\[0, 1\], and \['AP'\] is not known"):
+        unbounded.per_system(statistic="gmean")
+    assert len(unbounded.per_system(statistic="gmean", method="normal")) == 4

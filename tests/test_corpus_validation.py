@@ -221,8 +221,8 @@ def test_split_half_command(capsys, tmp_path, sim):
 @pytest.mark.integration
 @pytest.mark.slow
 def test_robust2003_parametric_map_is_calibrated():
-    """50 random splits of Robust 2003 (17 runs x 100 topics): the default parametric MAP and L-MAP
-    intervals and the bootstrap MAP / L-MAP intervals have sd(z) within 0.1 of 1, or within 3
+    """50 random splits of Robust 2003 (17 runs x 100 topics): the default parametric MAP, L-MAP and
+    G-MAP intervals and the bootstrap MAP / L-MAP intervals have sd(z) within 0.1 of 1, or within 3
     standard errors (the runs move together between halves, so sd(z) from 50 splits has an SE near
     0.05); the paper's formula read with image variances is about twice too wide (sd(z) near 0.45,
     99% inside)."""
@@ -231,7 +231,8 @@ def test_robust2003_parametric_map_is_calibrated():
                                       n_images=100, rng=2, verbose=False, kinds=["system"])
     table = check.to_frame().set_index(["statistic", "method"])
     for key in [("mean", "parametric:mixed"), ("mean", "normal"), ("logit_mean", "normal"),
-                ("logit_mean", "parametric:logit"), ("logit_mean", "parametric:small_r")]:
+                ("logit_mean", "parametric:logit"), ("logit_mean", "parametric:small_r"),
+                ("logit_mean", "parametric:empirical_bayes"), ("gmean", "parametric:empirical_bayes")]:
         row = table.loc[key]
         assert abs(row["sd_z"] - 1) <= max(0.1, 3 * row["sd_z_se"]), (key, row["sd_z"], row["sd_z_se"])
     assert table.loc[("mean", "parametric:logit"), "sd_z"] < 0.6
@@ -245,5 +246,5 @@ def test_command_main_rows_show_the_default_parametric_rules(check):
     rows = _main_rows(check.to_frame())
     parametric = rows[rows["method"].str.startswith("parametric")]
     assert set(zip(parametric["statistic"], parametric["method"])) == {
-        ("mean", "parametric:mixed"), ("logit_mean", "parametric:small_r"), ("logit_mean", "parametric:logit")}
+        ("mean", "parametric:mixed"), ("logit_mean", "parametric:empirical_bayes"), ("gmean", "parametric:empirical_bayes")}
     assert {"percentile", "normal"} <= set(rows.loc[rows["kind"] == "system", "method"])

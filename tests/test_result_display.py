@@ -261,6 +261,29 @@ def test_a_result_without_bootstrap_round_trips(sim, tmp_path):
     _assert_same(res, ptb.load_result(res.save(tmp_path / "r.zip")))
 
 
+def test_a_version_1_corpus_result_loads_without_the_counts(corpus, tmp_path):
+    """Files written before the corpus result kept ``found`` load; the default L-MAP interval (which
+    needs the counts) then says what to do, and the other intervals work."""
+    path = corpus.save(tmp_path / "new.zip")
+    old = tmp_path / "old.zip"
+    with zipfile.ZipFile(path) as src, zipfile.ZipFile(old, "w") as dst:
+        for name in src.namelist():
+            if name == "result.json":
+                doc = json.loads(src.read(name))
+                assert doc["version"] == 2
+                doc["version"] = 1
+                del doc["corpus"]["found"]
+                dst.writestr(name, json.dumps(doc))
+            elif "found" not in name:
+                dst.writestr(name, src.read(name))
+    back = ptb.load_result(old).corpus
+    assert back.found is None
+    with pytest.raises(ValueError, match="lacks: rerun the corpus bootstrap, or pass another variance= or method="):
+        back.per_system(statistic="logit_mean")
+    pd.testing.assert_frame_equal(back.per_system(statistic="logit_mean", method="normal"),
+                                  corpus.corpus.per_system(statistic="logit_mean", method="normal"))
+
+
 def test_load_refuses_what_is_not_a_saved_result(tmp_path):
     with pytest.raises(ValueError, match="no file"):
         ptb.load_result(tmp_path / "missing.zip")

@@ -73,12 +73,14 @@ def _check(args, parser):
 
 def _main_rows(frame):
     """The rows most users read: per topic (normal; logit with small-R), systems (normal, percentile,
-    parametric with the default rules: "mixed" for MAP; "small_r" (AP) and "logit" (other measures)
-    for L-MAP), differences (percentile, normal) of the mean."""
+    parametric with the default rules: "mixed" for MAP, "empirical_bayes" for L-MAP and G-MAP),
+    differences (percentile, normal) of the mean."""
+    from ..corpus.result import DEFAULT_VARIANCES
+
     topic = (frame["kind"] == "topic") & (((frame["method"] == "logit") & frame["small_r"])
                                           | ((frame["method"] == "normal") & ~frame["small_r"]))
-    default = ((frame["statistic"] == "mean") & (frame["method"] == "parametric:mixed")) | \
-        ((frame["statistic"] == "logit_mean") & frame["method"].isin(["parametric:small_r", "parametric:logit"]))
+    default = frame["method"] == frame["statistic"].map(
+        lambda statistic: f"parametric:{DEFAULT_VARIANCES.get(statistic)}")
     system = (frame["kind"] == "system") & (frame["method"].isin(["percentile", "normal"]) | default)
     difference = (frame["kind"] == "difference") & (frame["statistic"] == "mean") & \
         frame["method"].isin(["percentile", "normal"])

@@ -9,6 +9,8 @@ Modules, one concept each:
   :class:`~pyterrier_boot.stats.ranking.RankIntervals`.
 * ``intervals``: percentile / normal / logit / BCa intervals and p-values on image distributions.
 * ``small_r``: silver bullets and lead balloons (the small-R correction of AP intervals).
+* ``empirical_bayes``: the empirical-Bayes per-topic variance of L-MAP and G-MAP (their default
+  parametric interval).
 * ``split``: the MD5 split of a corpus into halves A and B (and salted random splits).
 * ``validation``: :func:`split_half_validation`, the split-half calibration check of every
   interval over many random splits.

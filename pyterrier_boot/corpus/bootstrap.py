@@ -28,6 +28,7 @@ from .._memory import (
 from .._warnings import FallbackWarning, one_warning_per_kind, suppressed
 from ..inputs.qrels import read_qrels
 from ..inputs.runs import read_runs
+from ..measures.arrays import UNJUDGED
 from ..measures.engine import Evaluator
 from ..measures.evaluation import intern
 from ..measures.lowering import AP, lower
@@ -50,6 +51,8 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
     from .._typing import FloatArray, MeasuresLike, QrelsLike, RngLike, RunsLike, TopicsLike
+    from ..measures.arrays import JudgedRuns
+    from ..measures.parsing import LabelledMeasure
 
 
 __all__ = ["CorpusBootstrap"]
@@ -280,6 +283,7 @@ class CorpusBootstrap:
             n_relevant=n_relevant,
             depth=depth,
             unit=tuple(unit_measure(lm.measure) for lm in evaluator.measures),
+            found=_relevant_found(arrays, evaluator.measures),
         )
 
     def _jackknife(self, evaluator, hashes, batch):
@@ -366,3 +370,29 @@ def _small_r_inputs(arrays, measures):
         n_relevant[:, m] = np.bincount(topic_of[arrays.qrels_grades >= rel], minlength=Q)
         depth[:, :, m] = np.minimum(lengths, cutoff) if cutoff > 0 else lengths
     return n_relevant, depth
+
+
+def _relevant_found(arrays: JudgedRuns, measures: Sequence[LabelledMeasure]) -> npt.NDArray[np.int64]:
+    """Relevant documents each cell retrieved within each measure's cutoff, ``[system, topic, measure]``.
+
+    Relevant: a grade at least the measure's ``rel`` (1 for measures without one; never below 0, as
+    trec_eval reads negative grades as unjudged); the cutoff is the measure's (the whole ranking
+    without one). For AP, P@k, nDCG@k, RR, ... a cell's value is 0 exactly when this count is: the
+    count the empirical-Bayes variance models (:mod:`pyterrier_boot.corpus.empirical_bayes`).
+    """
+    S, Q = arrays.n_systems, arrays.n_topics
+    lengths = np.diff(arrays.run_offsets)
+    cell = np.repeat(np.arange(S * Q), lengths)
+    rank = np.arange(len(cell)) - arrays.run_offsets[cell]
+    judged = arrays.run_grades != UNJUDGED
+    found = np.zeros((S, Q, len(measures)), dtype=np.int64)
+    for m, lm in enumerate(measures):
+        km = lower(lm.measure)
+        params = dict(lm.measure.params)
+        rel = km.rel if km is not None else max(int(params.get("rel", 1)), 0)
+        cutoff = km.cutoff if km is not None else int(params.get("cutoff", 0) or 0)
+        hit = judged & (arrays.run_grades >= rel)
+        if cutoff > 0:
+            hit &= rank < cutoff
+        found[:, :, m] = np.bincount(cell[hit], minlength=S * Q).reshape(S, Q)
+    return found

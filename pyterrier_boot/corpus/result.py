@@ -8,7 +8,8 @@ the full-corpus values and the delete-a-group jackknife, and derives from them:
   deviation over images and an interval (small-R correction for AP, Cormack & Lynam §7);
 * :meth:`~CorpusBootstrapResult.per_system`: the mean over topics (MAP, ...), L-MAP
   (``statistic="logit_mean"``) or geometric mean (``"gmean"``) with its interval, including
-  Cormack & Lynam's parametric MAP / L-MAP intervals (§8);
+  Cormack & Lynam's parametric MAP / L-MAP intervals (§8) and the empirical-Bayes variance of
+  L-MAP / G-MAP (their default);
 * :meth:`~CorpusBootstrapResult.difference`: paired differences within each image, per topic and
   for the aggregate, with interval and p-value, and the per-image paired t-tests of Zobel & Rashidi
   (Fig. 6) -> :class:`CorpusDifference`;
@@ -30,6 +31,9 @@ variance=...)``; measured in ``pt_docs/corpus_bootstrap.md``):
   ``((logit high - logit low) / 2z)²`` (limits clipped to ``[ε, 1 - ε]``, the range of L-MAP's
   logits), as the paper combined its per-topic intervals, delta-weighted for MAP.
 * ``"score"``: ``var(x_b)`` for MAP (no logit), ``var(logit x_b)`` for L-MAP.
+* ``"empirical_bayes"`` (L-MAP and G-MAP only; their default): the chance that another corpus loses
+  every relevant document a cell retrieved, estimated over the whole collection, and the expected
+  squared jump it brings (:mod:`pyterrier_boot.corpus.empirical_bayes`).
 """
 from __future__ import annotations
 
@@ -55,6 +59,7 @@ from .intervals import (
     image_pvalue,
     standard_error,
 )
+from .empirical_bayes import fit_rate_prior, replicate_variance, zero_chance
 from .small_r import small_r_correction
 
 if TYPE_CHECKING:
@@ -74,7 +79,16 @@ UNIT_MEASURES = frozenset({
 STATISTICS = ("mean", "gmean", "logit_mean")
 SYSTEM_METHODS = METHODS + ("parametric",)
 #: Per-topic variance rules of the parametric (Cormack & Lynam §8) system interval; see ``per_system``.
-PARAMETRIC_VARIANCES = ("mixed", "logit", "small_r", "score")
+PARAMETRIC_VARIANCES = ("mixed", "logit", "small_r", "score", "empirical_bayes")
+#: The rules of each statistic (G-MAP has no logit delta method and no Cormack & Lynam interval).
+STATISTIC_VARIANCES = {"mean": ("mixed", "logit", "small_r", "score"),
+                       "logit_mean": PARAMETRIC_VARIANCES, "gmean": ("empirical_bayes",)}
+#: Default interval of each statistic (split-half calibration, ``pt_docs/corpus_bootstrap.md``): the
+#: image percentiles of L-MAP and G-MAP are off-centre (images lose relevant documents more often
+#: than another corpus does), so theirs is the parametric interval with the empirical-Bayes variance.
+DEFAULT_METHODS = {"mean": "percentile", "logit_mean": "parametric", "gmean": "parametric"}
+#: Default per-topic variance of each statistic's parametric interval (split-half calibration).
+DEFAULT_VARIANCES = {"mean": "mixed", "logit_mean": "empirical_bayes", "gmean": "empirical_bayes"}
 #: Name of the standard-error column of each statistic: it is on the scale where the statistic is a mean.
 SE_COLUMN = {"mean": "se", "logit_mean": "se(logit)", "gmean": "se(log)"}
 #: The scale of each statistic's paired differences (``difference``): scores, logits or logs.
@@ -110,6 +124,8 @@ class CorpusBootstrapResult(TupleLike):
             ``rel``), -1 for other measures.
         depth: run depth per ``[system, topic, measure]``, capped at the measure's cutoff (small-R).
         unit: per measure, whether its values lie in [0, 1] by definition.
+        found: relevant documents each cell retrieved within the measure's cutoff ``[system, topic,
+            measure]`` (``variance="empirical_bayes"``; None in results saved before it existed).
     """
 
     statistic: np.ndarray
@@ -125,6 +141,7 @@ class CorpusBootstrapResult(TupleLike):
     n_relevant: np.ndarray
     depth: np.ndarray
     unit: tuple = ()
+    found: np.ndarray | None = None
     _tuple_fields: ClassVar[tuple[str, ...]] = ("statistic", "bootstrap_distribution")
 
     # ------------------------------------------------------------ basics
@@ -162,14 +179,15 @@ class CorpusBootstrapResult(TupleLike):
             raise ValueError(f"unknown system {name!r} for {argument!r}: expected one of {describe(self.systems)}")
         return self.systems.index(name)
 
-    def _check_unit(self, method, index, what):
+    def _check_unit(self, method, index, what, default_of=None):
         if method not in ("logit", "parametric"):
             return
         unit = self.unit or (True,) * len(self.measures)
         bad = [self.measures[m] for m in index if not unit[m]]
         if bad:
+            which = f"the default method={method!r} of statistic={default_of!r}" if default_of else f"method={method!r}"
             raise ValueError(
-                f"method={method!r} needs {what} in [0, 1], and {describe(bad)} "
+                f"{which} needs {what} in [0, 1], and {describe(bad)} "
                 f"{'is' if len(bad) == 1 else 'are'} not known to lie in [0, 1]; use 'percentile', "
                 "'normal' or 'bca', or pick measures=[...]"
             )
@@ -246,7 +264,7 @@ class CorpusBootstrapResult(TupleLike):
         return agg(self.statistic, axis=1), agg(self.bootstrap_distribution, axis=2)
 
     @renamed_keywords(epsilon="eps")
-    def per_system(self, *, statistic: str = "mean", method: str = "percentile",
+    def per_system(self, *, statistic: str = "mean", method: str | None = None,
                    confidence_level: float = 0.95, measures: MeasuresLike | None = None,
                    eps: float = EPSILON, variance: str | None = None) -> pd.DataFrame:
         """Each system's aggregate over topics (MAP, mean nDCG@10, ...) with its corpus-bootstrap interval.
@@ -256,18 +274,19 @@ class CorpusBootstrapResult(TupleLike):
                 ``expit(mean(logit(x)))``, scores clipped to ``[1e-5, 1 - 1e-5]``); or ``"gmean"``
                 (Sakai's ``exp(mean(log(x + 1e-5))) - 1e-5``). Computed within each image.
             method: ``"percentile"``, ``"normal"``, ``"logit"``, ``"bca"`` on the image values of
-                the aggregate, or ``"parametric"`` (Cormack & Lynam §8, ``mean`` and ``logit_mean``
-                only): per-topic variances combined as the variance of a mean of independent
-                topics, ``Σ_q v_q / Q²``, and ``θ ± z σ`` on the statistic's scale (logit for
-                L-MAP, mapped back). ``normal`` works on the scale where the statistic is a mean
-                (log for ``gmean``, logit for ``logit_mean``) and maps back.
+                the aggregate, or ``"parametric"`` (Cormack & Lynam §8): per-topic variances
+                combined as the variance of a mean of independent topics, ``Σ_q v_q / Q²``, and
+                ``θ ± z σ`` on the statistic's scale (logit for L-MAP, log for G-MAP, mapped back).
+                ``normal`` works on the scale where the statistic is a mean and maps back. Default
+                (None): ``"percentile"`` for ``mean``, ``"parametric"`` for ``logit_mean`` and
+                ``gmean`` (their image percentiles are off-centre: :data:`DEFAULT_METHODS`).
             confidence_level: e.g. 0.95.
             measures: labels to include (default all).
             eps: ε of the ``logit`` and ``parametric`` methods.
             variance: the per-topic variance ``v_q`` of ``method="parametric"`` (one of
-                :data:`PARAMETRIC_VARIANCES`, defined in the module docstring); default (None): the
-                rules split-half calibration chose, ``"mixed"`` for MAP; for L-MAP ``"small_r"`` on
-                AP measures (where the small-R correction applies) and ``"logit"`` on the others.
+                :data:`PARAMETRIC_VARIANCES`, defined in the module docstring; G-MAP has only
+                ``"empirical_bayes"``); default (None): the rules split-half calibration chose,
+                ``"mixed"`` for MAP, ``"empirical_bayes"`` for L-MAP and G-MAP.
 
         Returns:
             A frame with one row per system, as ``pt.Experiment``: ``name``, then for each measure
@@ -277,15 +296,16 @@ class CorpusBootstrapResult(TupleLike):
             transformed scores, or the parametric standard error.
         """
         agg = self._aggregate(statistic)
-        method = check_choice(method, "method", SYSTEM_METHODS)
+        default_of = agg.name if method is None else None
+        method = DEFAULT_METHODS[agg.name] if method is None else check_choice(method, "method", SYSTEM_METHODS)
         if variance is not None:
             variance = check_choice(variance, "variance", PARAMETRIC_VARIANCES)
         confidence_level = check_confidence_level(confidence_level)
         index = self._measure_index(measures)
-        self._check_unit(method, index, "scores")
-        if method == "parametric" and agg.name == "gmean":
-            raise ValueError("method='parametric' is Cormack & Lynam's interval for statistic='mean' (MAP) or "
-                             "'logit_mean' (L-MAP); use another method for 'gmean'")
+        self._check_unit(method, index, "scores", default_of)
+        if method == "parametric" and variance is not None and variance not in STATISTIC_VARIANCES[agg.name]:
+            raise ValueError(f"variance={variance!r} is not a rule for statistic={agg.name!r}; its rules are "
+                             f"{STATISTIC_VARIANCES[agg.name]}")
         scores = self.statistic[..., index]
         images = self.bootstrap_distribution[..., index]
         if agg.domain is not None:
@@ -309,9 +329,8 @@ class CorpusBootstrapResult(TupleLike):
         z = special.ndtri(1 - (1 - confidence_level) / 2)
         centre = agg.forward(scores).mean(axis=1)
         if method == "parametric":
-            se = np.column_stack([
-                self._parametric_se([m], agg.name, variance or self._default_variance(agg.name, m), eps,
-                                    confidence_level)[:, 0] for m in index])
+            se = self._parametric_se(index, agg.name, variance or DEFAULT_VARIANCES[agg.name], eps,
+                                     confidence_level)
             return se, agg.inverse(centre - z * se), agg.inverse(centre + z * se)
         se = standard_error(agg.forward(images).mean(axis=2))
         if method == "normal":
@@ -321,13 +340,6 @@ class CorpusBootstrapResult(TupleLike):
                                    jackknife=jack, eps=eps, what=f"{agg.name} values")
         return se, low, high
 
-    def _default_variance(self, statistic, m):
-        """The calibrated parametric rule of measure ``m``: ``"mixed"`` for MAP; for L-MAP ``"small_r"``
-        where the small-R correction applies (AP measures), else ``"logit"``."""
-        if statistic == "mean":
-            return "mixed"
-        return "small_r" if bool((self.n_relevant[:, m] >= 0).all()) else "logit"
-
     def _parametric_se(self, index, statistic, variance, eps, confidence_level):
         """Cormack & Lynam's §8 standard error ``sqrt(Σ_q v_q) / Q`` per ``[system, measure]``
         (``v_q`` by ``variance``, see :meth:`per_system`), on the score scale for ``mean`` and the
@@ -335,6 +347,9 @@ class CorpusBootstrapResult(TupleLike):
         x = self.statistic[..., index]
         images = self.bootstrap_distribution[..., index]
         Q = x.shape[1]
+        if variance == "empirical_bayes":
+            v = np.stack([self._empirical_bayes_variance(m, statistic, eps) for m in index], axis=-1)
+            return np.sqrt(v.sum(axis=1)) / Q
         if variance == "small_r":
             low, high, _ = self._topic_interval(index, "logit", confidence_level, True, eps)
             z = special.ndtri(1 - (1 - confidence_level) / 2)
@@ -352,6 +367,25 @@ class CorpusBootstrapResult(TupleLike):
                 extreme = (images.min(axis=0) <= 0) | (images.max(axis=0) >= 1)
                 v = np.where(extreme, images.var(axis=0, ddof=1), v)
         return np.sqrt(v.sum(axis=1)) / Q
+
+    def _empirical_bayes_variance(self, m, statistic, eps):
+        """Per-cell ``v [system, topic]`` of measure ``m`` on the logit (L-MAP) or log (G-MAP) scale
+        (:func:`~pyterrier_boot.corpus.empirical_bayes.replicate_variance`, the prior fitted over
+        every cell of the measure)."""
+        if self.found is None:
+            raise ValueError("variance='empirical_bayes' (the default of L-MAP and G-MAP) needs the relevant "
+                             "documents each cell retrieved, which this result (saved by an older version) "
+                             "lacks: rerun the corpus bootstrap, or pass another variance= or method=")
+        if statistic == "logit_mean":
+            def f(v):
+                return special.logit(np.clip(v, eps, 1 - eps))
+        else:
+            def f(v):
+                return np.log(np.maximum(v, 0) + eps)
+        found = self.found[..., m]
+        q = zero_chance(found, fit_rate_prior(found))
+        return replicate_variance(f(self.statistic[..., m]), f(self.bootstrap_distribution[..., m]), found, q,
+                                  float(f(0.0)))
 
     # ------------------------------------------------------------ differences
 

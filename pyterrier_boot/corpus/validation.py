@@ -42,7 +42,7 @@ from ..measures.parsing import parse_measures, require_mean_aggregated
 from .bootstrap import CorpusBootstrap
 from .intervals import EPSILON, image_interval
 from .multiplicity import docno_hashes, salted_bits
-from .result import PARAMETRIC_VARIANCES, SCALES
+from .result import SCALES, STATISTIC_VARIANCES
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -60,10 +60,10 @@ __all__ = ["SplitHalfValidation", "split_half_validation", "interval_agreement",
 TOPIC_METHODS = ("percentile", "normal", "logit", "bca")
 SYSTEM_ROWS = (
     ("mean", "percentile"), ("mean", "normal"), ("mean", "logit"), ("mean", "bca"),
-    *(("mean", f"parametric:{v}") for v in PARAMETRIC_VARIANCES),
+    *(("mean", f"parametric:{v}") for v in STATISTIC_VARIANCES["mean"]),
     ("logit_mean", "percentile"), ("logit_mean", "normal"), ("logit_mean", "bca"),
-    *(("logit_mean", f"parametric:{v}") for v in ("logit", "small_r")),
-    ("gmean", "percentile"), ("gmean", "normal"), ("gmean", "bca"),
+    *(("logit_mean", f"parametric:{v}") for v in ("logit", "small_r", "empirical_bayes")),
+    ("gmean", "percentile"), ("gmean", "normal"), ("gmean", "bca"), ("gmean", "parametric:empirical_bayes"),
 )
 DIFFERENCE_ROWS = tuple((s, m) for s in ("mean", "logit_mean", "gmean") for m in ("percentile", "normal", "bca"))
 KINDS = ("topic", "system", "difference", "topic difference")

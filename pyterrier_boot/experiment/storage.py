@@ -30,7 +30,8 @@ from .._atomic import atomic_file
 __all__ = ["save_result", "load_result", "package_versions"]
 
 FORMAT = "pyterrier-boot-result"
-VERSION = 1
+#: 2: the corpus result keeps ``found`` (the empirical-Bayes variance); version-1 files load without it.
+VERSION = 2
 _PACKAGES = ("pyterrier_boot", "numpy", "pandas", "scipy", "pyterrier", "ir_measures")
 
 
