@@ -17,7 +17,7 @@ import math
 import numbers
 import sys
 
-from ._warnings import BootWarning, warn
+from ._warnings import BootWarning, report, warn
 
 __all__ = ["DEFAULT_MAX_MEMORY", "check_max_memory", "check_n_resamples", "chunk_rows", "format_bytes", "plan_bytes",
            "require_memory", "require_resamples_memory", "warn_interval_resolution", "warn_pvalue_resolution"]
@@ -131,10 +131,10 @@ def warn_interval_resolution(n_resamples: int, confidence_level: float, alternat
     need = _TAIL_RESAMPLES.get(method, 1)
     if n_resamples * tail < need:
         minimum = math.ceil(need / tail - 1e-9)
-        warn(BootWarning(
-            f"{name}={n_resamples} is too few for a {100 * confidence_level:g}% {method} interval: "
-            f"{n_resamples * tail:.2g} resample(s) fall in each {100 * tail:g}% tail, so its ends are "
-            f"{'the extreme resamples' if need == 1 else 'unreliable'}; use {name} >= {minimum:,}"))
+        report(BootWarning,  # one warning per call of a public function, however many intervals it builds
+               f"{name}={n_resamples} is too few for a {100 * confidence_level:g}% {method} interval: "
+               f"{n_resamples * tail:.2g} resample(s) fall in each {100 * tail:g}% tail, so its ends are "
+               f"{'the extreme resamples' if need == 1 else 'unreliable'}; use {name} >= {minimum:,}", [method])
         return True
     return False
 

@@ -73,8 +73,11 @@ def test_replicate_variance_by_hand():
     assert replicate_variance(x, images, k2, q, m0)[0, 0] == pytest.approx(0.9 * 36 / 2)
     # nothing found anywhere: no variance
     assert not replicate_variance(np.full((2, 2), m0), np.full((4, 2, 2), m0), np.zeros((2, 2), int), q, m0).any()
-    with pytest.raises(ValueError, match="'k' must be non-negative whole counts"):
-        replicate_variance(x, images, -k, q, m0)
+    for bad in (-k, k + 0.5, np.where(k == 0, np.inf, k)):
+        with pytest.raises(ValueError, match="'k' must be non-negative whole counts"):
+            replicate_variance(x, images, bad, q, m0)
+    with pytest.raises(ValueError, match="'k' is empty"):
+        fit_rate_prior([])
 
 
 def simulated_halves(rng, n_systems, n_topics, n_images, value):

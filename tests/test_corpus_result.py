@@ -189,36 +189,62 @@ def test_lmap_small_r_rule(res):
         res.per_system(method="parametric", variance="empirical_bayes")
 
 
+FOUND_MEASURES = {  # measure -> (grades that count, depth: int, "R" or None for the whole ranking, judged only)
+    "AP": ({1, 2}, None, False), "AP(rel=2)": ({2}, None, False), "nDCG@10": ({1, 2}, 10, False),
+    "nDCG(gains={0:0,1:0,2:5})@10": ({2}, 10, False), "P(judged_only=True)@5": ({1, 2}, 5, True),
+    "Rprec": ({1, 2}, "R", False), "RBP(p=0.9)": ({1, 2}, None, False), "ERR@10": ({1, 2}, 10, False),
+    "Success@3": ({1, 2}, 3, False), "R@20": ({1, 2}, 20, False), "RR(rel=2)": ({2}, None, False),
+}
+
+
 def test_relevant_found_counts_the_run_frames():
-    """``found``: relevant documents (label >= 1) in each run's top ``cutoff`` (the whole run for AP
-    and RR), counted from the frames with pandas."""
-    runs, qrels = collection()
-    res = CorpusBootstrap(qrels, n_images=20, rng=5, verbose=False).evaluate(runs, MEASURES)
+    """``found``: relevant documents in each run's top ``depth`` as each measure defines them (grades
+    >= rel, or with a positive gain; R for Rprec; ranks among judged documents for judged_only),
+    counted with pandas from frames with tied scores (trec_eval breaks ties by docno, descending),
+    unjudged documents and a negative grade (unjudged for trec_eval); each such measure is 0
+    exactly when its count is. Bpref can be 0 with relevant documents retrieved: -1."""
+    rng = np.random.default_rng(8)
+    qids, docs = ["1", "2", "3", "4", "5"], [f"d{i:02d}" for i in range(40)]
+    qrels = pd.DataFrame([(q, docs[d], int(g)) for q in qids for d, g in
+                          zip(rng.choice(40, 25, replace=False), rng.choice([-1, 0, 0, 0, 1, 2], 25))],
+                         columns=["qid", "docno", "label"])
+    runs = {name: pd.DataFrame([(q, docs[d], float(np.round(rng.normal(), 1))) for q in qids
+                                for d in rng.choice(40, 30, replace=False)], columns=["qid", "docno", "score"])
+            for name in "xyz"}
+    res = CorpusBootstrap(qrels, n_images=10, rng=5, verbose=False).evaluate(runs, list(FOUND_MEASURES) + ["Bpref"])
     labels = qrels.set_index(["qid", "docno"])["label"]
+    R = qrels[qrels.label >= 1].groupby("qid").size().reindex(qids, fill_value=0)
     for s, name in enumerate(res.systems):
-        frame = runs[name].sort_values(["qid", "score"], ascending=[True, False])
-        frame = frame.assign(rank=frame.groupby("qid").cumcount(),
-                             relevant=labels.reindex(list(zip(frame.qid, frame.docno))).fillna(0).to_numpy() >= 1)
-        for m, cutoff in enumerate([None, 10, 5, None]):
-            top = frame if cutoff is None else frame[frame["rank"] < cutoff]
-            expected = top.groupby("qid")["relevant"].sum().reindex(list(res.qids)).to_numpy()
-            np.testing.assert_array_equal(res.found[s, :, m], expected)
-    assert (res.found[3, 0] == 0).all() and (res.statistic[3, 0] == 0).all()  # run d finds nothing on topic 1
-    np.testing.assert_array_equal(res.found == 0, res.statistic == 0)  # the jump the rule models
+        frame = runs[name].sort_values(["qid", "score", "docno"], ascending=[True, False, False])
+        grade = labels.reindex(list(zip(frame.qid, frame.docno))).to_numpy()
+        for m, (counted, depth, judged_only) in enumerate(FOUND_MEASURES.values()):
+            ranked = frame[grade >= 0] if judged_only else frame
+            g = (grade[grade >= 0] if judged_only else grade)
+            rank = ranked.groupby("qid").cumcount().to_numpy()
+            limit = (R.reindex(ranked.qid).to_numpy() if depth == "R" else np.inf if depth is None else depth)
+            hit = np.isin(g, list(counted)) & (rank < limit)
+            expected = pd.Series(hit).groupby(ranked.qid.to_numpy()).sum().reindex(qids, fill_value=0)
+            np.testing.assert_array_equal(res.found[s, :, m], expected.to_numpy(), err_msg=res.measures[m])
+    M = len(FOUND_MEASURES)
+    np.testing.assert_array_equal(res.found[..., :M] == 0, res.statistic[..., :M] == 0)  # the jump the rule models
+    assert (res.found[..., :M] > 0).any() and (res.found[..., :M] == 0).any()
+    assert (res.found[..., M] == -1).all()  # Bpref
 
 
 def test_empirical_bayes_rule_of_lmap_and_gmap(res):
     """``variance="empirical_bayes"``: the per-cell variances of
     :func:`~pyterrier_boot.corpus.empirical_bayes.replicate_variance` on the logit (L-MAP) or log
-    (G-MAP) scale, summed over topics; the default parametric rule of G-MAP. Cells at 0 get a
-    variance (the image variance gives them none)."""
+    (G-MAP) scale with the statistic's own ε (whatever ``eps``), summed over topics: the default
+    interval of both. Cells at 0 get a variance (the image variance gives them none); G-MAP's limits
+    stay in [0, 1]."""
     from pyterrier_boot.corpus.empirical_bayes import fit_rate_prior, replicate_variance, zero_chance
 
     Q = len(res.qids)
     z = stats.norm.ppf(0.975)
-    for statistic, f, suffix in (("logit_mean", lambda v: special.logit(np.clip(v, 1e-5, 1 - 1e-5)), "se(logit)"),
-                                 ("gmean", lambda v: np.log(v + 1e-5), "se(log)")):
-        table = res.per_system(statistic=statistic, method="parametric", variance="empirical_bayes")
+    for statistic, f, back, suffix in (
+            ("logit_mean", lambda v: special.logit(np.clip(v, 1e-5, 1 - 1e-5)), special.expit, "se(logit)"),
+            ("gmean", lambda v: np.log(v + 1e-5), lambda u: np.clip(np.exp(u) - 1e-5, 0, 1), "se(log)")):
+        table = res.per_system(statistic=statistic, variance="empirical_bayes", eps=1e-3)
         for m, label in enumerate(MEASURES):
             k = res.found[..., m]
             v = replicate_variance(f(res.statistic[..., m]), f(res.bootstrap_distribution[..., m]), k,
@@ -227,16 +253,40 @@ def test_empirical_bayes_rule_of_lmap_and_gmap(res):
             se = np.sqrt(v.sum(axis=1)) / Q
             np.testing.assert_allclose(table[f"{label} {suffix}"], se)
             centre = f(res.statistic[..., m]).mean(axis=1)
-            back = special.expit if statistic == "logit_mean" else (lambda u: np.exp(u) - 1e-5)
+            np.testing.assert_allclose(table[f"{label} ci_low"], back(centre - z * se))
             np.testing.assert_allclose(table[f"{label} ci_high"], back(centre + z * se))
-    # the default interval of L-MAP and G-MAP
-    pd.testing.assert_frame_equal(res.per_system(statistic="gmean"), table)
-    pd.testing.assert_frame_equal(res.per_system(statistic="logit_mean"),
-                                  res.per_system(statistic="logit_mean", method="parametric", variance="empirical_bayes"))
+        assert (table.filter(like="ci_").to_numpy() >= 0).all() and (table.filter(like="ci_").to_numpy() <= 1).all()
+        # the default interval; G-MAP's other rule: the image variance of the logs
+        pd.testing.assert_frame_equal(res.per_system(statistic=statistic), table)
+    assert (table.filter(like="ci_high").to_numpy() == 1).any()  # clipped: exp(.) - ε passes 1 on 8 topics
+    images = res.per_system(statistic="gmean", variance="score")
+    np.testing.assert_allclose(images["AP se(log)"], np.sqrt(
+        np.log(res.bootstrap_distribution[..., 0] + 1e-5).var(axis=0, ddof=1).sum(axis=1)) / Q)
     pd.testing.assert_frame_equal(res.per_system(), res.per_system(method="percentile"))
-    old = dataclasses.replace(res, found=None)  # a result saved before the counts were kept
-    with pytest.raises(ValueError, match="needs the relevant documents each cell retrieved"):
-        old.per_system(statistic="gmean", method="parametric")
+
+
+def test_per_system_rules_and_their_errors(res):
+    """``variance=`` implies the parametric method and is refused with another; a measure that can
+    be 0 with relevant documents retrieved (Bpref: no count) takes the image variance by default
+    and refuses the empirical-Bayes rule by name; results without counts say what to do."""
+    assert res.per_system(variance="score").equals(res.per_system(method="parametric", variance="score"))
+    with pytest.raises(ValueError, match=r"'variance' is a rule of method='parametric'; got method='normal' with "
+                                         r"variance='score'"):
+        res.per_system(method="normal", variance="score")
+    with pytest.raises(ValueError, match=r"variance='small_r' is not a rule for statistic='gmean'"):
+        res.per_system(statistic="gmean", variance="small_r")
+    no_count = dataclasses.replace(res, found=np.where(np.arange(4) == 3, -1, res.found))  # RR as if Bpref
+    default = no_count.per_system(statistic="logit_mean")
+    image = no_count.per_system(statistic="logit_mean", variance="score")
+    np.testing.assert_allclose(default["RR se(logit)"], image["RR se(logit)"])
+    np.testing.assert_allclose(default["AP se(logit)"], res.per_system(statistic="logit_mean")["AP se(logit)"])
+    with pytest.raises(ValueError, match=r"and 'RR' is not \(Bpref, Judged and measures without a kernel are not\); "
+                                         r"pass variance='score'"):
+        no_count.per_system(statistic="gmean", variance="empirical_bayes")
+    old = dataclasses.replace(res, found=None)
+    with pytest.raises(ValueError, match=r"which this result lacks \(saved by an older version or built by hand\): "
+                                         r"rerun CorpusBootstrap.evaluate, or pass method='normal'"):
+        old.per_system(statistic="gmean")
 
 
 def test_difference_is_paired_within_images(res):

@@ -114,6 +114,31 @@ def check(sim):
     return ptb.split_half_validation(runs, qrels, ["AP", "nDCG@10"], n_splits=3, n_images=20, rng=7, verbose=False)
 
 
+def test_too_few_images_is_one_warning_per_kind(sim):
+    """Every split builds BCa and percentile intervals from 20 images: one warning for each, not one
+    per split, half and row."""
+    import warnings
+
+    runs, qrels = sim
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ptb.split_half_validation(runs, qrels, ["AP"], n_splits=3, n_images=20, rng=7, verbose=False,
+                                  kinds=["system"])
+    few = [str(w.message) for w in caught if "too few for a" in str(w.message)]
+    assert len(few) == 2 and any("95% bca interval" in m for m in few), few
+    assert all(w.filename == __file__ for w in caught if "too few for a" in str(w.message))
+
+
+@pytest.mark.filterwarnings("ignore:n_images=20 is too few")
+def test_measures_without_counts_skip_the_empirical_bayes_rows(sim):
+    """Bpref can be 0 with relevant documents retrieved: no empirical-Bayes rows, the others remain."""
+    runs, qrels = sim
+    table = ptb.split_half_validation(runs, qrels, ["Bpref"], n_splits=2, n_images=20, rng=7, verbose=False,
+                                      kinds=["system"]).to_frame()
+    assert not table["method"].str.contains("empirical_bayes").any()
+    assert {"normal", "parametric:logit"} <= set(table.loc[table["statistic"] == "logit_mean", "method"])
+
+
 def test_validation_table(check, sim):
     runs, _ = sim
     table = check.to_frame()
@@ -248,3 +273,5 @@ def test_command_main_rows_show_the_default_parametric_rules(check):
     assert set(zip(parametric["statistic"], parametric["method"])) == {
         ("mean", "parametric:mixed"), ("logit_mean", "parametric:empirical_bayes"), ("gmean", "parametric:empirical_bayes")}
     assert {"percentile", "normal"} <= set(rows.loc[rows["kind"] == "system", "method"])
+    percentile = rows[(rows["kind"] == "system") & (rows["method"] == "percentile")]
+    assert set(percentile["statistic"]) == {"mean"}  # L-MAP's and G-MAP's are off-centre

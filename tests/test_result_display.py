@@ -278,7 +278,7 @@ def test_a_version_1_corpus_result_loads_without_the_counts(corpus, tmp_path):
                 dst.writestr(name, src.read(name))
     back = ptb.load_result(old).corpus
     assert back.found is None
-    with pytest.raises(ValueError, match="lacks: rerun the corpus bootstrap, or pass another variance= or method="):
+    with pytest.raises(ValueError, match="rerun CorpusBootstrap.evaluate, or pass method='normal'"):
         back.per_system(statistic="logit_mean")
     pd.testing.assert_frame_equal(back.per_system(statistic="logit_mean", method="normal"),
                                   corpus.corpus.per_system(statistic="logit_mean", method="normal"))

@@ -72,16 +72,17 @@ def _check(args, parser):
 
 
 def _main_rows(frame):
-    """The rows most users read: per topic (normal; logit with small-R), systems (normal, percentile,
-    parametric with the default rules: "mixed" for MAP, "empirical_bayes" for L-MAP and G-MAP),
-    differences (percentile, normal) of the mean."""
+    """The rows most users read: per topic (normal; logit with small-R), systems (normal; percentile
+    for the mean, whose default it is; parametric with the default rules: "mixed" for MAP,
+    "empirical_bayes" for L-MAP and G-MAP), differences (percentile, normal) of the mean."""
     from ..corpus.result import DEFAULT_VARIANCES
 
     topic = (frame["kind"] == "topic") & (((frame["method"] == "logit") & frame["small_r"])
                                           | ((frame["method"] == "normal") & ~frame["small_r"]))
     default = frame["method"] == frame["statistic"].map(
         lambda statistic: f"parametric:{DEFAULT_VARIANCES.get(statistic)}")
-    system = (frame["kind"] == "system") & (frame["method"].isin(["percentile", "normal"]) | default)
+    percentile = (frame["method"] == "percentile") & (frame["statistic"] == "mean")
+    system = (frame["kind"] == "system") & ((frame["method"] == "normal") | percentile | default)
     difference = (frame["kind"] == "difference") & (frame["statistic"] == "mean") & \
         frame["method"].isin(["percentile", "normal"])
     return frame[topic | system | difference]

@@ -28,10 +28,9 @@ from .._memory import (
 from .._warnings import FallbackWarning, one_warning_per_kind, suppressed
 from ..inputs.qrels import read_qrels
 from ..inputs.runs import read_runs
-from ..measures.arrays import UNJUDGED
 from ..measures.engine import Evaluator
 from ..measures.evaluation import intern
-from ..measures.lowering import AP, lower
+from ..measures.lowering import AP, BPREF, CWL_DEPTH, ERR, INSQ, INST, JUDGED, NCG, NDCG, RBP, RPREC, lower
 from ..measures.parsing import parse_measures, require_mean_aggregated
 from .multiplicity import (
     MODELS,
@@ -373,26 +372,40 @@ def _small_r_inputs(arrays, measures):
 
 
 def _relevant_found(arrays: JudgedRuns, measures: Sequence[LabelledMeasure]) -> npt.NDArray[np.int64]:
-    """Relevant documents each cell retrieved within each measure's cutoff, ``[system, topic, measure]``.
+    """Relevant documents each cell retrieved within each measure's depth, ``[system, topic, measure]``.
 
-    Relevant: a grade at least the measure's ``rel`` (1 for measures without one; never below 0, as
-    trec_eval reads negative grades as unjudged); the cutoff is the measure's (the whole ranking
-    without one). For AP, P@k, nDCG@k, RR, ... a cell's value is 0 exactly when this count is: the
-    count the empirical-Bayes variance models (:mod:`pyterrier_boot.corpus.empirical_bayes`).
+    Counted as the measure's kernel scores: relevant is a grade at least ``rel`` (AP, P, R, RR,
+    Success, Rprec, RBP, Q) or a grade with a positive gain (nDCG, nCG, ERR, INSQ, INST); the depth
+    is the cutoff (cwl_eval's 1000 positions for RBP, INSQ, INST; R for Rprec; the whole ranking
+    without one), ranks counted among judged documents for ``judged_only`` measures. Such a measure
+    is 0 exactly when its count is: the count the empirical-Bayes variance models
+    (:mod:`pyterrier_boot.corpus.empirical_bayes`). -1 for measures that can be 0 with relevant
+    documents retrieved (Bpref, Judged) and for measures without a kernel.
     """
     S, Q = arrays.n_systems, arrays.n_topics
-    lengths = np.diff(arrays.run_offsets)
-    cell = np.repeat(np.arange(S * Q), lengths)
-    rank = np.arange(len(cell)) - arrays.run_offsets[cell]
-    judged = arrays.run_grades != UNJUDGED
-    found = np.zeros((S, Q, len(measures)), dtype=np.int64)
+    grades = arrays.run_grades
+    cell = np.repeat(np.arange(S * Q), np.diff(arrays.run_offsets))
+    start = arrays.run_offsets[cell]
+    rank = np.arange(len(cell)) - start
+    judged = grades >= 0  # the kernels' judged documents: trec_eval reads negative grades as unjudged
+    judged_before = np.cumsum(judged, dtype=np.int64) - judged
+    judged_rank: npt.NDArray[np.int64] = judged_before - judged_before[start]
+    qrels_topic = np.repeat(np.arange(Q), np.diff(arrays.qrels_offsets))
+    found = np.full((S, Q, len(measures)), -1, dtype=np.int64)
     for m, lm in enumerate(measures):
         km = lower(lm.measure)
-        params = dict(lm.measure.params)
-        rel = km.rel if km is not None else max(int(params.get("rel", 1)), 0)
-        cutoff = km.cutoff if km is not None else int(params.get("cutoff", 0) or 0)
-        hit = judged & (arrays.run_grades >= rel)
-        if cutoff > 0:
-            hit &= rank < cutoff
+        if km is None or km.kind in (BPREF, JUDGED):
+            continue
+        if km.kind in (NDCG, NCG, ERR, INSQ, INST):
+            seen = np.unique(grades[judged])
+            hit = judged & np.isin(grades, seen[[km.gain(int(g)) > 0 for g in seen]])
+        else:
+            hit = judged & (grades >= km.rel)
+        position = judged_rank if km.judged_only else rank
+        if km.kind == RPREC:
+            R = np.bincount(qrels_topic[arrays.qrels_grades >= km.rel], minlength=Q)
+            hit &= position < R[cell % Q]
+        elif km.cutoff or km.kind in (RBP, INSQ, INST):
+            hit &= position < (km.cutoff or CWL_DEPTH)
         found[:, :, m] = np.bincount(cell[hit], minlength=S * Q).reshape(S, Q)
     return found

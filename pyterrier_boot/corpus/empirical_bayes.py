@@ -66,6 +66,8 @@ def fit_rate_prior(k: npt.ArrayLike) -> FloatArray:
         (1.0, True)
     """
     values, counts = np.unique(_counts(k), return_counts=True)
+    if not len(values):
+        raise ValueError("'k' is empty: a prior needs at least one count")
     like = np.exp(_log_likelihood(values.astype(float)))
     w = np.full(len(RATE_GRID), 1 / len(RATE_GRID))
     share = counts / counts.sum()
@@ -143,8 +145,9 @@ def _fewest_found_jump(jump: FloatArray, k: np.ndarray, found: np.ndarray) -> Fl
 
 
 def _counts(k: npt.ArrayLike) -> np.ndarray:
-    """``k`` as int64, checked to hold non-negative whole numbers."""
+    """``k`` as int64, checked to hold finite, non-negative whole numbers."""
     k = np.asarray(k)
-    if not np.issubdtype(k.dtype, np.number) or (k.size and not (np.all(k >= 0) and np.all(k == np.round(k)))):
+    if not np.issubdtype(k.dtype, np.number) or (
+            k.size and not (np.all(np.isfinite(k)) and np.all(k >= 0) and np.all(k == np.round(k)))):
         raise ValueError("'k' must be non-negative whole counts")
     return k.astype(np.int64)

@@ -30,7 +30,8 @@ variance=...)``; measured in ``pt_docs/corpus_bootstrap.md``):
 * ``"small_r"``: the variance implied by each topic's small-R-corrected logit interval,
   ``((logit high - logit low) / 2z)²`` (limits clipped to ``[ε, 1 - ε]``, the range of L-MAP's
   logits), as the paper combined its per-topic intervals, delta-weighted for MAP.
-* ``"score"``: ``var(x_b)`` for MAP (no logit), ``var(logit x_b)`` for L-MAP.
+* ``"score"``: ``var(x_b)`` for MAP (no logit), ``var(logit x_b)`` for L-MAP, ``var(log(x_b + ε))``
+  for G-MAP.
 * ``"empirical_bayes"`` (L-MAP and G-MAP only; their default): the chance that another corpus loses
   every relevant document a cell retrieved, estimated over the whole collection, and the expected
   squared jump it brings (:mod:`pyterrier_boot.corpus.empirical_bayes`).
@@ -80,9 +81,9 @@ STATISTICS = ("mean", "gmean", "logit_mean")
 SYSTEM_METHODS = METHODS + ("parametric",)
 #: Per-topic variance rules of the parametric (Cormack & Lynam §8) system interval; see ``per_system``.
 PARAMETRIC_VARIANCES = ("mixed", "logit", "small_r", "score", "empirical_bayes")
-#: The rules of each statistic (G-MAP has no logit delta method and no Cormack & Lynam interval).
+#: The rules of each statistic (G-MAP has no logit delta method and no small-R logit interval).
 STATISTIC_VARIANCES = {"mean": ("mixed", "logit", "small_r", "score"),
-                       "logit_mean": PARAMETRIC_VARIANCES, "gmean": ("empirical_bayes",)}
+                       "logit_mean": PARAMETRIC_VARIANCES, "gmean": ("empirical_bayes", "score")}
 #: Default interval of each statistic (split-half calibration, ``pt_docs/corpus_bootstrap.md``): the
 #: image percentiles of L-MAP and G-MAP are off-centre (images lose relevant documents more often
 #: than another corpus does), so theirs is the parametric interval with the empirical-Bayes variance.
@@ -93,6 +94,24 @@ DEFAULT_VARIANCES = {"mean": "mixed", "logit_mean": "empirical_bayes", "gmean": 
 SE_COLUMN = {"mean": "se", "logit_mean": "se(logit)", "gmean": "se(log)"}
 #: The scale of each statistic's paired differences (``difference``): scores, logits or logs.
 SCALES = {"mean": "score", "logit_mean": "logit", "gmean": "log"}
+
+
+def _system_method(statistic, method, variance):
+    """``(method, variance, default_of)`` of :meth:`CorpusBootstrapResult.per_system`, checked:
+    ``variance`` implies the parametric method; None takes the statistic's default method
+    (``default_of``: the statistic then, for messages)."""
+    if variance is not None:
+        variance = check_choice(variance, "variance", PARAMETRIC_VARIANCES)
+        if method not in (None, "parametric"):
+            raise ValueError(f"'variance' is a rule of method='parametric'; got method={method!r} with "
+                             f"variance={variance!r}")
+        if variance not in STATISTIC_VARIANCES[statistic]:
+            raise ValueError(f"variance={variance!r} is not a rule for statistic={statistic!r}; its rules are "
+                             f"{STATISTIC_VARIANCES[statistic]}")
+        return "parametric", variance, None
+    if method is None:
+        return DEFAULT_METHODS[statistic], None, statistic
+    return check_choice(method, "method", SYSTEM_METHODS), None, None
 
 
 def unit_measure(measure: MeasureLike) -> bool:
@@ -124,8 +143,9 @@ class CorpusBootstrapResult(TupleLike):
             ``rel``), -1 for other measures.
         depth: run depth per ``[system, topic, measure]``, capped at the measure's cutoff (small-R).
         unit: per measure, whether its values lie in [0, 1] by definition.
-        found: relevant documents each cell retrieved within the measure's cutoff ``[system, topic,
-            measure]`` (``variance="empirical_bayes"``; None in results saved before it existed).
+        found: relevant documents each cell retrieved within the measure's depth ``[system, topic,
+            measure]``, -1 for measures that can be 0 with relevant documents retrieved
+            (``variance="empirical_bayes"``; None in results saved before it existed).
     """
 
     statistic: np.ndarray
@@ -179,11 +199,14 @@ class CorpusBootstrapResult(TupleLike):
             raise ValueError(f"unknown system {name!r} for {argument!r}: expected one of {describe(self.systems)}")
         return self.systems.index(name)
 
+    def _unit(self, index):
+        """Whether each measure of ``index`` lies in [0, 1] (all, for results built without ``unit``)."""
+        return np.array([self.unit[m] if self.unit else True for m in index], dtype=bool)
+
     def _check_unit(self, method, index, what, default_of=None):
         if method not in ("logit", "parametric"):
             return
-        unit = self.unit or (True,) * len(self.measures)
-        bad = [self.measures[m] for m in index if not unit[m]]
+        bad = [self.measures[m] for m, unit in zip(index, self._unit(index)) if not unit]
         if bad:
             which = f"the default method={method!r} of statistic={default_of!r}" if default_of else f"method={method!r}"
             raise ValueError(
@@ -282,11 +305,15 @@ class CorpusBootstrapResult(TupleLike):
                 ``gmean`` (their image percentiles are off-centre: :data:`DEFAULT_METHODS`).
             confidence_level: e.g. 0.95.
             measures: labels to include (default all).
-            eps: ε of the ``logit`` and ``parametric`` methods.
+            eps: ε of the ``logit`` method and of MAP's parametric rules (L-MAP's and G-MAP's use
+                their own ε = 1e-5).
             variance: the per-topic variance ``v_q`` of ``method="parametric"`` (one of
-                :data:`PARAMETRIC_VARIANCES`, defined in the module docstring; G-MAP has only
-                ``"empirical_bayes"``); default (None): the rules split-half calibration chose,
-                ``"mixed"`` for MAP, ``"empirical_bayes"`` for L-MAP and G-MAP.
+                :data:`PARAMETRIC_VARIANCES`, defined in the module docstring; G-MAP has
+                ``"empirical_bayes"`` and ``"score"``); giving it implies ``method="parametric"``.
+                Default (None): the rules split-half calibration chose, ``"mixed"`` for MAP,
+                ``"empirical_bayes"`` for L-MAP and G-MAP (the image variance, ``"score"``, for
+                measures that can be 0 with relevant documents retrieved: Bpref, Judged, measures
+                without a kernel). G-MAP's normal and parametric limits are clipped to [0, 1].
 
         Returns:
             A frame with one row per system, as ``pt.Experiment``: ``name``, then for each measure
@@ -296,16 +323,10 @@ class CorpusBootstrapResult(TupleLike):
             transformed scores, or the parametric standard error.
         """
         agg = self._aggregate(statistic)
-        default_of = agg.name if method is None else None
-        method = DEFAULT_METHODS[agg.name] if method is None else check_choice(method, "method", SYSTEM_METHODS)
-        if variance is not None:
-            variance = check_choice(variance, "variance", PARAMETRIC_VARIANCES)
+        method, variance, default_of = _system_method(agg.name, method, variance)
         confidence_level = check_confidence_level(confidence_level)
         index = self._measure_index(measures)
         self._check_unit(method, index, "scores", default_of)
-        if method == "parametric" and variance is not None and variance not in STATISTIC_VARIANCES[agg.name]:
-            raise ValueError(f"variance={variance!r} is not a rule for statistic={agg.name!r}; its rules are "
-                             f"{STATISTIC_VARIANCES[agg.name]}")
         scores = self.statistic[..., index]
         images = self.bootstrap_distribution[..., index]
         if agg.domain is not None:
@@ -328,61 +349,73 @@ class CorpusBootstrapResult(TupleLike):
         """``se, low, high`` of each system's aggregate by ``method`` (:meth:`per_system`)."""
         z = special.ndtri(1 - (1 - confidence_level) / 2)
         centre = agg.forward(scores).mean(axis=1)
-        if method == "parametric":
-            se = self._parametric_se(index, agg.name, variance or DEFAULT_VARIANCES[agg.name], eps,
-                                     confidence_level)
-            return se, agg.inverse(centre - z * se), agg.inverse(centre + z * se)
+        if method in ("parametric", "normal"):
+            if method == "parametric":
+                rule = (variance or DEFAULT_VARIANCES["mean"]) if agg.name == "mean" else variance
+                se = np.column_stack([self._parametric_se(m, agg, rule, eps, confidence_level) for m in index])
+            else:
+                se = standard_error(agg.forward(images).mean(axis=2))
+            low, high = agg.inverse(centre - z * se), agg.inverse(centre + z * se)
+            if agg.name == "gmean":  # exp(.) - ε: keep a G-MAP of scores in [0, 1] there
+                unit = self._unit(index)
+                low, high = np.where(unit, np.clip(low, 0, 1), low), np.where(unit, np.clip(high, 0, 1), high)
+            return se, low, high
         se = standard_error(agg.forward(images).mean(axis=2))
-        if method == "normal":
-            return se, agg.inverse(centre - z * se), agg.inverse(centre + z * se)
         jack = agg(self.jackknife_distribution[..., index], axis=2)
         low, high = image_interval(theta, dist, method=method, confidence_level=confidence_level,
                                    jackknife=jack, eps=eps, what=f"{agg.name} values")
         return se, low, high
 
-    def _parametric_se(self, index, statistic, variance, eps, confidence_level):
-        """Cormack & Lynam's §8 standard error ``sqrt(Σ_q v_q) / Q`` per ``[system, measure]``
-        (``v_q`` by ``variance``, see :meth:`per_system`), on the score scale for ``mean`` and the
-        logit scale for ``logit_mean``."""
-        x = self.statistic[..., index]
-        images = self.bootstrap_distribution[..., index]
+    def _parametric_se(self, m, agg, variance, eps, confidence_level):
+        """Cormack & Lynam's §8 standard error ``sqrt(Σ_q v_q) / Q`` of measure ``m`` per system
+        (``v_q`` by ``variance``, see :meth:`per_system`; None: the statistic's default rule), on the
+        statistic's scale: scores for ``mean``, logits (L-MAP) or logs (G-MAP) with the statistic's
+        own ε for the others."""
+        x = self.statistic[..., m]
+        images = self.bootstrap_distribution[..., m]
         Q = x.shape[1]
-        if variance == "empirical_bayes":
-            v = np.stack([self._empirical_bayes_variance(m, statistic, eps) for m in index], axis=-1)
-            return np.sqrt(v.sum(axis=1)) / Q
-        if variance == "small_r":
-            low, high, _ = self._topic_interval(index, "logit", confidence_level, True, eps)
-            z = special.ndtri(1 - (1 - confidence_level) / 2)
-            clip = partial(np.clip, a_min=eps, a_max=1 - eps)
-            logit_var = ((special.logit(clip(high)) - special.logit(clip(low))) / (2 * z)) ** 2
-        else:
-            logit_var = special.logit(np.clip(images, eps, 1 - eps)).var(axis=0, ddof=1)
-        if statistic == "logit_mean":
-            v = logit_var
+        if agg.name != "mean":
+            v = self._transformed_variance(m, agg, variance, eps, confidence_level)
         elif variance == "score":
             v = images.var(axis=0, ddof=1)
         else:
-            v = (x - x**2) ** 2 * logit_var
+            v = (x - x**2) ** 2 * self._logit_variance(m, variance, eps, confidence_level)
             if variance == "mixed":
                 extreme = (images.min(axis=0) <= 0) | (images.max(axis=0) >= 1)
                 v = np.where(extreme, images.var(axis=0, ddof=1), v)
         return np.sqrt(v.sum(axis=1)) / Q
 
-    def _empirical_bayes_variance(self, m, statistic, eps):
-        """Per-cell ``v [system, topic]`` of measure ``m`` on the logit (L-MAP) or log (G-MAP) scale
-        (:func:`~pyterrier_boot.corpus.empirical_bayes.replicate_variance`, the prior fitted over
-        every cell of the measure)."""
-        if self.found is None:
-            raise ValueError("variance='empirical_bayes' (the default of L-MAP and G-MAP) needs the relevant "
-                             "documents each cell retrieved, which this result (saved by an older version) "
-                             "lacks: rerun the corpus bootstrap, or pass another variance= or method=")
-        if statistic == "logit_mean":
-            def f(v):
-                return special.logit(np.clip(v, eps, 1 - eps))
-        else:
-            def f(v):
-                return np.log(np.maximum(v, 0) + eps)
-        found = self.found[..., m]
+    def _logit_variance(self, m, variance, eps, confidence_level):
+        """Per-cell variance of ``logit x`` ``[system, topic]``: from the small-R-corrected logit
+        interval (``"small_r"``), else over the images (ε-clipped)."""
+        if variance == "small_r":
+            low, high, _ = self._topic_interval([m], "logit", confidence_level, True, eps)
+            z = special.ndtri(1 - (1 - confidence_level) / 2)
+            clip = partial(np.clip, a_min=eps, a_max=1 - eps)
+            return (((special.logit(clip(high)) - special.logit(clip(low))) / (2 * z)) ** 2)[..., 0]
+        return special.logit(np.clip(self.bootstrap_distribution[..., m], eps, 1 - eps)).var(axis=0, ddof=1)
+
+    def _transformed_variance(self, m, agg, variance, eps, confidence_level):
+        """Per-cell variance ``[system, topic]`` of L-MAP's logits or G-MAP's logs by ``variance``:
+        the empirical-Bayes rule (the default where the counts of relevant documents found are
+        known), the small-R-corrected logit intervals, or the image variance (any other rule, and
+        the default of measures without counts)."""
+        found = None if self.found is None else self.found[..., m]
+        if variance is None:
+            variance = "empirical_bayes" if found is None or (found >= 0).all() else "score"
+        if variance == "small_r":
+            return self._logit_variance(m, variance, eps, confidence_level)
+        f = agg.forward
+        if variance != "empirical_bayes":
+            return f(self.bootstrap_distribution[..., m]).var(axis=0, ddof=1)
+        if found is None:
+            raise ValueError("variance='empirical_bayes' needs the relevant documents each cell retrieved "
+                             "(CorpusBootstrapResult.found), which this result lacks (saved by an older version "
+                             "or built by hand): rerun CorpusBootstrap.evaluate, or pass method='normal'")
+        if (found < 0).any():
+            raise ValueError(f"variance='empirical_bayes' needs a measure that is 0 exactly when no relevant "
+                             f"document is retrieved, and {self.measures[m]!r} is not (Bpref, Judged and "
+                             "measures without a kernel are not); pass variance='score' (the image variance)")
         q = zero_chance(found, fit_rate_prior(found))
         return replicate_variance(f(self.statistic[..., m]), f(self.bootstrap_distribution[..., m]), found, q,
                                   float(f(0.0)))

@@ -37,6 +37,7 @@ from .._batches import check_executor
 from .._checks import check_confidence_level, check_positive_int
 from .._deprecation import renamed_keywords
 from .._random import as_generator
+from .._warnings import one_warning_per_kind
 from ..measures.evaluation import prepare
 from ..measures.parsing import parse_measures, require_mean_aggregated
 from .bootstrap import CorpusBootstrap
@@ -230,7 +231,7 @@ def _split_rows(res_a, res_b, measures, confidence_level, eps, kinds=KINDS):
         for statistic, method in SYSTEM_ROWS if "system" in kinds else ():
             base, _, variance = method.partition(":")
             needs_unit = base in ("logit", "parametric") or statistic == "logit_mean"
-            if needs_unit and not unit[m]:
+            if (needs_unit and not unit[m]) or (variance == "empirical_bayes" and (res_a.found[..., m] < 0).any()):
                 continue
             options = {"variance": variance} if variance else {}
             values = []
@@ -260,6 +261,7 @@ def _split_rows(res_a, res_b, measures, confidence_level, eps, kinds=KINDS):
 
 
 @renamed_keywords(epsilon="eps")
+@one_warning_per_kind()
 def split_half_validation(runs: RunsLike, qrels: QrelsLike, measures: MeasuresLike = ("AP",), *,
                           n_splits: int = 20, n_images: int = 100, rng: RngLike = None,
                           confidence_level: float = 0.95, sd_tolerance: float = 0.1,
