@@ -8,7 +8,7 @@ or ``log(ε)``, about -11.5. A Poisson corpus image loses all ``k`` of them with
 and it gives cells at ``x = 0`` no variance at all, so image variances of L-MAP and G-MAP on AP miss
 both ways; measured in ``pt_docs/corpus_bootstrap.md``.
 
-This module estimates the chance from the whole collection instead (Robbins' empirical Bayes):
+This module estimates the chance from the whole collection instead (empirical Bayes, Robbins 1956):
 
 * ``k`` of every cell of a measure is taken as Poisson(``λ``) with a prior ``g`` on ``λ`` common to
   the cells, estimated by maximum likelihood over all distributions on a grid of rates

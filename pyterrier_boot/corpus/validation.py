@@ -183,7 +183,7 @@ class SplitHalfValidation:
 
         Args:
             rows: keys of :attr:`z` (default: the AP or first measure's per-topic logit small-R,
-                system mean normal and parametric, and difference rows).
+                system mean normal and parametric, L-MAP's default, and difference rows).
             ax: matplotlib axes (default: a new figure).
             bins: histogram bins on [-4, 4] (default: from 8 to 60, growing with the number of z).
         """
@@ -193,6 +193,7 @@ class SplitHalfValidation:
             m = "AP" if "AP" in self.measures else self.measures[0]
             wanted = [("topic", m, "", "logit", True), ("system", m, "mean", "normal", False),
                       ("system", m, "mean", "parametric:mixed", False), ("system", m, "mean", "parametric:logit", False),
+                      ("system", m, "logit_mean", "parametric:empirical_bayes", False),
                       ("difference", m, "mean", "percentile", False)]
             rows = [k for k in wanted if k in self.z]
         if ax is None:
