@@ -39,6 +39,15 @@ def check_alpha(alpha, name="alpha"):
     return check_confidence_level(alpha, name=name)
 
 
+def check_eps(eps, name="eps"):
+    """``eps`` (the clipping ε of logits and logs) as a float in (0, 0.5)."""
+    if isinstance(eps, bool) or not isinstance(eps, numbers.Real):
+        raise TypeError(f"{name!r} must be a number in (0, 0.5), got {type(eps).__name__}")
+    if not 0 < float(eps) < 0.5:
+        raise ValueError(f"{name!r} must be in (0, 0.5), got {eps}")
+    return float(eps)
+
+
 def check_positive_int(value, name, minimum=1):
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name!r} must be an integer >= {minimum}, got {type(value).__name__}")

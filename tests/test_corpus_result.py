@@ -281,8 +281,13 @@ def test_per_system_rules_and_their_errors(res):
     np.testing.assert_allclose(default["RR se(logit)"], image["RR se(logit)"])
     np.testing.assert_allclose(default["AP se(logit)"], res.per_system(statistic="logit_mean")["AP se(logit)"])
     with pytest.raises(ValueError, match=r"and 'RR' is not \(Bpref, Judged and measures without a kernel are not\); "
-                                         r"pass variance='score'"):
+                                         r"leave variance=None \(it picks the image variance there\) or pick measures"):
         no_count.per_system(statistic="gmean", variance="empirical_bayes")
+    for bad, error in ((0, ValueError), (-1, ValueError), (0.5, ValueError), ("1e-5", TypeError)):
+        with pytest.raises(error, match=r"'eps' must be"):
+            res.per_system(method="parametric", eps=bad)
+        with pytest.raises(error, match=r"'eps' must be"):
+            res.per_topic(method="logit", eps=bad)
     old = dataclasses.replace(res, found=None)
     with pytest.raises(ValueError, match=r"which this result lacks \(saved by an older version or built by hand\): "
                                          r"rerun CorpusBootstrap.evaluate, or pass method='normal'"):

@@ -116,7 +116,7 @@ def check(sim):
 
 def test_too_few_images_is_one_warning_per_kind(sim):
     """Every split builds BCa and percentile intervals from 20 images: one warning for each, not one
-    per split, half and row."""
+    per split, half and row; and one that 3 splits are few for system-level rows."""
     import warnings
 
     runs, qrels = sim
@@ -127,6 +127,8 @@ def test_too_few_images_is_one_warning_per_kind(sim):
     few = [str(w.message) for w in caught if "too few for a" in str(w.message)]
     assert len(few) == 2 and any("95% bca interval" in m for m in few), few
     assert all(w.filename == __file__ for w in caught if "too few for a" in str(w.message))
+    splits = [str(w.message) for w in caught if "n_splits=3 is few for the system and difference rows" in str(w.message)]
+    assert len(splits) == 1 and "use n_splits >= 20" in splits[0]
 
 
 @pytest.mark.filterwarnings("ignore:n_images=20 is too few")

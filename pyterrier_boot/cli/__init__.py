@@ -53,6 +53,10 @@ _HINTS = (
     ("or raise max_memory", "or raise --max-memory"),
     ("n_resamples=", "--n "),
     ("n_resamples >=", "--n >="),
+    ("n_images=", "--n "),
+    ("n_images >=", "--n >="),
+    ("n_splits=", "--splits "),
+    ("n_splits >=", "--splits >="),
     ("max_memory=", "--max-memory "),
 )
 

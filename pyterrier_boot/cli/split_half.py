@@ -138,9 +138,10 @@ def run(args: argparse.Namespace) -> int:
     bad = int((~frame["calibrated"]).sum())
     print(_text.wrap(f"A calibrated {args.confidence:.0%} interval holds the other half's value "
                      f"{result.model_share:.1%} of the time (below/in/above: the other half's value w.r.t. the "
-                     f"interval) and sd(z) = 1 (< 1: too wide, > 1: too narrow); 'no' marks |sd(z) - 1| > "
-                     f"{result.sd_tolerance:g} or a share off the model. {bad} of {len(frame)} intervals checked are "
-                     f"not calibrated{'' if args.all else ' (--all shows every row)'}.", width))
+                     f"interval) and sd(z) = 1 (< 1: too wide, > 1: too narrow). ± is a standard error over "
+                     f"splits, [a, b] the range of the per-split sd(z); 'no' marks |sd(z) - 1| beyond both "
+                     f"{result.sd_tolerance:g} and 3 standard errors, or a share off the model. {bad} of {len(frame)} "
+                     f"intervals checked are not calibrated{'' if args.all else ' (--all shows every row)'}.", width))
     return 0
 
 
@@ -154,7 +155,7 @@ def _display(frame):
         "n": frame["n"], "below": pct(frame["below"]),
         "in": [f"{100 * v:.1f}% ±{100 * s:.1f}" for v, s in zip(frame["inside"], frame["inside_se"], strict=True)],
         "above": pct(frame["above"]),
-        "sd(z)": [f"{v:.2f} [{lo:.2f}, {hi:.2f}]" for v, lo, hi in
-                  zip(frame["sd_z"], frame["sd_z_min"], frame["sd_z_max"], strict=True)],
+        "sd(z)": [f"{v:.2f} ±{se:.2f} [{lo:.2f}, {hi:.2f}]" for v, se, lo, hi in
+                  zip(frame["sd_z"], frame["sd_z_se"], frame["sd_z_min"], frame["sd_z_max"], strict=True)],
         "calibrated": ["yes" if c else "no" for c in frame["calibrated"]],
     })

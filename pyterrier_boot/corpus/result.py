@@ -46,7 +46,7 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
-from .._checks import check_choice, check_confidence_level, describe
+from .._checks import check_choice, check_confidence_level, check_eps, describe
 from .._deprecation import renamed_keywords
 from .._results import ConfidenceInterval, TupleLike, interval_table_html
 from ..stats.aggregates import get_aggregate
@@ -236,7 +236,7 @@ class CorpusBootstrapResult(TupleLike):
             (``small_r``: the correction applied to that cell).
         """
         method = check_choice(method, "method", METHODS)
-        confidence_level = check_confidence_level(confidence_level)
+        confidence_level, eps = check_confidence_level(confidence_level), check_eps(eps)
         index = self._measure_index(measures)
         self._check_unit(method, index, "scores")
         theta = self.statistic[..., index]
@@ -324,7 +324,7 @@ class CorpusBootstrapResult(TupleLike):
         """
         agg = self._aggregate(statistic)
         method, variance, default_of = _system_method(agg.name, method, variance)
-        confidence_level = check_confidence_level(confidence_level)
+        confidence_level, eps = check_confidence_level(confidence_level), check_eps(eps)
         index = self._measure_index(measures)
         self._check_unit(method, index, "scores", default_of)
         scores = self.statistic[..., index]
@@ -415,7 +415,8 @@ class CorpusBootstrapResult(TupleLike):
         if (found < 0).any():
             raise ValueError(f"variance='empirical_bayes' needs a measure that is 0 exactly when no relevant "
                              f"document is retrieved, and {self.measures[m]!r} is not (Bpref, Judged and "
-                             "measures without a kernel are not); pass variance='score' (the image variance)")
+                             "measures without a kernel are not); leave variance=None (it picks the image "
+                             "variance there) or pick measures=[...]")
         q = zero_chance(found, fit_rate_prior(found))
         return replicate_variance(f(self.statistic[..., m]), f(self.bootstrap_distribution[..., m]), found, q,
                                   float(f(0.0)))

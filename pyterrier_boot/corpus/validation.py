@@ -34,10 +34,10 @@ import pandas as pd
 from scipy import special
 
 from .._batches import check_executor
-from .._checks import check_confidence_level, check_positive_int
+from .._checks import check_confidence_level, check_eps, check_positive_int
 from .._deprecation import renamed_keywords
 from .._random import as_generator
-from .._warnings import one_warning_per_kind
+from .._warnings import BootWarning, one_warning_per_kind, report
 from ..measures.evaluation import prepare
 from ..measures.parsing import parse_measures, require_mean_aggregated
 from .bootstrap import CorpusBootstrap
@@ -64,10 +64,13 @@ SYSTEM_ROWS = (
     *(("mean", f"parametric:{v}") for v in STATISTIC_VARIANCES["mean"]),
     ("logit_mean", "percentile"), ("logit_mean", "normal"), ("logit_mean", "bca"),
     *(("logit_mean", f"parametric:{v}") for v in ("logit", "small_r", "empirical_bayes")),
-    ("gmean", "percentile"), ("gmean", "normal"), ("gmean", "bca"), ("gmean", "parametric:empirical_bayes"),
+    ("gmean", "percentile"), ("gmean", "normal"), ("gmean", "bca"),
+    *(("gmean", f"parametric:{v}") for v in ("score", "empirical_bayes")),
 )
 DIFFERENCE_ROWS = tuple((s, m) for s in ("mean", "logit_mean", "gmean") for m in ("percentile", "normal", "bca"))
 KINDS = ("topic", "system", "difference", "topic difference")
+#: Fewer splits than this get a warning when system-level rows are checked.
+FEW_SPLITS = 20
 
 
 def model_share(confidence_level: float = 0.95) -> float:
@@ -138,8 +141,8 @@ class SplitHalfValidation:
             ``inside_se`` (SE of ``inside`` from its spread over splits), ``inside_min`` /
             ``inside_max`` over splits, ``sd_z`` (pooled over finite z), ``sd_z_se`` (its
             delete-a-split jackknife SE, :func:`pooled_sd`), ``sd_z_min`` / ``sd_z_max`` over splits, ``n_infinite`` (z = ±inf: zero-width intervals that differ),
-            and ``calibrated``: ``|sd_z - 1| <= sd_tolerance`` and ``inside`` within
-            ``max(3 inside_se, 0.02)`` of the model share.
+            and ``calibrated`` (not detectably miscalibrated): ``|sd_z - 1| <= max(sd_tolerance,
+            3 sd_z_se)`` and ``inside`` within ``max(3 inside_se, 0.02)`` of the model share.
         z: the pooled ``z`` of each row, keyed by ``(kind, measure, statistic, method, small_r)``.
         model_share: the share a calibrated interval holds (``2Φ(z/√2) - 1``: 83.4% at 95%).
         salts: the salt of each split (``corpus_split(frame, half, salt=...)`` reproduces it).
@@ -279,7 +282,7 @@ def split_half_validation(runs: RunsLike, qrels: QrelsLike, measures: MeasuresLi
         n_images: Poisson images per half (at least 10).
         rng: seed or Generator (SPEC 7): draws the splits' salts and the images' keys.
         confidence_level: level of the intervals checked (0.95: model share 83.4%).
-        sd_tolerance: ``calibrated`` needs ``|sd(z) - 1|`` at most this.
+        sd_tolerance: ``calibrated`` needs ``|sd(z) - 1|`` at most this (or 3 standard errors).
         eps: ε of the logit intervals and L-MAP.
         kinds: which quantities to check (default all of ``"topic"``, ``"system"``,
             ``"difference"``, ``"topic difference"``; per-topic differences of every pair of many
@@ -302,10 +305,8 @@ def split_half_validation(runs: RunsLike, qrels: QrelsLike, measures: MeasuresLi
         >>> check = ptb.split_half_validation("runs/", "qrels.txt", ["AP", "nDCG@10"], rng=1)  # doctest: +SKIP
         >>> check.to_frame().query("kind == 'system'")                                      # doctest: +SKIP
     """
-    n_splits = check_positive_int(n_splits, "n_splits", minimum=2)
-    n_images = check_positive_int(n_images, "n_images", minimum=10)
-    confidence_level = check_confidence_level(confidence_level)
-    kinds = _check_options(sd_tolerance, verbose, kinds)
+    n_splits, n_images, kinds = _check_options(n_splits, n_images, sd_tolerance, verbose, kinds)
+    confidence_level, eps = check_confidence_level(confidence_level), check_eps(eps)
     generator = as_generator(rng)
     require_mean_aggregated(parse_measures(measures), context="a corpus-bootstrap interval")
     evaluator, read = prepare(runs, qrels, measures, topics=topics, verbose=verbose)
@@ -325,8 +326,19 @@ def split_half_validation(runs: RunsLike, qrels: QrelsLike, measures: MeasuresLi
                                qids=tuple(arrays.qids.tolist()), measures=labels, sd_tolerance=float(sd_tolerance))
 
 
-def _check_options(sd_tolerance, verbose, kinds) -> tuple:
-    """Check ``sd_tolerance`` and ``verbose``; ``kinds`` as a non-empty tuple of :data:`KINDS`."""
+def _warn_few_splits(n_splits, kinds) -> None:
+    """One warning when system-level rows rest on fewer than :data:`FEW_SPLITS` splits."""
+    if n_splits < FEW_SPLITS and {"system", "difference"} & set(kinds):
+        report(BootWarning, f"n_splits={n_splits} is few for the system and difference rows: the runs move together "
+               "between halves, so their sd(z) has a standard error of 0.1-0.3 (its 'sd_z_se'; 'calibrated' allows "
+               f"3 of them); use n_splits >= {FEW_SPLITS}", ["n_splits"])
+
+
+def _check_options(n_splits, n_images, sd_tolerance, verbose, kinds) -> tuple:
+    """``n_splits, n_images, kinds`` checked (``kinds`` as a non-empty tuple of :data:`KINDS`), and
+    ``sd_tolerance`` and ``verbose``; a warning when system-level rows rest on few splits."""
+    n_splits = check_positive_int(n_splits, "n_splits", minimum=2)
+    n_images = check_positive_int(n_images, "n_images", minimum=10)
     if isinstance(sd_tolerance, bool) or not isinstance(sd_tolerance, (int, float)) or not sd_tolerance > 0:
         raise ValueError(f"'sd_tolerance' must be a positive number, got {sd_tolerance!r}")
     if not isinstance(verbose, (bool, np.bool_)):
@@ -335,7 +347,8 @@ def _check_options(sd_tolerance, verbose, kinds) -> tuple:
     unknown = [k for k in kinds if k not in KINDS]
     if unknown or not kinds:
         raise ValueError(f"'kinds' must be a non-empty subset of {KINDS}, got {kinds!r}")
-    return kinds
+    _warn_few_splits(n_splits, kinds)
+    return n_splits, n_images, kinds
 
 
 def _run_splits(read, evaluator, salts, image_seeds, n_images, labels, confidence_level, eps, kinds,
@@ -429,5 +442,6 @@ def _summarise(key, entry, share, sd_tolerance) -> dict:
         "inside_se": inside_se, "inside_min": np.nanmin(inside), "inside_max": np.nanmax(inside),
         "sd_z": sd_z, "sd_z_se": sd_z_se,
         "sd_z_min": np.nanmin(sd), "sd_z_max": np.nanmax(sd), "n_infinite": int(np.count_nonzero(np.isinf(z))),
-        "calibrated": bool(abs(sd_z - 1) <= sd_tolerance and abs(inside_all - share) <= max(3 * inside_se, 0.02)),
+        "calibrated": bool(abs(sd_z - 1) <= max(sd_tolerance, 3 * sd_z_se)
+                           and abs(inside_all - share) <= max(3 * inside_se, 0.02)),
     }

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 from scipy import special, stats
 
-from .._checks import ALTERNATIVES, check_choice, check_confidence_level, describe, is_pandas
+from .._checks import ALTERNATIVES, check_choice, check_confidence_level, check_eps, describe, is_pandas
 from .._deprecation import keyword_only
 from .._results import ConfidenceInterval, TupleLike
 from ..stats.aggregates import EPS
@@ -167,12 +167,7 @@ def logit_difference(x: npt.ArrayLike, y: npt.ArrayLike, *, eps: float = EPS) ->
         >>> [round(float(v), 4) for v in logit_difference([0.5, 0.8], [0.25, 0.8])]
         [1.0986, 0.0]
     """
-    try:
-        eps = float(eps)
-    except (TypeError, ValueError):
-        raise TypeError(f"'eps' must be a number in (0, 0.5), got {type(eps).__name__}") from None
-    if not 0 < eps < 0.5:
-        raise ValueError(f"'eps' must be in (0, 0.5), got {eps}")
+    eps = check_eps(eps)
     out = []
     for value, name in ((x, "x"), (y, "y")):
         arr = np.asarray(value, dtype=float)
