@@ -19,6 +19,9 @@ from pyterrier_boot import (
 from pyterrier_boot._batches import map_batches
 from pyterrier_boot.measures.evaluation import prepare
 
+# small collections checked with a few splits on purpose (the warning is tested on its own)
+pytestmark = pytest.mark.filterwarnings("ignore:n_splits=.* is few for the system")
+
 MEASURES = ["AP", "nDCG@10", "RR"]
 
 

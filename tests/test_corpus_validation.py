@@ -14,6 +14,9 @@ from pyterrier_boot.corpus.split import split_half
 from pyterrier_boot.corpus.validation import interval_agreement, model_share, pooled_sd
 from pyterrier_boot.measures.evaluation import prepare
 
+# small collections checked with a few splits on purpose (the warning is tested on its own)
+pytestmark = pytest.mark.filterwarnings("ignore:n_splits=.* is few for the system")
+
 
 def test_model_share_is_the_probability_a_replicate_falls_inside():
     assert model_share(0.95) == pytest.approx(2 * stats.norm.cdf(stats.norm.ppf(0.975) / np.sqrt(2)) - 1, abs=1e-15)
