@@ -191,7 +191,8 @@ def test_lmap_small_r_rule(res):
 
 FOUND_MEASURES = {  # measure -> (grades that count, depth: int, "R" or None for the whole ranking, judged only)
     "AP": ({1, 2}, None, False), "AP(rel=2)": ({2}, None, False), "nDCG@10": ({1, 2}, 10, False),
-    "nDCG(gains={0:0,1:0,2:5})@10": ({2}, 10, False), "P(judged_only=True)@5": ({1, 2}, 5, True),
+    "nDCG(gains={0:0,1:0,2:5})@10": ({2}, 10, False), "nCG(gains={-1:3,0:0,1:1,2:2})@10": ({-1, 1, 2}, 10, False),
+    "P(judged_only=True)@5": ({1, 2}, 5, True),
     "Rprec": ({1, 2}, "R", False), "RBP(p=0.9)": ({1, 2}, None, False), "ERR@10": ({1, 2}, 10, False),
     "Success@3": ({1, 2}, 3, False), "R@20": ({1, 2}, 20, False), "RR(rel=2)": ({2}, None, False),
 }
@@ -199,7 +200,8 @@ FOUND_MEASURES = {  # measure -> (grades that count, depth: int, "R" or None for
 
 def test_relevant_found_counts_the_run_frames():
     """``found``: relevant documents in each run's top ``depth`` as each measure defines them (grades
-    >= rel, or with a positive gain; R for Rprec; ranks among judged documents for judged_only),
+    >= rel, or with a positive gain, a negative grade's too; R for Rprec; ranks among judged
+    documents for judged_only),
     counted with pandas from frames with tied scores (trec_eval breaks ties by docno, descending),
     unjudged documents and a negative grade (unjudged for trec_eval); each such measure is 0
     exactly when its count is. Bpref can be 0 with relevant documents retrieved: -1."""
@@ -273,6 +275,8 @@ def test_per_system_rules_and_their_errors(res):
     with pytest.raises(ValueError, match=r"'variance' is a rule of method='parametric'; got method='normal' with "
                                          r"variance='score'"):
         res.per_system(method="normal", variance="score")
+    with pytest.raises(ValueError, match=r"'method' must be one of 'percentile', .*; got 'foo'"):
+        res.per_system(method="foo", variance="score")
     with pytest.raises(ValueError, match=r"variance='small_r' is not a rule for statistic='gmean'"):
         res.per_system(statistic="gmean", variance="small_r")
     no_count = dataclasses.replace(res, found=np.where(np.arange(4) == 3, -1, res.found))  # RR as if Bpref

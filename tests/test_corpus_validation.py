@@ -142,6 +142,12 @@ def test_measures_without_counts_skip_the_empirical_bayes_rows(sim):
                                       kinds=["system"]).to_frame()
     assert not table["method"].str.contains("empirical_bayes").any()
     assert {"normal", "parametric:logit"} <= set(table.loc[table["statistic"] == "logit_mean", "method"])
+    from pyterrier_boot.cli.split_half import _main_rows
+
+    shown = _main_rows(table)
+    parametric = shown[shown["method"].str.startswith("parametric")]
+    assert set(zip(parametric["statistic"], parametric["method"])) == {  # each statistic's default for Bpref
+        ("mean", "parametric:mixed"), ("logit_mean", "parametric:logit"), ("gmean", "parametric:score")}
 
 
 def test_validation_table(check, sim):

@@ -81,6 +81,10 @@ def _main_rows(frame):
                                           | ((frame["method"] == "normal") & ~frame["small_r"]))
     default = frame["method"] == frame["statistic"].map(
         lambda statistic: f"parametric:{DEFAULT_VARIANCES.get(statistic)}")
+    # measures without counts (Bpref, ...): L-MAP's and G-MAP's default is the image variance
+    counted = set(frame.loc[default & (frame["statistic"] != "mean"), "measure"])
+    image = frame["method"] == frame["statistic"].map({"logit_mean": "parametric:logit", "gmean": "parametric:score"})
+    default |= image & ~frame["measure"].isin(counted)
     percentile = (frame["method"] == "percentile") & (frame["statistic"] == "mean")
     system = (frame["kind"] == "system") & ((frame["method"] == "normal") | percentile | default)
     difference = (frame["kind"] == "difference") & (frame["statistic"] == "mean") & \

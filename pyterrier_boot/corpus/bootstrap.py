@@ -28,6 +28,7 @@ from .._memory import (
 from .._warnings import FallbackWarning, one_warning_per_kind, suppressed
 from ..inputs.qrels import read_qrels
 from ..inputs.runs import read_runs
+from ..measures.arrays import UNJUDGED
 from ..measures.engine import Evaluator
 from ..measures.evaluation import intern
 from ..measures.lowering import AP, BPREF, CWL_DEPTH, ERR, INSQ, INST, JUDGED, NCG, NDCG, RBP, RPREC, lower
@@ -375,9 +376,10 @@ def _relevant_found(arrays: JudgedRuns, measures: Sequence[LabelledMeasure]) -> 
     """Relevant documents each cell retrieved within each measure's depth, ``[system, topic, measure]``.
 
     Counted as the measure's kernel scores: relevant is a grade at least ``rel`` (AP, P, R, RR,
-    Success, Rprec, RBP, Q) or a grade with a positive gain (nDCG, nCG, ERR, INSQ, INST); the depth
-    is the cutoff (cwl_eval's 1000 positions for RBP, INSQ, INST; R for Rprec; the whole ranking
-    without one), ranks counted among judged documents for ``judged_only`` measures. Such a measure
+    Success, Rprec, RBP, Q) or a judged grade with a positive gain (nDCG, nCG, ERR, INSQ, INST;
+    ``gains=`` may give one to a negative grade); the depth is the cutoff (for RBP, INSQ, INST
+    cwl_eval's positions whose weight is not 0; R for Rprec; the whole ranking without one), ranks
+    and grades among judged documents (grade >= 0) for ``judged_only`` measures. Such a measure
     is 0 exactly when its count is: the count the empirical-Bayes variance models
     (:mod:`pyterrier_boot.corpus.empirical_bayes`). -1 for measures that can be 0 with relevant
     documents retrieved (Bpref, Judged) and for measures without a kernel.
@@ -387,7 +389,7 @@ def _relevant_found(arrays: JudgedRuns, measures: Sequence[LabelledMeasure]) -> 
     cell = np.repeat(np.arange(S * Q), np.diff(arrays.run_offsets))
     start = arrays.run_offsets[cell]
     rank = np.arange(len(cell)) - start
-    judged = grades >= 0  # the kernels' judged documents: trec_eval reads negative grades as unjudged
+    judged = grades >= 0  # judged_only's documents: trec_eval reads negative grades as unjudged
     judged_before = np.cumsum(judged, dtype=np.int64) - judged
     judged_rank: npt.NDArray[np.int64] = judged_before - judged_before[start]
     qrels_topic = np.repeat(np.arange(Q), np.diff(arrays.qrels_offsets))
@@ -396,16 +398,21 @@ def _relevant_found(arrays: JudgedRuns, measures: Sequence[LabelledMeasure]) -> 
         km = lower(lm.measure)
         if km is None or km.kind in (BPREF, JUDGED):
             continue
-        if km.kind in (NDCG, NCG, ERR, INSQ, INST):
-            seen = np.unique(grades[judged])
-            hit = judged & np.isin(grades, seen[[km.gain(int(g)) > 0 for g in seen]])
+        if km.kind in (NDCG, NCG, ERR, INSQ, INST):  # gains of every judged grade, negative ones too
+            seen = np.unique(grades[grades != UNJUDGED])
+            hit = np.isin(grades, seen[[km.gain(int(g)) > 0 for g in seen]])
+            if km.judged_only:
+                hit &= judged
         else:
             hit = judged & (grades >= km.rel)
         position = judged_rank if km.judged_only else rank
         if km.kind == RPREC:
             R = np.bincount(qrels_topic[arrays.qrels_grades >= km.rel], minlength=Q)
             hit &= position < R[cell % Q]
-        elif km.cutoff or km.kind in (RBP, INSQ, INST):
-            hit &= position < (km.cutoff or CWL_DEPTH)
+        elif km.kind in (RBP, INSQ, INST):  # cwl_eval's positions whose weight is not 0 (small p underflows)
+            weights = km.position_weights()
+            hit &= position < (CWL_DEPTH if weights is None else int(np.count_nonzero(weights)))
+        elif km.cutoff:
+            hit &= position < km.cutoff
         found[:, :, m] = np.bincount(cell[hit], minlength=S * Q).reshape(S, Q)
     return found

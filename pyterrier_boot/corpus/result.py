@@ -100,6 +100,8 @@ def _system_method(statistic, method, variance):
     """``(method, variance, default_of)`` of :meth:`CorpusBootstrapResult.per_system`, checked:
     ``variance`` implies the parametric method; None takes the statistic's default method
     (``default_of``: the statistic then, for messages)."""
+    if method is not None:
+        method = check_choice(method, "method", SYSTEM_METHODS)
     if variance is not None:
         variance = check_choice(variance, "variance", PARAMETRIC_VARIANCES)
         if method not in (None, "parametric"):
@@ -111,7 +113,7 @@ def _system_method(statistic, method, variance):
         return "parametric", variance, None
     if method is None:
         return DEFAULT_METHODS[statistic], None, statistic
-    return check_choice(method, "method", SYSTEM_METHODS), None, None
+    return method, None, None
 
 
 def unit_measure(measure: MeasureLike) -> bool:
@@ -403,8 +405,8 @@ class CorpusBootstrapResult(TupleLike):
         found = None if self.found is None else self.found[..., m]
         if variance is None:
             variance = "empirical_bayes" if found is None or (found >= 0).all() else "score"
-        if variance == "small_r":
-            return self._logit_variance(m, variance, eps, confidence_level)
+        if variance == "small_r":  # L-MAP's own ε, as its other rules
+            return self._logit_variance(m, variance, EPSILON, confidence_level)
         f = agg.forward
         if variance != "empirical_bayes":
             return f(self.bootstrap_distribution[..., m]).var(axis=0, ddof=1)
