@@ -386,12 +386,9 @@ def _relevant_found(arrays: JudgedRuns, measures: Sequence[LabelledMeasure]) -> 
     """
     S, Q = arrays.n_systems, arrays.n_topics
     grades = arrays.run_grades
-    cell = np.repeat(np.arange(S * Q), np.diff(arrays.run_offsets))
-    start = arrays.run_offsets[cell]
-    rank = np.arange(len(cell)) - start
+    start, stop = arrays.run_offsets[:-1], arrays.run_offsets[1:]
     judged = grades >= 0  # judged_only's documents: trec_eval reads negative grades as unjudged
-    judged_before = np.cumsum(judged, dtype=np.int64) - judged
-    judged_rank: npt.NDArray[np.int64] = judged_before - judged_before[start]
+    judged_before = None  # judged documents before each position, computed for judged_only measures
     qrels_topic = np.repeat(np.arange(Q), np.diff(arrays.qrels_offsets))
     found = np.full((S, Q, len(measures)), -1, dtype=np.int64)
     for m, lm in enumerate(measures):
@@ -405,14 +402,27 @@ def _relevant_found(arrays: JudgedRuns, measures: Sequence[LabelledMeasure]) -> 
                 hit &= judged
         else:
             hit = judged & (grades >= km.rel)
-        position = judged_rank if km.judged_only else rank
         if km.kind == RPREC:
-            R = np.bincount(qrels_topic[arrays.qrels_grades >= km.rel], minlength=Q)
-            hit &= position < R[cell % Q]
+            depth = np.tile(np.bincount(qrels_topic[arrays.qrels_grades >= km.rel], minlength=Q), S)
         elif km.kind in (RBP, INSQ, INST):  # cwl_eval's positions whose weight is not 0 (small p underflows)
             weights = km.position_weights()
-            hit &= position < (CWL_DEPTH if weights is None else int(np.count_nonzero(weights)))
-        elif km.cutoff:
-            hit &= position < km.cutoff
-        found[:, :, m] = np.bincount(cell[hit], minlength=S * Q).reshape(S, Q)
+            depth = CWL_DEPTH if weights is None else int(np.count_nonzero(weights))
+        else:
+            depth = km.cutoff or None
+        if depth is None:
+            end = stop
+        elif km.judged_only:  # one past the depth-th judged document of each cell
+            judged_before = _prefix_counts(judged) if judged_before is None else judged_before
+            end = np.clip(np.searchsorted(judged_before, judged_before[start] + depth), start, stop)
+        else:
+            end = np.minimum(start + depth, stop)
+        hits_before = _prefix_counts(hit)
+        found[:, :, m] = (hits_before[end] - hits_before[start]).reshape(S, Q)
     return found
+
+
+def _prefix_counts(mask: npt.NDArray[np.bool_]) -> npt.NDArray[np.int64]:
+    """``out[p]``: how many of ``mask[:p]`` are true (``len(mask) + 1`` values)."""
+    out = np.zeros(len(mask) + 1, dtype=np.int64)
+    np.cumsum(mask, out=out[1:])
+    return out
