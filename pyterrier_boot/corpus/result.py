@@ -351,22 +351,27 @@ class CorpusBootstrapResult(TupleLike):
         """``se, low, high`` of each system's aggregate by ``method`` (:meth:`per_system`)."""
         z = special.ndtri(1 - (1 - confidence_level) / 2)
         centre = agg.forward(scores).mean(axis=1)
-        if method in ("parametric", "normal"):
-            if method == "parametric":
-                rule = (variance or DEFAULT_VARIANCES["mean"]) if agg.name == "mean" else variance
-                se = np.column_stack([self._parametric_se(m, agg, rule, eps, confidence_level) for m in index])
-            else:
-                se = standard_error(agg.forward(images).mean(axis=2))
-            low, high = agg.inverse(centre - z * se), agg.inverse(centre + z * se)
-            if agg.name == "gmean":  # exp(.) - ε: keep a G-MAP of scores in [0, 1] there
-                unit = self._unit(index)
-                low, high = np.where(unit, np.clip(low, 0, 1), low), np.where(unit, np.clip(high, 0, 1), high)
+        if method == "parametric":
+            se = np.column_stack([self._parametric_se(m, agg, variance, eps, confidence_level) for m in index])
+        else:
+            se = standard_error(agg.forward(images).mean(axis=2))
+        if method not in ("parametric", "normal"):
+            jack = agg(self.jackknife_distribution[..., index], axis=2)
+            low, high = image_interval(theta, dist, method=method, confidence_level=confidence_level,
+                                       jackknife=jack, eps=eps, what=f"{agg.name} values")
             return se, low, high
-        se = standard_error(agg.forward(images).mean(axis=2))
-        jack = agg(self.jackknife_distribution[..., index], axis=2)
-        low, high = image_interval(theta, dist, method=method, confidence_level=confidence_level,
-                                   jackknife=jack, eps=eps, what=f"{agg.name} values")
+        low, high = agg.inverse(centre - z * se), agg.inverse(centre + z * se)
+        if agg.name == "gmean":  # exp(.) - ε: keep a G-MAP of scores in [0, 1] there
+            unit = self._unit(index)
+            low, high = np.where(unit, np.clip(low, 0, 1), low), np.where(unit, np.clip(high, 0, 1), high)
         return se, low, high
+
+    def _default_variance(self, m, statistic):
+        """The statistic's default rule (:data:`DEFAULT_VARIANCES`), or for L-MAP and G-MAP of a
+        measure without counts of relevant documents found (Bpref, ...) the image variance."""
+        if statistic != "mean" and self.found is not None and (self.found[..., m] < 0).any():
+            return "score"
+        return DEFAULT_VARIANCES[statistic]
 
     def _parametric_se(self, m, agg, variance, eps, confidence_level):
         """Cormack & Lynam's §8 standard error ``sqrt(Σ_q v_q) / Q`` of measure ``m`` per system
@@ -376,6 +381,7 @@ class CorpusBootstrapResult(TupleLike):
         x = self.statistic[..., m]
         images = self.bootstrap_distribution[..., m]
         Q = x.shape[1]
+        variance = variance or self._default_variance(m, agg.name)
         if agg.name != "mean":
             v = self._transformed_variance(m, agg, variance, eps, confidence_level)
         elif variance == "score":
@@ -399,21 +405,18 @@ class CorpusBootstrapResult(TupleLike):
 
     def _transformed_variance(self, m, agg, variance, eps, confidence_level):
         """Per-cell variance ``[system, topic]`` of L-MAP's logits or G-MAP's logs by ``variance``:
-        the empirical-Bayes rule (the default where the counts of relevant documents found are
-        known), the small-R-corrected logit intervals, or the image variance (any other rule, and
-        the default of measures without counts)."""
-        found = None if self.found is None else self.found[..., m]
-        if variance is None:
-            variance = "empirical_bayes" if found is None or (found >= 0).all() else "score"
+        the empirical-Bayes rule, the small-R-corrected logit intervals, or the image variance (any
+        other rule)."""
         if variance == "small_r":  # L-MAP's own ε, as its other rules
             return self._logit_variance(m, variance, EPSILON, confidence_level)
         f = agg.forward
         if variance != "empirical_bayes":
             return f(self.bootstrap_distribution[..., m]).var(axis=0, ddof=1)
-        if found is None:
+        if self.found is None:
             raise ValueError("variance='empirical_bayes' needs the relevant documents each cell retrieved "
                              "(CorpusBootstrapResult.found), which this result lacks (saved by an older version "
                              "or built by hand): rerun CorpusBootstrap.evaluate, or pass method='normal'")
+        found = self.found[..., m]
         if (found < 0).any():
             raise ValueError(f"variance='empirical_bayes' needs a measure that is 0 exactly when no relevant "
                              f"document is retrieved, and {self.measures[m]!r} is not (Bpref, Judged and "
