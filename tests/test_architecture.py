@@ -127,3 +127,48 @@ def test_every_test_name_comes_from_the_registry():
     assert registry.test_label("paired-bootstrap") == "paired bootstrap test"
     with pytest.raises(ValueError, match=r"'test' must be one of 'paired_bootstrap', .*; got 'student'"):
         registry.get_test("student")
+
+
+def _import_circles(top_level_only):
+    """Groups of modules that import each other in a circle (strongly connected components of the
+    import graph, imports in functions and under TYPE_CHECKING included unless ``top_level_only``)."""
+    modules = {tuple(parts): (path, is_package) for path, parts, is_package in _modules()}
+    graph = {}
+    for key, (path, is_package) in modules.items():
+        edges = set()
+        for target, names in _imports(ast.parse(path.read_text()), list(key), is_package, top_level_only):
+            edges |= {tuple(target + [n]) for n in names if tuple(target + [n]) in modules}
+            if tuple(target) in modules:
+                edges.add(tuple(target))
+        # a module importing its own package (``from .. import __version__``) is not a circle
+        graph[key] = {e for e in edges if e != key[:len(e)]}
+    index, low, stack, circles = {}, {}, [], []
+
+    def connect(node):  # Tarjan (1972)
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for nxt in graph[node]:
+            if nxt not in index:
+                connect(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            group = []
+            while not group or group[-1] != node:
+                group.append(stack.pop())
+            if len(group) > 1:
+                circles.append(sorted(".".join(m) for m in group))
+
+    for node in graph:
+        if node not in index:
+            connect(node)
+    return circles
+
+
+def test_leaderboards_import_in_one_direction():
+    """board -> site, even counting imports inside functions: the site reads a board through a
+    protocol, and Leaderboard.write calls it."""
+    circles = [c for c in _import_circles(top_level_only=False) if any(m.startswith("leaderboards") for m in c)]
+    assert circles == []
+    assert _import_circles(top_level_only=True) == []

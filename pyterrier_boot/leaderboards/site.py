@@ -10,6 +10,9 @@ Files written into the site folder:
 * ``figures/means-<i>.svg``, ``figures/ranks-<i>.svg``: per measure ``i``, the forest plot of the
   means (:func:`~pyterrier_boot.plot_means`) and the rank intervals (:func:`~pyterrier_boot.plot_ranks`);
 * ``leaderboard.csv``, ``perquery.csv``, ``pairwise.csv``: the numbers behind the pages.
+
+The site reads a leaderboard through :class:`SiteBoard` (what it shows of one) and does not import
+``board``: ``Leaderboard.write`` calls :func:`write_site`, so the import graph reads board -> site.
 """
 from __future__ import annotations
 
@@ -18,17 +21,31 @@ import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
 
 from .._html import escape, page, sortable_table, svg_figure
 
-if TYPE_CHECKING:
-    from .board import Leaderboard
+__all__ = ["write_site", "run_file_names", "SiteBoard"]
 
-__all__ = ["write_site", "run_file_names"]
+
+class SiteBoard(Protocol):
+    """What the site shows of a leaderboard (a :class:`~pyterrier_boot.leaderboards.Leaderboard`)."""
+
+    @property
+    def result(self) -> Any: ...
+    @property
+    def pairwise(self) -> pd.DataFrame: ...
+    @property
+    def baseline(self) -> str | None: ...
+    @property
+    def measures(self) -> tuple[str, ...]: ...
+    def display_frame(self, digits: int = 3) -> pd.DataFrame: ...
+    def to_frame(self) -> pd.DataFrame: ...
+    def caption(self) -> str: ...
+    def n_groups(self, measure: str | None = None) -> int: ...
 
 
 def run_file_names(names: list[str]) -> dict[str, str]:
@@ -136,7 +153,7 @@ def _run_page(board, name: str, title: str) -> str:
     return page(f"{name}: {title}", "\n".join(body))
 
 
-def write_site(board: Leaderboard, site_dir: str | os.PathLike, *, title: str = "Leaderboard",
+def write_site(board: SiteBoard, site_dir: str | os.PathLike, *, title: str = "Leaderboard",
                settings: Mapping[str, Any] | None = None, plots: bool = True) -> Path:
     """Write ``board`` (a :class:`~pyterrier_boot.leaderboards.Leaderboard`) as a static site.
 
