@@ -167,6 +167,32 @@ def test_site(board, tmp_path):
     assert len(pd.read_csv(site / "pairwise.csv")) == 15 * 2
 
 
+def test_site_shows_file_names_not_local_paths(board, tmp_path):
+    qrels, runs = tmp_path / "private" / "qrels.txt", [tmp_path / "private" / "runs", tmp_path / "bm25.run"]
+    settings = {"qrels": qrels, "run files": runs, "note": "as typed"}
+    site = board.write(tmp_path / "site", settings=settings, plots=False)
+    header = (site / "index.html").read_text(encoding="utf-8").split("<h2>")[0]
+    assert str(tmp_path) not in header
+    assert "<td>qrels.txt</td>" in header and "<td>runs, bm25.run</td>" in header and "as typed" in header
+    site = board.write(tmp_path / "site", settings=settings, plots=False, paths=True)
+    header = (site / "index.html").read_text(encoding="utf-8").split("<h2>")[0]
+    assert f"<td>{qrels}</td>" in header and f"<td>{runs[0]}, {runs[1]}</td>" in header
+
+
+def test_command_line_site_shows_file_names_unless_paths(sim, tmp_path, capsys):
+    folder = write_trec(sim.runs, sim.qrels, tmp_path) / "runs"
+    argv = ["leaderboard", "--qrels", str(tmp_path / "qrels.txt"), str(folder), "-m", "AP", "--n", "100",
+            "--rng", "5", "--quiet", "--no-plots", f"--out={tmp_path / 'site'}"]
+    assert main(argv) == 0
+    header = (tmp_path / "site" / "index.html").read_text(encoding="utf-8").split("<h2>")[0]
+    assert str(tmp_path) not in header
+    assert "--qrels qrels.txt runs -m AP" in header and "--out=site" in header and "<td>qrels.txt</td>" in header
+    assert main(argv + ["--overwrite", "--paths"]) == 0
+    header = (tmp_path / "site" / "index.html").read_text(encoding="utf-8").split("<h2>")[0]
+    assert f"--qrels {tmp_path / 'qrels.txt'} {folder}" in header and f"<td>{folder}</td>" in header
+    capsys.readouterr()
+
+
 def test_run_file_names():
     from pyterrier_boot.leaderboards.site import run_file_names
 

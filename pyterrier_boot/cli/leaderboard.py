@@ -3,9 +3,11 @@ static site to publish."""
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from pathlib import Path
 
+from ..inputs.qrels import IRDS_PREFIX
 from . import _common, _text
 
 EXAMPLES = """\
@@ -78,6 +80,9 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
                                     "(all or nothing)")
     p.add_argument("--title", help="title of the site (default: Leaderboard)")
     p.add_argument("--no-plots", action="store_true", help="a site without plots (faster)")
+    p.add_argument("--paths", action="store_true",
+                   help="show the full paths of the qrels, runs and --out in the site's settings (default: file "
+                        "names only, so the site can be published as it is)")
     p.set_defaults(run=run, parser=p)
     return p
 
@@ -133,17 +138,35 @@ def _leaderboard(args, measures, status, out):
         _common.use_agg()
     status(f"writing the site ({len(runs) + 1} pages" + (", drawing the plots)" if plots else ")"))
     settings = {
-        "command": args.command_line,
-        "qrels": qrels.source,
+        "command": _shown_command(args),
+        "qrels": args.qrels if args.qrels.startswith(IRDS_PREFIX) else Path(args.qrels),
         "runs": f"{len(runs)}",
+        "run files": [Path(r) for r in args.runs],
         "measures": ", ".join(m.label for m in measures),
         "seed": f"{seed} (--rng {seed} gives the same numbers)",
     }
     if args.rel is not None:
         settings["relevance"] = (f"binary measures count grade >= {args.rel} as relevant"
                                  + (f"; qrels grades 1..{args.rel - 1} set to 0" if args.rel_remap else ""))
-    board.write(out, title=args.title or "Leaderboard", settings=settings, plots=plots)
+    board.write(out, title=args.title or "Leaderboard", settings=settings, plots=plots, paths=args.paths)
     return f"index.html and {len(runs)} run pages"
+
+
+def _shown_command(args):
+    """The command line as typed, its qrels, run and --out paths cut to their file names unless --paths."""
+    if args.paths:
+        return args.command_line
+    typed = {p for p in (args.qrels, *args.runs, args.out) if p and not p.startswith(IRDS_PREFIX)}
+
+    def shown(token):
+        option, equals, value = token.partition("=")
+        if token in typed:
+            return Path(token).name or token
+        if equals and option.startswith("-") and value in typed:
+            return f"{option}={Path(value).name or value}"
+        return token
+
+    return shlex.join(shown(t) for t in shlex.split(args.command_line))
 
 
 def _print(board, args, seed):

@@ -160,13 +160,14 @@ class Leaderboard:
         return f"Leaderboard({len(self.result.names)} runs, {len(self.result.qids)} topics; {groups})"
 
     def write(self, site_dir: str | os.PathLike, *, title: str = "Leaderboard",
-              settings: Mapping[str, Any] | None = None, plots: bool = True) -> Path:
+              settings: Mapping[str, Any] | None = None, plots: bool = True, paths: bool = False) -> Path:
         """Write the static site (index.html, one page per run, SVG plots, CSV tables) into
         ``site_dir`` (created; files of the same names are replaced) and return its path.
+        ``settings`` values that are paths show as file names unless ``paths=True``.
         See :func:`pyterrier_boot.leaderboards.site.write_site`."""
         from .site import write_site
 
-        return write_site(self, site_dir, title=title, settings=settings, plots=plots)
+        return write_site(self, site_dir, title=title, settings=settings, plots=plots, paths=paths)
 
 
 def _replicates(ranks, label):
