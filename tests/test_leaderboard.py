@@ -85,10 +85,48 @@ def test_display_markdown_html(board):
 
 def test_insert_absorb_letters(sim, board):
     other = ptb.leaderboard(sim.runs, sim.qrels, ["AP", "nDCG@10"], n_resamples=500, rng=1, baseline="S1",
-                            letters="insert-absorb")
+                            letters_method="insert-absorb")
     assert other.letters_method == "insert-absorb" and "Gramm" not in other.caption()
     expected = ptb.compact_letter_display(board.pairwise, measure="AP", method="insert-absorb")
     assert other.letters["AP"].to_dict() == expected.to_dict()
+
+
+@pytest.fixture(scope="module")
+def twenty():
+    """20 runs whose all-pairs t-tests give different groups by cover and by insert-and-absorb."""
+    sim = ptb.simulate_collection(n_topics=25, n_systems=20, depth=60, pool_depth=20, corpus_size=4000,
+                                  matching=300, rng=3)
+    return sim, ptb.leaderboard(sim.runs, sim.qrels, ["AP"], n_resamples=200, rng=1)
+
+
+@pytest.mark.parametrize("method", ["cover", "insert-absorb"])
+def test_every_door_gives_the_same_letters_and_names_the_method(twenty, method):
+    from pyterrier_boot.report import html_report, summary_table
+    from pyterrier_boot.stats.letters import letters_label
+
+    sim, default = twenty
+    board = default if method == "cover" else ptb.leaderboard(sim.runs, sim.qrels, ["AP"], n_resamples=200, rng=1,
+                                                               letters_method=method)
+    res, pairwise = board.result, board.pairwise
+    other = "insert-absorb" if method == "cover" else "cover"
+    assert ptb.compact_letter_display(pairwise, method=other).to_dict() != board.letters["AP"].to_dict()
+    chosen = {} if method == "cover" else {"letters_method": method}  # the default is the cover everywhere
+    summary = summary_table(res, pairwise=pairwise, letters=True, **chosen).set_index("name")["AP group"]
+    table = res.display(letters=True, **chosen)  # its own default all-pairs t-tests, Holm, alpha 0.05
+    assert summary.to_dict() == board.letters["AP"].to_dict()
+    assert dict(zip(table.names, table.letters[:, 0], strict=True)) == board.letters["AP"].to_dict()
+    label = letters_label(method)
+    assert label in board.caption() and label in table.caption and label in board.to_markdown()
+    assert label in html_report(res, pairwise=pairwise, plots=False, **chosen)
+    assert letters_label(method).split(", ")[0] in res.to_latex(letters=True, **chosen)
+    assert label in res.to_markdown(letters=True, **chosen)
+
+
+def test_leaderboard_letters_keyword_is_deprecated(twenty):
+    sim, board = twenty
+    with pytest.warns(DeprecationWarning, match="'letters' is deprecated; use 'letters_method'"):
+        old = ptb.leaderboard(sim.runs, sim.qrels, ["AP"], n_resamples=200, rng=1, letters="cover")
+    assert old.letters.equals(board.letters)
 
 
 def test_corpus_bootstrap_adds_rank_intervals(sim):
@@ -114,8 +152,8 @@ def test_bad_input(sim):
         ptb.leaderboard(sim.runs, sim.qrels, ["AP"], bootstrap="jackknife")
     with pytest.raises(ValueError, match="at least 2 runs"):
         ptb.leaderboard({"S1": sim.runs["S1"]}, sim.qrels, ["AP"])
-    with pytest.raises(ValueError, match="'letters'"):
-        ptb.leaderboard(sim.runs, sim.qrels, ["AP"], letters="greedy")
+    with pytest.raises(ValueError, match="'letters_method' must be one of"):
+        ptb.leaderboard(sim.runs, sim.qrels, ["AP"], letters_method="greedy")
     with pytest.raises(TypeError, match="'runs'"):
         ptb.leaderboard(42, sim.qrels, ["AP"])
 

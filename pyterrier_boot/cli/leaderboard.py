@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 
 from ..inputs.qrels import IRDS_PREFIX
+from ..stats.letters import DEFAULT_METHOD as DEFAULT_LETTERS
+from ..stats.letters import METHODS as LETTER_METHODS
 from . import _common, _text
 
 EXAMPLES = """\
@@ -64,7 +66,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
     p.add_argument("--correction", choices=(*CORRECTIONS, "none"), default="holm",
                    help="multiple-testing correction within each measure (default holm)")
     p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
-    p.add_argument("--letters", choices=("cover", "insert-absorb"), default="cover",
+    p.add_argument("--letters", choices=LETTER_METHODS, default=DEFAULT_LETTERS,
                    help="how letter groups are found: a small cover of the indistinguishable pairs (default; Gramm "
                         "et al. 2007) or every maximal group (Piepho 2004; many letters with many close runs)")
     p.add_argument("--rel", type=int, metavar="N", help="relevance cut for binary measures, as trec_eval -l N "
@@ -120,7 +122,8 @@ def _leaderboard(args, measures, status, out):
     board = leaderboard(runs, qrels, measures, baseline=args.baseline, test=args.test,
                         correction=None if args.correction == "none" else args.correction, alpha=args.alpha,
                         bootstrap=args.bootstrap, n_resamples=args.n_resamples, confidence_level=args.confidence,
-                        corpus_size=args.corpus_size, rng=seed, max_memory=args.max_memory, letters=args.letters,
+                        corpus_size=args.corpus_size, rng=seed, max_memory=args.max_memory,
+                        letters_method=args.letters,
                         verbose=progress and args.bootstrap != "topic")
     _print(board, args, seed)
     if out is None:

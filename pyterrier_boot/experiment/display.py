@@ -4,7 +4,8 @@ LaTeX (booktabs) and Markdown.
 One :class:`ResultTable` holds what every format shows: per system and measure the mean and its
 interval, the best mean of each measure (bold), a mark where a system differs significantly from
 a baseline (``†``, then ``‡``, ``§``, ``¶`` for further baselines), and, from an all-pairs
-comparison, compact-letter-display letters (Piepho 2004): systems that share a letter are not
+comparison, compact-letter-display letters (by default a clique cover, Gramm et al. 2007, as
+every door; :mod:`pyterrier_boot.stats.letters`): systems that share a letter are not
 significantly different. The caption says what the marks mean, which test and correction at
 which level, and which variance the intervals include (topics, corpus or both).
 """
@@ -17,6 +18,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+
+from ..stats.letters import DEFAULT_METHOD, check_method, compact_letter_display, letters_label
 
 __all__ = ["ResultTable", "result_table"]
 
@@ -218,7 +221,7 @@ def default_pairwise(result: Any, *, test: str = "t", correction: str = "holm", 
 
 def result_table(result: Any, *, digits: int = 3, letters: bool | str = "auto", pairwise: pd.DataFrame | None = None,
                  test: str = "t", correction: str = "holm", alpha: float | None = None,
-                 sort: bool = False) -> ResultTable:
+                 sort: bool = False, letters_method: str = DEFAULT_METHOD) -> ResultTable:
     """The rich table of an :class:`~pyterrier_boot.ExperimentResult`.
 
     Args:
@@ -231,6 +234,8 @@ def result_table(result: Any, *, digits: int = 3, letters: bool | str = "auto", 
         alpha: level of the marks (default: the experiment's ``correction_alpha`` when it
             corrected, else ``1 - confidence_level``, the level its verdicts used).
         sort: rows by the first measure, best first (default: the experiment's order).
+        letters_method: how the letter groups are found, ``"cover"`` (default) or
+            ``"insert-absorb"`` (:func:`~pyterrier_boot.compact_letter_display`); the caption names it.
     """
     from ..report import describe_intervals
     from ..stats.inversion import alpha_of
@@ -239,6 +244,7 @@ def result_table(result: Any, *, digits: int = 3, letters: bool | str = "auto", 
         raise ValueError(f"'digits' must be an integer >= 0, got {digits!r}")
     if letters not in (True, False, "auto"):
         raise ValueError(f"'letters' must be True, False or 'auto', got {letters!r}")
+    check_method(letters_method, "letters_method")
     provenance = result.provenance or {}
     comp = result.comparisons
     if alpha is None:
@@ -266,10 +272,10 @@ def result_table(result: Any, *, digits: int = 3, letters: bool | str = "auto", 
     if letters is True or (letters == "auto" and comp is None and S >= 3):
         if pairwise is None:
             pairwise = default_pairwise(result, test=test, correction=correction, alpha=alpha)
-        letter_cells = _letters(result, pairwise)
+        letter_cells = _letters(result, pairwise, letters_method)
         how = _describe_test(result, test, correction, alpha)
         notes.append(f"Letters: systems sharing a letter are not significantly different (all pairs, {how}; "
-                     "compact letter display, Piepho 2004).")
+                     f"{letters_label(letters_method)}).")
     return ResultTable(
         names=tuple(result.names[s] for s in order), measures=tuple(result.measures), mean=means[order],
         low=None if result.intervals is None else result.intervals[order, :, 0],
@@ -294,14 +300,12 @@ def _marks(significant: np.ndarray, n_baselines: int, shape: tuple[int, int]) ->
     return marks
 
 
-def _letters(result: Any, pairwise: pd.DataFrame) -> np.ndarray:
+def _letters(result: Any, pairwise: pd.DataFrame, method: str) -> np.ndarray:
     """``[system, measure]`` letters of the compact letter display of ``pairwise`` (best first)."""
-    from ..stats.letters import compact_letter_display
-
     out = np.full((len(result.names), len(result.measures)), "", dtype=object)
     for j, m in enumerate(result.measures):
         order = [result.names[s] for s in np.argsort(-result.means[:, j], kind="stable")]
-        series = compact_letter_display(pairwise, measure=m, order=order)
+        series = compact_letter_display(pairwise, measure=m, order=order, method=method)
         for s, name in enumerate(result.names):
             out[s, j] = str(series.get(name, ""))
     return out

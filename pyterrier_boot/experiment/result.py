@@ -13,6 +13,7 @@ import pandas as pd
 from .._memory import DEFAULT_MAX_MEMORY
 from .._warnings import DegenerateWarning, InputWarning, suppressed
 from ..stats.comparison import compare
+from ..stats.letters import DEFAULT_METHOD as DEFAULT_LETTERS
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -333,29 +334,32 @@ class ExperimentResult:
         })
 
     def display(self, *, digits: int = 3, letters: bool | str = "auto", pairwise: pd.DataFrame | None = None,
-                test: str = "t", correction: str = "holm", alpha: float | None = None, sort: bool = False) -> ResultTable:
+                test: str = "t", correction: str = "holm", alpha: float | None = None, sort: bool = False,
+                letters_method: str = DEFAULT_LETTERS) -> ResultTable:
         """The readable table: ``0.305 [0.254, 0.356]`` cells, the best mean per measure bold, ``†``
         where a system differs significantly from the baseline, and (for all pairs) compact-letter
-        -display letters, with a caption saying what they mean
+        -display letters (``letters_method``: ``"cover"``, the default of every door, or
+        ``"insert-absorb"``), with a caption saying what they mean and how they were found
         (:func:`~pyterrier_boot.experiment.display.result_table`; a notebook shows it for the result).
         It has ``to_html()``, ``to_latex()``, ``to_markdown()`` and ``to_frame()``."""
         from .display import result_table
 
         return result_table(self, digits=digits, letters=letters, pairwise=pairwise, test=test,
-                            correction=correction, alpha=alpha, sort=sort)
+                            correction=correction, alpha=alpha, sort=sort, letters_method=letters_method)
 
     def to_latex(self, *, digits: int = 3, alpha: float | None = None, caption: str | None = None,
-                 label: str | None = None, letters: bool | str = "auto") -> str:
+                 label: str | None = None, letters: bool | str = "auto", letters_method: str = DEFAULT_LETTERS) -> str:
         """A booktabs table of :meth:`display` (``0.412 [0.381, 0.444]``, best bold, ``$^\\dagger$``
         against the baseline, letters for all pairs); ``caption`` goes before the explanation of
         the marks."""
-        table = self.display(digits=digits, alpha=alpha, letters=letters)
+        table = self.display(digits=digits, alpha=alpha, letters=letters, letters_method=letters_method)
         text = table.caption if caption is None else f"{caption} {table.caption}"
         return table.to_latex(caption=text, label=label)
 
-    def to_markdown(self, *, digits: int = 3, alpha: float | None = None, letters: bool | str = "auto") -> str:
+    def to_markdown(self, *, digits: int = 3, alpha: float | None = None, letters: bool | str = "auto",
+                    letters_method: str = DEFAULT_LETTERS) -> str:
         """A Markdown table of :meth:`display`, its caption below."""
-        return self.display(digits=digits, alpha=alpha, letters=letters).to_markdown()
+        return self.display(digits=digits, alpha=alpha, letters=letters, letters_method=letters_method).to_markdown()
 
     def to_dict(self) -> dict:
         """Every summary figure as plain JSON-able values (NaN as None): settings, provenance, per
