@@ -83,6 +83,18 @@ def test_display_markdown_html(board):
     assert repr(board).startswith("Leaderboard(6 runs, 15 topics; AP: ")
 
 
+def test_notebook_html_brings_its_own_sort_script(board):
+    # a notebook output has no page around it: the table, then a script that wires that table by id
+    html = board._repr_html_()
+    table_id = re.match(r'<table class="sortable" id="(ptb-[0-9a-f]{16})">', html).group(1)
+    script = html.split("<script>")[1]
+    assert html.endswith("</script>") and html.count("<script>") == 1
+    assert f'wire(document.getElementById("{table_id}"));' in script and "function sort(" in script
+    assert f"#{table_id}[data-sort-wired] th::after" in html  # arrows only once the script ran
+    assert re.search(r'id="(ptb-[0-9a-f]{16})"', board._repr_html_()).group(1) != table_id  # one id per output
+    assert "<caption>" in html and "clique cover" in html
+
+
 def test_insert_absorb_letters(sim, board):
     other = ptb.leaderboard(sim.runs, sim.qrels, ["AP", "nDCG@10"], n_resamples=500, rng=1, baseline="S1",
                             letters_method="insert-absorb")

@@ -151,9 +151,11 @@ class Leaderboard:
         return "\n".join(lines) + "\n\n" + self.caption() + "\n"
 
     def _repr_html_(self) -> str:
-        from .._html import sortable_table
+        """The table for a notebook: it sorts on a click where the notebook runs its inline script
+        (a cell you ran, nbconvert's HTML; ``pt_docs/leaderboard.md``)."""
+        from .._html import sortable_fragment
 
-        return sortable_table(self.display_frame(), caption=self.caption())
+        return sortable_fragment(self.display_frame(), caption=self.caption())
 
     def __repr__(self) -> str:
         groups = ", ".join(f"{m}: {self.n_groups(m)} groups" for m in self.measures)
