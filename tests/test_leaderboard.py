@@ -79,7 +79,7 @@ def test_display_markdown_html(board):
     assert re.fullmatch(r"1 \[1, \d\]", shown["AP rank (topics)"].iloc[0])
     markdown = board.to_markdown()
     assert markdown.startswith("| rank | run | AP |") and "compact letter display" in markdown
-    assert '<table class="sortable">' in board._repr_html_()
+    assert '<table class="sortable" id="ptb-' in board._repr_html_()
     assert repr(board).startswith("Leaderboard(6 runs, 15 topics; AP: ")
 
 
@@ -93,6 +93,56 @@ def test_notebook_html_brings_its_own_sort_script(board):
     assert f"#{table_id}[data-sort-wired] th::after" in html  # arrows only once the script ran
     assert re.search(r'id="(ptb-[0-9a-f]{16})"', board._repr_html_()).group(1) != table_id  # one id per output
     assert "<caption>" in html and "clique cover" in html
+
+
+def test_to_latex(board):
+    latex = board.to_latex(caption="TREC-like runs.", label="tab:board")
+    lines = latex.splitlines()
+    assert lines[:3] == [r"\begin{table}", r"\centering", r"\begin{tabular}{rlrrlrrl}"]  # run, groups left
+    assert lines[4] == (r"rank & run & AP & AP rank (topics) & AP group & nDCG@10 & nDCG@10 rank (topics) & "
+                        r"nDCG@10 group \\")
+    rows = [line.removesuffix(r" \\").split(" & ") for line in lines[6:6 + 6]]
+    assert rows == board.display_frame().astype(str).to_numpy().tolist()
+    assert lines[12:14] == [r"\bottomrule", r"\end{tabular}"]
+    caption = board.caption().replace("%", r"\%")
+    assert lines[14] == rf"\caption{{TREC-like runs. {caption}}}" and "clique cover" in caption
+    assert lines[15:] == [r"\label{tab:board}", r"\end{table}"]
+    assert board.to_latex(float_env=False) == "\n".join(lines[2:14])
+    assert board.to_latex(digits=2, float_env=False).splitlines()[4].split(" & ")[2] == board.display_frame(2).iloc[0, 2]
+
+
+def test_save_and_load(board, tmp_path):
+    from pyterrier_boot.leaderboards import Leaderboard
+
+    path = board.save(tmp_path / "boards" / "board.zip")
+    back = Leaderboard.load(path)
+    pd.testing.assert_frame_equal(back.to_frame(), board.to_frame())
+    pd.testing.assert_frame_equal(back.pairwise, board.pairwise)
+    pd.testing.assert_frame_equal(back.letters, board.letters)
+    assert back.pairwise.attrs == board.pairwise.attrs
+    for name in ("statistic", "bootstrap_distribution"):  # bit for bit
+        assert np.array_equal(getattr(back.ranks, name), getattr(board.ranks, name))
+    assert np.array_equal(back.result.distribution_, board.result.distribution_)
+    assert back.result.provenance == board.result.provenance and back.topic_ranks is None
+    assert (back.baseline, back.test, back.correction, back.alpha, back.letters_method) == (
+        board.baseline, board.test, board.correction, board.alpha, board.letters_method)
+    assert back.caption() == board.caption() and back.to_latex() == board.to_latex()
+    assert back.to_markdown() == board.to_markdown() and repr(back) == repr(board)
+    import json
+    import zipfile
+
+    with zipfile.ZipFile(path) as archive:  # open formats, no pickle
+        names = archive.namelist()
+        doc = json.loads(archive.read("leaderboard.json"))
+    assert {"leaderboard.json", "leaderboard.csv", "pairwise.csv", "perquery.csv"} <= set(names)
+    assert all(n.endswith((".json", ".csv", ".npy")) for n in names)
+    assert doc["format"] == "pyterrier-boot-leaderboard" and doc["provenance"]["versions"]["numpy"] == np.__version__
+    with pytest.raises(ValueError, match="'path': no file"):
+        Leaderboard.load(tmp_path / "nope.zip")
+    with pytest.raises(ValueError, match="is not a saved leaderboard \\(no readable leaderboard.json\\)"):
+        Leaderboard.load(board.result.save(tmp_path / "result.zip"))
+    with pytest.raises(ValueError, match="not a saved leaderboard"):
+        Leaderboard.load(tmp_path / "boards")
 
 
 def test_insert_absorb_letters(sim, board):
@@ -141,13 +191,17 @@ def test_leaderboard_letters_keyword_is_deprecated(twenty):
     assert old.letters.equals(board.letters)
 
 
-def test_corpus_bootstrap_adds_rank_intervals(sim):
+def test_corpus_bootstrap_adds_rank_intervals(sim, tmp_path):
     board = ptb.leaderboard(sim.runs, sim.qrels, "AP", bootstrap="both", n_resamples=100, rng=2)
     frame = board.to_frame()
     assert {"AP rank ci_low (topics+corpus)", "AP rank ci_low (topics)"} <= set(frame.columns)
     assert board.ranks.bootstrap_distribution.shape[0] == 100
     assert board.pairwise.attrs["test"].startswith("both-bootstrap replicate test")
     assert "topic resamples on corpus images" in board.caption()
+    back = type(board).load(board.save(tmp_path / "board.zip"))  # with the corpus and topic-only ranks
+    pd.testing.assert_frame_equal(back.to_frame(), frame)
+    assert np.array_equal(back.topic_ranks.bootstrap_distribution, board.topic_ranks.bootstrap_distribution)
+    assert back.caption() == board.caption() and back.result.corpus is not None
 
 
 def test_runs_from_files(sim, tmp_path):

@@ -21,7 +21,7 @@ import pandas as pd
 
 from ..stats.letters import DEFAULT_METHOD, check_method, compact_letter_display, letters_label
 
-__all__ = ["ResultTable", "result_table"]
+__all__ = ["ResultTable", "result_table", "booktabs", "latex_escape"]
 
 MARKS = ("†", "‡", "§", "¶")
 _LATEX_MARKS = {"†": r"\dagger", "‡": r"\ddagger", "§": r"\S", "¶": r"\P"}
@@ -128,11 +128,7 @@ class ResultTable:
     def to_latex(self, *, caption: str | None = None, label: str | None = None, float_env: bool = True) -> str:
         """A booktabs table (needs ``\\usepackage{booktabs}``): the same cells and marks, the
         caption (``caption``, default the explanation of the marks) in ``\\caption``."""
-        lines = []
-        if float_env:
-            lines += [r"\begin{table}", r"\centering"]
-        lines += [r"\begin{tabular}{l" + "r" * len(self.measures) + "}", r"\toprule",
-                  "System & " + " & ".join(latex_escape(m) for m in self.measures) + r" \\", r"\midrule"]
+        rows = []
         for s in range(len(self.names)):
             cells = []
             for j in range(len(self.measures)):
@@ -145,17 +141,10 @@ class ResultTable:
                 if sup:
                     cell += f"$^{{{sup}}}$"
                 cells.append(cell)
-            lines.append(latex_escape(self._name(s)) + " & " + " & ".join(cells) + r" \\")
-        lines += [r"\bottomrule", r"\end{tabular}"]
-        text = latex_escape(self.caption if caption is None else caption)
-        for mark, command in (*_LATEX_MARKS.items(), ("α", r"\alpha")):
-            text = text.replace(mark, f"${command}$")
-        if float_env:
-            lines.append(rf"\caption{{{text}}}")
-            if label:
-                lines.append(rf"\label{{{label}}}")
-            lines.append(r"\end{table}")
-        return "\n".join(lines)
+            rows.append([latex_escape(self._name(s)), *cells])
+        header = ["System", *(latex_escape(m) for m in self.measures)]
+        return booktabs(header, rows, "l" + "r" * len(self.measures), caption=self.caption if caption is None
+                        else caption, label=label, float_env=float_env)
 
     def _repr_html_(self) -> str:
         return self.to_html()
@@ -174,6 +163,26 @@ def latex_escape(text: Any) -> str:
         out.append({"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "_": r"\_", "#": r"\#", "$": r"\$",
                     "{": r"\{", "}": r"\}", "^": r"\^{}", "~": r"\~{}"}.get(c, c))
     return "".join(out)
+
+
+def booktabs(header: list[str], rows: list[list[str]], align: str, *, caption: str | None = None,
+             label: str | None = None, float_env: bool = True) -> str:
+    """A booktabs ``tabular`` (needs ``\\usepackage{booktabs}``) of cells already in LaTeX, with
+    column alignment ``align`` (``"lrr"``); with ``float_env``, in a ``table`` float with the
+    ``caption`` (plain text: escaped here, marks and ``α`` set in math) and ``label``."""
+    lines = [r"\begin{table}", r"\centering"] if float_env else []
+    lines += [rf"\begin{{tabular}}{{{align}}}", r"\toprule", " & ".join(header) + r" \\", r"\midrule"]
+    lines += [" & ".join(row) + r" \\" for row in rows]
+    lines += [r"\bottomrule", r"\end{tabular}"]
+    if float_env:
+        text = latex_escape(caption or "")
+        for mark, command in (*_LATEX_MARKS.items(), ("α", r"\alpha")):
+            text = text.replace(mark, f"${command}$")
+        lines.append(rf"\caption{{{text}}}")
+        if label:
+            lines.append(rf"\label{{{label}}}")
+        lines.append(r"\end{table}")
+    return "\n".join(lines)
 
 
 def _significant(result: Any, alpha: float) -> tuple[list[str], np.ndarray]:

@@ -365,7 +365,7 @@ class ExperimentResult:
         """Every summary figure as plain JSON-able values (NaN as None): settings, provenance, per
         system and measure the mean, interval and per-topic values, the comparisons (one record per
         row). :meth:`save` keeps everything else (distributions, plans, corpus images)."""
-        from .storage import _json_value
+        from .._archive import json_value
 
         means = self.means
         systems: dict[str, dict[str, Any]] = {}
@@ -385,7 +385,7 @@ class ExperimentResult:
             "comparisons": None if self.comparisons is None else self.comparisons.frame.to_dict(orient="records"),
             "provenance": self.provenance,
         }
-        return _json_value(out, tagged=False)
+        return json_value(out, tagged=False)
 
     def save(self, path: str | os.PathLike) -> os.PathLike:
         """Write every figure and what produced it to one zip file of JSON and ``.npy`` arrays (no

@@ -150,6 +150,36 @@ class Leaderboard:
         lines += ["| " + " | ".join(map(cell, row)) + " |" for row in frame.itertuples(index=False)]
         return "\n".join(lines) + "\n\n" + self.caption() + "\n"
 
+    def to_latex(self, digits: int = 3, *, caption: str | None = None, label: str | None = None,
+                 float_env: bool = True) -> str:
+        """The readable table as a booktabs table (needs ``\\usepackage{booktabs}``) for a paper:
+        the columns of :meth:`display_frame`, in a ``table`` float whose ``\\caption`` is
+        ``caption`` (if given) followed by :meth:`caption`, and ``\\label{label}``; without
+        ``float_env``, the ``tabular`` alone."""
+        from ..experiment.display import booktabs, latex_escape
+
+        frame = self.display_frame(digits)
+        align = "".join("l" if c == "run" or c.endswith(" group") else "r" for c in frame.columns)
+        rows = [[latex_escape(v) for v in row] for row in frame.itertuples(index=False)]
+        text = self.caption() if caption is None else f"{caption} {self.caption()}"
+        return booktabs([latex_escape(c) for c in frame.columns], rows, align, caption=text, label=label,
+                        float_env=float_env)
+
+    def save(self, path: str | os.PathLike) -> Path:
+        """Write the board to one zip file of JSON and ``.npy`` arrays (no pickle), the experiment
+        behind it and its provenance included (:func:`~pyterrier_boot.leaderboards.storage.save_board`);
+        read it back with :meth:`load`. Returns the path."""
+        from .storage import save_board
+
+        return save_board(self, path)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> Leaderboard:
+        """Read a board written by :meth:`save`: every table, caption and site the same as the saved one's."""
+        from .storage import read_board
+
+        return cls(**read_board(path))
+
     def _repr_html_(self) -> str:
         """The table for a notebook: it sorts on a click where the notebook runs its inline script
         (a cell you ran, nbconvert's HTML; ``pt_docs/leaderboard.md``)."""
@@ -243,7 +273,8 @@ def leaderboard(runs: Any, qrels: Any, measures: Sequence[Any] | str = ("AP", "n
             and every other table of letters (``letters=`` is its deprecated name).
 
     Returns:
-        a :class:`Leaderboard`: ``to_frame()``, ``to_markdown()``, ``write(site_dir)`` (a site).
+        a :class:`Leaderboard`: ``to_frame()``, ``to_markdown()``, ``to_latex()``, ``write(site_dir)``
+        (a site), ``save(path)`` (read back with ``Leaderboard.load``).
 
     Rank intervals as Zobel & Rashidi (2020, Fig. 5); runs sharing a letter are not significantly
     different (``pt_docs/leaderboard.md``).
