@@ -13,7 +13,6 @@ Files written into the site folder:
 """
 from __future__ import annotations
 
-import datetime
 import os
 import re
 from collections.abc import Mapping
@@ -84,9 +83,8 @@ def _index(board, files: dict[str, str], title: str, settings: Mapping[str, Any]
     for column in table.columns:
         if column != "run" and table[column].dtype == object:
             table[column] = table[column].map(escape)
-    now = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
     body = [f"<h1>{escape(title)}</h1>",
-            f'<p class="muted">Written by pyterrier-boot {escape(__version__)} on {now}. Click a column header '
+            f'<p class="muted">Written by pyterrier-boot {escape(__version__)}. Click a column header '
             "to sort; click a run for its per-topic scores.</p>"]
     if settings:
         body.append(_settings_table(settings))
