@@ -104,7 +104,8 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
                    help="what to print: a readable table (default), or the full table as csv, latex, markdown "
                         "or json")
     p.add_argument("--digits", type=int, default=3, help="decimals in the printed table (default 3)")
-    _common.add_output_arguments(p, "write table.csv, perquery.csv, pairwise.csv, ranks.csv and report.html to DIR "
+    _common.add_output_arguments(p, "write table.csv, table.tex, table.md, table.json, perquery.csv, pairwise.csv, "
+                                    "ranks.csv and report.html to DIR "
                                     "(all or nothing: written beside it and moved into place at the end)")
     p.add_argument("--title", help="title of the HTML report")
     p.add_argument("--no-plots", action="store_true", help="a report without plots (faster)")
@@ -308,10 +309,9 @@ def write_outputs(out: Path, result: ExperimentResult, pairwise: Any, args: argp
     if result.distribution_ is not None:
         _common.write_csv(out / "ranks.csv", result.ranks())
         written.append("ranks.csv")
-    if args.format in EXTENSIONS:
-        name = f"table.{EXTENSIONS[args.format]}"
-        _common.write_text(out / name, formatted(result, pairwise, args, seed) + "\n")
-        written.append(name)
+    for fmt, extension in EXTENSIONS.items():  # the table for a paper (LaTeX, Markdown) and for programs
+        _common.write_text(out / f"table.{extension}", formatted(result, pairwise, args, seed, fmt) + "\n")
+        written.append(f"table.{extension}")
     plots = not args.no_plots
     if plots and not _common.matplotlib_available():
         import warnings
