@@ -50,6 +50,18 @@ def test_cli_and_python_give_the_same_intervals(capsys, collection):
     pd.testing.assert_frame_equal(cli_board, board, check_exact=False, rtol=1e-12)
 
 
+def test_leaderboard_tests_are_the_notebook_s():
+    """The board's all-pairs tests draw from the seed itself, as ``res.pairwise()`` does (16 topics:
+    the randomisation test samples sign flips instead of enumerating them)."""
+    sim = ptb.simulate_collection(n_topics=16, n_systems=3, depth=40, pool_depth=10, corpus_size=2000,
+                                  matching=200, rng=5)
+    board = ptb.leaderboard(sim.runs, sim.qrels, ["AP"], n_resamples=100, test="randomization", correction=None)
+    res = ptb.experiment_result(sim.runs, None, sim.qrels, ["AP"], n_resamples=100)
+    pd.testing.assert_frame_equal(board.pairwise, res.pairwise(test="randomization", correction=None))
+    other = res.pairwise(test="randomization", correction=None, rng=np.random.default_rng(42).spawn(3)[1])
+    assert not other["p-value"].equals(board.pairwise["p-value"])  # the stream matters
+
+
 def _files(folder):
     return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
