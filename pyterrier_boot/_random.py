@@ -36,11 +36,3 @@ def as_generator(rng, *, name="rng", fresh=False):
         f"got {type(rng).__name__}"
     )
 
-
-def seed_of(rng):
-    """The int seed ``rng`` stands for (``None`` is :data:`DEFAULT_SEED`), or None for a generator."""
-    if rng is None:
-        return DEFAULT_SEED
-    if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool):
-        return int(rng)
-    return None
