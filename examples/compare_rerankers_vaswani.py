@@ -7,8 +7,10 @@
 # across topics (topic bootstrap), across collections drawn from the same population of documents
 # (corpus bootstrap), and both.
 #
-# Offline: Vaswani comes from an ir_datasets cache. If `IR_DATASETS_HOME` is not set and this
-# repository sits beside `../shared/irds_home`, a temporary copy of that cache is used.
+# Offline: Vaswani comes from an ir_datasets cache: set `IR_DATASETS_HOME` to a folder holding a
+# copy of one that has it (e.g. the `~/.ir_datasets` of a machine that ran this once). If
+# `IR_DATASETS_HOME` is not set and this repository sits beside `../shared/irds_home` (where the
+# tests find their copy), a temporary copy of that cache is used.
 #
 # With network access, the same script runs on TREC DL 2019 passage ranking: set
 # `DATASET = "irds:msmarco-passage/trec-dl-2019/judged"` (ir_datasets then downloads MS MARCO,
@@ -38,9 +40,14 @@ MEASURES = ["map", "ndcg_cut_10", "P_10", "recip_rank"]
 
 # %%
 dataset = pt.get_dataset(DATASET)
+try:  # the first use downloads the collection into ir_datasets' cache
+    topics, qrels = dataset.get_topics(), dataset.get_qrels()
+except (RuntimeError, OSError) as error:  # offline: ir_datasets' "All download sources failed"
+    raise SystemExit(f"could not load {DATASET} ({type(error).__name__}: {str(error)[:200]}). Without internet, "
+                     "set IR_DATASETS_HOME to a folder holding a copy of an ir_datasets cache that has it (e.g. "
+                     "the ~/.ir_datasets of a machine that downloaded it) before starting Python.") from error
 index = PisaIndex(tempfile.mkdtemp(prefix="vaswani_pisa_") + "/index", text_field="text", threads=1)
 index.index(dataset.get_corpus_iter(verbose=False))
-topics, qrels = dataset.get_topics(), dataset.get_qrels()
 
 bm25 = index.bm25()
 

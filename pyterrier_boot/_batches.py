@@ -3,7 +3,7 @@
 Corpus images and topic resamples are independent draws, so long resampling jobs split into
 batches that any process, thread or machine can run. What a batch draws never depends on who runs
 it or on how many items share a batch, so a result is identical for a given ``rng`` in one
-process, on a process pool, on a dask.distributed cluster (``Client.get_executor()``) or on Ray.
+process, on a thread or process pool or on a dask.distributed cluster (``Client.get_executor()``).
 Three routes give that:
 
 * :func:`block_seeds`: one seed per *block* of a fixed size, spawned from the user's ``rng`` with

@@ -237,8 +237,9 @@ def svg_figure(fig: Any, *, alt: str | None = None, close: bool = True) -> str:
         raise TypeError(f"'fig' must be a matplotlib Figure, got {type(fig).__name__}")
     buffer = io.StringIO()
     try:
-        with matplotlib.rc_context({"svg.fonttype": "none"}):
-            fig.savefig(buffer, format="svg", bbox_inches="tight")
+        # no date and fixed element ids: the same figure gives the same bytes (a page can be diffed)
+        with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "pyterrier-boot"}):
+            fig.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None})
     finally:
         if close:
             plt.close(fig)

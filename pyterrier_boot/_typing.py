@@ -19,7 +19,8 @@ if TYPE_CHECKING:
 
     from .inputs.qrels import Qrels
 
-    #: ``rng`` (SPEC 7): a seed, a SeedSequence, a BitGenerator or a Generator; None: fresh entropy.
+    #: ``rng`` (SPEC 7): a seed, a SeedSequence, a BitGenerator or a Generator; None: the fixed
+    #: seed 42 (``pyterrier_boot._random.DEFAULT_SEED``; fresh entropy in the simulators).
     RngLike: TypeAlias = (int | np.integer[Any] | np.random.SeedSequence | np.random.BitGenerator
                           | np.random.Generator | None)
     #: a measure: a string (``"AP"``, ``"nDCG@10"``, ``"RBP(p=0.8)"``) or an ir_measures measure

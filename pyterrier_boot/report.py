@@ -15,7 +15,6 @@ Example:
 from __future__ import annotations
 
 import base64
-import datetime
 import html
 import io
 from pathlib import Path
@@ -48,14 +47,23 @@ _INTERVAL_NAMES = {"bca": "BCa", "percentile": "percentile", "basic": "basic", "
 
 def describe_intervals(result: ExperimentResult) -> str:
     """One phrase saying how the result's intervals were made, e.g. ``"95% topic-bootstrap BCa
-    intervals (10,000 topic resamples)"``."""
+    intervals (10,000 topic resamples, seed 42)"`` (the seed from the result's provenance; ``rng``
+    None is the fixed seed 42)."""
     if result.bootstrap is None or result.distribution_ is None:
         return "no intervals (no bootstrap)"
     n = result.distribution_.shape[0]
     unit = {"topic": "topic resamples", "corpus": "corpus images", "both": "replicates (topics and corpus)"}
     method = _INTERVAL_NAMES.get(result.interval, result.interval)  # type: ignore[arg-type]  # set with a bootstrap
     return (f"{100 * result.confidence_level:g}% {result.bootstrap}-bootstrap {method} intervals "
-            f"({n:,} {unit[result.bootstrap]})")
+            f"({n:,} {unit[result.bootstrap]}{_seed_phrase(result.provenance)})")
+
+
+def _seed_phrase(provenance: Mapping[str, Any] | None) -> str:
+    """``", seed 42"``, ``", a numpy Generator"`` or ``""`` (no provenance) for a result's rng."""
+    record = (provenance or {}).get("rng")
+    if not record:
+        return ""
+    return f", seed {record['seed']}" if "seed" in record else ", rng: a numpy Generator (state in the provenance)"
 
 
 def _number(value, digits):
@@ -511,9 +519,8 @@ def html_report(results: Any, *, title: str | None = "pyterrier-boot report",
     from . import __version__
     from ._html import page
 
-    now = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
     parts = [f"<h1>{_escape(title)}</h1>",
-             f'<p class="muted">Written by pyterrier-boot {_escape(__version__)} on {now}.</p>']
+             f'<p class="muted">Written by pyterrier-boot {_escape(__version__)}.</p>']
     if settings:
         rows = "".join(f"<tr><td>{_escape(k)}</td><td>{_escape(v)}</td></tr>" for k, v in settings.items())
         parts.append(f'<table class="kv">{rows}</table>')

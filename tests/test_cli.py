@@ -128,12 +128,13 @@ def test_workers_give_the_same_numbers(capsys, collection, tmp_path, scheduler):
         assert (tmp_path / "here" / name).read_text() == (tmp_path / "there" / name).read_text(), name
 
 
-def test_fresh_seed_is_printed(capsys, collection):
+def test_default_seed_is_printed(capsys, collection):
+    """Without --rng the seed is Python's default (rng=None is seed 42), printed."""
     folder, _ = collection
     code, out, _ = _run(capsys, "evaluate", "-q", folder / "qrels.txt", folder / "runs", "--n", 50, "--quiet")
     assert code == 0
-    seed = int(out.split("Seed ")[1].split(":")[0])
-    assert f"--rng {seed} reproduces" in out
+    assert "Seed 42: --rng 42 reproduces these numbers." in out
+    assert "(50 topic resamples, seed 42)" in out
 
 
 def test_terminal_table_fits_100_columns(capsys, collection, tmp_path):
@@ -224,7 +225,8 @@ def test_latex_and_markdown(capsys, collection):
     code, out, _ = _evaluate(capsys, collection, "-m", "AP", "--format", "markdown")
     lines = out.strip().splitlines()
     assert lines[0].startswith("| name | AP |") and lines[1].startswith("|:---|")
-    assert len(lines) == 2 + 4
+    assert sum(line.startswith("|") for line in lines) == 2 + 4
+    assert lines[-1].startswith("Cells: mean [95% topic-bootstrap") and "seed 1)" in lines[-1]  # its caption
 
 
 def test_measures_before_runs(capsys, collection):

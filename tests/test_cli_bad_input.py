@@ -124,7 +124,8 @@ def offline(monkeypatch):
 def test_ir_datasets_id_not_available_offline(capsys, files, irds_home, offline):
     line = _fails(capsys, "evaluate", "-q", "irds:msmarco-passage/trec-dl-2020", files / "a.run",
                   match=["could not load the qrels", "not available offline", str(irds_home),
-                         "--qrels path/to/qrels.txt"])
+                         "Without internet, set IR_DATASETS_HOME to a folder holding a copy of an ir_datasets "
+                         "cache", "--qrels path/to/qrels.txt"])
     assert "read_qrels(" not in line  # the hint is for the command line
     _fails(capsys, "evaluate", "-q", "irds:vaswanni", files / "a.run",
            match=["unknown ir_datasets id 'irds:vaswanni'", "'irds:vaswani'"])

@@ -216,7 +216,8 @@ def test_irds_id_not_available_offline(irds_home, monkeypatch):
     start = time.perf_counter()
     with pytest.raises(ValueError, match=r"could not load the qrels of ir_datasets dataset "
                        r"'irds:msmarco-passage/trec-dl-2019/judged': they are not available offline .*"
-                       r"Pass a local qrels file instead"):
+                       r"Without internet, set IR_DATASETS_HOME to a folder holding a copy of an ir_datasets "
+                       r"cache .* Pass a local qrels file instead"):
         read_qrels("irds:msmarco-passage/trec-dl-2019/judged")
     assert time.perf_counter() - start < 30
 

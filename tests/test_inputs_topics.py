@@ -142,5 +142,6 @@ def test_irds_topics_not_available_offline(irds_home, monkeypatch):
     monkeypatch.setattr(requests, "get", offline)
     monkeypatch.setenv("IR_DATASETS_DL_TRIES", "1")
     with pytest.raises(ValueError, match=r"could not load the topics of 'irds:msmarco-passage/trec-dl-2019/judged': "
-                       r"they are not available offline .* Pass a local topics file or frame instead"):
+                       r"they are not available offline .* set IR_DATASETS_HOME to a folder holding a copy of an "
+                       r"ir_datasets cache .* Pass a local topics file or frame instead"):
         read_topics("irds:msmarco-passage/trec-dl-2019/judged")

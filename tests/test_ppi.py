@@ -41,6 +41,48 @@ def test_ppi_mean_ci_matches_ppi_py(lam, level, seed):
         float(pvalue[0]), abs=1e-9)
 
 
+
+def _judge_cases():
+    """(y, yhat, yhat_u) with the in-sample PPI++ lam below 0, inside [0, 1] and above 1: a judge
+    anti-correlated with the truth, a faithful one, and one that compresses the truth's spread."""
+    for seed in range(30):
+        rng = np.random.default_rng(seed)
+        truth = rng.beta(2, 3, size=120)
+        for slope in (-0.4, 1.0, 0.3):
+            judge = 0.5 + slope * (truth - 0.5) + rng.normal(0, 0.04, truth.size)
+            yield truth[:20], judge[:20], judge[20:]
+
+
+def test_ppi_plus_plus_pvalue_is_ppi_py_s_with_the_interval_s_clipped_lam():
+    """ppi_py's ppi_mean_pval tunes lam without clipping it to [0, 1] while its ppi_mean_ci clips it.
+    Our asymptotic PPI++ interval equals ppi_py's; our p-value equals ppi_py's when the tuned lam is
+    inside [0, 1], and otherwise ppi_py's p-value at the clipped lam (the interval's): so a rejection
+    at alpha never contradicts the 1 - alpha interval beside it, which ppi_py's own p-value can."""
+    ppi = _oracle()
+    from ppi_py.ppi import _calc_lam_glm
+
+    inside = outside = contradicted = 0
+    for y, yhat, yhat_u in _judge_cases():
+        ours = pb.ppi_mean_ci(y, yhat, yhat_u, small_sample=False)
+        low, high = ppi.ppi_mean_ci(y, yhat, yhat_u, alpha=0.05)
+        assert tuple(ours.confidence_interval) == pytest.approx((float(low[0]), float(high[0])), abs=1e-12)
+        theta = pb.ppi_mean_ci(y, yhat, yhat_u, lam=1, small_sample=False).statistic
+        raw = float(np.ravel(_calc_lam_glm(y - theta, yhat - theta, yhat_u - theta, np.eye(1)))[0])  # unclipped
+        assert ours.lam == pytest.approx(min(max(raw, 0.0), 1.0), abs=1e-12)
+        for null in np.linspace(ours.confidence_interval.low - 0.05, ours.confidence_interval.high + 0.05, 7):
+            p = pb.ppi_mean_ci(y, yhat, yhat_u, null=null, small_sample=False).pvalue
+            assert (p < 0.05) == (not ours.confidence_interval.low <= null <= ours.confidence_interval.high)
+            theirs = float(ppi.ppi_mean_pval(y, yhat, yhat_u, null=null)[0])
+            if 0 <= raw <= 1:
+                inside += 1
+                assert p == pytest.approx(theirs, abs=1e-9)
+            else:
+                outside += 1
+                assert p == pytest.approx(float(ppi.ppi_mean_pval(y, yhat, yhat_u, null=null, lam=ours.lam)[0]),
+                                          abs=1e-9)
+                contradicted += (theirs < 0.05) != (p < 0.05)
+    assert inside and outside and contradicted  # every branch seen; ppi_py's p-value crosses its interval
+
 @pytest.mark.parametrize("alternative", ["larger", "smaller"])
 def test_one_sided_matches_ppi_py(alternative):
     ppi = _oracle()

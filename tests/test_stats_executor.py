@@ -157,3 +157,19 @@ def test_experiment_is_the_same_on_an_executor(executor, test):
                            **kwargs)
     pd.testing.assert_frame_equal(here, there, check_exact=True)
     assert "map ci_low" in there.columns
+
+
+def test_docs_name_no_executor_that_is_not_tested():
+    """Ray has no ``concurrent.futures`` executor and no test runs on it: no page or docstring may
+    offer it as an ``executor=`` (a mention must say it is not tested)."""
+    import re
+    from pathlib import Path
+
+    import pyterrier_boot
+
+    package = Path(pyterrier_boot.__file__).parent
+    for path in [*package.glob("pt_docs/*.md"), *package.rglob("*.py"), package.parents[0] / "README.md"]:
+        text = path.read_text(encoding="utf-8")
+        for match in re.finditer(r"\bRay\b", text):
+            around = text[match.start():match.start() + 200]
+            assert "tested on it" in around or "not tested" in around, f"{path.name}: {around!r}"

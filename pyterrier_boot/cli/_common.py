@@ -3,7 +3,6 @@ cut, the output folder, the seed, status lines and progress bars."""
 import argparse
 import contextlib
 import os
-import secrets
 import shutil
 import signal
 import sys
@@ -37,8 +36,12 @@ def progress_enabled(args):
 
 
 def seed(value):
-    """The seed to use: the one given, or a fresh one (printed, so the output can be replayed)."""
-    return int(value) if value is not None else secrets.randbelow(2**31)
+    """The seed to use: the one given (``--rng``), else the fixed seed Python's ``rng=None`` stands for
+    (:data:`pyterrier_boot._random.DEFAULT_SEED`), so the command line, a notebook and a leaderboard
+    give the same numbers for the same runs and the same command gives the same output."""
+    from .._random import DEFAULT_SEED
+
+    return int(value) if value is not None else DEFAULT_SEED
 
 
 # ---------------------------------------------------------------- output folder

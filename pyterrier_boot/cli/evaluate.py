@@ -97,13 +97,15 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
                    help="documents in the collection (corpus bootstrap; needed by --model multinomial)")
     p.add_argument("--model", choices=("poisson", "multinomial"), default="poisson",
                    help="corpus image model (default poisson)")
-    p.add_argument("--rng", type=int, metavar="SEED", help="random seed; the same seed gives the same output "
-                   "(default: a fresh seed, printed)")
+    p.add_argument("--rng", type=int, metavar="SEED",
+                   help="random seed; the same seed gives the same output "
+                   "(default: 42, as rng=None in Python; printed)")
     p.add_argument("-f", "--format", choices=FORMATS, default="table",
                    help="what to print: a readable table (default), or the full table as csv, latex, markdown "
                         "or json")
     p.add_argument("--digits", type=int, default=3, help="decimals in the printed table (default 3)")
-    _common.add_output_arguments(p, "write table.csv, perquery.csv, pairwise.csv, ranks.csv and report.html to DIR "
+    _common.add_output_arguments(p, "write table.csv, table.tex, table.md, table.json, perquery.csv, pairwise.csv, "
+                                    "ranks.csv and report.html to DIR "
                                     "(all or nothing: written beside it and moved into place at the end)")
     p.add_argument("--title", help="title of the HTML report")
     p.add_argument("--no-plots", action="store_true", help="a report without plots (faster)")
@@ -186,7 +188,7 @@ def _evaluate(args, measures, status, progress, out, executor=None):
 
     n_text = f", {args.n_resamples:,} resamples" if args.n_resamples else ""
     status(f"evaluating {len(names)} run{'s' if len(names) > 1 else ''} on {', '.join(m.label for m in measures)}, "
-           f"{args.bootstrap} bootstrap{n_text}")
+           f"{args.bootstrap} bootstrap{n_text}, seed {seed}")
     result = experiment_result(runs, None, qrels, measures, baseline=args.baseline or None, test=args.test,
                         correction=correction if args.baseline else None, correction_alpha=args.alpha,
                         bootstrap=bootstrap, n_resamples=args.n_resamples, confidence_level=args.confidence,
@@ -220,12 +222,19 @@ def _read_runs(paths, qrels, measures, progress):
 # ---------------------------------------------------------------- printing
 
 
+def _cells(result):
+    """What the cells hold: ``"Cells: mean [95% topic-bootstrap ... intervals (..., seed 42)]"``."""
+    from ..report import describe_intervals
+
+    return (f"Cells: mean [{describe_intervals(result)}]" if result.intervals is not None
+            else "Cells: mean over topics (no bootstrap, no intervals)")
+
+
 def _summary_lines(result, pairwise, args, seed, qrels, width):
-    from ..report import comparison_note, describe_intervals, summary_table
+    from ..report import comparison_note, summary_table
 
     S, Q = len(result.names), len(result.qids)
-    cells = (f"Cells: mean [{describe_intervals(result)}]" if result.intervals is not None
-             else "Cells: mean over topics (no bootstrap, no intervals)")
+    cells = _cells(result)
     lines = [_text.wrap(f"{S} run{'s' if S > 1 else ''} x {Q} topics; qrels {qrels.source}", width),
              _text.wrap(f"{cells}; sorted by {result.measures[0]}.", width)]
     table = summary_table(result, pairwise=pairwise, alpha=args.alpha, digits=args.digits)
@@ -253,19 +262,22 @@ def print_result(result: ExperimentResult, pairwise: Any, args: Any, seed: int, 
         sys.stdout.write(formatted(result, pairwise, args, seed) + "\n")
 
 
-def formatted(result: ExperimentResult, pairwise: Any, args: argparse.Namespace, seed: int) -> str:
-    """The table in a machine-readable format (csv, latex, markdown, json)."""
+def formatted(result: ExperimentResult, pairwise: Any, args: argparse.Namespace, seed: int,
+              fmt: str | None = None) -> str:
+    """The table in a machine-readable format ``fmt`` (default ``--format``: csv, latex, markdown, json)."""
     from ..report import summary_table
 
-    if args.format == "csv":
+    fmt = args.format if fmt is None else fmt
+    if fmt == "csv":
         return result.table().to_csv(index=False).rstrip("\n")
-    if args.format == "latex":  # letters from the command's own all-pairs tests, when it ran them
+    if fmt == "latex":  # letters from the command's own all-pairs tests, when it ran them
         letters = pairwise is not None and len(pairwise) > 0 and result.comparisons is None
         table = result.display(digits=args.digits, alpha=args.alpha, letters=letters,
                                pairwise=pairwise if letters else None, test=args.test, correction=args.correction)
         return table.to_latex()
-    if args.format == "markdown":
-        return _text.markdown_table(summary_table(result, pairwise=pairwise, alpha=args.alpha, digits=args.digits))
+    if fmt == "markdown":  # the table, its caption below (as Leaderboard.to_markdown)
+        table = _text.markdown_table(summary_table(result, pairwise=pairwise, alpha=args.alpha, digits=args.digits))
+        return f"{table.rstrip()}\n\n{_cells(result)}."
     from .. import __version__
 
     return _text.dumps({
@@ -297,10 +309,9 @@ def write_outputs(out: Path, result: ExperimentResult, pairwise: Any, args: argp
     if result.distribution_ is not None:
         _common.write_csv(out / "ranks.csv", result.ranks())
         written.append("ranks.csv")
-    if args.format in EXTENSIONS:
-        name = f"table.{EXTENSIONS[args.format]}"
-        _common.write_text(out / name, formatted(result, pairwise, args, seed) + "\n")
-        written.append(name)
+    for fmt, extension in EXTENSIONS.items():  # the table for a paper (LaTeX, Markdown) and for programs
+        _common.write_text(out / f"table.{extension}", formatted(result, pairwise, args, seed, fmt) + "\n")
+        written.append(f"table.{extension}")
     plots = not args.no_plots
     if plots and not _common.matplotlib_available():
         import warnings

@@ -74,7 +74,8 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
     p.add_argument("--rel-remap", action="store_true", help="with --rel N, also set grades 1..N-1 to 0 in the qrels")
     p.add_argument("--corpus-size", type=int, metavar="N", help="documents in the collection (corpus bootstrap)")
     p.add_argument("--rng", type=int, metavar="SEED",
-                   help="random seed; the same seed gives the same output (default: a fresh seed, printed)")
+                   help="random seed; the same seed gives the same output "
+                   "(default: 42, as rng=None in Python; printed)")
     p.add_argument("-f", "--format", choices=FORMATS, default="table",
                    help="what to print: a readable table (default), csv or markdown")
     p.add_argument("--digits", type=int, default=3, help="decimals in the printed table (default 3)")
@@ -118,7 +119,7 @@ def _leaderboard(args, measures, status, out):
     _common.check_baselines([args.baseline] if args.baseline else None, list(runs))
     n_pairs = len(runs) * (len(runs) - 1) // 2
     status(f"ranking {len(runs)} runs on {', '.join(m.label for m in measures)} ({args.bootstrap} bootstrap; "
-           f"{n_pairs:,} pairs, {args.test} test, correction {args.correction})")
+           f"{n_pairs:,} pairs, {args.test} test, correction {args.correction}, seed {seed})")
     board = leaderboard(runs, qrels, measures, baseline=args.baseline, test=args.test,
                         correction=None if args.correction == "none" else args.correction, alpha=args.alpha,
                         bootstrap=args.bootstrap, n_resamples=args.n_resamples, confidence_level=args.confidence,

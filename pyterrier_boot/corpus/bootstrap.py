@@ -121,7 +121,7 @@ class CorpusBootstrap:
         n_groups: ``G``, the groups of the delete-a-group jackknife over documents used for the
             BCa acceleration (see :mod:`pyterrier_boot.corpus.intervals`).
         executor: a ``concurrent.futures.Executor`` (a ``ProcessPoolExecutor``, dask.distributed's
-            ``Client.get_executor()``, Ray's, ...) on which batches of images are evaluated, or None
+            ``Client.get_executor()``, ...) on which batches of images are evaluated, or None
             (default) to evaluate them in this process. Each batch carries the interned runs and
             qrels to its worker; ``max_memory`` then bounds what one worker holds for its batch
             and what this process holds: the image distribution and the batches in flight (each

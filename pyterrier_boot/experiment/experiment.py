@@ -26,7 +26,7 @@ from .._memory import (
     check_n_resamples,
     require_resamples_memory,
 )
-from .._random import as_generator
+from .._random import DEFAULT_SEED, as_generator
 from .._warnings import InputWarning, one_warning_per_kind, warn
 from ..inputs.qrels import Qrels, read_qrels
 from ..inputs.runs import Runs, read_runs
@@ -58,8 +58,6 @@ CORPUS_METHODS = ("percentile", "normal", "logit", "bca")
 # bootstrap can miss the value measured on the collection; the default interval is centred on it
 # the topic default is the method that covers best at small topic sets (see stats.intervals.default_method)
 DEFAULT_INTERVAL = {"topic": "studentized", "corpus": "normal", "both": "normal"}
-# rng=None: the same call gives the same table
-DEFAULT_SEED = 42
 _RANKING = {"query_id", "doc_id", "score"}
 
 

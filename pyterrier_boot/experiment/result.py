@@ -420,8 +420,10 @@ class ExperimentResult:
         return self.display()._repr_latex_()
 
     def __repr__(self):
+        rng = (self.provenance or {}).get("rng") or {}
+        seed = f", seed={rng['seed']}" if "seed" in rng else ""
         return (f"ExperimentResult({len(self.names)} systems x {len(self.qids)} topics x measures "
-                f"{list(self.measures)}, bootstrap={self.bootstrap!r})")
+                f"{list(self.measures)}, bootstrap={self.bootstrap!r}{seed})")
 
     # ------------------------------------------------------------ plots (pyterrier_boot.plotting)
 

@@ -82,10 +82,13 @@ def not_loadable(description: str, kind: str, ex: Exception, alternative: str, *
     reason = f"{type(ex).__name__}: {ex}"
     if len(reason) > 300:
         reason = reason[:297] + "..."
-    where = "the local cache"
+    where, offline = "the local cache", ""
     if irds:
         where = f"the ir_datasets cache '{os.environ.get('IR_DATASETS_HOME', '~/.ir_datasets')}'"
+        offline = (" Without internet, set IR_DATASETS_HOME to a folder holding a copy of an ir_datasets "
+                   "cache that has this dataset (e.g. the ~/.ir_datasets of a machine that downloaded it) "
+                   "before starting Python or the command.")
     return ValueError(
         f"could not load the {kind} of {description}: they are not available offline (no copy in "
-        f"{where}) and fetching them failed ({reason}). {alternative}"
+        f"{where}) and fetching them failed ({reason}).{offline} {alternative}"
     )

@@ -12,14 +12,13 @@ import pandas as pd
 
 from .._deprecation import renamed_keywords
 from .._memory import DEFAULT_MAX_MEMORY
-from .._random import as_generator
+from .._random import DEFAULT_SEED
 from ..stats.letters import DEFAULT_METHOD, check_method, compact_letter_display, letters_label
 
 __all__ = ["leaderboard", "Leaderboard"]
 
 #: what each bootstrap's replicates vary, as written in column names
 VARIANCE = {"topic": "topics", "corpus": "corpus", "both": "topics+corpus"}
-DEFAULT_SEED = 42
 
 
 @dataclass(frozen=True, eq=False)
@@ -291,16 +290,17 @@ def leaderboard(runs: Any, qrels: Any, measures: Sequence[Any] | str = ("AP", "n
 
     runs, measures = _leaderboard_inputs(runs, measures, baseline, bootstrap, letters_method)
     test = {"paired-bootstrap": "paired_bootstrap"}.get(test, test)
-    generator = as_generator(DEFAULT_SEED if rng is None else rng)
-    experiment_rng, pairs_rng, topic_rng = generator.spawn(3)
+    # the same rng as experiment_result and res.pairwise get by default, so that the board's intervals
+    # and tests are the notebook's and the command line's (a Generator advances from one to the next)
+    rng = DEFAULT_SEED if rng is None else rng
     result = experiment_result(runs, None, qrels, list(measures), baseline=baseline, test=test,
                                correction=correction if baseline is not None else None, correction_alpha=alpha,
                                bootstrap=bootstrap, n_resamples=n_resamples, confidence_level=confidence_level,
-                               interval=interval, corpus_size=corpus_size, model=model, rng=experiment_rng,
+                               interval=interval, corpus_size=corpus_size, model=model, rng=rng,
                                max_memory=max_memory, verbose=verbose)
     if result.distribution_ is None:
         raise ValueError(f"a leaderboard needs at least 2 judged topics, got {len(result.qids)}")
-    pairwise = result.pairwise(test=test, correction=correction, alpha=alpha, rng=pairs_rng, max_memory=max_memory)
+    pairwise = result.pairwise(test=test, correction=correction, alpha=alpha, rng=rng, max_memory=max_memory)
     # per measure, "a" goes to the group of that measure's best run
     groups = pd.DataFrame({m: compact_letter_display(pairwise, measure=m, method=letters_method)
                            for m in result.measures})
@@ -308,7 +308,7 @@ def leaderboard(runs: Any, qrels: Any, measures: Sequence[Any] | str = ("AP", "n
                            confidence_level=confidence_level)
     topic_ranks = None
     if bootstrap != "topic":
-        topic_ranks = _topic_rank_intervals(result, confidence_level, topic_rng, max_memory)
+        topic_ranks = _topic_rank_intervals(result, confidence_level, rng, max_memory)
     return Leaderboard(result=result, pairwise=pairwise, letters=groups, ranks=ranks, topic_ranks=topic_ranks,
                        baseline=baseline, test=test, correction=correction, alpha=alpha,
                        letters_method=letters_method)

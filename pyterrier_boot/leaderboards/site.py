@@ -16,7 +16,6 @@ The site reads a leaderboard through :class:`SiteBoard` (what it shows of one) a
 """
 from __future__ import annotations
 
-import datetime
 import os
 import re
 from collections.abc import Mapping
@@ -112,9 +111,8 @@ def _index(board, files: dict[str, str], title: str, settings: Mapping[str, Any]
     for column in table.columns:
         if column != "run" and table[column].dtype == object:
             table[column] = table[column].map(escape)
-    now = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
     body = [f"<h1>{escape(title)}</h1>",
-            f'<p class="muted">Written by pyterrier-boot {escape(__version__)} on {now}. Click a column header '
+            f'<p class="muted">Written by pyterrier-boot {escape(__version__)}. Click a column header '
             "to sort; click a run for its per-topic scores.</p>"]
     if settings:
         body.append(_settings_table(settings, paths))

@@ -247,7 +247,8 @@ def ppi_mean_ci(human_scores: npt.ArrayLike, auto_scores_on_human: npt.ArrayLike
     Returns:
         :class:`PPIResult`. The estimate is ``lam * mean(Yhat_u) + mean(Y - lam * Yhat)``; the
         standard error ``sqrt(lam^2 var(Yhat_u)/N + var(Y - lam * Yhat)/n)``. The p-value uses
-        the same ``lam``, standard error and quantile as the interval, so the test and interval agree.
+        the same ``lam``, standard error and quantile as the interval, so the test and interval agree
+        (``ppi_py``'s ``ppi_mean_pval`` does not clip a tuned ``lam``: ``pt_docs/ppi.md``).
         Bad shapes, fewer than 2 topics on either side or non-finite scores are a ValueError.
 
     Example:

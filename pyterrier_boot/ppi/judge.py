@@ -70,7 +70,7 @@ def simulate_judge(qrels: QrelsLike, runs: RunsLike, *,
     grade_noise = _probability(grade_noise, "grade_noise")
     if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or top < 1:
         raise ValueError(f"'top' must be a positive integer, got {top!r}")
-    rng = as_generator(rng)
+    rng = as_generator(rng, fresh=True)
     frame = read_qrels(qrels).frame.reset_index(drop=True)
     best = _best_ranks(read_runs(runs))
     rank = frame.merge(best.reset_index(), on=["qid", "docno"], how="left")["rank"].fillna(np.inf).to_numpy(float)

@@ -2,7 +2,6 @@
 an original and a reproduced set of runs on the same test collection."""
 from __future__ import annotations
 
-import datetime
 import html
 import warnings
 from dataclasses import dataclass
@@ -129,12 +128,11 @@ class ReproducibilityResult:
 
         rows = "".join(f"<tr><td>{html.escape(str(k))}</td><td>{html.escape(str(v))}</td></tr>"
                        for k, v in (settings or {}).items())
-        now = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
         return "\n".join([
             "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
             f"<title>{html.escape(title)}</title><style>{_STYLE}</style></head><body>",
             f"<h1>{html.escape(title)}</h1>",
-            f'<p class="muted">Written by pyterrier-boot {html.escape(__version__)} on {now}.</p>',
+            f'<p class="muted">Written by pyterrier-boot {html.escape(__version__)}.</p>',
             f'<table class="kv">{rows}</table>' if rows else "",
             f"<p>{html.escape(self.note())}</p>",
             "<h2>Original and reproduced runs</h2>", table_html(self.table),

@@ -174,7 +174,7 @@ class SimulatedCollection:
             (5, 7)
         """
         n_topics = len(self.topics) if n_topics is None else _check_count(n_topics, "n_topics")
-        rng = as_generator(rng)
+        rng = as_generator(rng, fresh=True)
         return _build(self.model, *draw_topics(self.model, n_topics, rng))
 
     def fresh_corpus(self, *, rng: RngLike = None) -> SimulatedCollection:
@@ -189,7 +189,7 @@ class SimulatedCollection:
             >>> other.topics.equals(sim.topics), other.qrels.equals(sim.qrels)
             (True, False)
         """
-        rng = as_generator(rng)
+        rng = as_generator(rng, fresh=True)
         samples = [draw_corpus(self.model, self._parameters, q, rng) for q in range(len(self.topics))]
         return _build(self.model, self._parameters, samples)
 
@@ -252,7 +252,7 @@ def simulate_collection(n_topics: int = 50, n_systems: int | None = None, *,
     model, n_topics = _simulate_collection_iv(
         n_topics, n_systems, effectiveness, corpus_size, matching, relevant, relevant_sd, grades,
         topic_sd, interaction_sd, noise_correlation, depth, pool_depth, pooled_systems, judge_all)
-    return _build(model, *draw_topics(model, n_topics, as_generator(rng)))
+    return _build(model, *draw_topics(model, n_topics, as_generator(rng, fresh=True)))
 
 
 def _build(model, parameters, samples):
@@ -418,4 +418,4 @@ def _truth_iv(measures, count, complete, rng, count_name):
     count = _check_count(count, count_name, 2)
     if not isinstance(complete, (bool, np.bool_)):
         raise TypeError(f"'complete' must be True or False, got {complete!r}")
-    return labelled, count, bool(complete), as_generator(rng)
+    return labelled, count, bool(complete), as_generator(rng, fresh=True)

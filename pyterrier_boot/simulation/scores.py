@@ -107,7 +107,7 @@ def simulate_scores(n_systems: int, n_topics: int, *, means: npt.ArrayLike | Non
     """
     n_systems, n_topics, means, topic_sd, interaction_sd = _simulate_scores_iv(
         n_systems, n_topics, means, topic_sd, interaction_sd)
-    rng = as_generator(rng)
+    rng = as_generator(rng, fresh=True)
     scale = float(np.hypot(topic_sd, interaction_sd))
     locations = np.array([_location_for(float(m), scale) for m in means])
     topic = rng.normal(0.0, topic_sd, size=n_topics)
