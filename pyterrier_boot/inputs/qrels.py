@@ -190,6 +190,7 @@ def _qrels_from_frame(frame: pd.DataFrame, what: str) -> pd.DataFrame:
     })
     raw = columns["label"]
     if pd.api.types.is_integer_dtype(raw.dtype) and not raw.hasnans:
+        _check_int64(raw, out, what)
         labels = raw.to_numpy(dtype="int64")
     else:
         values = as_float_array(raw)
@@ -204,6 +205,18 @@ def _qrels_from_frame(frame: pd.DataFrame, what: str) -> pd.DataFrame:
     out["label"] = labels
     _check_qrels(out, what)
     return out
+
+
+def _check_int64(raw: pd.Series, out: pd.DataFrame, what: str) -> None:
+    """Refuse unsigned labels beyond int64, which would wrap (trec_eval reads a label as a long)."""
+    if pd.api.types.is_unsigned_integer_dtype(raw.dtype):
+        bad = raw.to_numpy() > np.iinfo(np.int64).max
+        if bad.any():
+            raise ValueError(
+                f"{what} has {int(bad.sum())} label(s) beyond int64, e.g. {row_example(out, bad)} has label "
+                f"{first_value(raw, bad)!r}; labels are integer grades of at most {np.iinfo(np.int64).max} "
+                "(trec_eval reads them as a long)"
+            )
 
 
 def _check_qrels(frame: pd.DataFrame, what: str) -> None:
