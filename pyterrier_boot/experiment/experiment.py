@@ -35,6 +35,7 @@ from ..measures.arrays import JudgedRuns, natural_order
 from ..measures.engine import Evaluator
 from ..measures.evaluation import intern
 from ..measures.parsing import LabelledMeasure, parse_measures, require_mean_aggregated
+from ..measures.suggestions import did_you_mean
 from ..stats.intervals import METHODS as TOPIC_METHODS
 from ..stats.registry import PAIRED, spellings
 from ..stats.resampling import resample_plan
@@ -520,7 +521,8 @@ def _measures(eval_metrics, *, summed_allowed, rich):
                     if _ir_measures_syntax(item):
                         raise  # a measure whose parameters break a rule: the error says which
                     raise MeasureError(f"Could not convert measure {item!r}: not a trec_eval name (e.g. 'map', "
-                                       "'ndcg_cut_10') nor in ir_measures syntax (e.g. 'nDCG@10')") from None
+                                       "'ndcg_cut_10') nor in ir_measures syntax (e.g. 'nDCG@10')"
+                                       f"{did_you_mean(item)}") from None
                 label, measure = labelled.label, labelled.measure
                 for_pt.append(measure)
                 rename[str(measure)] = label
