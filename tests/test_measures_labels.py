@@ -79,6 +79,8 @@ def test_gains_are_the_labels_exactly_and_sized_by_distinct_labels():
     assert gains[0].tolist() == [float(g) for g in grades]  # the nearest double, as trec_eval's (double) rel
     assert gains[0, 2] == 2**40 + 1
     assert order[0].tolist() == [4, 3, 2, 1, 0]
+    mapped = lower(parse_measures("nDCG(gains={1099511627777: 5, 1: 7})@10")[0].measure)  # gains= keys: exact grades
+    assert kernel_tables([mapped], grades)[0][0].tolist() == [0.0, 7.0, 5.0, float(2**53), float(2**63 - 1)]
 
 
 def test_grade_codes_keep_order_and_sign():
@@ -138,6 +140,7 @@ def test_experiment_result_and_corpus_bootstrap_with_huge_labels():
 @pytest.mark.parametrize(("measures", "label", "message"), [
     (["nDCG(dcg='exp-log2')@10"], 2**11, r"grade 2048, whose gain 2\*\*2048 - 1 .* overflows a double"),
     (["AP", "infAP"], 2**40, r"grade 1099511627776, and 'infAP' \(no fast kernel\) .* sizes arrays by the largest"),
+    (["infAP"], -(2**63), r"grade -9223372036854775808, and 'infAP' \(no fast kernel\)"),
 ])
 def test_labels_a_measure_cannot_score_exactly_are_refused(measures, label, message):
     runs, qrels = _collection()
@@ -154,3 +157,33 @@ def test_labels_beyond_int64_are_refused_naming_the_qrels_and_value():
     with pytest.raises(ValueError, match=r"qrels frame has 1 label\(s\) beyond int64, e.g. qid .1. docno .b. has label 18446744073709551615"):
         read_qrels(frame)
     assert read_qrels(frame.assign(label=np.array([1, 2**63 - 1], np.uint64))).frame["label"].tolist() == [1, 2**63 - 1]
+
+
+def test_the_drop_in_refuses_labels_pt_experiment_cannot_score():
+    from pyterrier_boot.experiment.experiment import Experiment
+
+    runs, qrels = _collection()
+    topics = pd.DataFrame({"qid": sorted(qrels["qid"].unique()), "query": "q"})
+    huge = qrels.assign(label=qrels["label"].map(HUGE))
+    # pt.Experiment's own table (map 0.0, ndcg_cut_10 1e13 on such labels) would sit beside our intervals
+    with pytest.raises(ValueError, match=r"the qrels \(DataFrame\) hold label 4611686018427387904: "
+                                         r"pt.boot.Experiment returns pt.Experiment's own table"):
+        Experiment(list(runs.values()), topics, huge, ["map"], names=list(runs))
+
+
+@pytest.mark.parametrize(("labels", "expected"), [
+    (["4611686018427387905", "2.0", "0"], [2**62 + 1, 2, 0]),  # exact, though "2.0" sends it past the fast reader
+    (["9223372036854775807", "-9223372036854775808"], [2**63 - 1, -(2**63)]),
+    (["9223372036854775808", "1"], r"line 1: label '9223372036854775808' is beyond int64"),
+    (["1152921504606846976", "1", "1.5"], r"line 3: label '1.5' is not an integer"),
+])
+def test_qrels_files_read_labels_exactly_or_refuse_them(tmp_path, labels, expected):
+    from pyterrier_boot import read_qrels
+
+    path = tmp_path / "qrels.txt"
+    path.write_text("".join(f"1 0 d{i} {label}\n" for i, label in enumerate(labels)))
+    if isinstance(expected, str):
+        with pytest.raises(ValueError, match=rf"qrels file '.*qrels.txt', {expected}"):
+            read_qrels(path)
+    else:
+        assert read_qrels(path).frame["label"].tolist() == expected

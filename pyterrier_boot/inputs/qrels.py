@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import numbers
 import os
+import re
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -36,6 +37,9 @@ _QRELS_LINE = "qid iter docno label"
 _QRELS_COLUMNS = {"qid": ("qid", "query_id"), "docno": ("docno", "doc_id"), "label": ("label", "relevance")}
 _QRELS_NEEDS = "Qrels need 'qid', 'docno', 'label' (PyTerrier) or 'query_id', 'doc_id', 'relevance' (ir_measures)."
 _LOCAL_FILE = "Pass a local qrels file instead, e.g. read_qrels('path/to/qrels.txt')."
+# an integer label read exactly (not through a float, which is exact only to 2**53)
+_ASCII_INTEGER = re.compile(r"[+-]?[0-9]+")
+_INT64_MIN, _INT64_MAX = int(np.iinfo(np.int64).min), int(np.iinfo(np.int64).max)
 
 
 @dataclasses.dataclass(frozen=True, slots=True, eq=False)
@@ -258,9 +262,12 @@ def _parse_qrels_lines(data: bytes, shown: str) -> pd.DataFrame:
     for lineno, raw, fields in iter_lines(data, shown, "qrels"):
         if len(fields) != 4:
             raise line_error(shown, "qrels", lineno, raw, f"expected 4 fields '{_QRELS_LINE}', found {len(fields)}")
-        label = parse_integer(fields[3])
+        label = int(fields[3]) if _ASCII_INTEGER.fullmatch(fields[3]) else parse_integer(fields[3])  # exact
         if label is None:
             raise line_error(shown, "qrels", lineno, raw, f"label {fields[3]!r} is not an integer")
+        if not _INT64_MIN <= label <= _INT64_MAX:
+            raise line_error(shown, "qrels", lineno, raw, f"label {fields[3]!r} is beyond int64 (trec_eval "
+                             "reads a label as a long)")
         qids.append(fields[0])
         docnos.append(fields[2])
         labels.append(label)

@@ -320,8 +320,9 @@ def _check_grades(kms, grades, fallback):
     if top > EXP2_MAX_GRADE and any(km.scheme == "exp2" for km in kms):
         raise ValueError(f"the qrels hold grade {top}, whose gain 2**{top} - 1 (dcg='exp-log2', gdeval) "
                          "overflows a double: map the grades into a smaller range first")
-    largest = int(np.abs(grades).max(initial=0))
-    if fallback and largest > FALLBACK_MAX_GRADE:
+    low = int(grades.min(initial=0))  # in Python ints: abs(-2**63) overflows int64
+    largest = top if top >= -low else low
+    if fallback and abs(largest) > FALLBACK_MAX_GRADE:
         raise ValueError(
             f"the qrels hold grade {largest}, and {', '.join(map(repr, fallback))} (no fast kernel) "
             f"would be computed by ir_measures, whose trec_eval provider sizes arrays by the largest "
