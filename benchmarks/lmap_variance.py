@@ -126,11 +126,12 @@ def relevant_counts(arrays, measures):
     out = []
     for label in measures:
         rel, depth = COUNTED[label]
-        hit = (arrays.run_grades != UNJUDGED) & (arrays.run_grades >= rel)
+        code = arrays.code_at_least(rel)  # grades are stored as codes that compare as grades
+        hit = (arrays.run_codes != UNJUDGED) & (arrays.run_codes >= code)
         if depth:
             hit &= within < depth
         k = np.bincount(cell[hit], minlength=S * Q).reshape(S, Q)
-        out.append((k, np.bincount(topic_of[arrays.qrels_grades >= rel], minlength=Q)))
+        out.append((k, np.bincount(topic_of[arrays.qrels_codes >= code], minlength=Q)))
     return out
 
 

@@ -142,17 +142,17 @@ EDGE_RUN = pd.DataFrame({"qid": ["1", "1", "2", "2", "2", "4"], "docno": ["b", "
 
 
 def _registry_names():
-    from pyterrier_boot.measures.parsing import _registry
+    from pyterrier_boot.measures.suggestions import measure_registry
 
-    return sorted(_registry())
+    return sorted(measure_registry())
 
 
 @pytest.mark.filterwarnings("ignore")
 @pytest.mark.parametrize("name", _registry_names())
 def test_edge_parameters_never_crash_a_provider(name):
-    from pyterrier_boot.measures.parsing import _registry
+    from pyterrier_boot.measures.suggestions import measure_registry
 
-    measure = _registry()[name]
+    measure = measure_registry()[name]
     required = {p: EDGES[p][0] for p, info in measure.SUPPORTED_PARAMS.items() if info.required}
     variants = [required] + [{**required, p: v} for p in measure.SUPPORTED_PARAMS for v in EDGES.get(p, [])]
     for params in variants:

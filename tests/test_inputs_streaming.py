@@ -56,8 +56,8 @@ def test_interned_files_equal_the_frames_interned_together(files):
         runs = _common.read_runs([folder / "runs"], qrels)
     assert [str(w.message) for w in streamed_warnings] == [str(w.message) for w in read_warnings]
     together = JudgedRuns.build(runs, qrels.frame)
-    for field in ("systems", "qids", "docnos", "qrels_offsets", "qrels_docs", "qrels_grades", "run_offsets",
-                  "run_docs", "run_grades", "run_stops"):
+    for field in ("systems", "qids", "docnos", "qrels_offsets", "qrels_docs", "qrels_codes", "run_offsets",
+                  "run_docs", "run_codes", "run_stops", "grade_values"):
         np.testing.assert_array_equal(getattr(streamed, field), getattr(together, field), err_msg=field)
 
 

@@ -60,8 +60,8 @@ def test_build_ranks_every_topic_as_trec_eval(case, compiled):
         for name, run in runs.items():
             builder.add(name, run)
         streamed = builder.build()
-    for field in ("systems", "qids", "docnos", "qrels_offsets", "qrels_docs", "qrels_grades", "run_offsets",
-                  "run_docs", "run_grades", "run_stops"):  # one run at a time, the same arrays
+    for field in ("systems", "qids", "docnos", "qrels_offsets", "qrels_docs", "qrels_codes", "run_offsets",
+                  "run_docs", "run_codes", "run_stops", "grade_values"):  # one run at a time, the same arrays
         np.testing.assert_array_equal(getattr(streamed, field), getattr(arrays, field), err_msg=field)
         assert np.asarray(getattr(streamed, field)).dtype == np.asarray(getattr(arrays, field)).dtype, field
     qids, expected = reference(runs, qrels)
@@ -110,7 +110,7 @@ def test_large_inputs_are_interned_one_run_at_a_time_with_the_same_arrays(monkey
     monkeypatch.setattr(arrays_module.JudgedRunsBuilder, "add", _counted(arrays_module.JudgedRunsBuilder.add))
     one_by_one = JudgedRuns.build(sim.runs, sim.qrels)
     assert _counted.calls == 3
-    for field in ("systems", "docnos", "qrels_docs", "run_offsets", "run_docs", "run_grades", "run_stops"):
+    for field in ("systems", "docnos", "qrels_docs", "run_offsets", "run_docs", "run_codes", "run_stops", "grade_values"):
         np.testing.assert_array_equal(getattr(one_by_one, field), getattr(at_once, field), err_msg=field)
 
 

@@ -367,7 +367,7 @@ def _small_r_inputs(arrays, measures):
             cutoff = int(params.get("cutoff", 0) or 0)
         else:
             continue
-        n_relevant[:, m] = np.bincount(topic_of[arrays.qrels_grades >= rel], minlength=Q)
+        n_relevant[:, m] = np.bincount(topic_of[arrays.qrels_codes >= arrays.code_at_least(rel)], minlength=Q)
         depth[:, :, m] = np.minimum(lengths, cutoff) if cutoff > 0 else lengths
     return n_relevant, depth
 
@@ -385,9 +385,9 @@ def _relevant_found(arrays: JudgedRuns, measures: Sequence[LabelledMeasure]) -> 
     documents retrieved (Bpref, Judged) and for measures without a kernel.
     """
     S, Q = arrays.n_systems, arrays.n_topics
-    grades = arrays.run_grades
+    codes = arrays.run_codes  # grade codes: compare as grades, negative for negative grades
     start, stop = arrays.run_offsets[:-1], arrays.run_offsets[1:]
-    judged = grades >= 0  # judged_only's documents: trec_eval reads negative grades as unjudged
+    judged = codes >= 0  # judged_only's documents: trec_eval reads negative grades as unjudged
     judged_before = None  # judged documents before each position, computed for judged_only measures
     qrels_topic = np.repeat(np.arange(Q), np.diff(arrays.qrels_offsets))
     found = np.full((S, Q, len(measures)), -1, dtype=np.int64)
@@ -396,14 +396,15 @@ def _relevant_found(arrays: JudgedRuns, measures: Sequence[LabelledMeasure]) -> 
         if km is None or km.kind in (BPREF, JUDGED):
             continue
         if km.kind in (NDCG, NCG, ERR, INSQ, INST):  # gains of every judged grade, negative ones too
-            seen = np.unique(grades[grades != UNJUDGED])
-            hit = np.isin(grades, seen[[km.gain(int(g)) > 0 for g in seen]])
+            seen = np.unique(codes[codes != UNJUDGED])
+            hit = np.isin(codes, seen[[km.gain(int(g)) > 0 for g in arrays.grades_of(seen)]])
             if km.judged_only:
                 hit &= judged
         else:
-            hit = judged & (grades >= km.rel)
+            hit = judged & (codes >= arrays.code_at_least(km.rel))
         if km.kind == RPREC:
-            depth = np.tile(np.bincount(qrels_topic[arrays.qrels_grades >= km.rel], minlength=Q), S)
+            depth = np.tile(np.bincount(qrels_topic[arrays.qrels_codes >= arrays.code_at_least(km.rel)],
+                                        minlength=Q), S)
         elif km.kind in (RBP, INSQ, INST):  # cwl_eval's positions whose weight is not 0 (small p underflows)
             weights = km.position_weights()
             depth = CWL_DEPTH if weights is None else int(np.count_nonzero(weights))

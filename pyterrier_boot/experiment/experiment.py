@@ -32,9 +32,10 @@ from ..inputs.qrels import Qrels, read_qrels
 from ..inputs.runs import Runs, read_runs
 from ..inputs.topics import read_topics
 from ..measures.arrays import JudgedRuns, natural_order
-from ..measures.engine import Evaluator
+from ..measures.engine import FALLBACK_MAX_GRADE, Evaluator
 from ..measures.evaluation import intern
 from ..measures.parsing import LabelledMeasure, parse_measures, require_mean_aggregated
+from ..measures.suggestions import did_you_mean
 from ..stats.intervals import METHODS as TOPIC_METHODS
 from ..stats.registry import PAIRED, spellings
 from ..stats.resampling import resample_plan
@@ -275,6 +276,8 @@ def _experiment(retr_systems, topics, qrels, eval_metrics, settings: _Settings) 
     if settings.precompute_prefix:
         warnings.warn("precompute_prefix is deprecated. Use plan='tree' instead", DeprecationWarning, stacklevel=3)
     inputs = _read_inputs([] if interned else systems, topics, qrels, settings)
+    if not settings.rich:
+        _check_pt_labels(inputs.qrels_all)
     _check_memory(settings.bootstrap, settings.n_resamples, test_name, len(systems),
                   len(baselines) * len(systems), int(inputs.qrels.frame["qid"].nunique()),
                   len(measures.kernel) + len(measures.by_query), settings.max_memory)
@@ -428,6 +431,22 @@ def _pt_run(result, runs, names, inputs: _Inputs, measures, baselines, test, mrt
     pt_topics = inputs.topics_all if inputs.topics_all is not None else pd.DataFrame({"qid": qids, "query": ""})
     return _Run(result, runs, names, pt_topics, inputs.qrels_all.frame, measures, pt_baseline, pt_test, mrt)
 
+def _check_pt_labels(qrels: Qrels) -> None:
+    """Refuse labels ``pt.Experiment`` cannot score: the drop-in table is its own, computed by
+    ir_measures' trec_eval provider, which sizes arrays by the largest label and scores 0 when it
+    cannot (our kernels take any int64 label: :data:`~pyterrier_boot.measures.engine.FALLBACK_MAX_GRADE`)."""
+    labels = qrels.frame["label"].to_numpy()
+    top, low = int(labels.max(initial=0)), int(labels.min(initial=0))  # Python ints: abs(-2**63) overflows
+    largest = top if top >= -low else low
+    if abs(largest) > FALLBACK_MAX_GRADE:
+        raise ValueError(
+            f"the qrels ({qrels.source}) hold label {largest}: pt.boot.Experiment returns pt.Experiment's "
+            "own table, which ir_measures' trec_eval provider computes with arrays sized by the largest "
+            f"label (scoring 0 when it cannot); map the labels into -{FALLBACK_MAX_GRADE}..{FALLBACK_MAX_GRADE}, "
+            "or use pt.boot.experiment_result, which takes any int64 label"
+        )
+
+
 def _provenance(seed, rng, test, correction, correction_alpha, n_resamples, model, corpus_size, baselines, names):
     """What produced a result, as JSON-able values (kept by ``ExperimentResult.save``)."""
     from .storage import package_versions
@@ -518,7 +537,8 @@ def _measures(eval_metrics, *, summed_allowed, rich):
                     if _ir_measures_syntax(item):
                         raise  # a measure whose parameters break a rule: the error says which
                     raise MeasureError(f"Could not convert measure {item!r}: not a trec_eval name (e.g. 'map', "
-                                       "'ndcg_cut_10') nor in ir_measures syntax (e.g. 'nDCG@10')") from None
+                                       "'ndcg_cut_10') nor in ir_measures syntax (e.g. 'nDCG@10')"
+                                       f"{did_you_mean(item)}") from None
                 label, measure = labelled.label, labelled.measure
                 for_pt.append(measure)
                 rename[str(measure)] = label

@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import numbers
 import os
+import re
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -36,6 +37,9 @@ _QRELS_LINE = "qid iter docno label"
 _QRELS_COLUMNS = {"qid": ("qid", "query_id"), "docno": ("docno", "doc_id"), "label": ("label", "relevance")}
 _QRELS_NEEDS = "Qrels need 'qid', 'docno', 'label' (PyTerrier) or 'query_id', 'doc_id', 'relevance' (ir_measures)."
 _LOCAL_FILE = "Pass a local qrels file instead, e.g. read_qrels('path/to/qrels.txt')."
+# an integer label read exactly (not through a float, which is exact only to 2**53)
+_ASCII_INTEGER = re.compile(r"[+-]?[0-9]+")
+_INT64_MIN, _INT64_MAX = int(np.iinfo(np.int64).min), int(np.iinfo(np.int64).max)
 
 
 @dataclasses.dataclass(frozen=True, slots=True, eq=False)
@@ -190,6 +194,7 @@ def _qrels_from_frame(frame: pd.DataFrame, what: str) -> pd.DataFrame:
     })
     raw = columns["label"]
     if pd.api.types.is_integer_dtype(raw.dtype) and not raw.hasnans:
+        _check_int64(raw, out, what)
         labels = raw.to_numpy(dtype="int64")
     else:
         values = as_float_array(raw)
@@ -204,6 +209,18 @@ def _qrels_from_frame(frame: pd.DataFrame, what: str) -> pd.DataFrame:
     out["label"] = labels
     _check_qrels(out, what)
     return out
+
+
+def _check_int64(raw: pd.Series, out: pd.DataFrame, what: str) -> None:
+    """Refuse unsigned labels beyond int64, which would wrap (trec_eval reads a label as a long)."""
+    if pd.api.types.is_unsigned_integer_dtype(raw.dtype):
+        bad = raw.to_numpy() > np.iinfo(np.int64).max
+        if bad.any():
+            raise ValueError(
+                f"{what} has {int(bad.sum())} label(s) beyond int64, e.g. {row_example(out, bad)} has label "
+                f"{first_value(raw, bad)!r}; labels are integer grades of at most {np.iinfo(np.int64).max} "
+                "(trec_eval reads them as a long)"
+            )
 
 
 def _check_qrels(frame: pd.DataFrame, what: str) -> None:
@@ -245,9 +262,12 @@ def _parse_qrels_lines(data: bytes, shown: str) -> pd.DataFrame:
     for lineno, raw, fields in iter_lines(data, shown, "qrels"):
         if len(fields) != 4:
             raise line_error(shown, "qrels", lineno, raw, f"expected 4 fields '{_QRELS_LINE}', found {len(fields)}")
-        label = parse_integer(fields[3])
+        label = int(fields[3]) if _ASCII_INTEGER.fullmatch(fields[3]) else parse_integer(fields[3])  # exact
         if label is None:
             raise line_error(shown, "qrels", lineno, raw, f"label {fields[3]!r} is not an integer")
+        if not _INT64_MIN <= label <= _INT64_MAX:
+            raise line_error(shown, "qrels", lineno, raw, f"label {fields[3]!r} is beyond int64 (trec_eval "
+                             "reads a label as a long)")
         qids.append(fields[0])
         docnos.append(fields[2])
         labels.append(label)

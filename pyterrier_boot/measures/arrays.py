@@ -3,11 +3,21 @@
 Every docno seen in a run or in the qrels gets an integer id: its position in the sorted list of
 distinct docnos (so comparing ids compares docnos, which trec_eval's tie-breaking needs). Topics
 are those of the qrels, in natural order. For topic ``q`` the judged documents are
-``qrels_docs[qrels_offsets[q]:qrels_offsets[q + 1]]`` with their grades; for system ``s`` and topic
-``q`` the ranking is ``run_docs[run_offsets[s * Q + q]:run_offsets[s * Q + q + 1]]`` in trec_eval's
-order (score descending as single-precision floats, ties by docno descending) with the grade of each document, or
-:data:`UNJUDGED`; ``run_stops[s * Q + q]`` is the absolute position one past the last judged document
-of that ranking (its offset when none is judged), where measures can stop walking.
+``qrels_docs[qrels_offsets[q]:qrels_offsets[q + 1]]`` with their grade codes; for system ``s`` and
+topic ``q`` the ranking is ``run_docs[run_offsets[s * Q + q]:run_offsets[s * Q + q + 1]]`` in
+trec_eval's order (score descending as single-precision floats, ties by docno descending) with the
+grade code of each document, or :data:`UNJUDGED`; ``run_stops[s * Q + q]`` is the absolute position
+one past the last judged document of that ranking (its offset when none is judged), where measures
+can stop walking.
+
+Grades are interned as docnos are: ``grade_values`` holds the distinct judged grades (exact int64,
+trec_eval's ``long``) in increasing order, and each grade is stored as its *code*, its position
+among them shifted so that negative grades get negative codes (``-1`` for the largest negative
+grade) and the others ``0, 1, 2, ...`` (:func:`grade_codes`). Codes compare as grades do and keep
+their sign (trec_eval reads a negative grade as unjudged), so arrays indexed by grade are sized by
+the number of distinct grades, never by the largest grade: a grade of ``2**40`` costs what a grade
+of 2 costs. Grades 0..G with no gap, the usual case, are their own codes. A threshold such as
+``rel`` becomes a code with :meth:`JudgedRuns.code_at_least`.
 """
 from __future__ import annotations
 
@@ -56,6 +66,19 @@ def natural_order(qids: Iterable[Any]) -> list[Any]:
     return sorted(qids, key=lambda q: (0, int(q), q) if q.isdigit() else (1, 0, q))
 
 
+def grade_codes(grades: npt.ArrayLike) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64]]:
+    """The code of each grade and the distinct grades, increasing (see the module docstring):
+    ``values[code + n_negative] == grade``, where ``n_negative`` counts the distinct negative grades.
+
+    Example:
+        >>> grade_codes([0, 2**40, -1, 2])
+        (array([ 0,  2, -1,  1], dtype=int32), array([           -1,             0,             2, 1099511627776]))
+    """
+    values, inverse = np.unique(np.asarray(grades, dtype=np.int64), return_inverse=True)
+    n_negative = int(np.searchsorted(values, 0))
+    return (inverse.reshape(-1) - n_negative).astype(np.int32), values
+
+
 @dataclass(frozen=True, eq=False)
 class JudgedRuns:
     """Runs and qrels as integer arrays (see the module docstring for the layout)."""
@@ -65,11 +88,12 @@ class JudgedRuns:
     docnos: np.ndarray
     qrels_offsets: np.ndarray
     qrels_docs: np.ndarray
-    qrels_grades: np.ndarray
+    qrels_codes: np.ndarray
     run_offsets: np.ndarray
     run_docs: np.ndarray
-    run_grades: np.ndarray
+    run_codes: np.ndarray
     run_stops: np.ndarray
+    grade_values: np.ndarray
 
     @property
     def n_systems(self) -> int:
@@ -84,22 +108,42 @@ class JudgedRuns:
         return len(self.docnos)
 
     @property
-    def grade_range(self) -> tuple[int, int]:
-        """Smallest and largest judged grade (0, 0 for empty qrels)."""
-        if len(self.qrels_grades) == 0:
-            return 0, 0
-        return int(self.qrels_grades.min()), int(self.qrels_grades.max())
+    def n_negative_grades(self) -> int:
+        """Distinct negative judged grades: the codes run from ``-n_negative_grades`` up."""
+        return int(np.searchsorted(self.grade_values, 0))
 
-    def ranking(self, system: int, topic: int) -> tuple[npt.NDArray[Any], npt.NDArray[Any]]:
-        """Document ids and grades of one system's ranking for one topic (indices, not names)."""
+    @property
+    def code_range(self) -> tuple[int, int]:
+        """Smallest and largest grade code (0, 0 without judgements)."""
+        if len(self.grade_values) == 0:
+            return 0, 0
+        return -self.n_negative_grades, len(self.grade_values) - 1 - self.n_negative_grades
+
+    def code_at_least(self, grade: int) -> int:
+        """The smallest code of a judged grade ``>= grade`` (one past the largest code when no
+        judged grade is): ``codes >= code_at_least(g)`` is ``grades >= g``."""
+        return int(np.searchsorted(self.grade_values, grade)) - self.n_negative_grades
+
+    def grades_of(self, codes: npt.ArrayLike) -> npt.NDArray[np.int64]:
+        """The exact grades (int64) of grade codes; :data:`UNJUDGED` stays :data:`UNJUDGED`."""
+        codes = np.asarray(codes)
+        unjudged = codes == UNJUDGED
+        if len(self.grade_values) == 0:  # nothing judged: every code is UNJUDGED
+            return np.full(codes.shape, UNJUDGED, np.int64)
+        index = np.where(unjudged, 0, codes.astype(np.int64) + self.n_negative_grades)
+        return np.where(unjudged, np.int64(UNJUDGED), self.grade_values[index])
+
+    def ranking(self, system: int, topic: int) -> tuple[npt.NDArray[Any], npt.NDArray[np.int64]]:
+        """Document ids and grades (exact, or :data:`UNJUDGED`) of one system's ranking for one topic
+        (indices, not names)."""
         i = system * self.n_topics + topic
         sl = slice(self.run_offsets[i], self.run_offsets[i + 1])
-        return self.run_docs[sl], self.run_grades[sl]
+        return self.run_docs[sl], self.grades_of(self.run_codes[sl])
 
-    def judged(self, topic: int) -> tuple[npt.NDArray[Any], npt.NDArray[Any]]:
+    def judged(self, topic: int) -> tuple[npt.NDArray[Any], npt.NDArray[np.int64]]:
         """Judged document ids and grades of one topic, by grade descending."""
         sl = slice(self.qrels_offsets[topic], self.qrels_offsets[topic + 1])
-        return self.qrels_docs[sl], self.qrels_grades[sl]
+        return self.qrels_docs[sl], self.grades_of(self.qrels_codes[sl])
 
     def restrict(self, keep: BoolArray) -> JudgedRuns:
         """The same runs and qrels on the sub-collection of the documents in ``keep`` (a boolean
@@ -117,16 +161,16 @@ class JudgedRuns:
         cell = np.repeat(np.arange(S * Q), np.diff(self.run_offsets))[r_keep]
         run_offsets = np.zeros(S * Q + 1, np.int64)
         np.cumsum(np.bincount(cell, minlength=S * Q), out=run_offsets[1:])
-        run_grades = self.run_grades[r_keep]
-        judged = run_grades != UNJUDGED
+        run_codes = self.run_codes[r_keep]
+        judged = run_codes != UNJUDGED
         within = np.arange(len(cell)) - run_offsets[cell]
         stop = np.zeros(S * Q, np.int64)
         np.maximum.at(stop, cell[judged], within[judged] + 1)
         return JudgedRuns(
             systems=self.systems, qids=self.qids, docnos=self.docnos[keep], qrels_offsets=qrels_offsets,
-            qrels_docs=new_id[self.qrels_docs[q_keep]], qrels_grades=self.qrels_grades[q_keep],
-            run_offsets=run_offsets, run_docs=new_id[self.run_docs[r_keep]], run_grades=run_grades,
-            run_stops=run_offsets[:-1] + stop,
+            qrels_docs=new_id[self.qrels_docs[q_keep]], qrels_codes=self.qrels_codes[q_keep],
+            run_offsets=run_offsets, run_docs=new_id[self.run_docs[r_keep]], run_codes=run_codes,
+            run_stops=run_offsets[:-1] + stop, grade_values=self.grade_values,
         )
 
     @classmethod
@@ -157,7 +201,8 @@ class JudgedRuns:
             return builder.build()
         qids = np.array(natural_order(pd.unique(qrels["qid"].to_numpy(object))), dtype=object)
         doc, docnos = _docno_ids([qrels["docno"]] + [f["docno"] for f in frames])
-        q_doc, q_grade, qrels_offsets, lookup = _intern_qrels(qrels, pd.Index(qids), doc[:len(qrels)], len(docnos))
+        q_doc, q_code, qrels_offsets, lookup, values = _intern_qrels(qrels, pd.Index(qids), doc[:len(qrels)],
+                                                                     len(docnos))
         sizes = np.array([len(f) for f in frames], np.int64)
         topic = _topic_ids([f["qid"] for f in frames], qids)
         score = np.concatenate([trec_eval_scores(f["score"].to_numpy(np.float64)) for f in frames]
@@ -166,17 +211,17 @@ class JudgedRuns:
         if len(topic) >= COMPILED_RANKING_ROWS:
             judged_docs = np.zeros(len(docnos), dtype=bool)
             judged_docs[q_doc] = True
-            judged_keys, judged_grades = lookup
-            run_docs, run_offsets, run_stops, run_grades = rank_cells(
-                topic, sizes, score.view(np.int32), doc[len(qrels):], len(qids), judged_keys, judged_grades,
+            judged_keys, judged_codes = lookup
+            run_docs, run_offsets, run_stops, run_codes = rank_cells(
+                topic, sizes, score.view(np.int32), doc[len(qrels):], len(qids), judged_keys, judged_codes,
                 judged_docs, len(docnos), UNJUDGED)
         else:
-            run_docs, run_offsets, run_stops, run_grades = _rank_runs(
+            run_docs, run_offsets, run_stops, run_codes = _rank_runs(
                 topic, sizes, score, doc[len(qrels):], lookup, len(qids), len(docnos))
         return cls(
             systems=names, qids=qids, docnos=docnos, qrels_offsets=qrels_offsets, qrels_docs=q_doc,
-            qrels_grades=q_grade, run_offsets=run_offsets, run_docs=run_docs, run_grades=run_grades,
-            run_stops=run_stops,
+            qrels_codes=q_code, run_offsets=run_offsets, run_docs=run_docs, run_codes=run_codes,
+            run_stops=run_stops, grade_values=values,
         )
 
 
@@ -304,23 +349,24 @@ def _ranking_order(cell, score, tie_order):
 
 
 def _intern_qrels(qrels, topic_index, q_doc, n_docs):
-    """Judgements by topic, then grade descending, then doc id; their offsets per topic; and the
-    ``(sorted keys, grades)`` lookup of the grade of a ``topic * n_docs + doc`` key."""
+    """Judgements by topic, then grade descending, then doc id; their offsets per topic; the
+    ``(sorted keys, grade codes)`` lookup of the grade code of a ``topic * n_docs + doc`` key; and
+    the distinct grades (:func:`grade_codes`)."""
     n_topics = len(topic_index)
     q_topic = topic_index.get_indexer(qrels["qid"].to_numpy(object))
-    q_grade = qrels["label"].to_numpy(np.int64).astype(np.int32)
-    order = np.lexsort((q_doc, -q_grade.astype(np.int64), q_topic))
-    q_topic, q_doc, q_grade = q_topic[order], q_doc[order], q_grade[order]
+    q_code, values = grade_codes(qrels["label"].to_numpy(np.int64))
+    order = np.lexsort((q_doc, -q_code.astype(np.int64), q_topic))
+    q_topic, q_doc, q_code = q_topic[order], q_doc[order], q_code[order]
     qrels_offsets = np.zeros(n_topics + 1, np.int64)
     np.cumsum(np.bincount(q_topic, minlength=n_topics), out=qrels_offsets[1:])
     judged_keys = q_topic.astype(np.int64) * n_docs + q_doc
     key_order = np.argsort(judged_keys)
-    return q_doc, q_grade, qrels_offsets, (judged_keys[key_order], q_grade[key_order])
+    return q_doc, q_code, qrels_offsets, (judged_keys[key_order], q_code[key_order]), values
 
 
 def _lookup(sorted_keys, sorted_grades, topic, doc, n_docs):
-    """Grade of each (topic, doc), or UNJUDGED; only rows retrieving a document judged for some
-    topic are searched."""
+    """Grade code of each (topic, doc), or UNJUDGED; only rows retrieving a document judged for
+    some topic are searched."""
     grade = np.full(len(doc), UNJUDGED, np.int32)
     judged_somewhere = np.zeros(n_docs, dtype=bool)
     judged_somewhere[sorted_keys % max(n_docs, 1)] = True
@@ -358,7 +404,7 @@ class JudgedRunsBuilder:
         topic = pd.Index(self._qids).get_indexer(qrels["qid"].to_numpy(object)).astype(np.int64)
         keys = topic * len(uniques) + self._q_doc
         order = np.argsort(keys)
-        self._lookup = (keys[order], qrels["label"].to_numpy(np.int64).astype(np.int32)[order])
+        self._lookup = (keys[order], grade_codes(qrels["label"].to_numpy(np.int64))[0][order])
         self._names: list[str] = []
         self._docs: list[np.ndarray] = []
         self._grades: list[np.ndarray] = []
@@ -398,12 +444,12 @@ class JudgedRunsBuilder:
         rank = np.empty(len(order), np.int32)
         rank[order] = np.arange(len(order), dtype=np.int32)
         n_topics, n_systems = len(self._qids), len(self._names)
-        q_doc, q_grade, qrels_offsets, _ = _intern_qrels(self._qrels, pd.Index(self._qids), rank[self._q_doc],
-                                                         len(docnos))
+        q_doc, q_code, qrels_offsets, _, values = _intern_qrels(self._qrels, pd.Index(self._qids),
+                                                                rank[self._q_doc], len(docnos))
         for i, docs in enumerate(self._docs):  # one run at a time: no second copy of every ranking
             self._docs[i] = rank[docs]
         run_docs = np.concatenate(self._docs) if n_systems else np.zeros(0, np.int32)
-        run_grades = np.concatenate(self._grades) if n_systems else np.zeros(0, np.int32)
+        run_codes = np.concatenate(self._grades) if n_systems else np.zeros(0, np.int32)
         self._docs, self._grades = [], []
         run_offsets = np.zeros(n_systems * n_topics + 1, np.int64)
         if n_systems:
@@ -411,8 +457,8 @@ class JudgedRunsBuilder:
         run_stops = run_offsets[:-1] + (np.concatenate(self._stops) if n_systems else np.zeros(0, np.int64))
         return JudgedRuns(
             systems=tuple(self._names), qids=self._qids, docnos=docnos[order], qrels_offsets=qrels_offsets,
-            qrels_docs=q_doc, qrels_grades=q_grade, run_offsets=run_offsets, run_docs=run_docs,
-            run_grades=run_grades, run_stops=run_stops,
+            qrels_docs=q_doc, qrels_codes=q_code, run_offsets=run_offsets, run_docs=run_docs,
+            run_codes=run_codes, run_stops=run_stops, grade_values=values,
         )
 
 

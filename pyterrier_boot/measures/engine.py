@@ -72,15 +72,11 @@ class Evaluator:
         _check_computable([lm for lm, km in zip(self.measures, lowered) if km is None])
         kms = [km for km in lowered if km is not None]
         self.kernel_measures = tuple(kms)
-        grade_min, grade_max = arrays.grade_range
-        self._grade_min = grade_min
-        if grade_max > ERR_MAX_GRADE and any(km.kind == ERR for km in kms):
-            raise ValueError(
-                f"ERR follows gdeval (TREC Web track), whose grades are 0..{ERR_MAX_GRADE}, but the qrels "
-                f"hold grade {grade_max}: map the grades into that range first"
-            )
-        self._fused, self._general = _family_tables(kms, grade_min, grade_max, arrays)
-        self._n_grades = grade_max - grade_min + 1
+        _check_grades(kms, arrays.grade_values, self.fallback_measures)
+        code_min, code_max = arrays.code_range  # kernels index arrays by grade code: sized by distinct grades
+        self._grade_min = code_min
+        self._fused, self._general = _family_tables(kms, arrays)
+        self._n_grades = code_max - code_min + 1
         self._discounts = None
 
     def _kernels(self, multiplicity, keys=None, hashes=None):
@@ -96,8 +92,8 @@ class Evaluator:
             keys, hashes, most = np.zeros(0, np.uint64), np.zeros(0, np.uint64), int(multiplicity.max(initial=1))
         else:
             multiplicity, most = np.zeros((0, 0), np.int32), POISSON_CAP
-        data = (self._grade_min, a.qrels_offsets, a.qrels_docs, a.qrels_grades, a.run_offsets, a.run_docs,
-                a.run_grades, a.run_stops, self._n_grades)
+        data = (self._grade_min, a.qrels_offsets, a.qrels_docs, a.qrels_codes, a.run_offsets, a.run_docs,
+                a.run_codes, a.run_stops, self._n_grades)
         discount = self._discount(most)
         n_tasks = -(-n_images // LANES) * a.n_topics
         threads = min(numba.get_num_threads(), max(n_tasks, 1))
@@ -224,7 +220,7 @@ class Evaluator:
             })
         q_topic = np.repeat(np.arange(a.n_topics), np.diff(a.qrels_offsets))
         frames[None] = pd.DataFrame({
-            "qid": a.qids[q_topic], "docno": a.docnos[a.qrels_docs], "label": a.qrels_grades.astype(np.int64),
+            "qid": a.qids[q_topic], "docno": a.docnos[a.qrels_docs], "label": a.grades_of(a.qrels_codes),
         })
         return frames
 
@@ -257,11 +253,11 @@ class Evaluator:
 _BINARY = (AP, P, R, RPREC, RR, SUCCESS)
 
 
-def _family_tables(kms: list[KernelMeasure], grade_min: int, grade_max: int,
-                   arrays: JudgedRuns) -> tuple[tuple | None, tuple | None]:
+def _family_tables(kms: list[KernelMeasure], arrays: JudgedRuns) -> tuple[tuple | None, tuple | None]:
     """The tables :func:`~.kernels.evaluate_tasks` reads for its fused and general families (None
-    for a family without measures, so its code is neither compiled nor run). The fused family
-    also gets, per ranking, the positions of the documents some fused measure gains from
+    for a family without measures, so its code is neither compiled nor run), in grade codes (gains
+    per code, ``rel`` as the smallest code of a grade >= rel). The fused family also gets, per
+    ranking, the positions of the documents some fused measure gains from
     (``i_pos[i_off[j]:i_off[j + 1]]`` for ranking ``j``): all its walk stops at."""
     fused = [m for m, km in enumerate(kms) if km.kind in FUSED_KINDS and not km.judged_only]
     general = [m for m in range(len(kms)) if m not in fused]
@@ -271,13 +267,14 @@ def _family_tables(kms: list[KernelMeasure], grade_min: int, grade_max: int,
             tables.append(None)
             continue
         mine = [kms[m] for m in cols]
-        gains, orders, weights = kernel_tables(mine, grade_min, grade_max)
+        gains, orders, weights = kernel_tables(mine, arrays.grade_values)
         kinds = np.array([km.kind for km in mine], dtype=np.int64)
         cutoffs = np.array([km.cutoff for km in mine], dtype=np.int64)
-        rels = np.array([km.rel for km in mine], dtype=np.int64)
+        rels = np.array([arrays.code_at_least(km.rel) for km in mine], dtype=np.int64)
         columns = np.array(cols, dtype=np.int64)
         if cols is fused:
-            i_pos = np.flatnonzero(arrays.run_grades >= _lowest(mine, gains, grade_min)).astype(np.int64)
+            i_pos = np.flatnonzero(arrays.run_codes >= _lowest(mine, gains, rels, arrays.code_range[0]))
+            i_pos = i_pos.astype(np.int64)
             i_off = np.searchsorted(i_pos, arrays.run_offsets).astype(np.int64)
             # orders only serve ideal rankings (nDCG, nCG): None otherwise, so the kernel compiled for
             # such a call has no ideal-ranking code (see kernels._fused_topic_setup)
@@ -290,17 +287,47 @@ def _family_tables(kms: list[KernelMeasure], grade_min: int, grade_max: int,
     return tables[0], tables[1]
 
 
-def _lowest(kms, gains, grade_min):
-    """The lowest grade any of these fused measures gains from (the walk skips documents below it)."""
+def _lowest(kms, gains, rels, grade_min):
+    """The lowest grade code any of these fused measures gains from (the walk skips documents below
+    it); ``rels`` are their ``rel`` as codes."""
     lowest = grade_min + gains.shape[1]
     for m, km in enumerate(kms):
         if km.kind in _BINARY:
-            lowest = min(lowest, km.rel)
+            lowest = min(lowest, int(rels[m]))
         else:
             positive = np.flatnonzero(gains[m] > 0.0)
             if len(positive):
                 lowest = min(lowest, grade_min + int(positive[0]))
     return int(lowest)
+
+
+#: ir_measures' trec_eval provider (pytrec_eval) allocates arrays sized by the largest grade, and
+#: quietly scores 0 when it cannot: fallback measures refuse grades beyond this.
+FALLBACK_MAX_GRADE = 2**24
+#: ``2**g - 1`` overflows a double beyond this grade.
+EXP2_MAX_GRADE = 1023
+
+
+def _check_grades(kms, grades, fallback):
+    """Refuse grades a measure cannot score exactly, naming the grade and the measure: ERR's beyond
+    gdeval's 0..4, ``2**g - 1`` gains that overflow, and huge grades for fallback measures."""
+    top = int(grades.max(initial=0))
+    if top > ERR_MAX_GRADE and any(km.kind == ERR for km in kms):
+        raise ValueError(
+            f"ERR follows gdeval (TREC Web track), whose grades are 0..{ERR_MAX_GRADE}, but the qrels "
+            f"hold grade {top}: map the grades into that range first"
+        )
+    if top > EXP2_MAX_GRADE and any(km.scheme == "exp2" for km in kms):
+        raise ValueError(f"the qrels hold grade {top}, whose gain 2**{top} - 1 (dcg='exp-log2', gdeval) "
+                         "overflows a double: map the grades into a smaller range first")
+    low = int(grades.min(initial=0))  # in Python ints: abs(-2**63) overflows int64
+    largest = top if top >= -low else low
+    if fallback and abs(largest) > FALLBACK_MAX_GRADE:
+        raise ValueError(
+            f"the qrels hold grade {largest}, and {', '.join(map(repr, fallback))} (no fast kernel) "
+            f"would be computed by ir_measures, whose trec_eval provider sizes arrays by the largest "
+            f"grade: map the grades into -{FALLBACK_MAX_GRADE}..{FALLBACK_MAX_GRADE} first"
+        )
 
 
 def _check_computable(measures):

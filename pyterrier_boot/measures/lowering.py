@@ -140,15 +140,19 @@ _KINDS_BY_NAME = {
 }
 
 
-def kernel_tables(kernel_measures: Sequence[KernelMeasure], grade_min: int, grade_max: int) -> tuple[FloatArray, npt.NDArray[np.int32], FloatArray]:
-    """Per measure: gain of each grade ``grade_min..grade_max``, the grades by gain descending,
+def kernel_tables(kernel_measures: Sequence[KernelMeasure], grades: npt.ArrayLike) -> tuple[FloatArray, npt.NDArray[np.int32], FloatArray]:
+    """Per measure: gain of each of ``grades`` (the distinct judged grades, increasing, so that
+    column ``j`` is grade code ``j - n_negative``: :mod:`.arrays`), the grades by gain descending,
     and cwl position weights.
 
-    Returns ``gains`` float64[M, G], ``order`` int32[M, G] (grade offsets, highest gain first,
-    how the kernels build ideal rankings from a histogram of grades) and ``weights``
-    float64[M, 1000] (zeros for measures without position weights).
+    Returns ``gains`` float64[M, G] (a grade beyond 2**53 gains its nearest double, as trec_eval's
+    ``(double) rel``), ``order`` int32[M, G] (columns, highest gain first, how the kernels build
+    ideal rankings from a histogram of grades) and ``weights`` float64[M, 1000] (zeros for measures
+    without position weights). ``G`` is the number of distinct grades (at least 1), never their size.
     """
-    grades = np.arange(grade_min, grade_max + 1)
+    grades = np.asarray(grades, dtype=np.int64).reshape(-1)
+    if len(grades) == 0:
+        grades = np.zeros(1, np.int64)
     gains = np.array([[km.gain(int(g)) for g in grades] for km in kernel_measures], dtype=np.float64)
     gains = gains.reshape(len(kernel_measures), len(grades))
     order = np.argsort(-gains, axis=1, kind="stable").astype(np.int32)

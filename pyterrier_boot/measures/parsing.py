@@ -6,29 +6,19 @@ label the user wrote is kept for output columns.
 from __future__ import annotations
 
 import ast
-import difflib
-import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import ir_measures
 from ir_measures.measures import SumAgg
 
-from .sakai import REGISTRY as SAKAI_MEASURES
+from .suggestions import did_you_mean, measure_registry
 from .validation import check_measure
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from .._typing import MeasureLike, MeasuresLike
-
-
-# trec_eval names ir_measures.parse_trec_measure understands (used for suggestions only)
-_TREC_NAMES = (
-    "map", "map_cut", "ndcg", "ndcg_cut", "P", "recall", "recip_rank", "Rprec", "bpref",
-    "success", "infAP", "num_ret", "num_rel", "num_rel_ret", "num_q", "set_P", "set_recall",
-    "set_F", "set_map", "iprec_at_recall",
-)
 
 
 @dataclass(frozen=True)
@@ -40,10 +30,6 @@ class LabelledMeasure:
 
     def __str__(self):
         return self.label
-
-
-def _registry():
-    return {**ir_measures.measures.registry, **SAKAI_MEASURES}
 
 
 def _literal(node, text):
@@ -71,28 +57,12 @@ def _parse_expression(text):
         body = body.func
     if not isinstance(body, ast.Name):
         return None
-    measure = _registry().get(body.id)
+    measure = measure_registry().get(body.id)
     if measure is None:
         return None
     if cutoff is not None:
         params[measure.AT_PARAM] = cutoff
     return measure(**params) if params else measure
-
-
-def _suggestion(text):
-    head = re.match(r"\s*([A-Za-z_]\w*)", text)
-    if head is None:
-        return ""
-    head = head.group(1)
-    ir_syntax = "@" in text or "(" in text
-    names = list(_registry()) + ([] if ir_syntax else list(_TREC_NAMES))
-    lowered = {}
-    for name in names:
-        lowered.setdefault(name.lower(), name)
-    match = lowered.get(head.lower())
-    match = match or next(iter(difflib.get_close_matches(head, names, n=1)), None)
-    candidate = text.replace(head, match, 1) if match else text
-    return "" if candidate == text else f"; did you mean {candidate!r}?"
 
 
 def parse_measure(measure: MeasureLike) -> list[LabelledMeasure]:
@@ -123,7 +93,7 @@ def parse_measure(measure: MeasureLike) -> list[LabelledMeasure]:
         return [LabelledMeasure(str(m), check_measure(m, str(m))) for m in family]
     raise ValueError(
         f"unknown measure {measure!r}: expected ir_measures syntax such as 'nDCG@10' or 'AP(rel=2)', "
-        f"or a trec_eval name such as 'map' or 'ndcg_cut_10'{_suggestion(measure)}"
+        f"or a trec_eval name such as 'map' or 'ndcg_cut_10'{did_you_mean(measure)}"
     )
 
 
