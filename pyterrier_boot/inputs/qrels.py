@@ -14,14 +14,14 @@ import numpy as np
 import pandas as pd
 
 from ._columns import (
-    as_float_array,
     as_ids,
+    as_numbers,
     check_unique_pairs,
     first_value,
     pick_columns,
     row_example,
 )
-from ._files import fast_table, iter_lines, line_error, parse_integer, read_file_bytes
+from ._files import fast_table, iter_lines, line_error, not_a_number, parse_integer, read_file_bytes
 from ._sources import IRDS_PREFIX, irds_docs_count, irds_id, load_irds, not_loadable, split_source
 
 if TYPE_CHECKING:
@@ -192,7 +192,7 @@ def _qrels_from_frame(frame: pd.DataFrame, what: str) -> pd.DataFrame:
     if pd.api.types.is_integer_dtype(raw.dtype) and not raw.hasnans:
         labels = raw.to_numpy(dtype="int64")
     else:
-        values = as_float_array(raw)
+        values = as_numbers(raw, "label", what, out)
         bad = ~np.isfinite(values) | (values != np.floor(values)) | (np.abs(values) > 2**53)
         if bad.any():
             raise ValueError(
@@ -247,7 +247,7 @@ def _parse_qrels_lines(data: bytes, shown: str) -> pd.DataFrame:
             raise line_error(shown, "qrels", lineno, raw, f"expected 4 fields '{_QRELS_LINE}', found {len(fields)}")
         label = parse_integer(fields[3])
         if label is None:
-            raise line_error(shown, "qrels", lineno, raw, f"label {fields[3]!r} is not an integer")
+            raise line_error(shown, "qrels", lineno, raw, not_a_number("label", fields[3], "an integer"))
         qids.append(fields[0])
         docnos.append(fields[2])
         labels.append(label)

@@ -14,14 +14,14 @@ import numpy as np
 import pandas as pd
 
 from ._columns import (
-    as_float_array,
     as_ids,
+    as_numbers,
     check_unique_pairs,
     first_value,
     pick_columns,
     row_example,
 )
-from ._files import fast_table, iter_lines, line_error, parse_number, read_file_bytes
+from ._files import fast_table, iter_lines, line_error, not_a_number, parse_number, read_file_bytes
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
@@ -333,8 +333,9 @@ def _run_from_frame(frame: pd.DataFrame, what: str, check_pairs: bool = True) ->
     columns = pick_columns(frame, _RUN_COLUMNS, what, _RUN_NEEDS)
     qid = as_ids(columns["qid"], "qid", what)
     docno = as_ids(columns["docno"], "docno", what)
-    score = as_float_array(columns["score"])
-    out = pd.DataFrame({"qid": qid.array, "docno": docno.array, "score": score})
+    out = pd.DataFrame({"qid": qid.array, "docno": docno.array})
+    score = as_numbers(columns["score"], "score", what, out)
+    out["score"] = score
     bad = ~np.isfinite(score)
     if bad.any():
         shown = first_value(columns["score"], bad)
@@ -385,7 +386,7 @@ def _parse_run_lines(data: bytes, shown: str) -> pd.DataFrame:
             raise line_error(shown, "run", lineno, raw, f"expected 6 fields '{_RUN_LINE}', found {len(fields)}")
         score = parse_number(fields[4])
         if score is None:
-            raise line_error(shown, "run", lineno, raw, f"score {fields[4]!r} is not a number")
+            raise line_error(shown, "run", lineno, raw, not_a_number("score", fields[4]))
         if not math.isfinite(score):
             raise line_error(shown, "run", lineno, raw, f"score {fields[4]!r} is not a finite number")
         qids.append(fields[0])
