@@ -183,6 +183,29 @@ def test_bad_run_frame(problem, run, texts):
         assert all(text in str(raised.value) for text in texts), raised.value
 
 
+@pytest.mark.parametrize(("frame", "missing"), [
+    (RUN.drop(columns="docno"), "'docno'"), (RUN.drop(columns=["qid", "docno"]), "'qid', 'docno'"),
+    (RUN.set_axis([0, 1, 2], axis=1), "'qid', 'docno', 'score'"),
+], ids=["no docno", "no qid and docno", "columns 0, 1, 2"])
+@pytest.mark.parametrize("measures", [["AP"], ["AP", "NumRet"], ["NumRet"]], ids=["kernel", "both", "ir_measures"])
+def test_experiment_names_the_system_missing_columns(frame, missing, measures):
+    """Our message (the argument, the missing columns, the columns there), not ir_measures' on query_id."""
+    calls = ((lambda: experiment_result([RUN, frame], None, QRELS, measures, bootstrap=None), r"retr_systems\[1\]"),
+             (lambda: Experiment({"bm25": frame}, None, QRELS, measures, bootstrap=None), r"retr_systems\['bm25'\]"))
+    for call, label in calls:
+        with pytest.raises(ValueError, match=rf"{label} is missing column\(s\) {missing}; it has columns \["):
+            call()
+
+
+def test_experiment_checks_transformer_output_columns():
+    import pyterrier as pt
+
+    no_docno = pt.apply.generic(lambda topics: RUN.drop(columns="docno"))
+    topics = pd.DataFrame({"qid": ["1", "2", "3"], "query": ["a", "b", "c"]})
+    with pytest.raises(ValueError, match=r"run 'no docno' is missing column\(s\) 'docno'"):
+        experiment_result({"no docno": no_docno}, topics, QRELS, ["NumRet", "AP"], validate="ignore", bootstrap=None)
+
+
 BAD_QRELS = [
     ("fractional label", QRELS.assign(label=[2, 1.5, 0, 1, 0, 1]), ["qrels frame", "not integers",
                                                                    "qid '1' docno '11' has label 1.5"]),

@@ -29,7 +29,7 @@ from .._memory import (
 from .._random import as_generator
 from .._warnings import InputWarning, one_warning_per_kind, warn
 from ..inputs.qrels import Qrels, read_qrels
-from ..inputs.runs import Runs, read_runs
+from ..inputs.runs import Runs, check_run_columns, read_runs
 from ..inputs.topics import read_topics
 from ..measures.arrays import JudgedRuns, natural_order
 from ..measures.engine import Evaluator
@@ -570,16 +570,13 @@ def _values(runs, keys, qrels: Qrels, measures, *, read: bool, interned: JudgedR
                              "runs rather than interned runs")
         values = evaluator.evaluate(np.ones((1, interned.n_docs), np.int32), identity=True)[0]
         return [lm.label for lm in kernel], values, evaluator
-    if not all({"qid", "docno", "score"} <= set(run.columns) for run in runs):
-        # not rankings: evaluated as pt.Experiment evaluates them (ir_measures says what is missing)
-        kernel, by_query = [], [(lm.label, lm.measure) for lm in kernel] + by_query
+    frames = dict(zip(keys, runs, strict=True))
+    checked = Runs(frames) if read else read_runs(frames)  # our checks and messages, whatever the measures
     labels = [lm.label for lm in kernel]
     evaluator = None
     if kernel:
         # as pt.Experiment: topics without judgements are not evaluated (pt.Experiment says so)
-        frames = dict(zip(keys, runs, strict=True))
-        evaluator = intern(Runs(frames) if read else read_runs(frames), qrels, parse_measures(kernel),
-                           warn_unjudged=False)
+        evaluator = intern(checked, qrels, parse_measures(kernel), warn_unjudged=False)
         arrays = evaluator.arrays
         values = evaluator.evaluate(np.ones((1, arrays.n_docs), np.int32), identity=True)[0]
         qids = arrays.qids
@@ -622,6 +619,8 @@ def _systems_names_baselines(retr_systems, names, baseline):
                 f"system {names[i]!r} gives per-query scores (qid, measure, value), not a ranking (qid, docno, "
                 "score): Experiment evaluates rankings, and the corpus bootstrap resamples their documents; for "
                 "per-query scores use pyterrier_boot.compare or pyterrier_boot.bootstrap_ci directly")
+        if isinstance(s, pd.DataFrame):  # our message, naming the argument, rather than ir_measures' on query_id
+            check_run_columns(s, f"retr_systems[{list(retr_systems)[i] if isinstance(retr_systems, dict) else i!r}]")
     if isinstance(baseline, str) and not isinstance(retr_systems, dict):
         raise TypeError("baseline should be an int when retr_systems is a list")
     baselines = []
