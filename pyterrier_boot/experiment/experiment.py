@@ -272,6 +272,8 @@ def _experiment(retr_systems, topics, qrels, eval_metrics, settings: _Settings) 
     if interned is not None:
         retr_systems = dict.fromkeys(interned.systems, pd.DataFrame())  # names only: the runs are interned
     systems, names, baselines = _systems_names_baselines(retr_systems, settings.names, settings.baseline)
+    if interned is None:
+        _check_frame_columns(retr_systems, systems)
     settings, test_name = _checked_settings(settings, baselines, names)
     measures = _measures(eval_metrics, summed_allowed=settings.bootstrap is None, rich=settings.rich)
     if settings.precompute_prefix:
@@ -619,8 +621,6 @@ def _systems_names_baselines(retr_systems, names, baseline):
                 f"system {names[i]!r} gives per-query scores (qid, measure, value), not a ranking (qid, docno, "
                 "score): Experiment evaluates rankings, and the corpus bootstrap resamples their documents; for "
                 "per-query scores use pyterrier_boot.compare or pyterrier_boot.bootstrap_ci directly")
-        if isinstance(s, pd.DataFrame):  # our message, naming the argument, rather than ir_measures' on query_id
-            check_run_columns(s, f"retr_systems[{list(retr_systems)[i] if isinstance(retr_systems, dict) else i!r}]")
     if isinstance(baseline, str) and not isinstance(retr_systems, dict):
         raise TypeError("baseline should be an int when retr_systems is a list")
     baselines = []
@@ -637,6 +637,15 @@ def _systems_names_baselines(retr_systems, names, baseline):
     if len(set(baselines)) < len(baselines):
         raise ArgumentError("'baseline' lists a system more than once")
     return systems, names, baselines
+
+
+def _check_frame_columns(retr_systems, systems):
+    """Frames among the systems have a run's columns: our message, naming the argument, rather than
+    ir_measures' on query_id and doc_id."""
+    keys = list(retr_systems) if isinstance(retr_systems, dict) else range(len(systems))
+    for key, system in zip(keys, systems, strict=True):
+        if isinstance(system, pd.DataFrame):
+            check_run_columns(system, f"retr_systems[{key!r}]")
 
 
 def _check_test(test):
