@@ -5,13 +5,19 @@ import gzip
 import math
 import re
 
+import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import pandas as pd
-
-from pyterrier_boot import CorpusBootstrap, evaluate, experiment_result, read_qrels, read_run, read_runs
+from pyterrier_boot import (
+    CorpusBootstrap,
+    evaluate,
+    experiment_result,
+    read_qrels,
+    read_run,
+    read_runs,
+)
 from pyterrier_boot.cli import main
 
 QRELS = "1 0 d1 1\n1 0 d2 0\n2 0 d3 2\n2 0 d4 0\n"
@@ -47,6 +53,8 @@ BAD_QRELS = [
     ("fractional label", QRELS.replace("d3 2", "d3 1.5"), ["line 3", "label '1.5' is not an integer"]),
     ("nan label", QRELS.replace("d3 2", "d3 nan"), ["line 3", "label 'nan' is not an integer"]),
     ("huge label", QRELS.replace("d3 2", "d3 1e300"), ["line 3", "label '1e300' is not an integer"]),
+    ("inexact label", QRELS.replace("d3 2", "d3 9007199254740993.0"), ["line 3", "is not an integer"]),
+    ("label beyond int64", QRELS.replace("d3 2", "d3 9223372036854775808"), ["line 3", "is not an integer"]),
     ("latin-1 docno", QRELS + "2 0 caf\xe9 1\n", ["line 5", "not valid UTF-8"]),
     ("arabic-indic digit", QRELS.replace("d3 2", "d3 \u0662"), ["line 3", "is not an integer", "ASCII digits"]),
     ("fullwidth digit", QRELS.replace("d3 2", "d3 \uff12"), ["line 3", "is not an integer", "ASCII digits"]),
@@ -127,6 +135,14 @@ def test_harmless_variants_read_the_same(tmp_path, variant):
     assert read_qrels(tmp_path / "q").frame.equals(read_qrels(tmp_path / "q0").frame)
 
 
+@pytest.mark.parametrize("other", ["1", "1.0"], ids=["integer column", "float column"])
+def test_integer_labels_read_exactly(tmp_path, other):
+    """Beyond 2^53 an integer label is read exactly (as trec_eval's atol), whichever parser reads it;
+    it was rounded through float when another label had a decimal point."""
+    path = _write(tmp_path / "q", f"1 0 a 9007199254740993\n1 0 b {other}\n")
+    assert read_qrels(path).frame["label"].tolist() == [2**53 + 1, 1]
+
+
 def test_cr_only_files_read_the_same_through_every_door(tmp_path):
     """Old Mac files (a lone carriage return ends each line) give the same numbers as LF files, and a
     malformed line is named by its number, in every Python door (they once read as one line)."""
@@ -198,7 +214,11 @@ def _reference(data, kind):
             rows.append((fields[0], fields[2], score))
         else:
             label = _number(fields[3]) if len(fields) == 4 else None
-            if label is None or not math.isfinite(label) or label != math.floor(label) or abs(label) > 2**53:
+            if len(fields) == 4 and re.fullmatch(r"[+-]?[0-9]+", fields[3]):  # an integer: exact, within int64
+                label = int(fields[3]) if -(2**63) <= int(fields[3]) < 2**63 else None
+            elif label is None or not math.isfinite(label) or label != math.floor(label) or abs(label) >= 2**53:
+                return "error", lineno
+            if label is None:
                 return "error", lineno
             rows.append((fields[0], fields[2], int(label)))
     if not rows:

@@ -31,6 +31,7 @@ _COMMENT_LINE = re.compile(rb"^[ \t]*#[^\n]*(?:\n|\Z)", re.MULTILINE)
 _SHOWN_CHARS = 80
 # a carriage return not followed by a newline ends a line (pandas, universal newlines)
 _LONE_CR = re.compile(rb"\r(?!\n)")
+_INTEGER = re.compile(r"[+-]?[0-9]+")
 
 
 def read_file_bytes(source, kind: str) -> tuple[str, bytes]:
@@ -147,8 +148,12 @@ def not_a_number(name: str, text: str, kind: str = "a number") -> str:
 
 
 def parse_integer(text: str) -> int | None:
-    """An integer label: ``"2"``, or an integral number such as ``"2.0"``; ``None`` otherwise."""
+    """An integer label: ``"2"`` (exactly, as trec_eval's ``atol``, within int64, as the fast path
+    reads it), or an integral number up to 2^53 such as ``"2.0"``; ``None`` otherwise."""
+    if _INTEGER.fullmatch(text):
+        exact = int(text)
+        return exact if -(2**63) <= exact < 2**63 else None
     value = parse_number(text)
-    if value is None or not math.isfinite(value) or value != math.floor(value) or abs(value) > 2**53:
+    if value is None or not math.isfinite(value) or value != math.floor(value) or abs(value) >= 2**53:
         return None
     return int(value)

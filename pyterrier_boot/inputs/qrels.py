@@ -235,7 +235,7 @@ def _integral(column: pd.Series) -> np.ndarray | None:
         return column.to_numpy()
     if column.dtype == np.float64:
         values = column.to_numpy()
-        if (np.isfinite(values) & (values == np.floor(values)) & (np.abs(values) <= 2**53)).all():
+        if (np.isfinite(values) & (values == np.floor(values)) & (np.abs(values) < 2**53)).all():
             return values.astype("int64")
     return None
 

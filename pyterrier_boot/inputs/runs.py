@@ -257,7 +257,7 @@ def _expand(runs, names) -> list[_Entry]:
     return entries
 
 
-def is_run_folder(runs) -> bool:
+def is_run_folder(runs: object) -> bool:
     """Whether ``runs`` is a path to a folder, which :func:`read_runs` reads as several runs (its files)."""
     return isinstance(runs, (str, os.PathLike)) and Path(os.fspath(runs)).is_dir()
 
