@@ -5,9 +5,9 @@ The fast path hands the whole file to pandas' C tokenizer. Whenever its result l
 UTF-8), the caller re-reads the file with :func:`iter_lines`, which reproduces trec_eval's
 rules line by line and names the first offending line. Both paths accept the same files.
 
-Lines end at ``\n``, ``\r\n`` or a lone ``\r`` (old Mac files), as Python's universal newlines,
+Lines end at ``\\n``, ``\\r\\n`` or a lone ``\\r`` (old Mac files), as Python's universal newlines,
 pandas, ``pt.io.read_results`` and ir_measures read them: :func:`read_file_bytes` turns a lone
-``\r`` into ``\n``, so both paths and the line numbers in messages see the same lines. Numbers
+``\\r`` into ``\\n``, so both paths and the line numbers in messages see the same lines. Numbers
 are ASCII, as trec_eval reads them (:func:`parse_number`).
 """
 from __future__ import annotations
@@ -39,7 +39,7 @@ def read_file_bytes(source, kind: str) -> tuple[str, bytes]:
 
     Gzip is recognised by its magic bytes, whatever the file name. A UTF-8 byte-order mark is
     dropped; ASCII text saved as UTF-16 is refused with a message saying so. A carriage return
-    not followed by a newline ends a line (module docstring): it becomes ``\n``.
+    not followed by a newline ends a line (module docstring): it becomes ``\\n``.
     """
     path = Path(os.fspath(source))
     shown = str(path)

@@ -37,7 +37,7 @@ def read_topics(source: TopicsLike, *, format: str | None = None) -> pd.DataFram
             read by ``pt.io.read_topics``, as ``pt.Experiment`` reads them (so its trec reader's
             rules, such as dropping one leading ``0`` from a topic number, apply); singleline files
             are split as it splits them, read as run files are (gzip, a UTF-8 byte-order mark
-            dropped, a lone ``\r`` ending a line), and a line with a qid and no query is an error
+            dropped, a lone ``\\r`` ending a line), and a line with a qid and no query is an error
             naming the file and the line.
 
     Returns:
