@@ -3,7 +3,8 @@
 Valid run, qrels and topics files and run and qrels frames are mutated (byte flips, truncations,
 inserted and deleted fields, line-ending changes, byte-order marks, gzip, huge numbers, non-ASCII
 digits, NaN and infinities, duplicated and deleted lines, empty files, wrong dtypes in frames) and
-fed through ``read_runs``, ``read_qrels``, ``read_topics``, ``evaluate`` and ``experiment_result``.
+fed through ``read_runs``, ``read_qrels``, ``read_topics``, ``evaluate`` (on a file, a frame and,
+for every fourth run file, a folder holding it) and ``experiment_result``.
 Each call either returns what an independent reading gives (the content parsed here by plain code,
 as trec_eval reads it with the rules of pt_docs/measures.md, "What the readers accept"; the
 measures computed by pytrec_eval on that content) or raises a ValueError or TypeError from our own
@@ -439,6 +440,10 @@ def fuzz_run_file(base, tmp_path, seed):
     path.write_bytes(data)
     expected, refused = _reading(reference_run, data)
     runs, error = call(read_runs, str(path))
+    if seed % 4 == 0:  # the file alone in a folder, which evaluate reads as read_runs does
+        (tmp_path / f"folder{seed}").mkdir()
+        (tmp_path / f"folder{seed}" / path.name).write_bytes(data)
+        check_folder(str(tmp_path / f"folder{seed}"), base, expected, refused, what)
     if error is not None:
         return check_refusal(error, refused, what, path)
     assert refused is None, (what, "accepted what the independent reading refuses", refused.line)
@@ -447,6 +452,16 @@ def fuzz_run_file(base, tmp_path, seed):
     assert name == (next(iter(tags)) if len(tags) == 1 else path.name), (what, name)
     assert list(zip(run["qid"], run["docno"], run["score"])) == rows, what
     return check_doors(str(path), base.qrels, rows, QRELS_ROWS, what)
+
+
+def check_folder(folder, base, expected, refused, what):
+    got, error = call(evaluate, folder, base.qrels, list(MEASURES))
+    if error is not None:
+        return check_refusal(error, refused, what, next(Path(folder).iterdir()))
+    assert refused is None, (what, "a folder accepted what the independent reading refuses")
+    if evaluable(expected[0], QRELS_ROWS):
+        assert got["name"].nunique() == 1, what
+        check_values(got, reference_values(expected[0], QRELS_ROWS), what)
 
 
 def fuzz_qrels_file(base, tmp_path, seed):
