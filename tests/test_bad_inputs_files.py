@@ -5,15 +5,24 @@ import gzip
 import math
 import re
 
+import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pyterrier_boot import read_qrels, read_run
+from pyterrier_boot import (
+    CorpusBootstrap,
+    evaluate,
+    experiment_result,
+    read_qrels,
+    read_run,
+    read_runs,
+)
 from pyterrier_boot.cli import main
 
 QRELS = "1 0 d1 1\n1 0 d2 0\n2 0 d3 2\n2 0 d4 0\n"
 RUN = "1 Q0 d1 1 2.0 a\n1 Q0 d2 2 1.0 a\n2 Q0 d3 1 3.0 a\n2 Q0 d4 2 1.5 a\n"
+QRELS_FRAME = pd.DataFrame([line.split() for line in QRELS.splitlines()], columns=["qid", "it", "docno", "label"])
 
 # (case, file content, texts the error must hold besides the file name)
 BAD_RUNS = [
@@ -28,6 +37,9 @@ BAD_RUNS = [
     ("overflowing score", RUN.replace("3.0", "1e999"), ["line 3", "not a finite number"]),
     ("underscore score", RUN.replace("3.0", "1_000"), ["line 3", "score '1_000' is not a number"]),
     ("comma decimal", RUN.replace("1.5", "1,5"), ["line 4", "score '1,5' is not a number"]),
+    ("arabic-indic digits", RUN.replace("1.5", "\u0661\u0662"), ["line 4", "is not a number", "ASCII digits"]),
+    ("fullwidth digits", RUN.replace("1.5", "\uff11\uff12"), ["line 4", "is not a number", "ASCII digits"]),
+    ("no-break space", RUN.replace("1.5", "1.5\xa0"), ["line 4", "score '1.5\\xa0' is not a number"]),
     ("latin-1 docno", RUN + "2 Q0 caf\xe9 3 0.5 a\n", ["line 5", "not valid UTF-8"]),
     ("repeated document", RUN + "2 Q0 d3 3 0.5 a\n", ["same docno more than once", "qid '2' docno 'd3'"]),
     ("empty", "", ["is empty"]),
@@ -41,7 +53,12 @@ BAD_QRELS = [
     ("fractional label", QRELS.replace("d3 2", "d3 1.5"), ["line 3", "label '1.5' is not an integer"]),
     ("nan label", QRELS.replace("d3 2", "d3 nan"), ["line 3", "label 'nan' is not an integer"]),
     ("huge label", QRELS.replace("d3 2", "d3 1e300"), ["line 3", "label '1e300' is not an integer"]),
+    ("inexact label", QRELS.replace("d3 2", "d3 9007199254740993.0"), ["line 3", "is not an integer"]),
+    ("label beyond int64", QRELS.replace("d3 2", "d3 9223372036854775808"), ["line 3", "is not an integer"]),
     ("latin-1 docno", QRELS + "2 0 caf\xe9 1\n", ["line 5", "not valid UTF-8"]),
+    ("arabic-indic digit", QRELS.replace("d3 2", "d3 \u0662"), ["line 3", "is not an integer", "ASCII digits"]),
+    ("fullwidth digit", QRELS.replace("d3 2", "d3 \uff12"), ["line 3", "is not an integer", "ASCII digits"]),
+    ("no-break space", QRELS.replace("d3 2", "d3 0\xa0"), ["line 3", "label '0\\xa0' is not an integer"]),
     ("repeated judgement", QRELS + "1 0 d1 0\n", ["judges the same docno more than once", "qid '1' docno 'd1'"]),
     ("empty", "", ["is empty"]),
     ("only comments", "# nothing judged\n", ["is empty"]),
@@ -49,7 +66,7 @@ BAD_QRELS = [
 
 
 def _write(path, content):
-    path.write_bytes(content.encode("latin-1") if "\xe9" in content else content.encode())
+    path.write_bytes(content.encode("latin-1") if "\xe9" in content else content.encode("utf-8"))
     return path
 
 
@@ -92,11 +109,16 @@ def test_odd_containers(tmp_path, reader):
         reader(tmp_path / "missing.txt")
 
 
-@pytest.mark.parametrize("variant", ["crlf", "tabs", "utf-8 bom", "extra run fields", "comments", "gzip"])
+@pytest.mark.parametrize("variant", ["crlf", "cr only", "mixed endings", "tabs", "utf-8 bom", "extra run fields",
+                                     "comments", "gzip"])
 def test_harmless_variants_read_the_same(tmp_path, variant):
     run, qrels = RUN, QRELS
     if variant == "crlf":
         run, qrels = run.replace("\n", "\r\n"), qrels.replace("\n", "\r\n")
+    elif variant == "cr only":  # old Mac line endings: lines, as pandas, pt.io.read_results and ir_measures read them
+        run, qrels = "# header\r" + run.replace("\n", "\r"), qrels.replace("\n", "\r")
+    elif variant == "mixed endings":
+        run, qrels = run.replace("a\n1", "a\r1", 1), qrels.replace("\n", "\r\n", 1).replace("0\n2", "0\r2")
     elif variant == "tabs":
         run, qrels = run.replace(" ", "\t"), qrels.replace(" ", " \t ")
     elif variant == "utf-8 bom":
@@ -111,6 +133,38 @@ def test_harmless_variants_read_the_same(tmp_path, variant):
     (tmp_path / "q0").write_text(QRELS)
     assert read_run(tmp_path / "r").equals(read_run(tmp_path / "r0"))
     assert read_qrels(tmp_path / "q").frame.equals(read_qrels(tmp_path / "q0").frame)
+
+
+@pytest.mark.parametrize("other", ["1", "1.0"], ids=["integer column", "float column"])
+def test_integer_labels_read_exactly(tmp_path, other):
+    """Beyond 2^53 an integer label is read exactly (as trec_eval's atol), whichever parser reads it;
+    it was rounded through float when another label had a decimal point."""
+    path = _write(tmp_path / "q", f"1 0 a 9007199254740993\n1 0 b {other}\n")
+    assert read_qrels(path).frame["label"].tolist() == [2**53 + 1, 1]
+
+
+def test_cr_only_files_read_the_same_through_every_door(tmp_path):
+    """Old Mac files (a lone carriage return ends each line) give the same numbers as LF files, and a
+    malformed line is named by its number, in every Python door (they once read as one line)."""
+    for name, ending in (("lf", "\n"), ("cr", "\r")):
+        folder = tmp_path / name / "runs"
+        folder.mkdir(parents=True)
+        _write(folder / "a.run", RUN.replace("\n", ending))
+        _write(folder / "b.run", RUN.replace(" a\n", " b\n").replace("2.0", "0.5").replace("\n", ending))
+        _write(tmp_path / name / "qrels", QRELS.replace("\n", ending))
+
+    def doors(name):
+        runs, qrels = tmp_path / name / "runs", tmp_path / name / "qrels"
+        boot = CorpusBootstrap(qrels, n_images=40, rng=1).evaluate(str(runs), ["AP"])
+        return [evaluate(str(runs / "a.run"), qrels, ["AP", "P@1"])["value"].tolist(),
+                experiment_result(read_runs(runs), None, qrels, ["AP"], bootstrap=None).values.tolist(),
+                boot.per_system().to_numpy().tolist()]
+
+    assert doors("cr") == doors("lf")
+    assert len(read_run(tmp_path / "cr" / "runs" / "a.run")) == 4
+    bad = _write(tmp_path / "bad.run", (RUN + "2 Q0 d5 3 0.5\n").replace("\n", "\r"))
+    with pytest.raises(ValueError, match=r"line 5: expected 6 fields"):
+        evaluate(str(bad), QRELS_FRAME, ["AP"])
 
 
 CLI_CASES = [("run", b) for b in BAD_RUNS if b[0] not in ("empty", "only comments")][:10] + \
@@ -134,7 +188,7 @@ def test_cli_bad_file(capsys, tmp_path, kind, case):
 # ---------------------------------------------------------------- fuzzing against a plain reading
 
 def _number(text):
-    if "_" in text:
+    if "_" in text or not text.isascii():  # trec_eval reads ASCII digits only
         return None
     try:
         return float(text)
@@ -145,7 +199,7 @@ def _number(text):
 def _reference(data, kind):
     """trec_eval's rules, line by line: ('ok', rows) or ('error', line number or None)."""
     rows = []
-    for lineno, raw in enumerate(data.split(b"\n"), start=1):
+    for lineno, raw in enumerate(data.splitlines(), start=1):  # \n, \r\n or a lone \r (universal newlines)
         fields = raw.split()
         if not fields or fields[0].startswith(b"#"):
             continue
@@ -160,7 +214,11 @@ def _reference(data, kind):
             rows.append((fields[0], fields[2], score))
         else:
             label = _number(fields[3]) if len(fields) == 4 else None
-            if label is None or not math.isfinite(label) or label != math.floor(label) or abs(label) > 2**53:
+            if len(fields) == 4 and re.fullmatch(r"[+-]?[0-9]+", fields[3]):  # an integer: exact, within int64
+                label = int(fields[3]) if -(2**63) <= int(fields[3]) < 2**63 else None
+            elif label is None or not math.isfinite(label) or label != math.floor(label) or abs(label) >= 2**53:
+                return "error", lineno
+            if label is None:
                 return "error", lineno
             rows.append((fields[0], fields[2], int(label)))
     if not rows:

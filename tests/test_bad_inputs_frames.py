@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pyterrier_boot import Experiment, evaluate, read_qrels, read_run, read_runs
+from pyterrier_boot import Experiment, evaluate, experiment_result, read_qrels, read_run, read_runs
 
 MEASURES = ["AP", "nDCG@10", "P@2", "RR"]
 QRELS = pd.DataFrame({"qid": ["1", "1", "1", "2", "2", "3"], "docno": ["10", "11", "12", "20", "21", "30"],
@@ -124,6 +124,39 @@ def test_bad_score_names_run_topic_and_document(kind):
     assert all(text in str(raised.value) for text in culprit), raised.value
 
 
+# columns that hold no real numbers (TypeError), and values that are not (ValueError): trec_eval reads ASCII numbers
+NOT_NUMBERS = {
+    "datetime": (lambda s: pd.to_datetime(s * 1e9), TypeError, "column of datetime64"),
+    "timedelta": (lambda s: pd.to_timedelta(s, unit="s"), TypeError, "column of timedelta64"),
+    "complex": (lambda s: s + 0j, TypeError, "column of complex128"),
+    "bool": (lambda s: s > 1, TypeError, "column of bool"),
+    "object complex": (lambda s: s.astype(object).where(s.index != 4, 1 + 2j), ValueError, "(complex)"),
+    "object timestamp": (lambda s: s.astype(object).where(s.index != 4, pd.Timestamp(2020, 1, 1)), ValueError,
+                         "(Timestamp)"),
+    "object bool": (lambda s: s.astype(object).where(s.index != 4, True), ValueError, "(bool)"),
+    "bytes": (lambda s: s.astype(object).where(s.index != 4, b"1"), ValueError, "(bytes)"),
+    "arabic-indic digits": (lambda s: s.map(str).where(s.index != 4, "\u0661"), ValueError, "'\u0661'"),
+    "fullwidth digits": (lambda s: s.map(str).where(s.index != 4, "\uff11"), ValueError, "'\uff11'"),
+    "no-break space": (lambda s: s.map(str).where(s.index != 4, "0\xa0"), ValueError, "'0\\xa0'"),
+}
+
+
+@pytest.mark.parametrize("kind", NOT_NUMBERS)
+def test_what_is_not_a_number_is_refused(kind):
+    make, error, text = NOT_NUMBERS[kind]
+    run, qrels = RUN.assign(score=make(RUN["score"])), QRELS.assign(label=make(QRELS["label"]))
+    row, judged = ([], []) if error is TypeError else (["qid '2' docno '20'"], ["qid '2' docno '21'"])  # row 4
+    calls = [(lambda: read_run(run, name="bm25"), ["run 'bm25'", "score", *row]),
+             (lambda: evaluate({"bm25": run}, QRELS, MEASURES), ["run 'bm25'", "score", *row]),
+             (lambda: experiment_result({"bm25": run}, None, QRELS, ["AP"]), ["run 'bm25'", "score", *row]),
+             (lambda: read_qrels(qrels), ["qrels frame", "label", *judged]),
+             (lambda: evaluate(RUN, qrels, MEASURES), ["qrels frame", "label"])]
+    for call, texts in calls:
+        with pytest.raises(error) as raised:
+            call()
+        assert text in str(raised.value) and all(t in str(raised.value) for t in texts), raised.value
+
+
 # (what is wrong, the run frame, text the error must contain)
 BAD_RUNS = [
     ("no score column", RUN.drop(columns="score"), ["run 'r'", "missing column(s) 'score'"]),
@@ -148,6 +181,29 @@ def test_bad_run_frame(problem, run, texts):
         with pytest.raises(ValueError) as raised:
             call()
         assert all(text in str(raised.value) for text in texts), raised.value
+
+
+@pytest.mark.parametrize(("frame", "missing"), [
+    (RUN.drop(columns="docno"), "'docno'"), (RUN.drop(columns=["qid", "docno"]), "'qid', 'docno'"),
+    (RUN.set_axis([0, 1, 2], axis=1), "'qid', 'docno', 'score'"),
+], ids=["no docno", "no qid and docno", "columns 0, 1, 2"])
+@pytest.mark.parametrize("measures", [["AP"], ["AP", "NumRet"], ["NumRet"]], ids=["kernel", "both", "ir_measures"])
+def test_experiment_names_the_system_missing_columns(frame, missing, measures):
+    """Our message (the argument, the missing columns, the columns there), not ir_measures' on query_id."""
+    calls = ((lambda: experiment_result([RUN, frame], None, QRELS, measures, bootstrap=None), r"retr_systems\[1\]"),
+             (lambda: Experiment({"bm25": frame}, None, QRELS, measures, bootstrap=None), r"retr_systems\['bm25'\]"))
+    for call, label in calls:
+        with pytest.raises(ValueError, match=rf"{label} is missing column\(s\) {missing}; it has columns \["):
+            call()
+
+
+def test_experiment_checks_transformer_output_columns():
+    import pyterrier as pt
+
+    no_docno = pt.apply.generic(lambda topics: RUN.drop(columns="docno"))
+    topics = pd.DataFrame({"qid": ["1", "2", "3"], "query": ["a", "b", "c"]})
+    with pytest.raises(ValueError, match=r"run 'no docno' is missing column\(s\) 'docno'"):
+        experiment_result({"no docno": no_docno}, topics, QRELS, ["NumRet", "AP"], validate="ignore", bootstrap=None)
 
 
 BAD_QRELS = [

@@ -3,10 +3,11 @@ import gzip
 
 import numpy as np
 import pandas as pd
+import pyterrier as pt
 import pytest
 from conftest import shared_path
 
-from pyterrier_boot import read_topics
+from pyterrier_boot import experiment_result, read_topics
 
 TREC = """<top>
 <num> Number: 301
@@ -94,6 +95,53 @@ def test_file_errors(tmp_path):
         read_topics(write(tmp_path / "bad.xml", "<topics><topic number='1'>"))
     with pytest.raises(TypeError, match=r"'topics' must be a DataFrame, a path to a topics file, .* got list"):
         read_topics([1, 2])
+
+
+@pytest.mark.parametrize("variant", ["utf-8 bom", "crlf", "cr only", "gzip", "comments", "colon"])
+def test_singleline_variants_read_the_same(tmp_path, variant):
+    """A byte-order mark, line endings and gzip change nothing (the BOM once became part of the first
+    qid, which then dropped out of an experiment), as the run and qrels readers read them."""
+    text = "1037496\twho is aziz hashim\n1043135\twho killed nicholas ii\n"
+    data = {"utf-8 bom": b"\xef\xbb\xbf" + text.encode(), "crlf": text.replace("\n", "\r\n").encode(),
+            "cr only": text.replace("\n", "\r").encode(), "gzip": gzip.compress(text.encode()),
+            "comments": ("# DL 2020\n\n" + text).encode(), "colon": text.replace("\t", ": ").encode()}[variant]
+    (tmp_path / "topics.tsv").write_bytes(data)
+    topics = read_topics(tmp_path / "topics.tsv")
+    assert topics[["qid", "query"]].values.tolist() == [["1037496", "who is aziz hashim"],
+                                                        ["1043135", "who killed nicholas ii"]]
+    if variant in ("crlf", "comments", "colon"):  # what PyTerrier reads the same (it gunzips .gz names only)
+        assert topics.equals(pt.io.read_topics(str(tmp_path / "topics.tsv"), format="singleline"))
+
+
+def test_bom_topic_stays_in_the_experiment(tmp_path):
+    path = tmp_path / "topics.tsv"
+    path.write_bytes(b"\xef\xbb\xbf1\tfirst\n2\tsecond\n")
+    qrels = pd.DataFrame({"qid": ["1", "2"], "docno": ["a", "b"], "label": [1, 1]})
+    run = pd.DataFrame({"qid": ["1", "2"], "docno": ["a", "b"], "score": [1.0, 1.0]})
+    result = experiment_result([run], path, qrels, ["AP"], bootstrap=None)
+    assert result.qids == ("1", "2") and result.topics == ("1", "2")
+
+
+@pytest.mark.parametrize("text, line", [("1\tfirst\n2\n3\tthird\n", 2), ("7\n", 1), ("1 a\n\n2:\n", 3),
+                                        ("1 a\r2 \t\r", 2)])
+def test_singleline_qid_without_query(tmp_path, text, line):
+    """A qid with no query is named by its line (it once repeated the previous topic's qid, or failed
+    inside PyTerrier)."""
+    path = write(tmp_path / "topics.tsv", text)
+    with pytest.raises(ValueError, match=rf"malformed topics file '.*topics\.tsv', line {line}: a qid and no query"):
+        read_topics(path)
+
+
+def test_singleline_file_errors(tmp_path):
+    path = tmp_path / "latin1.tsv"
+    path.write_bytes(b"1 caf\xe9\n")
+    with pytest.raises(ValueError, match=r"malformed topics file '.*latin1\.tsv', line 1: not valid UTF-8 text"):
+        read_topics(path)
+    path.write_bytes("1 a\n".encode("utf-16"))
+    with pytest.raises(ValueError, match=r"topics file '.*latin1\.tsv' is UTF-16 text"):
+        read_topics(path)
+    with pytest.raises(ValueError, match=r"topics file '.*empty\.tsv' \(read as 'singleline'\) is empty"):
+        read_topics(write(tmp_path / "empty.tsv", "# nothing\n"))
 
 
 # ---------------------------------------------------------------- real data and datasets

@@ -32,6 +32,21 @@ def test_several_runs_get_a_name_column():
     assert out.groupby("name").size().to_dict() == {"x": 3, "y": 3}
 
 
+@pytest.mark.parametrize("as_path", [str, lambda p: p], ids=["str", "Path"])
+def test_a_folder_of_run_files_is_several_runs(tmp_path, as_path):
+    """As pt_docs/measures.md says and CorpusBootstrap.evaluate does: a folder is read by read_runs
+    (one run per file, named by its tag), the same numbers as the dict of the same runs."""
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    runs = {"x": RUN, "y": RUN.assign(score=-RUN["score"])}
+    for name, run in runs.items():
+        lines = [f"{q} Q0 {d} 0 {s} {name}\n" for q, d, s in run[["qid", "docno", "score"]].itertuples(index=False)]
+        (folder / f"{name}.run").write_text("".join(lines))
+    got = evaluate(as_path(folder), QRELS, ["AP", "nDCG@10"])
+    pd.testing.assert_frame_equal(got, evaluate(runs, QRELS, ["AP", "nDCG@10"]))
+    assert evaluate([as_path(folder)], QRELS, ["AP"])["name"].unique().tolist() == ["x", "y"]
+
+
 def test_topics_not_in_qrels_are_ignored_with_a_warning():
     run = pd.concat([RUN, pd.DataFrame({"qid": ["9"], "docno": ["a"], "score": [1.0]})])
     with pytest.warns(InputWarning, match=r"1 topic\(s\) not in the qrels are ignored .*: 9"):

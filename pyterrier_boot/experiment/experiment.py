@@ -29,7 +29,7 @@ from .._memory import (
 from .._random import DEFAULT_SEED, as_generator
 from .._warnings import InputWarning, one_warning_per_kind, warn
 from ..inputs.qrels import Qrels, read_qrels
-from ..inputs.runs import Runs, read_runs
+from ..inputs.runs import Runs, check_run_columns, read_runs
 from ..inputs.topics import read_topics
 from ..measures.arrays import JudgedRuns, natural_order
 from ..measures.engine import FALLBACK_MAX_GRADE, Evaluator
@@ -271,6 +271,8 @@ def _experiment(retr_systems, topics, qrels, eval_metrics, settings: _Settings) 
     if interned is not None:
         retr_systems = dict.fromkeys(interned.systems, pd.DataFrame())  # names only: the runs are interned
     systems, names, baselines = _systems_names_baselines(retr_systems, settings.names, settings.baseline)
+    if interned is None:
+        _check_frame_columns(retr_systems, systems)
     settings, test_name = _checked_settings(settings, baselines, names)
     measures = _measures(eval_metrics, summed_allowed=settings.bootstrap is None, rich=settings.rich)
     if settings.precompute_prefix:
@@ -588,16 +590,13 @@ def _values(runs, keys, qrels: Qrels, measures, *, read: bool, interned: JudgedR
                              "runs rather than interned runs")
         values = evaluator.evaluate(np.ones((1, interned.n_docs), np.int32), identity=True)[0]
         return [lm.label for lm in kernel], values, evaluator
-    if not all({"qid", "docno", "score"} <= set(run.columns) for run in runs):
-        # not rankings: evaluated as pt.Experiment evaluates them (ir_measures says what is missing)
-        kernel, by_query = [], [(lm.label, lm.measure) for lm in kernel] + by_query
+    frames = dict(zip(keys, runs, strict=True))
+    checked = Runs(frames) if read else read_runs(frames)  # our checks and messages, whatever the measures
     labels = [lm.label for lm in kernel]
     evaluator = None
     if kernel:
         # as pt.Experiment: topics without judgements are not evaluated (pt.Experiment says so)
-        frames = dict(zip(keys, runs, strict=True))
-        evaluator = intern(Runs(frames) if read else read_runs(frames), qrels, parse_measures(kernel),
-                           warn_unjudged=False)
+        evaluator = intern(checked, qrels, parse_measures(kernel), warn_unjudged=False)
         arrays = evaluator.arrays
         values = evaluator.evaluate(np.ones((1, arrays.n_docs), np.int32), identity=True)[0]
         qids = arrays.qids
@@ -656,6 +655,15 @@ def _systems_names_baselines(retr_systems, names, baseline):
     if len(set(baselines)) < len(baselines):
         raise ArgumentError("'baseline' lists a system more than once")
     return systems, names, baselines
+
+
+def _check_frame_columns(retr_systems, systems):
+    """Frames among the systems have a run's columns: our message, naming the argument, rather than
+    ir_measures' on query_id and doc_id."""
+    keys = list(retr_systems) if isinstance(retr_systems, dict) else range(len(systems))
+    for key, system in zip(keys, systems, strict=True):
+        if isinstance(system, pd.DataFrame):
+            check_run_columns(system, f"retr_systems[{key!r}]")
 
 
 def _check_test(test):

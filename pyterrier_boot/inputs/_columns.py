@@ -1,6 +1,7 @@
 """Checks and conversions shared by the run, qrels and topics frames."""
 from __future__ import annotations
 
+import numbers
 from collections.abc import Mapping
 
 import numpy as np
@@ -64,9 +65,44 @@ def as_ids(column: pd.Series, name: str, what: str) -> pd.Series:
     )
 
 
-def as_float_array(column: pd.Series) -> np.ndarray:
-    """float64 values of a numeric column; NaN where a value is missing or not a number."""
-    return pd.to_numeric(column, errors="coerce").to_numpy(dtype="float64", na_value=np.nan)
+def as_numbers(column: pd.Series, name: str, what: str, rows: pd.DataFrame) -> np.ndarray:
+    """float64 values of a column of real numbers; NaN where a value is missing or is text that is
+    not an ASCII number (``'2.5'`` is read, ``'١٢'``, ``'１２'`` and ``'0\\xa0'`` are not, as trec_eval).
+
+    Raises a TypeError for a column whose type holds no real numbers (booleans, dates, durations,
+    complex numbers, ...) and a ValueError, naming the first such row of ``rows`` (its qid and
+    docno), for values of those types in a column of Python objects.
+    """
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        column = column.astype(column.cat.categories.dtype)
+    dtype = column.dtype
+    if pd.api.types.is_bool_dtype(dtype) or pd.api.types.is_complex_dtype(dtype) or not (
+        pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_object_dtype(dtype)
+        or pd.api.types.is_string_dtype(dtype)
+    ):
+        raise TypeError(f"{what} has a {name!r} column of {dtype}, not of real numbers; {name} values must be "
+                        f"numbers (convert the column, e.g. with .astype(float))")
+    if pd.api.types.is_numeric_dtype(dtype):
+        return column.to_numpy(dtype="float64", na_value=np.nan)
+    wrong = column.map(_not_real).to_numpy(dtype=bool)
+    if wrong.any():
+        example = first_value(column, wrong)
+        raise ValueError(
+            f"{what} has {int(wrong.sum())} {name!r} value(s) that are not real numbers, e.g. "
+            f"{row_example(rows, wrong)} has {name} {example!r} ({type(example).__name__})"
+        )
+    text = column.map(lambda v: isinstance(v, str) and not v.isascii()).to_numpy(dtype=bool)
+    values = pd.to_numeric(column.mask(text), errors="coerce")
+    return values.to_numpy(dtype="float64", na_value=np.nan)
+
+
+def _not_real(value) -> bool:
+    """Whether an object is of a type that is not a real number nor text nor missing."""
+    if value is None or value is pd.NA or isinstance(value, str):
+        return False
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Number):
+        return True
+    return isinstance(value, numbers.Complex) and not isinstance(value, numbers.Real)  # Decimal is a Number only
 
 
 def first_value(column: pd.Series, mask):

@@ -4,6 +4,11 @@ The fast path hands the whole file to pandas' C tokenizer. Whenever its result l
 (a short line, a non-numeric or non-finite number, an extra field where none is allowed, bad
 UTF-8), the caller re-reads the file with :func:`iter_lines`, which reproduces trec_eval's
 rules line by line and names the first offending line. Both paths accept the same files.
+
+Lines end at ``\\n``, ``\\r\\n`` or a lone ``\\r`` (old Mac files), as Python's universal newlines,
+pandas, ``pt.io.read_results`` and ir_measures read them: :func:`read_file_bytes` turns a lone
+``\\r`` into ``\\n``, so both paths and the line numbers in messages see the same lines. Numbers
+are ASCII, as trec_eval reads them (:func:`parse_number`).
 """
 from __future__ import annotations
 
@@ -24,15 +29,17 @@ UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 # trec_eval 10 skips a line whose first non-blank character is '#'; '#' later in a line is data
 _COMMENT_LINE = re.compile(rb"^[ \t]*#[^\n]*(?:\n|\Z)", re.MULTILINE)
 _SHOWN_CHARS = 80
-# pandas' tokenizer ends a line at a carriage return not followed by a newline
+# a carriage return not followed by a newline ends a line (pandas, universal newlines)
 _LONE_CR = re.compile(rb"\r(?!\n)")
+_INTEGER = re.compile(r"[+-]?[0-9]+")
 
 
 def read_file_bytes(source, kind: str) -> tuple[str, bytes]:
     """Return ``(path as shown in messages, uncompressed content)`` of a ``kind`` file.
 
     Gzip is recognised by its magic bytes, whatever the file name. A UTF-8 byte-order mark is
-    dropped; ASCII text saved as UTF-16 is refused with a message saying so.
+    dropped; ASCII text saved as UTF-16 is refused with a message saying so. A carriage return
+    not followed by a newline ends a line (module docstring): it becomes ``\\n``.
     """
     path = Path(os.fspath(source))
     shown = str(path)
@@ -54,6 +61,8 @@ def read_file_bytes(source, kind: str) -> tuple[str, bytes]:
                          "save it as UTF-8")
     if data.startswith(UTF8_BOM):
         data = data[len(UTF8_BOM):]
+    if b"\r" in data and _LONE_CR.search(data):
+        data = _LONE_CR.sub(b"\n", data)
     return shown, data
 
 
@@ -61,13 +70,13 @@ def fast_table(data: bytes, *, usecols=None, names=None, dtype=None) -> pd.DataF
     """Parse whitespace-separated ``data`` with pandas' C engine; ``None`` if pandas refuses it.
 
     Comment lines are removed first; blank lines are skipped; missing trailing fields come back
-    as empty strings (callers check for them); quotes are ordinary characters. Data that pandas
-    would read differently from :func:`iter_lines` is left to it: a carriage return not ending a
-    line, vertical tabs and form feeds, and text that is not UTF-8 (pandas does not decode fields
-    it skips).
+    as empty strings (callers check for them); quotes are ordinary characters. ``data`` comes from
+    :func:`read_file_bytes` (no lone carriage return). Data that pandas would read differently
+    from :func:`iter_lines` is left to it: vertical tabs and form feeds, and text that is not
+    UTF-8 (pandas does not decode fields it skips).
     """
-    if (b"\r" in data and _LONE_CR.search(data)) or b"\x0b" in data or b"\x0c" in data:
-        return None  # and it does not split fields on vertical tabs or form feeds
+    if b"\x0b" in data or b"\x0c" in data:
+        return None  # pandas does not split fields on vertical tabs or form feeds
     if not (data.isascii() or _decodes(data, "utf-8")):
         return None
     if b"#" in data and _COMMENT_LINE.search(data):  # the cheap test first: most files have no '#'
@@ -121,8 +130,10 @@ def line_error(shown: str, kind: str, lineno: int, raw: bytes, problem: str) -> 
 
 
 def parse_number(text: str) -> float | None:
-    """``float(text)``, or ``None`` where pandas' parser would refuse it too (e.g. ``1_000``)."""
-    if "_" in text:
+    """``float(text)`` of an ASCII number, or ``None`` where pandas' parser would refuse it too
+    (``1_000``) and where trec_eval would not read a number: digits other than ASCII (``'١٢'``,
+    ``'１２'``), other Unicode characters such as a no-break space (``'0\\xa0'``)."""
+    if "_" in text or not text.isascii():
         return None
     try:
         return float(text)
@@ -130,9 +141,19 @@ def parse_number(text: str) -> float | None:
         return None
 
 
+def not_a_number(name: str, text: str, kind: str = "a number") -> str:
+    """``"score 'x' is not a number"``, saying why when the text holds non-ASCII characters."""
+    why = "" if text.isascii() else " (numbers are read as ASCII digits, as trec_eval reads them)"
+    return f"{name} {text!r} is not {kind}{why}"
+
+
 def parse_integer(text: str) -> int | None:
-    """An integer label: ``"2"``, or an integral number such as ``"2.0"``; ``None`` otherwise."""
+    """An integer label: ``"2"`` (exactly, as trec_eval's ``atol``, within int64, as the fast path
+    reads it), or an integral number up to 2^53 such as ``"2.0"``; ``None`` otherwise."""
+    if _INTEGER.fullmatch(text):
+        exact = int(text)
+        return exact if -(2**63) <= exact < 2**63 else None
     value = parse_number(text)
-    if value is None or not math.isfinite(value) or value != math.floor(value) or abs(value) > 2**53:
+    if value is None or not math.isfinite(value) or value != math.floor(value) or abs(value) >= 2**53:
         return None
     return int(value)

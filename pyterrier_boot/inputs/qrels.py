@@ -15,14 +15,14 @@ import numpy as np
 import pandas as pd
 
 from ._columns import (
-    as_float_array,
     as_ids,
+    as_numbers,
     check_unique_pairs,
     first_value,
     pick_columns,
     row_example,
 )
-from ._files import fast_table, iter_lines, line_error, parse_integer, read_file_bytes
+from ._files import fast_table, iter_lines, line_error, not_a_number, parse_integer, read_file_bytes
 from ._sources import IRDS_PREFIX, irds_docs_count, irds_id, load_irds, not_loadable, split_source
 
 if TYPE_CHECKING:
@@ -39,7 +39,6 @@ _QRELS_NEEDS = "Qrels need 'qid', 'docno', 'label' (PyTerrier) or 'query_id', 'd
 _LOCAL_FILE = "Pass a local qrels file instead, e.g. read_qrels('path/to/qrels.txt')."
 # an integer label read exactly (not through a float, which is exact only to 2**53)
 _ASCII_INTEGER = re.compile(r"[+-]?[0-9]+")
-_INT64_MIN, _INT64_MAX = int(np.iinfo(np.int64).min), int(np.iinfo(np.int64).max)
 
 
 @dataclasses.dataclass(frozen=True, slots=True, eq=False)
@@ -197,7 +196,7 @@ def _qrels_from_frame(frame: pd.DataFrame, what: str) -> pd.DataFrame:
         _check_int64(raw, out, what)
         labels = raw.to_numpy(dtype="int64")
     else:
-        values = as_float_array(raw)
+        values = as_numbers(raw, "label", what, out)
         bad = ~np.isfinite(values) | (values != np.floor(values)) | (np.abs(values) > 2**53)
         if bad.any():
             raise ValueError(
@@ -252,7 +251,7 @@ def _integral(column: pd.Series) -> np.ndarray | None:
         return column.to_numpy()
     if column.dtype == np.float64:
         values = column.to_numpy()
-        if (np.isfinite(values) & (values == np.floor(values)) & (np.abs(values) <= 2**53)).all():
+        if (np.isfinite(values) & (values == np.floor(values)) & (np.abs(values) < 2**53)).all():
             return values.astype("int64")
     return None
 
@@ -262,12 +261,12 @@ def _parse_qrels_lines(data: bytes, shown: str) -> pd.DataFrame:
     for lineno, raw, fields in iter_lines(data, shown, "qrels"):
         if len(fields) != 4:
             raise line_error(shown, "qrels", lineno, raw, f"expected 4 fields '{_QRELS_LINE}', found {len(fields)}")
-        label = int(fields[3]) if _ASCII_INTEGER.fullmatch(fields[3]) else parse_integer(fields[3])  # exact
-        if label is None:
-            raise line_error(shown, "qrels", lineno, raw, f"label {fields[3]!r} is not an integer")
-        if not _INT64_MIN <= label <= _INT64_MAX:
+        label = parse_integer(fields[3])  # exact within int64
+        if label is None and _ASCII_INTEGER.fullmatch(fields[3]):
             raise line_error(shown, "qrels", lineno, raw, f"label {fields[3]!r} is beyond int64 (trec_eval "
                              "reads a label as a long)")
+        if label is None:
+            raise line_error(shown, "qrels", lineno, raw, not_a_number("label", fields[3], "an integer"))
         qids.append(fields[0])
         docnos.append(fields[2])
         labels.append(label)

@@ -14,14 +14,14 @@ import numpy as np
 import pandas as pd
 
 from ._columns import (
-    as_float_array,
     as_ids,
+    as_numbers,
     check_unique_pairs,
     first_value,
     pick_columns,
     row_example,
 )
-from ._files import fast_table, iter_lines, line_error, parse_number, read_file_bytes
+from ._files import fast_table, iter_lines, line_error, not_a_number, parse_number, read_file_bytes
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from .._typing import RunLike, RunsLike, TopicsLike
 
 
-__all__ = ["Runs", "check_run", "iter_runs", "read_run", "read_runs"]
+__all__ = ["Runs", "check_run", "check_run_columns", "is_run_folder", "iter_runs", "read_run", "read_runs"]
 
 _RUN_LINE = "qid Q0 docno rank score tag"
 _RUN_COLUMNS = {"qid": ("qid", "query_id"), "docno": ("docno", "doc_id"), "score": ("score",)}
@@ -257,11 +257,16 @@ def _expand(runs, names) -> list[_Entry]:
     return entries
 
 
+def is_run_folder(runs: object) -> bool:
+    """Whether ``runs`` is a path to a folder, which :func:`read_runs` reads as several runs (its files)."""
+    return isinstance(runs, (str, os.PathLike)) and Path(os.fspath(runs)).is_dir()
+
+
 def _kind(item, label: str) -> str:
     if isinstance(item, pd.DataFrame):
         return "frame"
     if isinstance(item, (str, os.PathLike)):
-        return "folder" if Path(os.fspath(item)).is_dir() else "file"
+        return "folder" if is_run_folder(item) else "file"
     if isinstance(item, (list, tuple, dict)):
         raise TypeError(f"{label} is a {type(item).__name__}: runs can be nested one level only (a list or dict of runs)")
     import pyterrier as pt
@@ -333,8 +338,9 @@ def _run_from_frame(frame: pd.DataFrame, what: str, check_pairs: bool = True) ->
     columns = pick_columns(frame, _RUN_COLUMNS, what, _RUN_NEEDS)
     qid = as_ids(columns["qid"], "qid", what)
     docno = as_ids(columns["docno"], "docno", what)
-    score = as_float_array(columns["score"])
-    out = pd.DataFrame({"qid": qid.array, "docno": docno.array, "score": score})
+    out = pd.DataFrame({"qid": qid.array, "docno": docno.array})
+    score = as_numbers(columns["score"], "score", what, out)
+    out["score"] = score
     bad = ~np.isfinite(score)
     if bad.any():
         shown = first_value(columns["score"], bad)
@@ -347,6 +353,12 @@ def _run_from_frame(frame: pd.DataFrame, what: str, check_pairs: bool = True) ->
     else:
         out.attrs["what"] = what
     return out
+
+
+def check_run_columns(frame: pd.DataFrame, what: str) -> None:
+    """Refuse a result frame without ``qid``, ``docno`` and ``score`` columns (or ir_measures'
+    ``query_id``, ``doc_id``), naming ``what``, the missing columns and the columns it has."""
+    pick_columns(frame, _RUN_COLUMNS, what, _RUN_NEEDS)
 
 
 def check_run(run: pd.DataFrame, what: str) -> None:
@@ -385,7 +397,7 @@ def _parse_run_lines(data: bytes, shown: str) -> pd.DataFrame:
             raise line_error(shown, "run", lineno, raw, f"expected 6 fields '{_RUN_LINE}', found {len(fields)}")
         score = parse_number(fields[4])
         if score is None:
-            raise line_error(shown, "run", lineno, raw, f"score {fields[4]!r} is not a number")
+            raise line_error(shown, "run", lineno, raw, not_a_number("score", fields[4]))
         if not math.isfinite(score):
             raise line_error(shown, "run", lineno, raw, f"score {fields[4]!r} is not a finite number")
         qids.append(fields[0])

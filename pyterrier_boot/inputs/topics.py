@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from ._columns import as_ids, first_value, pick_columns
-from ._files import GZIP_MAGIC
+from ._files import GZIP_MAGIC, line_error, read_file_bytes
 from ._sources import IRDS_PREFIX, irds_id, load_irds, not_loadable, split_source
 
 if TYPE_CHECKING:
@@ -20,6 +20,7 @@ __all__ = ["read_topics"]
 
 _FORMATS = ("trec", "trecxml", "singleline")
 _TOPICS_NEEDS = "Topics need 'qid' and 'query' columns."
+_SINGLELINE = re.compile(r"^([^:\s]+)[\s:]+(.*)$")  # pt.io.read_topics' singleline format
 
 
 def read_topics(source: TopicsLike, *, format: str | None = None) -> pd.DataFrame:
@@ -32,9 +33,12 @@ def read_topics(source: TopicsLike, *, format: str | None = None) -> pd.DataFram
             id ``"irds:<id>"`` (a bare id such as ``"vaswani"`` works when no such file exists).
         format: the file format, ``"trec"`` (SGML ``<top>``), ``"trecxml"`` or ``"singleline"``
             (``qid query`` per line, e.g. a TSV). Detected from the content when None: ``<top>``
-            means trec, ``<topic`` trecxml, anything else singleline. Files are read by
-            ``pt.io.read_topics``, as ``pt.Experiment`` reads them (so its trec reader's rules,
-            such as dropping one leading ``0`` from a topic number, apply).
+            means trec, ``<topic`` trecxml, anything else singleline. trec and trecxml files are
+            read by ``pt.io.read_topics``, as ``pt.Experiment`` reads them (so its trec reader's
+            rules, such as dropping one leading ``0`` from a topic number, apply); singleline files
+            are split as it splits them, read as run files are (gzip, a UTF-8 byte-order mark
+            dropped, a lone ``\\r`` ending a line), and a line with a qid and no query is an error
+            naming the file and the line.
 
     Returns:
         A new frame, rows in input order.
@@ -99,6 +103,8 @@ def _read_topics_file(path: str, format: str | None) -> pd.DataFrame:
         raise ValueError(f"topics path '{path}' is a folder, expected a topics file")
     if format is None:
         format = _detect_format(path)
+    if format == "singleline":
+        return _topics_from_frame(_read_singleline(path), f"topics file '{path}' (read as 'singleline')")
     import pyterrier as pt
 
     try:
@@ -106,6 +112,27 @@ def _read_topics_file(path: str, format: str | None) -> pd.DataFrame:
     except Exception as ex:  # parser errors of the format readers (ParseError, UnicodeDecodeError, ...)
         raise ValueError(f"cannot read topics file '{path}' as {format!r} topics: {type(ex).__name__}: {ex}") from ex
     return _topics_from_frame(frame, f"topics file '{path}' (read as {format!r})")
+
+
+def _read_singleline(path: str) -> pd.DataFrame:
+    """``qid query`` lines read as ``pt.io.read_topics(format="singleline")`` reads them (``#``
+    comment and blank lines skipped, the qid ends at the first space or colon), from bytes read as
+    the run and qrels files are (gzip, a byte-order mark dropped, a lone carriage return ending a
+    line); a line with a qid and no query is an error naming the file and the line."""
+    shown, data = read_file_bytes(path, "topics")
+    rows = []
+    for lineno, raw in enumerate(data.split(b"\n"), start=1):
+        try:
+            line = raw.decode("utf-8").strip()
+        except UnicodeDecodeError:
+            raise line_error(shown, "topics", lineno, raw, "not valid UTF-8 text") from None
+        if not line or line.startswith("#"):
+            continue
+        match = _SINGLELINE.match(line)
+        if match is None or not match.group(2):
+            raise line_error(shown, "topics", lineno, raw, "a qid and no query ('qid query' expected)")
+        rows.append(match.groups())
+    return pd.DataFrame(rows, columns=["qid", "query"], dtype=object)
 
 
 def _detect_format(path: str) -> str:

@@ -63,7 +63,7 @@ def trec_eval_scores(scores: ScoresLike) -> npt.NDArray[np.float32]:
 
 def natural_order(qids: Iterable[Any]) -> list[Any]:
     """Sort topic ids numerically when they are numbers (``2`` before ``10``), else as text."""
-    return sorted(qids, key=lambda q: (0, int(q), q) if q.isdigit() else (1, 0, q))
+    return sorted(qids, key=lambda q: (0, int(q), q) if q.isascii() and q.isdigit() else (1, 0, q))
 
 
 def grade_codes(grades: npt.ArrayLike) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64]]:

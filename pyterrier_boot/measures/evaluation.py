@@ -26,7 +26,7 @@ import pandas as pd
 
 from .._warnings import one_warning_per_kind
 from ..inputs.qrels import Qrels, read_qrels
-from ..inputs.runs import Runs, read_runs
+from ..inputs.runs import Runs, is_run_folder, read_runs
 from .arrays import JudgedRuns
 from .engine import Evaluator
 from .materialisation import multiplicities_for
@@ -69,8 +69,9 @@ def evaluate(run: RunsLike, qrels: QrelsLike, measures: MeasuresLike, *,
     """Per-topic values of IR measures, on the collection or on one corpus image.
 
     Args:
-        run: a run (PyTerrier result frame, TREC run file, PyTerrier transformer) or a dict
-            ``name -> run`` / list of runs (anything :func:`read_runs` accepts).
+        run: a run (PyTerrier result frame, TREC run file, PyTerrier transformer), or several: a
+            folder of run files, a dict ``name -> run`` or a list of runs (anything
+            :func:`read_runs` accepts).
         qrels: a qrels frame, TREC qrels file, ir_datasets or PyTerrier dataset, or an id such as
             ``"irds:vaswani"`` (anything :func:`read_qrels` accepts).
         measures: ir_measures objects or strings in ir_measures syntax (``"nDCG@10"``,
@@ -83,7 +84,7 @@ def evaluate(run: RunsLike, qrels: QrelsLike, measures: MeasuresLike, *,
 
     Returns:
         A long frame ``qid, measure, value`` (with a leading ``name`` column when several runs
-        were given), topics in natural order, measures in the order given.
+        were given: a folder, dict or list), topics in natural order, measures in the order given.
 
     Conventions (trec_eval's, ir_measures' and ``pt.Experiment``'s): module docstring.
 
@@ -102,7 +103,7 @@ def evaluate(run: RunsLike, qrels: QrelsLike, measures: MeasuresLike, *,
         >>> evaluate(run, qrels, ["AP"], multiplicity={"b": 0})["value"].tolist()
         [1.0]
     """
-    several = isinstance(run, (dict, list, tuple))
+    several = isinstance(run, (dict, list, tuple)) or is_run_folder(run)
     evaluator, _ = prepare(run if several else {"run": run}, qrels, measures, topics=topics)
     arrays = evaluator.arrays
     if multiplicity is None:
