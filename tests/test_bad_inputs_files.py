@@ -54,7 +54,7 @@ BAD_QRELS = [
     ("nan label", QRELS.replace("d3 2", "d3 nan"), ["line 3", "label 'nan' is not an integer"]),
     ("huge label", QRELS.replace("d3 2", "d3 1e300"), ["line 3", "label '1e300' is not an integer"]),
     ("inexact label", QRELS.replace("d3 2", "d3 9007199254740993.0"), ["line 3", "is not an integer"]),
-    ("label beyond int64", QRELS.replace("d3 2", "d3 9223372036854775808"), ["line 3", "is not an integer"]),
+    ("label beyond int64", QRELS.replace("d3 2", "d3 9223372036854775808"), ["line 3", "is beyond int64"]),
     ("latin-1 docno", QRELS + "2 0 caf\xe9 1\n", ["line 5", "not valid UTF-8"]),
     ("arabic-indic digit", QRELS.replace("d3 2", "d3 \u0662"), ["line 3", "is not an integer", "ASCII digits"]),
     ("fullwidth digit", QRELS.replace("d3 2", "d3 \uff12"), ["line 3", "is not an integer", "ASCII digits"]),
