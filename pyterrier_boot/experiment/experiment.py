@@ -28,6 +28,7 @@ from .._memory import (
 )
 from .._random import as_generator
 from .._warnings import InputWarning, one_warning_per_kind, warn
+from ..inputs.overlap import check_topic_overlap
 from ..inputs.qrels import Qrels, read_qrels
 from ..inputs.runs import Runs, read_runs
 from ..inputs.topics import read_topics
@@ -286,7 +287,7 @@ def _experiment(retr_systems, topics, qrels, eval_metrics, settings: _Settings) 
     keys, runs, mrt = _execute(systems, names, inputs, settings) if interned is None else (names, [], [0.0] * len(names))
     read = isinstance(retr_systems, Runs)  # frames read by read_runs are not checked again
     labels, values, evaluator, qids = _evaluated(runs, keys, inputs.qrels, measures, settings, baselines, read=read,
-                                                 interned=interned)
+                                                 interned=interned, chosen=inputs.topics_all is not None)
     seed = DEFAULT_SEED if settings.rng is None else settings.rng
     rng = as_generator(seed)
     provenance = _provenance(seed, rng, settings.test, settings.correction, settings.correction_alpha,
@@ -375,10 +376,11 @@ def _execute(systems, names, inputs: _Inputs, settings: _Settings):
 
 
 def _evaluated(runs, keys, qrels: Qrels, measures, settings: _Settings, baselines, *, read: bool,
-               interned: JudgedRuns | None = None):
+               interned: JudgedRuns | None = None, chosen: bool = False):
     """Per-topic values ``[system, topic, measure]`` with their labels, the evaluator of the kernel
-    measures (None without) and the topics; only imaged measures are kept for the corpus bootstrap."""
-    labels, values, evaluator = _values(runs, keys, qrels, measures, read=read, interned=interned)
+    measures (None without) and the topics; only imaged measures are kept for the corpus bootstrap.
+    ``chosen``: the topics were given (results for other topics are ignored without a warning)."""
+    labels, values, evaluator = _values(runs, keys, qrels, measures, read=read, interned=interned, chosen=chosen)
     if evaluator is None:
         qids = np.array(natural_order(pd.unique(qrels.frame["qid"].to_numpy(object))), dtype=object)
     else:
@@ -555,7 +557,8 @@ def _summed(measure):
     return isinstance(measure.aggregator(), SumAgg)
 
 
-def _values(runs, keys, qrels: Qrels, measures, *, read: bool, interned: JudgedRuns | None = None):
+def _values(runs, keys, qrels: Qrels, measures, *, read: bool, interned: JudgedRuns | None = None,
+            chosen: bool = False):
     """Per-topic values ``[system, topic, measure]``: kernel measures, then those through ir_measures.
 
     The runs are checked here, once (kernel measures need rankings), unless ``read``: frames that
@@ -576,16 +579,20 @@ def _values(runs, keys, qrels: Qrels, measures, *, read: bool, interned: JudgedR
     labels = [lm.label for lm in kernel]
     evaluator = None
     if kernel:
-        # as pt.Experiment: topics without judgements are not evaluated (pt.Experiment says so)
+        # as pt.Experiment: topics without judgements are not evaluated (silently when the topics were
+        # chosen); unlike it, a run without a judged topic is refused (inputs.overlap)
         frames = dict(zip(keys, runs, strict=True))
         evaluator = intern(Runs(frames) if read else read_runs(frames), qrels, parse_measures(kernel),
-                           warn_unjudged=False)
+                           warn_unjudged=not chosen)
         arrays = evaluator.arrays
         values = evaluator.evaluate(np.ones((1, arrays.n_docs), np.int32), identity=True)[0]
         qids = arrays.qids
     else:
         qids = np.array(natural_order(pd.unique(qrels.frame["qid"].to_numpy(object))), dtype=object)
         values = np.zeros((len(runs), len(qids), 0))
+        if all("qid" in run.columns for run in runs):  # the same check as interning makes
+            check_topic_overlap({key: run["qid"].unique() for key, run in zip(keys, runs, strict=True)}, qids,
+                                ignored=not chosen)
     if by_query:
         values = np.concatenate([values, _by_query(runs, qrels.frame, by_query, qids)], axis=2)
         labels += [label for label, _ in by_query]
