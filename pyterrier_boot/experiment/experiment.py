@@ -27,7 +27,7 @@ from .._memory import (
     require_resamples_memory,
 )
 from .._random import as_generator
-from .._warnings import InputWarning, one_warning_per_kind, warn
+from .._warnings import DegenerateWarning, InputWarning, one_warning_per_kind, suppressed, warn
 from ..inputs.overlap import check_topic_overlap
 from ..inputs.qrels import Qrels, read_qrels
 from ..inputs.runs import Runs, read_runs
@@ -409,7 +409,7 @@ def _bootstrap(values, keys, labels, baselines, evaluator, qrels: Qrels, setting
     if s.bootstrap in ("corpus", "both"):
         corpus = _corpus(evaluator, values, qrels, s.n_resamples, s.model, corpus_rng, s.verbose is True, s)
     intervals, distribution = mean_spreads(values, s.bootstrap, s.interval, s.confidence_level, topic_plan, corpus,
-                                           s.executor)
+                                           s.executor, names=keys, measures=labels)
     if baselines:
         comparisons = Comparisons.build(values, keys, baselines, labels,
                                         test=s.test if test_name is None else test_name, plan=topic_plan,
@@ -419,9 +419,12 @@ def _bootstrap(values, keys, labels, baselines, evaluator, qrels: Qrels, setting
                                         interval=s.interval, corpus=corpus, max_memory=s.max_memory,
                                         executor=s.executor)
         if comparisons.distribution is None and s.bootstrap is not None:
-            comparisons = comparisons.with_intervals(comparisons.intervals, difference_spreads(
-                values, comparisons.system_index, comparisons.baseline_index, s.bootstrap, s.interval,
-                s.confidence_level, topic_plan, corpus, s.executor)[1])
+            # only the replicates are kept: the intervals shown are the test's, whose warnings name the pairs
+            with suppressed(DegenerateWarning):
+                replicates = difference_spreads(values, comparisons.system_index, comparisons.baseline_index,
+                                                s.bootstrap, s.interval, s.confidence_level, topic_plan, corpus,
+                                                s.executor)[1]
+            comparisons = comparisons.with_intervals(comparisons.intervals, replicates)
     return _Spreads(topic_plan, corpus, intervals, distribution, comparisons)
 
 
