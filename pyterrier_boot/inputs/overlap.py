@@ -42,7 +42,8 @@ class TopicOverlap:
         self._runs = 0
         self._ignored: list[tuple[str, int]] = []  # (run, topics not in the qrels)
         self._missing: list[tuple[str, int]] = []  # (run, judged topics without a result)
-        self._examples: dict[str, str] = {}  # kind -> the topics of the run with most of them
+        self._most = {"ignored": 0, "missing": 0}  # kind -> most topics of one run
+        self._examples: dict[str, str] = {}  # kind -> the topics of that run
 
     def add(self, name: str, topics: Iterable[Any]) -> None:
         """Count the distinct ``topics`` (qids) of run ``name``; a ValueError when none is judged."""
@@ -57,22 +58,20 @@ class TopicOverlap:
             self._count(self._missing, "missing", name, self._judged - topics)
 
     def _count(self, cases: list[tuple[str, int]], kind: str, name: str, topics: set) -> None:
-        if not cases or len(topics) > max(n for _, n in cases):
-            self._examples[kind] = _shown(topics)
+        if len(topics) > self._most[kind]:
+            self._most[kind], self._examples[kind] = len(topics), _shown(topics)
         cases.append((name, len(topics)))
 
     def report(self) -> None:
         """One :class:`InputWarning` for the runs with topics not in the qrels, one for those missing
         judged topics (pooled as :func:`~pyterrier_boot._warnings.report` pools)."""
         if self._ignored and self._warned["ignored"]:
-            most = max(n for _, n in self._ignored)
             report(InputWarning, f"{{n}} of {self._runs} run(s) have results for topics that are not in the qrels "
-                   f"(at most {most} per run, e.g. {self._examples['ignored']}): those topics are ignored, as "
+                   f"(at most {self._most['ignored']} per run, e.g. {self._examples['ignored']}): those topics are ignored, as "
                    "trec_eval does; runs (topics ignored): {cases}", (f"{run} ({n})" for run, n in self._ignored))
         if self._missing and self._warned["missing"]:
-            most = max(n for _, n in self._missing)
             report(InputWarning, f"{{n}} of {self._runs} run(s) have no results for some of the {len(self._judged)} "
-                   f"topics in the qrels (at most {most} per run, e.g. {self._examples['missing']}): they score 0 "
+                   f"topics in the qrels (at most {self._most['missing']} per run, e.g. {self._examples['missing']}): they score 0 "
                    "on those topics, as in trec_eval -c and pt.Experiment; runs (topics missing): {cases}",
                    (f"{run} ({n})" for run, n in self._missing))
 
