@@ -49,8 +49,10 @@ def describe_intervals(result: ExperimentResult) -> str:
     """One phrase saying how the result's intervals were made, e.g. ``"95% topic-bootstrap BCa
     intervals (10,000 topic resamples, seed 42)"`` (the seed from the result's provenance; ``rng``
     None is the fixed seed 42)."""
-    if result.bootstrap is None or result.distribution_ is None:
+    if result.bootstrap is None:
         return "no intervals (no bootstrap)"
+    if result.distribution_ is None:
+        return f"no intervals ({len(result.qids)} topic: at least 2 are needed)"
     n = result.distribution_.shape[0]
     unit = {"topic": "topic resamples", "corpus": "corpus images", "both": "replicates (topics and corpus)"}
     method = _INTERVAL_NAMES.get(result.interval, result.interval)  # type: ignore[arg-type]  # set with a bootstrap
@@ -126,7 +128,7 @@ def summary_table(result: ExperimentResult, *, pairwise: Any = None, alpha: floa
     order = np.argsort(-means[:, 0], kind="stable") if sort else np.arange(len(result.names))
     out = {"name": [result.names[s] for s in order]}
     for j, m in enumerate(result.measures):
-        if result.intervals is None:
+        if result.intervals is None or np.isnan(result.intervals).all():  # no bootstrap, or fewer than 2 topics
             out[m] = [_number(means[s, j], digits) for s in order]
         else:
             out[m] = [f"{_number(means[s, j], digits)} [{_number(result.intervals[s, j, 0], digits)}, "

@@ -29,9 +29,11 @@ def test_unknown_topics_of_many_runs_give_one_warning():
     _, caught = _caught(lambda: pb.evaluate(runs, QRELS, ["AP", "nDCG@10"]))
     assert len(caught) == 1 and caught[0].category is pb.InputWarning
     message = str(caught[0].message)
-    assert message.startswith("13 topic(s) not in the qrels are ignored (as trec_eval does): 9, 10, 11, 12, 13, ...")
-    assert "(13 in all; the warning's .cases lists every one)" in message
-    assert caught[0].message.cases == ("9", *(str(10 + i) for i in range(12)))
+    assert message.startswith("12 of 12 run(s) have results for topics that are not in the qrels (at most 2 per "
+                              "run, e.g. '10', '9'): those topics are ignored, as trec_eval does; runs (topics "
+                              "ignored): r0 (2), r1 (2), r2 (2), r3 (2), r4 (2), ...")
+    assert "(12 in all; the warning's .cases lists every one)" in message
+    assert caught[0].message.cases == tuple(f"r{i} (2)" for i in range(12))
     assert caught[0].filename == __file__
 
 
@@ -100,3 +102,33 @@ def test_warnings_can_still_be_filtered_and_raised():
         with pytest.raises(pb.DegenerateWarning) as raised:
             pb.t_test([0.1, 0.2, 0.3], [0.1, 0.2, 0.3])
     assert raised.value.cases == ("x vs y",)
+
+
+def _constant_runs():
+    qids = [str(q) for q in range(10)]
+    qrels = pd.DataFrame({"qid": qids, "docno": ["d1"] * 10, "label": [1] * 10})
+    rng = np.random.default_rng(0)
+    mixed = pd.DataFrame({"qid": qids * 2, "docno": ["d1"] * 10 + ["x"] * 10, "score": rng.random(20)})
+    top = pd.DataFrame({"qid": qids, "docno": ["d1"] * 10, "score": 1.0})  # AP 1 on every topic
+    return {"mixed": mixed, "same": mixed.copy(), "top": top}, qrels
+
+
+def test_degenerate_intervals_name_the_system_and_the_measure_in_one_warning():
+    runs, qrels = _constant_runs()
+    _, caught = _caught(lambda: pb.experiment_result(runs, None, qrels, ["AP", "P@1"], n_resamples=200, rng=0))
+    assert [str(w.message) for w in caught] == [
+        "a system's scores are the same on every topic for 2 interval(s), so each is the single point of that "
+        "score: AP: top [1, 1], P@1: top [1, 1]"]
+    assert caught[0].message.cases == ("AP: top [1, 1]", "P@1: top [1, 1]")
+
+
+def test_identical_systems_get_one_warning_about_their_paired_differences():
+    """Two identical systems against a baseline: one warning, about the pair's differences (it said
+    "all topic scores are equal for 1 system(s) ... 0 [0, 0]" beside the test's warning)."""
+    runs, qrels = _constant_runs()
+    runs.pop("top")
+    _, caught = _caught(lambda: pb.Experiment(list(runs.values()), None, qrels, ["map", "P@1"], names=list(runs),
+                                              baseline=0, n_resamples=200, rng=0))
+    assert [str(w.message) for w in caught] == [
+        "all paired differences are 0 for 2 pair(s): map: same vs mixed, P@1: same vs mixed; the test statistic "
+        "is undefined; returning pvalue=1.0"]

@@ -63,7 +63,8 @@ def test_run_missing_some_topics_warns(capsys, files):
                  "--n", "20"])
     err = capsys.readouterr().err
     assert code == 0
-    assert "warning: 1 run(s) have no results for some of the 2 judged topics" in err and "partial (1)" in err
+    assert "warning: 1 of 2 run(s) have no results for some of the 2 topics in the qrels" in err
+    assert "partial (1)" in err
 
 
 def test_two_runs_with_the_same_tag(capsys, files):
@@ -168,6 +169,7 @@ def test_unjudged_topics_one_warning_for_all_runs(capsys, files):
     assert code == 0
     warnings = [line for line in captured.err.splitlines() if line.startswith("warning: ")]
     assert len([w for w in warnings if "not in the qrels" in w]) == 1
-    assert "3 run(s) have results for topics that are not in the qrels" in captured.err
+    assert "3 of 3 run(s) have results for topics that are not in the qrels (at most 1 per run, e.g. '7')" \
+        in captured.err
     rows = [line.split(",") for line in captured.out.splitlines()[1:]]
     assert [(r[0], float(r[1])) for r in rows] == [("x", 1.0), ("y", 1.0), ("z", 1.0)]  # the 2 judged topics

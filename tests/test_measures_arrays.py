@@ -26,6 +26,8 @@ def cases(draw):
     for name in draw(st.lists(st.sampled_from("abc"), min_size=1, max_size=3, unique=True)):
         rows = draw(st.lists(st.tuples(st.sampled_from(qids + ["99"]), st.sampled_from(DOCS),
                                        st.sampled_from(SCORES)), min_size=1, max_size=20, unique_by=lambda r: r[:2]))
+        judged = (qrels_rows[0][0], draw(st.sampled_from(DOCS)), draw(st.sampled_from(SCORES)))
+        rows = [judged] + [r for r in rows if r[:2] != judged[:2]]  # a run without a judged topic is refused
         runs[name] = pd.DataFrame(rows, columns=["qid", "docno", "score"])
     return runs, pd.DataFrame(qrels_rows, columns=["qid", "docno", "label"])
 
@@ -82,6 +84,19 @@ def test_build_ranks_every_topic_as_trec_eval(case, compiled):
         assert list(grades) == sorted(grades, reverse=True)
 
 
+@pytest.mark.parametrize("many", [False, True], ids=["all-at-once", "one-at-a-time"])
+def test_a_run_without_a_judged_topic_is_refused(many, monkeypatch):
+    from pyterrier_boot.measures import arrays as arrays_module
+
+    monkeypatch.setattr(arrays_module, "ALL_AT_ONCE_ROWS", 0 if many else 10**9)
+    qrels = pd.DataFrame({"qid": ["1", "2"], "docno": ["a", "b"], "label": [1, 1]})
+    runs = {"good": pd.DataFrame({"qid": ["1"], "docno": ["a"], "score": [1.0]}),
+            "other": pd.DataFrame({"qid": ["7", "8"], "docno": ["a", "b"], "score": [1.0, 2.0]})}
+    with pytest.raises(ValueError, match=r"run 'other' has no topic in the qrels: its topics are '7', '8', the "
+                                         r"qrels' are '1', '2' \(is it the right qrels file\?\)"):
+        JudgedRuns.build(runs, qrels, warn_unjudged=False)  # refused whether or not overlaps are warned about
+
+
 def test_build_names_each_run_with_unjudged_topics_and_huge_scores():
     qrels = pd.DataFrame({"qid": ["1", "2"], "docno": ["a", "b"], "label": [1, 1]})
     runs = {"a": pd.DataFrame({"qid": ["1", "7", "1"], "docno": ["a", "a", "b"], "score": [1.0, 2.0, 1e39]}),
@@ -91,11 +106,14 @@ def test_build_names_each_run_with_unjudged_topics_and_huge_scores():
         JudgedRuns.build(runs, qrels)
     messages = [str(w.message) for w in caught]
     assert any("beyond single precision" in m and "'a'" in m and "'b'" not in m for m in messages)
-    assert any("not in the qrels" in m and "7" in m for m in messages)
-    assert any("not in the qrels" in m and "8" in m for m in messages)
+    ignored = [w.message for w in caught if "not in the qrels" in str(w.message)]
+    assert len(ignored) == 1 and ignored[0].cases == ("a (1)", "b (1)")
+    assert str(ignored[0]).startswith("2 of 3 run(s) have results for topics that are not in the qrels")
+    missing = [w.message for w in caught if "score 0" in str(w.message)]
+    assert len(missing) == 1 and missing[0].cases == ("a (1)", "b (1)", "c (1)")
     with warnings.catch_warnings():
         warnings.simplefilter("error", InputWarning)
-        arrays = JudgedRuns.build({"c": runs["c"]}, qrels, warn_unjudged=False)
+        arrays = JudgedRuns.build({"c": runs["c"]}, qrels, warn_unjudged=False, warn_missing=False)
     assert arrays.ranking(0, 1)[1].tolist() == [UNJUDGED]
 
 

@@ -1,4 +1,6 @@
 """evaluate() against trec_eval's own test suite (v9.0.8 expected outputs, as pytrec_eval/ir_measures)."""
+import warnings
+
 import ir_measures
 import numpy as np
 import pandas as pd
@@ -40,7 +42,14 @@ def _check(run, qrels, expected, *, rel=None, averaged_over_qrels=False):
     names = _kernel_trec_names(expected)
     assert len(names) >= 20, names
     measures = [m if rel is None else _with_rel(m, rel) for m in names]
-    ours = evaluate(run, qrels, measures)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ours = evaluate(run, qrels, measures)
+    judged = set(read_qrels(qrels).frame["qid"])
+    missing = judged - set(run["qid"])  # judged topics without results: said once, counted (trec_eval -c)
+    said = (f"1 of 1 run(s) have no results for some of the {len(judged)} topics in the qrels (at most {len(missing)} "
+            "per run")
+    assert [str(w.message)[:len(said)] for w in caught] == ([said] if missing else [])
     ours["measure"] = ours["measure"].map(dict(zip(measures, names)))
     compared = 0
     for (measure, qid), value in expected.items():

@@ -247,8 +247,15 @@ def test_mismatched_run_names(runs_and_files):
 def test_no_common_topics(runs_and_files):
     original, reproduced, qrels, *_ = runs_and_files
     other = {k: v.assign(qid=v.qid + "x") for k, v in reproduced.items()}
-    with pytest.raises(ValueError, match="no common topics"):
+    with pytest.raises(ValueError, match=r"run 'reproduced \w+' has no topic in the qrels: .* \(is it the right qrels "
+                                         r"file\?\)"):
         ptb.reproducibility(original, other, qrels, ["AP"])
+    topics = sorted(set(qrels["qid"]))
+    first, second = set(topics[:len(topics) // 2]), set(topics[len(topics) // 2:])  # each run some judged topics
+    halves = {k: v[v.qid.isin(first)] for k, v in original.items()}, {k: v[v.qid.isin(second)]
+                                                                       for k, v in reproduced.items()}
+    with pytest.raises(ValueError, match="no common topics"):
+        ptb.reproducibility(*halves, qrels, ["AP"])
 
 
 def test_plan_of_the_wrong_size(runs_and_files):

@@ -113,7 +113,8 @@ def test_median_batch_does_not_change_results(ap):
 
 
 def test_constant_scores_give_a_point_and_a_warning():
-    with pytest.warns(DegenerateWarning, match=r"all topic scores are equal for 1 system\(s\), so each interval is the single point of its score: 0 \[0.3, 0.3\]"):
+    with pytest.warns(DegenerateWarning, match=r"a system's scores are the same on every topic for 1 interval\(s\), "
+                                             r"so each is the single point of that score: 0 \[0.3, 0.3\]"):
         res = bootstrap_ci(np.full(10, 0.3), method="bca", n_resamples=200, rng=1)
     assert tuple(res.confidence_interval) == (pytest.approx(0.3), pytest.approx(0.3))
 

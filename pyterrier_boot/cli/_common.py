@@ -8,7 +8,6 @@ import signal
 import sys
 import tempfile
 import threading
-import warnings
 from collections.abc import Callable
 from pathlib import Path
 
@@ -343,13 +342,14 @@ def read_qrels(source, *, corpus_size=None, rel=None, remap=False):
 
 def read_runs(paths, qrels, *, verbose=False):
     """Read the runs (files, .gz, folders); refuse a run that shares no topic with the qrels and
-    warn about runs that miss some judged topics (they score 0 there, as ``trec_eval -c``)."""
+    drop (with one warning) the results for topics not in the qrels, as trec_eval ignores them
+    (:mod:`pyterrier_boot.inputs.overlap`; the commands' evaluation says which runs miss judged topics)."""
+    from ..inputs.overlap import TopicOverlap
     from ..inputs.runs import Runs
 
-    missing: list[str] = []
-    extra: list[str] = []
-    runs = dict(_checked_runs(paths, qrels, verbose, missing, extra))
-    _warn_topics(missing, extra, qrels)
+    overlap = TopicOverlap(qrels.frame["qid"].unique(), missing=False)
+    runs = dict(_checked_runs(paths, qrels, verbose, overlap))
+    overlap.report()
     return Runs(runs)  # the frames are read: not checked again
 
 
@@ -357,57 +357,34 @@ def intern_runs(paths, qrels, *, verbose=False):
     """The runs as :func:`read_runs` reads and checks them, interned one at a time
     (:class:`~pyterrier_boot.measures.arrays.JudgedRunsBuilder`): only one run frame is held at
     once, so memory stays flat however many and however deep the runs are."""
+    from ..inputs.overlap import TopicOverlap
     from ..measures.arrays import JudgedRunsBuilder
 
-    missing: list[str] = []
-    extra: list[str] = []
-    builder = JudgedRunsBuilder(qrels.frame, warn_unjudged=False)
-    for name, run in _checked_runs(paths, qrels, verbose, missing, extra, check_pairs=False):  # add checks them
+    overlap = TopicOverlap(qrels.frame["qid"].unique(), missing=False)
+    builder = JudgedRunsBuilder(qrels.frame, warn_unjudged=False)  # warns about the runs missing judged topics
+    for name, run in _checked_runs(paths, qrels, verbose, overlap, check_pairs=False):  # add checks them
         builder.add(name, run)
         del run  # one frame at a time
-    _warn_topics(missing, extra, qrels)
+    overlap.report()
     return builder.build()
 
 
-def _checked_runs(paths, qrels, verbose, missing, extra, *, check_pairs=True):
-    """``(name, run)`` one at a time, rows of topics not in the qrels dropped; names of runs missing
-    judged topics or with unjudged ones go to ``missing`` / ``extra`` (with their counts).
-    ``check_pairs`` as in :func:`~pyterrier_boot.inputs.runs.iter_runs`."""
+def _checked_runs(paths, qrels, verbose, overlap, *, check_pairs=True):
+    """``(name, run)`` one at a time, each run's topics added to ``overlap`` (a run without a topic in
+    the qrels is refused) and its rows of topics not in the qrels dropped. ``check_pairs`` as in
+    :func:`~pyterrier_boot.inputs.runs.iter_runs`."""
     from ..inputs.runs import check_run, iter_runs
 
     judged = set(qrels.frame["qid"].unique())
-    example = ", ".join(repr(q) for q in sorted(judged)[:3])
     for name, run in iter_runs(list(paths), verbose=verbose, check_pairs=check_pairs):
         qids = set(run["qid"].unique())
-        common = qids & judged
-        if not common:
-            shown = ", ".join(repr(q) for q in sorted(qids)[:3])
-            raise ValueError(f"run {name!r} has no topic in the qrels: its topics are {shown}"
-                             f"{', ...' if len(qids) > 3 else ''}, the qrels' are {example}"
-                             f"{', ...' if len(judged) > 3 else ''} (is it the right qrels file?)")
-        if len(common) < len(judged):
-            missing.append(f"{name} ({len(judged) - len(common)})")
-        if len(common) < len(qids):  # unjudged topics are ignored, as trec_eval does: one warning for all runs
-            extra.append(f"{name} ({len(qids) - len(common)})")
+        overlap.add(name, qids)
+        if not qids <= judged:  # unjudged topics are ignored, as trec_eval does: one warning for all runs
             if not check_pairs:  # the caller checks only the rows kept
                 check_run(run, run.attrs.get("what", f"run {name!r}"))
             run = run[run["qid"].isin(judged)].reset_index(drop=True)
         yield name, run
         del run  # not held while the next run is read
-
-
-def _warn_topics(missing, extra, qrels):
-    from .._warnings import InputWarning
-
-    if extra:
-        shown = ", ".join(extra[:3]) + (f" and {len(extra) - 3} more" if len(extra) > 3 else "")
-        warnings.warn(f"{len(extra)} run(s) have results for topics that are not in the qrels (number of "
-                      f"topics): {shown}; those topics are ignored, as trec_eval does", InputWarning, stacklevel=3)
-    if missing:
-        shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
-        warnings.warn(f"{len(missing)} run(s) have no results for some of the {qrels.frame['qid'].nunique()} judged "
-                      f"topics (number missing): {shown}; they score 0 on those topics (as trec_eval -c)",
-                      InputWarning, stacklevel=3)
 
 
 def check_baselines(baselines, names):

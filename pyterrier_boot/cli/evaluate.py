@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .._batches import check_scheduler, executor_from
+from .._warnings import InputWarning, warn
 from ..measures.arrays import JudgedRuns
 from ..stats.registry import PAIRED
 from . import _common, _text
@@ -197,7 +198,10 @@ def _evaluate(args, measures, status, progress, out, executor=None):
                         executor=executor)
     del runs  # the per-topic values are in the result: the rankings are not held through the tests and report
     pairwise = None
-    if not args.baseline and len(names) > 1:
+    if not args.baseline and len(names) > 1 and len(result.qids) < 2 and bootstrap is None:
+        warn(InputWarning(f"only {len(result.qids)} topic is judged: the pairs of runs are not tested (a test needs "
+                          "at least 2 topics)"))
+    if not args.baseline and len(names) > 1 and len(result.qids) > 1:
         n_pairs = len(names) * (len(names) - 1) // 2
         status(f"testing all {n_pairs:,} pairs of runs ({args.test} test, correction {args.correction})")
         pairwise = result.pairwise(test=args.test, correction=correction, alpha=args.alpha,

@@ -144,6 +144,9 @@ def _from_runs(args, options, status, seed):
         raise ValueError(f"estimating the variance of differences needs at least 2 runs, got {len(runs)}")
     status(f"evaluating {len(runs)} runs")
     result = experiment_result(runs, None, qrels, measures, bootstrap=None)
+    if len(result.qids) < 2:
+        raise ValueError(f"estimating the variance of per-topic differences needs at least 2 judged topics, the "
+                         f"qrels judge {len(result.qids)}; give --variance instead")
     n_systems = len(runs) if args.all_pairs else args.systems
     streams = np.random.default_rng(seed).spawn(len(result.measures))
     rows = [(m, topic_set_size(result.values[:, :, j], n_systems=n_systems, n_resamples=args.n_resamples,

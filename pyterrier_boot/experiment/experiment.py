@@ -27,7 +27,8 @@ from .._memory import (
     require_resamples_memory,
 )
 from .._random import DEFAULT_SEED, as_generator
-from .._warnings import InputWarning, one_warning_per_kind, warn
+from .._warnings import DegenerateWarning, InputWarning, one_warning_per_kind, suppressed, warn
+from ..inputs.overlap import check_topic_overlap
 from ..inputs.qrels import Qrels, read_qrels
 from ..inputs.runs import Runs, check_run_columns, read_runs
 from ..inputs.topics import read_topics
@@ -289,7 +290,7 @@ def _experiment(retr_systems, topics, qrels, eval_metrics, settings: _Settings) 
     keys, runs, mrt = _execute(systems, names, inputs, settings) if interned is None else (names, [], [0.0] * len(names))
     read = isinstance(retr_systems, Runs)  # frames read by read_runs are not checked again
     labels, values, evaluator, qids = _evaluated(runs, keys, inputs.qrels, measures, settings, baselines, read=read,
-                                                 interned=interned)
+                                                 interned=interned, chosen=inputs.topics_all is not None)
     seed = DEFAULT_SEED if settings.rng is None else settings.rng
     rng = as_generator(seed)
     provenance = _provenance(seed, rng, settings.test, settings.correction, settings.correction_alpha,
@@ -378,10 +379,11 @@ def _execute(systems, names, inputs: _Inputs, settings: _Settings):
 
 
 def _evaluated(runs, keys, qrels: Qrels, measures, settings: _Settings, baselines, *, read: bool,
-               interned: JudgedRuns | None = None):
+               interned: JudgedRuns | None = None, chosen: bool = False):
     """Per-topic values ``[system, topic, measure]`` with their labels, the evaluator of the kernel
-    measures (None without) and the topics; only imaged measures are kept for the corpus bootstrap."""
-    labels, values, evaluator = _values(runs, keys, qrels, measures, read=read, interned=interned)
+    measures (None without) and the topics; only imaged measures are kept for the corpus bootstrap.
+    ``chosen``: the topics were given (results for other topics are ignored without a warning)."""
+    labels, values, evaluator = _values(runs, keys, qrels, measures, read=read, interned=interned, chosen=chosen)
     if evaluator is None:
         qids = np.array(natural_order(pd.unique(qrels.frame["qid"].to_numpy(object))), dtype=object)
     else:
@@ -410,7 +412,7 @@ def _bootstrap(values, keys, labels, baselines, evaluator, qrels: Qrels, setting
     if s.bootstrap in ("corpus", "both"):
         corpus = _corpus(evaluator, values, qrels, s.n_resamples, s.model, corpus_rng, s.verbose is True, s)
     intervals, distribution = mean_spreads(values, s.bootstrap, s.interval, s.confidence_level, topic_plan, corpus,
-                                           s.executor)
+                                           s.executor, names=keys, measures=labels)
     if baselines:
         comparisons = Comparisons.build(values, keys, baselines, labels,
                                         test=s.test if test_name is None else test_name, plan=topic_plan,
@@ -420,9 +422,12 @@ def _bootstrap(values, keys, labels, baselines, evaluator, qrels: Qrels, setting
                                         interval=s.interval, corpus=corpus, max_memory=s.max_memory,
                                         executor=s.executor)
         if comparisons.distribution is None and s.bootstrap is not None:
-            comparisons = comparisons.with_intervals(comparisons.intervals, difference_spreads(
-                values, comparisons.system_index, comparisons.baseline_index, s.bootstrap, s.interval,
-                s.confidence_level, topic_plan, corpus, s.executor)[1])
+            # only the replicates are kept: the intervals shown are the test's, whose warnings name the pairs
+            with suppressed(DegenerateWarning):
+                replicates = difference_spreads(values, comparisons.system_index, comparisons.baseline_index,
+                                                s.bootstrap, s.interval, s.confidence_level, topic_plan, corpus,
+                                                s.executor)[1]
+            comparisons = comparisons.with_intervals(comparisons.intervals, replicates)
     return _Spreads(topic_plan, corpus, intervals, distribution, comparisons)
 
 
@@ -575,7 +580,8 @@ def _summed(measure):
     return isinstance(measure.aggregator(), SumAgg)
 
 
-def _values(runs, keys, qrels: Qrels, measures, *, read: bool, interned: JudgedRuns | None = None):
+def _values(runs, keys, qrels: Qrels, measures, *, read: bool, interned: JudgedRuns | None = None,
+            chosen: bool = False):
     """Per-topic values ``[system, topic, measure]``: kernel measures, then those through ir_measures.
 
     The runs are checked here, once (kernel measures need rankings), unless ``read``: frames that
@@ -595,14 +601,17 @@ def _values(runs, keys, qrels: Qrels, measures, *, read: bool, interned: JudgedR
     labels = [lm.label for lm in kernel]
     evaluator = None
     if kernel:
-        # as pt.Experiment: topics without judgements are not evaluated (pt.Experiment says so)
-        evaluator = intern(checked, qrels, parse_measures(kernel), warn_unjudged=False)
+        # as pt.Experiment: topics without judgements are not evaluated (silently when the topics were
+        # chosen); unlike it, a run without a judged topic is refused (inputs.overlap)
+        evaluator = intern(checked, qrels, parse_measures(kernel), warn_unjudged=not chosen)
         arrays = evaluator.arrays
         values = evaluator.evaluate(np.ones((1, arrays.n_docs), np.int32), identity=True)[0]
         qids = arrays.qids
     else:
         qids = np.array(natural_order(pd.unique(qrels.frame["qid"].to_numpy(object))), dtype=object)
         values = np.zeros((len(runs), len(qids), 0))
+        check_topic_overlap({key: run["qid"].unique() for key, run in checked.items()}, qids,
+                            ignored=not chosen)  # the same check as interning makes
     if by_query:
         values = np.concatenate([values, _by_query(runs, qrels.frame, by_query, qids)], axis=2)
         labels += [label for label, _ in by_query]

@@ -273,11 +273,15 @@ class ExperimentResult:
         corpus bootstrap (``"corpus"``/``"both"``) the experiment's replicate interval of the
         difference, and ``p-value`` (then ``statistic`` is NaN) is the replicate test that inverts it
         (:func:`~pyterrier_boot.experiment.uncertainty.replicate_test`), so the verdict includes the
-        same corpus variance as the interval."""
+        same corpus variance as the interval. With fewer than 2 topics (no test is defined) every pair
+        gets its difference with NaN p-values and intervals, as :meth:`table` leaves them (the
+        experiment warned once)."""
         from ..stats.comparison import interval_alpha
         from ..stats.correction import correct_pvalues
         from .uncertainty import matched_intervals
 
+        if len(self.qids) < 2:
+            return _untested_pairs(self.values, self.names, self.measures, test, correction, alpha)
         scores = {m: pd.DataFrame(self.values[:, :, j], index=list(self.names)) for j, m in enumerate(self.measures)}
         table = compare(scores, test=test, correction=correction, alpha=alpha, rng=rng, n_resamples=n_resamples,
                         max_memory=max_memory, executor=executor)
@@ -486,6 +490,29 @@ def replicate_name(interval: str | None) -> str:
     from .uncertainty import replicate_method
 
     return replicate_method(interval)  # type: ignore[arg-type]  # interval is set with a bootstrap
+
+
+def _untested_pairs(values, names, measures, test, correction, alpha) -> pd.DataFrame:
+    """:func:`compare`'s table of every pair on fewer than 2 topics: means, difference and the
+    per-topic wins, ties and losses; the test's columns NaN (``reject`` False)."""
+    from ..stats.comparison import COLUMNS
+
+    a, b = np.triu_indices(len(names), k=1)
+    means = values.mean(axis=1)  # [system, measure]
+    diff = values[a] - values[b]  # [pair, topic, measure]
+    frame = pd.DataFrame({
+        "measure": np.repeat(np.array(measures, dtype=object), len(a)),
+        "system_a": np.tile(np.array(names, dtype=object)[a], len(measures)),
+        "system_b": np.tile(np.array(names, dtype=object)[b], len(measures)),
+        "mean_a": means[a].T.reshape(-1), "mean_b": means[b].T.reshape(-1),
+        "difference": (means[a] - means[b]).T.reshape(-1),
+        "wins": (diff > 0).sum(axis=1).T.reshape(-1), "ties": (diff == 0).sum(axis=1).T.reshape(-1),
+        "losses": (diff < 0).sum(axis=1).T.reshape(-1), "n_topics": values.shape[1], "reject": False,
+    }).reindex(columns=COLUMNS)
+    frame["reject"] = frame["reject"].astype(bool)
+    frame.attrs.update(test=test, correction=correction, alpha=alpha, alternative="two-sided",
+                       confidence_level=1 - alpha)
+    return frame
 
 
 def _highlighted(frame, direction, highlight):

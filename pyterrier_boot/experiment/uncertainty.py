@@ -22,6 +22,7 @@ from ..corpus.intervals import image_interval
 from ..stats.intervals import bootstrap_ci
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from concurrent.futures import Executor
     from typing import Any
 
@@ -51,11 +52,14 @@ class Spread:
 
 
 def topic_spread(rows: FloatArray, plan: ResamplePlan, *, method: str, confidence_level: float,
-                 executor: Executor | None = None) -> Spread:
+                 executor: Executor | None = None, labels: Sequence[str] | None = None) -> Spread:
     """Topic-bootstrap intervals of the mean of each row of ``rows`` (series x topics), on ``executor``
-    when given (:func:`~pyterrier_boot.bootstrap_ci`)."""
+    when given (:func:`~pyterrier_boot.bootstrap_ci`, whose warnings name the rows by ``labels``)."""
+    import pandas as pd
+
+    scores = rows if labels is None else pd.DataFrame(rows, index=list(labels))
     # the caller (Experiment) checked the memory of the whole bootstrap against its max_memory
-    res = bootstrap_ci(rows, method=method, confidence_level=confidence_level, plan=plan, max_memory=NO_LIMIT,
+    res = bootstrap_ci(scores, method=method, confidence_level=confidence_level, plan=plan, max_memory=NO_LIMIT,
                        executor=executor)
     dist = res.bootstrap_distribution
     dist = np.zeros((0, rows.shape[0])) if dist is None else np.asarray(dist).T
@@ -93,9 +97,11 @@ def _limits(theta, dist, method, confidence_level):
 
 def mean_spreads(values: FloatArray, bootstrap: str | None, interval: str | None,
                  confidence_level: float, plan: ResamplePlan | None, corpus: Any,
-                 executor: Executor | None = None) -> tuple[FloatArray | None, FloatArray | None]:
+                 executor: Executor | None = None, *, names: Sequence[str] | None = None,
+                 measures: Sequence[str] | None = None) -> tuple[FloatArray | None, FloatArray | None]:
     """Intervals ``[S, M, 2]`` of each system's mean over topics of ``values [S, Q, M]`` and the
-    bootstrap distribution ``[B, S, M]`` behind them (``(None, None)`` without a bootstrap)."""
+    bootstrap distribution ``[B, S, M]`` behind them (``(None, None)`` without a bootstrap). Warnings
+    name a system as ``"<measure>: <name>"`` given the systems' ``names`` and the ``measures``' labels."""
     if bootstrap is None:
         return None, None
     if bootstrap == "corpus":
@@ -104,7 +110,8 @@ def mean_spreads(values: FloatArray, bootstrap: str | None, interval: str | None
         low, high = image_interval(theta, dist, method=interval, confidence_level=confidence_level,  # type: ignore[arg-type]  # interval is set with a bootstrap
                                    jackknife=jack)
         return np.stack([low, high], axis=-1), dist
-    return _per_measure(values, None, bootstrap, interval, confidence_level, plan, corpus, executor)
+    labels = None if names is None or measures is None else [[f"{m}: {n}" for n in names] for m in measures]
+    return _per_measure(values, None, bootstrap, interval, confidence_level, plan, corpus, executor, labels)
 
 
 def difference_spreads(values: FloatArray, a: npt.NDArray[np.intp], b: npt.NDArray[np.intp],
@@ -128,14 +135,15 @@ def difference_spreads(values: FloatArray, a: npt.NDArray[np.intp], b: npt.NDArr
     return _per_measure(values, (a, b), bootstrap, interval, confidence_level, plan, corpus, executor)
 
 
-def _per_measure(values, pairs, bootstrap, interval, confidence_level, plan, corpus, executor=None):
-    """Topic or joint spreads, one measure at a time, of system means or (with ``pairs``) differences."""
+def _per_measure(values, pairs, bootstrap, interval, confidence_level, plan, corpus, executor=None, labels=None):
+    """Topic or joint spreads, one measure at a time, of system means or (with ``pairs``) differences;
+    ``labels[m]``: the rows' labels for measure ``m`` (None: their positions)."""
     spreads = []
     for m in range(values.shape[2]):
         rows = values[:, :, m] if pairs is None else values[pairs[0], :, m] - values[pairs[1], :, m]
         if bootstrap == "topic":
             spreads.append(topic_spread(rows, plan, method=interval, confidence_level=confidence_level,
-                                        executor=executor))
+                                        executor=executor, labels=None if labels is None else labels[m]))
             continue
         images = corpus.bootstrap_distribution[..., m]  # [image, system, topic]
         if pairs is not None:

@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from .._warnings import InputWarning, report
+from ..inputs.overlap import TopicOverlap
 from ..inputs.runs import check_run
 from .ranking import descending_score_keys, rank_cells
 
@@ -174,19 +175,22 @@ class JudgedRuns:
         )
 
     @classmethod
-    def build(cls, runs: Mapping[str, pd.DataFrame], qrels: pd.DataFrame, *, warn_unjudged: bool = True) -> JudgedRuns:
+    def build(cls, runs: Mapping[str, pd.DataFrame], qrels: pd.DataFrame, *, warn_unjudged: bool = True,
+              warn_missing: bool = True) -> JudgedRuns:
         """Intern validated runs and qrels.
 
         Args:
             runs: dict name -> frame with ``qid``, ``docno``, ``score`` (as returned by
                 :func:`pyterrier_boot.read_runs`).
             qrels: frame with ``qid``, ``docno``, ``label`` (``Qrels.frame``).
-            warn_unjudged: warn about the topics of runs that are not in the qrels (``Experiment``
-                does not: ``pt.Experiment`` has already said so).
+            warn_unjudged, warn_missing: warn about the runs' topics that are not in the qrels, and
+                about the judged topics a run has no result for (False where the caller has said so).
 
-        Topics of a run that are not in the qrels are ignored (as trec_eval and ir_measures
-        do), with an :class:`InputWarning` naming them; topics of the qrels a run did not
-        retrieve anything for get an empty ranking (every measure then scores 0).
+        A run that shares no topic with the qrels is refused (a ValueError naming it). Topics of a
+        run that are not in the qrels are ignored (as trec_eval and ir_measures do), and topics of
+        the qrels a run did not retrieve anything for get an empty ranking (every measure then
+        scores 0), each with one :class:`InputWarning` counting the runs and topics
+        (:mod:`pyterrier_boot.inputs.overlap`).
 
         Up to :data:`ALL_AT_ONCE_ROWS` results in all, every run is interned in one pass over the
         concatenated columns (fastest); beyond, one run at a time (:class:`JudgedRunsBuilder`: the
@@ -195,7 +199,7 @@ class JudgedRuns:
         names = tuple(runs)
         frames = [runs[n] for n in names]
         if sum(len(f) for f in frames) > ALL_AT_ONCE_ROWS:
-            builder = JudgedRunsBuilder(qrels, warn_unjudged=warn_unjudged)
+            builder = JudgedRunsBuilder(qrels, warn_unjudged=warn_unjudged, warn_missing=warn_missing)
             for name, frame in zip(names, frames, strict=True):
                 builder.add(name, frame)
             return builder.build()
@@ -207,7 +211,9 @@ class JudgedRuns:
         topic = _topic_ids([f["qid"] for f in frames], qids)
         score = np.concatenate([trec_eval_scores(f["score"].to_numpy(np.float64)) for f in frames]
                                if frames else [np.zeros(0, np.float32)])
-        _warn_dropped(names, frames, sizes, topic, score, warn_unjudged)
+        overlap = TopicOverlap(qids, ignored=warn_unjudged, missing=warn_missing)
+        _warn_dropped(names, frames, sizes, topic, score, qids, overlap)
+        overlap.report()
         if len(topic) >= COMPILED_RANKING_ROWS:
             judged_docs = np.zeros(len(docnos), dtype=bool)
             judged_docs[q_doc] = True
@@ -276,26 +282,24 @@ def _topic_ids(columns, qids):
     return np.concatenate(parts)
 
 
-def _warn_dropped(names, frames, sizes, topic, score, warn_unjudged):
-    """Warn (once per kind, naming the runs or topics) about scores beyond single precision and
-    topics not in the qrels, for runs of ``sizes`` consecutive rows; return the mask of the rows
-    kept (those of judged topics)."""
+def _warn_dropped(names, frames, sizes, topic, score, qids, overlap):
+    """Warn (once per kind, naming the runs) about scores beyond single precision, and add each run's
+    topics to ``overlap`` (:class:`~pyterrier_boot.inputs.overlap.TopicOverlap`: a run without a
+    topic in the qrels is refused), for runs of ``sizes`` consecutive rows; return the mask of the
+    rows kept (those of judged topics)."""
     ends = np.cumsum(sizes)
     infinite = np.unique(np.searchsorted(ends, np.flatnonzero(np.isinf(score)), side="right"))
     if len(infinite):
         report(InputWarning, "{n} run(s) have scores beyond single precision (about 3.4e38 in magnitude), "
                "which trec_eval compares as infinite, so those documents tie (broken by docno, as "
                "trec_eval does); rescale the scores to rank them apart: {cases}", [repr(names[j]) for j in infinite])
-    unknown = topic < 0
-    if warn_unjudged and unknown.any():
-        rows = np.flatnonzero(unknown)
-        run = np.searchsorted(ends, rows, side="right")
-        for j in np.unique(run):
-            local = rows[run == j] - (ends[j] - sizes[j])
-            missing = natural_order(pd.unique(frames[j]["qid"].to_numpy(object)[local]))
-            report(InputWarning, "{n} topic(s) not in the qrels are ignored (as trec_eval does): {cases}",
-                   missing)
-    return ~unknown
+    for j, (name, frame) in enumerate(zip(names, frames, strict=True)):
+        rows = topic[ends[j] - sizes[j]:ends[j]]
+        seen = np.zeros(len(qids), dtype=bool)
+        seen[rows[rows >= 0]] = True
+        unknown = pd.unique(frame["qid"].to_numpy(object)[rows < 0])
+        overlap.add(name, [*qids[seen], *unknown])
+    return topic >= 0
 
 
 def _rank_runs(topic, sizes, score, doc, lookup, n_topics, n_docs):
@@ -383,7 +387,7 @@ class JudgedRunsBuilder:
     """Interns runs one at a time, so that a caller reading many large runs never holds more than
     one run frame: each run is ranked and graded as it is added and only its integer arrays are
     kept; :meth:`build` returns the same :class:`JudgedRuns` as :meth:`JudgedRuns.build` on all
-    the runs at once (``warn_unjudged`` as there).
+    the runs at once (``warn_unjudged`` and ``warn_missing`` as there).
 
     Example:
         >>> builder = JudgedRunsBuilder(qrels.frame)
@@ -392,10 +396,10 @@ class JudgedRunsBuilder:
         >>> arrays = builder.build()                   # doctest: +SKIP
     """
 
-    def __init__(self, qrels: pd.DataFrame, *, warn_unjudged: bool = True) -> None:
+    def __init__(self, qrels: pd.DataFrame, *, warn_unjudged: bool = True, warn_missing: bool = True) -> None:
         self._qrels = qrels[["qid", "docno", "label"]]
         self._qids = np.array(natural_order(pd.unique(qrels["qid"].to_numpy(object))), dtype=object)
-        self._warn_unjudged = warn_unjudged
+        self._overlap = TopicOverlap(self._qids, ignored=warn_unjudged, missing=warn_missing)
         self._vocabulary = _Vocabulary()  # ids in first-seen order
         codes = self._vocabulary.ids(qrels["docno"].to_numpy(object))
         uniques = self._vocabulary.values()
@@ -418,7 +422,7 @@ class JudgedRunsBuilder:
         so runs read with ``iter_runs(check_pairs=False)`` are checked here, on integer ids."""
         topic = _topic_ids([run["qid"]], self._qids)
         score = trec_eval_scores(run["score"].to_numpy(np.float64))
-        kept = _warn_dropped([name], [run], [len(run)], topic, score, self._warn_unjudged)
+        kept = _warn_dropped([name], [run], [len(run)], topic, score, self._qids, self._overlap)
         docnos = run["docno"].to_numpy(object)
         ids = self._vocabulary.ids(docnos)  # every docno gets an id, as in JudgedRuns.build
         if _repeats(run["qid"], ids):  # check_run raises, naming the first repeated pair
@@ -439,6 +443,7 @@ class JudgedRunsBuilder:
 
     def build(self) -> JudgedRuns:
         """The runs added so far, with docnos renumbered in sorted order (ids compare as docnos)."""
+        self._overlap.report()
         docnos = self._vocabulary.values()
         order = _string_order(docnos)
         rank = np.empty(len(order), np.int32)

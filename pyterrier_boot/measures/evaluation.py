@@ -3,7 +3,9 @@
 Conventions (those of trec_eval, ir_measures and ``pt.Experiment``):
 
 * Topics are those of the qrels. A topic the run has no result for scores 0; topics of the
-  run that are not in the qrels are ignored, with an :class:`InputWarning`.
+  run that are not in the qrels are ignored; one :class:`InputWarning` for each, counting the runs
+  and topics. A run that shares no topic with the qrels is refused (a ValueError naming it), as it
+  would score 0 everywhere (:mod:`pyterrier_boot.inputs.overlap`).
 * A run is ranked by score, descending, ties broken by docno descending (trec_eval's
   order), for every measure. ir_measures' providers for ``RR@k`` and ``Judged`` break ties
   by docno ascending and cwl_eval's (RBP, INSQ, INST) by input order, so on runs with
@@ -45,7 +47,7 @@ if TYPE_CHECKING:
 
 def prepare(runs: RunsLike, qrels: QrelsLike, measures: MeasuresLike, *,
             topics: TopicsLike | None = None, batch_size: int | None = None, verbose: bool = False,
-            warn_unjudged: bool = True) -> tuple[Evaluator, Qrels]:
+            warn_unjudged: bool = True, warn_missing: bool = True) -> tuple[Evaluator, Qrels]:
     """Read runs, qrels and measures, and intern them: ``(Evaluator, Qrels)``.
 
     The door of :func:`evaluate` and of public functions taking raw runs and qrels; inner layers,
@@ -54,12 +56,15 @@ def prepare(runs: RunsLike, qrels: QrelsLike, measures: MeasuresLike, *,
     qrels = read_qrels(qrels)
     measures = parse_measures(measures)
     runs = read_runs(runs, topics=topics, batch_size=batch_size, verbose=verbose)
-    return intern(runs, qrels, measures, warn_unjudged=warn_unjudged), qrels
+    return intern(runs, qrels, measures, warn_unjudged=warn_unjudged, warn_missing=warn_missing), qrels
 
 
-def intern(runs: Runs, qrels: Qrels, measures: list[LabelledMeasure], *, warn_unjudged: bool = True) -> Evaluator:
-    """An :class:`Evaluator` of runs and qrels already read (nothing is read or checked again)."""
-    arrays = JudgedRuns.build(runs, qrels.frame, warn_unjudged=warn_unjudged)
+def intern(runs: Runs, qrels: Qrels, measures: list[LabelledMeasure], *, warn_unjudged: bool = True,
+           warn_missing: bool = True) -> Evaluator:
+    """An :class:`Evaluator` of runs and qrels already read (nothing is read or checked again; a run
+    without a topic in the qrels is refused, a partial overlap warned about as ``warn_*`` say:
+    :meth:`JudgedRuns.build`)."""
+    arrays = JudgedRuns.build(runs, qrels.frame, warn_unjudged=warn_unjudged, warn_missing=warn_missing)
     return Evaluator(arrays, measures, runs=runs, qrels=qrels.frame)
 
 

@@ -10,10 +10,11 @@ import pandas as pd
 
 from .._results import ConfidenceInterval
 from .._warnings import FitWarning, one_warning_per_kind, suppressed
+from ..inputs.overlap import check_topic_overlap
 from ..inputs.qrels import read_qrels
 from ..inputs.runs import read_runs
 from ..inputs.topics import read_topics
-from ..measures.evaluation import evaluate
+from ..measures.evaluation import prepare, to_long_frame
 from ..measures.parsing import parse_measures, require_mean_aggregated
 from .intervals import (
     CROSSFIT_MIN_TOPICS,
@@ -277,6 +278,7 @@ def ppi_evaluate(runs: RunsLike, auto_qrels: QrelsLike, human_qrels: QrelsLike,
     if small_sample:
         warn_few_topics(len(labeled))
     read = read_runs(runs, topics=topics, names=names, batch_size=batch_size, verbose=verbose)
+    check_topic_overlap({name: run["qid"].unique() for name, run in read.items()}, auto["qid"].unique())
     labels = [p.label for p in parsed]
     human_scores = _scores(read, human, parsed, labeled, labels)
     auto_scores = _scores(read, auto, parsed, labeled + unlabeled, labels)
@@ -318,7 +320,11 @@ def _scores(runs: dict, qrels: pd.DataFrame, measures, qids: list[str], labels: 
     index = pd.MultiIndex.from_product([labels, qids], names=["measure", "qid"])
     cube = pd.DataFrame(0.0, index=index, columns=list(runs))  # no result for any of these topics: 0
     if retrieved:
-        long = evaluate(retrieved, qrels[qrels["qid"].isin(wanted)], measures)
+        # the overlap with the qrels was checked at the door, against every topic
+        evaluator, _ = prepare(retrieved, qrels[qrels["qid"].isin(wanted)], measures, warn_unjudged=False,
+                               warn_missing=False)
+        values = evaluator.evaluate(np.ones((1, evaluator.arrays.n_docs), np.int32), identity=True)[0]
+        long = to_long_frame(values, evaluator.arrays, evaluator.measures)
         scored = long.pivot_table(index=["measure", "qid"], columns="name", values="value", aggfunc="first")
         cube.update(scored.reindex(index=index, columns=list(retrieved)))
     return cube.to_numpy(dtype=float).reshape(len(labels), len(qids), len(runs))

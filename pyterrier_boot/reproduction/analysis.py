@@ -12,9 +12,10 @@ import pandas as pd
 from scipy import stats
 
 from .._warnings import DegenerateWarning, InputWarning, one_warning_per_kind, report
+from ..inputs.overlap import TopicOverlap
 from ..inputs.qrels import read_qrels
 from ..inputs.runs import read_runs
-from ..measures.evaluation import evaluate
+from ..measures.evaluation import prepare, to_long_frame
 from ..stats.equivalence import paired_tost, resolve_margin, unpaired_tost
 from ..stats.resampling import ResamplePlan, resample_plan
 from .intervals import effect_intervals, mean_interval, rmse_interval
@@ -289,9 +290,13 @@ def _common_topics(qrels, orig_runs: dict, rep_runs: dict) -> set:
     """The judged topics every original and reproduced run retrieved for (one warning names the others)."""
     judged = set(qrels.frame["qid"].unique())
     common = set(judged)
-    for runs in (orig_runs, rep_runs):
-        for run in runs.values():
-            common &= set(run["qid"].unique())
+    overlap = TopicOverlap(judged, missing=False)  # a run without a judged topic is refused
+    for what, runs in (("original", orig_runs), ("reproduced", rep_runs)):
+        for name, run in runs.items():
+            topics = set(run["qid"].unique())
+            overlap.add(f"{what} {name}", topics)
+            common &= topics
+    overlap.report()
     if not common:
         raise ValueError("no common topics: no judged topic is retrieved by every original and reproduced run "
                          f"(qrels topics e.g. {sorted(judged)[:3]}); are the runs and qrels of the same collection?")
@@ -305,7 +310,10 @@ def _score_cubes(orig_runs, rep_runs, names, qrels, measures, common):
     labels and the topics (in the evaluation's order)."""
     values = []
     for runs in (orig_runs, rep_runs):
-        long = evaluate({n: runs[n] for n in names}, qrels, measures)
+        evaluator, _ = prepare({n: runs[n] for n in names}, qrels, measures, warn_unjudged=False,
+                              warn_missing=False)  # checked above
+        cube = evaluator.evaluate(np.ones((1, evaluator.arrays.n_docs), np.int32), identity=True)[0]
+        long = to_long_frame(cube, evaluator.arrays, evaluator.measures)
         values.append(long[long["qid"].isin(common)])
     labels = list(dict.fromkeys(values[0]["measure"]))
     qids = tuple(dict.fromkeys(values[0]["qid"]))

@@ -354,8 +354,8 @@ def _degenerate_ends(values, theta, low, high, labels, alternative):
     constant = np.ptp(values, axis=1) == 0
     if not constant.any():
         return low, high
-    report(DegenerateWarning, "all topic scores are equal for {n} system(s), so each interval is the single "
-           "point of its score: {cases}",
+    report(DegenerateWarning, "a system's scores are the same on every topic for {n} interval(s), so each is the "
+           "single point of that score: {cases}",
            (f"{labels[i]} [{theta[i]:g}, {theta[i]:g}]" for i in np.flatnonzero(constant)))
     keep_low = alternative == "less"
     keep_high = alternative == "greater"
