@@ -213,14 +213,15 @@ def _escape(text):
 
 
 def _table_html(frame, *, digits=None, caption=None):
-    """A sortable table (click a header); p-values keep their small values (``.4g``)."""
-    from ._html import sortable_table
+    """A sortable table (click a header) in a horizontal scroll box, so that a wide table scrolls
+    by itself and the page never scrolls sideways; p-values keep their small values (``.4g``)."""
+    from ._html import scroll_box, sortable_table
 
     frame = frame.copy()
     for column in frame.columns:
         if "p-value" in str(column) and pd.api.types.is_float_dtype(frame[column]):
             frame[column] = frame[column].map(lambda v: "" if pd.isna(v) else f"{v:.4g}")
-    return sortable_table(frame, digits=digits, caption=caption)
+    return scroll_box(sortable_table(frame, digits=digits, caption=caption))
 
 
 def _figure_html(fig, caption, alt, name):
@@ -500,14 +501,14 @@ def html_report(results: Any, *, title: str | None = "pyterrier-boot report",
         if baseline is not None:
             _reference(result, baseline)  # a baseline that is not a system is an error before any plot
     from . import __version__
-    from ._html import page
+    from ._html import page, scroll_box
 
     now = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
     parts = [f"<h1>{_escape(title)}</h1>",
              f'<p class="muted">Written by pyterrier-boot {_escape(__version__)} on {now}.</p>']
     if settings:
         rows = "".join(f"<tr><td>{_escape(k)}</td><td>{_escape(v)}</td></tr>" for k, v in settings.items())
-        parts.append(f'<table class="kv">{rows}</table>')
+        parts.append(scroll_box(f'<table class="kv">{rows}</table>'))
     bar = None
     if plots and verbose:
         import pyterrier as pt
