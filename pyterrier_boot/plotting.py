@@ -593,11 +593,13 @@ def _difference_legend(baseline: str) -> list:
     difference, a filled or hollow dot the verdict (both always listed)."""
     from matplotlib.lines import Line2D
 
-    dot = {"marker": "o", "linestyle": "none", "markersize": 5, "markeredgecolor": "black"}
+    def dot(fill: str, label: str) -> Line2D:
+        return Line2D([], [], marker="o", linestyle="none", markersize=5, markeredgecolor="black",
+                      markerfacecolor=fill, label=label)
+
     return [Line2D([], [], color=_BEST, linewidth=1.6, label=f"higher than {baseline}"),
             Line2D([], [], color=_COLLECTION, linewidth=1.6, label=f"lower than {baseline}"),
-            Line2D([], [], markerfacecolor="black", label="significant", **dot),
-            Line2D([], [], markerfacecolor="white", label="not significant", **dot)]
+            dot("black", "significant"), dot("white", "not significant")]
 
 
 def topic_differences(result: ExperimentResult, system: str | int, baseline: str | int,
