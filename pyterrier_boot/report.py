@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from ._atomic import atomic_file
+from .experiment.display import describe_intervals
 from .stats.registry import test_label
 
 if TYPE_CHECKING:
@@ -37,23 +38,8 @@ if TYPE_CHECKING:
 
 __all__ = ["summary_table", "html_report", "write_report", "describe_intervals"]
 
-_INTERVAL_NAMES = {"bca": "BCa", "percentile": "percentile", "basic": "basic", "studentized": "studentized",
-                   "normal": "normal", "t": "t", "logit": "logit"}
-
 
 # ---------------------------------------------------------------- text pieces
-
-
-def describe_intervals(result: ExperimentResult) -> str:
-    """One phrase saying how the result's intervals were made, e.g. ``"95% topic-bootstrap BCa
-    intervals (10,000 topic resamples)"``."""
-    if result.bootstrap is None or result.distribution_ is None:
-        return "no intervals (no bootstrap)"
-    n = result.distribution_.shape[0]
-    unit = {"topic": "topic resamples", "corpus": "corpus images", "both": "replicates (topics and corpus)"}
-    method = _INTERVAL_NAMES.get(result.interval, result.interval)  # type: ignore[arg-type]  # set with a bootstrap
-    return (f"{100 * result.confidence_level:g}% {result.bootstrap}-bootstrap {method} intervals "
-            f"({n:,} {unit[result.bootstrap]})")
 
 
 def _number(value, digits):

@@ -127,3 +127,59 @@ def test_every_test_name_comes_from_the_registry():
     assert registry.test_label("paired-bootstrap") == "paired bootstrap test"
     with pytest.raises(ValueError, match=r"'test' must be one of 'paired_bootstrap', .*; got 'student'"):
         registry.get_test("student")
+
+
+def _every_import_graph():
+    """``module -> modules it imports`` anywhere in its text: top level, inside functions and
+    under ``if TYPE_CHECKING`` (a reader follows all of them)."""
+    modules = {tuple(parts): (path, is_package) for path, parts, is_package in _modules()}
+    graph = {}
+    for key, (path, is_package) in modules.items():
+        edges = set()
+        for target, names in _imports(ast.parse(path.read_text()), list(key), is_package, top_level_only=False):
+            edges.update(tuple(target + [n]) for n in names if tuple(target + [n]) in modules)
+            if tuple(target) in modules and tuple(target) != key[:len(target)]:
+                edges.add(tuple(target))  # not the module's own package (its __init__ runs first)
+        graph[key] = edges
+    return graph
+
+
+def _reachable(graph, start):
+    seen, todo = set(), [start]
+    while todo:
+        for nxt in graph.get(todo.pop(), ()):
+            if nxt not in seen:
+                seen.add(nxt)
+                todo.append(nxt)
+    return seen
+
+
+DRAWERS = [("plotting",), ("report",), ("experiment", "storage")]
+
+
+def test_results_import_none_of_the_modules_that_draw_or_store_them():
+    """The result reads one way: plotting, the report and save/load import ``experiment.result``;
+    it imports none of them (not in a function, not for a type), and no import chain leads from it,
+    or from them or the readable table (``experiment.display``, whose type ``display()`` names),
+    back to itself."""
+    graph = _every_import_graph()
+    result = ("experiment", "result")
+    below = _reachable(graph, result)
+    assert result not in below, "an import chain leads from experiment.result back to it"
+    assert [".".join(d) for d in DRAWERS if d in below] == []
+    for drawer in DRAWERS:
+        assert result in _reachable(graph, drawer), drawer  # they build on the result, not the other way
+    for module in (*DRAWERS, ("experiment", "display")):
+        assert module not in _reachable(graph, module), f"{'.'.join(module)} is on an import cycle"
+
+
+def test_every_result_method_that_draws_has_its_function():
+    """``display()`` and every ``plot_*()`` method of a result reach the function of the module that
+    draws it (wired by ``pyterrier_boot.experiment``), and draw what that function draws."""
+    from pyterrier_boot import plotting
+    from pyterrier_boot.experiment import display, result
+
+    methods = {name for name in vars(result.ExperimentResult) if name.startswith("plot_")} | {"display"}
+    assert set(result.VIEWS) == methods
+    assert result.VIEWS["display"] is display.result_table
+    assert all(result.VIEWS[name] is getattr(plotting, name) for name in methods - {"display"})

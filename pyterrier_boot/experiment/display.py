@@ -18,11 +18,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["ResultTable", "result_table"]
+__all__ = ["ResultTable", "result_table", "describe_intervals"]
 
 MARKS = ("†", "‡", "§", "¶")
 _LATEX_MARKS = {"†": r"\dagger", "‡": r"\ddagger", "§": r"\S", "¶": r"\P"}
 VARIANCE = {"topic": "topics", "corpus": "corpus (documents)", "both": "topics and corpus"}
+_INTERVAL_NAMES = {"bca": "BCa", "percentile": "percentile", "basic": "basic", "studentized": "studentized",
+                   "normal": "normal", "t": "t", "logit": "logit"}
 
 # the default all-pairs comparison of a result, computed once per result (a notebook asks for
 # the HTML and the LaTeX of the same result)
@@ -164,6 +166,19 @@ class ResultTable:
         return self.to_markdown()
 
 
+def describe_intervals(result: Any) -> str:
+    """One phrase saying how an :class:`~pyterrier_boot.ExperimentResult`'s intervals were made,
+    e.g. ``"95% topic-bootstrap BCa intervals (10,000 topic resamples)"`` (the captions of the
+    table, the report, the command line and the leaderboard)."""
+    if result.bootstrap is None or result.distribution_ is None:
+        return "no intervals (no bootstrap)"
+    n = result.distribution_.shape[0]
+    unit = {"topic": "topic resamples", "corpus": "corpus images", "both": "replicates (topics and corpus)"}
+    method = _INTERVAL_NAMES.get(result.interval, result.interval)
+    return (f"{100 * result.confidence_level:g}% {result.bootstrap}-bootstrap {method} intervals "
+            f"({n:,} {unit[result.bootstrap]})")
+
+
 def latex_escape(text: Any) -> str:
     """``text`` with LaTeX's special characters escaped."""
     out = []
@@ -232,7 +247,6 @@ def result_table(result: Any, *, digits: int = 3, letters: bool | str = "auto", 
             corrected, else ``1 - confidence_level``, the level its verdicts used).
         sort: rows by the first measure, best first (default: the experiment's order).
     """
-    from ..report import describe_intervals
     from ..stats.inversion import alpha_of
 
     if isinstance(digits, bool) or not isinstance(digits, (int, np.integer)) or digits < 0:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import builtins
 import os
 import warnings
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -13,10 +13,12 @@ import pandas as pd
 from .._memory import DEFAULT_MAX_MEMORY
 from .._warnings import DegenerateWarning, InputWarning, suppressed
 from ..stats.comparison import compare
+from .archive import json_value, read_archive, write_archive
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
     from concurrent.futures import Executor
+    from pathlib import Path
     from typing import Any
 
     from matplotlib.axes import Axes
@@ -26,6 +28,12 @@ if TYPE_CHECKING:
     from ..stats.resampling import ResamplePlan, SignFlipPlan
     from .display import ResultTable
 
+#: The functions that draw a result, by the name of the :class:`ExperimentResult` method that
+#: calls them (``"display"``: :func:`~pyterrier_boot.experiment.display.result_table`, ``"plot_means"``:
+#: :func:`pyterrier_boot.plotting.plot_means`, ...). The modules that draw a result import it; it
+#: imports none of them: the package (``pyterrier_boot/experiment/__init__.py``) fills this table
+#: when it is imported, before any result exists.
+VIEWS: dict[str, Callable[..., Any]] = {}
 
 
 @dataclass(frozen=True, eq=False)
@@ -339,10 +347,8 @@ class ExperimentResult:
         -display letters, with a caption saying what they mean
         (:func:`~pyterrier_boot.experiment.display.result_table`; a notebook shows it for the result).
         It has ``to_html()``, ``to_latex()``, ``to_markdown()`` and ``to_frame()``."""
-        from .display import result_table
-
-        return result_table(self, digits=digits, letters=letters, pairwise=pairwise, test=test,
-                            correction=correction, alpha=alpha, sort=sort)
+        return VIEWS["display"](self, digits=digits, letters=letters, pairwise=pairwise, test=test,
+                                correction=correction, alpha=alpha, sort=sort)
 
     def to_latex(self, *, digits: int = 3, alpha: float | None = None, caption: str | None = None,
                  label: str | None = None, letters: bool | str = "auto") -> str:
@@ -361,8 +367,6 @@ class ExperimentResult:
         """Every summary figure as plain JSON-able values (NaN as None): settings, provenance, per
         system and measure the mean, interval and per-topic values, the comparisons (one record per
         row). :meth:`save` keeps everything else (distributions, plans, corpus images)."""
-        from .storage import _json_value
-
         means = self.means
         systems: dict[str, dict[str, Any]] = {}
         for s, name in enumerate(self.names):
@@ -381,22 +385,23 @@ class ExperimentResult:
             "comparisons": None if self.comparisons is None else self.comparisons.frame.to_dict(orient="records"),
             "provenance": self.provenance,
         }
-        return _json_value(out, tagged=False)
+        return json_value(out, tagged=False)
 
-    def save(self, path: str | os.PathLike) -> os.PathLike:
+    def save(self, path: str | os.PathLike) -> Path:
         """Write every figure and what produced it to one zip file of JSON and ``.npy`` arrays (no
-        pickle; :func:`~pyterrier_boot.experiment.storage.save_result`); read it back with
+        pickle; the format is in :mod:`pyterrier_boot.experiment.archive`); read it back with
         :meth:`load` or :func:`pyterrier_boot.load_result`. Returns the path."""
-        from .storage import save_result
-
-        return save_result(self, path)
+        return write_archive(path, {f.name: getattr(self, f.name) for f in fields(self)}, plan=self.plan,
+                             corpus=self.corpus, comparisons=self.comparisons,
+                             tables={"table.csv": self.table().to_csv(index=False),
+                                     "perquery.csv": self.per_query().to_csv(index=False)})
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> ExperimentResult:
         """Read a result written by :meth:`save`."""
-        from .storage import load_result
-
-        return load_result(path)
+        saved = read_archive(path)
+        comparisons = None if saved["comparisons"] is None else Comparisons(**saved["comparisons"])
+        return cls(**saved["result"], plan=saved["plan"], corpus=saved["corpus"], comparisons=comparisons)
 
     def save_summaries(self, save_dir: str) -> None:
         """``aggregated.csv`` and ``perquery.csv`` in ``save_dir``, keeping other systems' rows (as pt.Experiment)."""
@@ -419,61 +424,45 @@ class ExperimentResult:
         return (f"ExperimentResult({len(self.names)} systems x {len(self.qids)} topics x measures "
                 f"{list(self.measures)}, bootstrap={self.bootstrap!r})")
 
-    # ------------------------------------------------------------ plots (pyterrier_boot.plotting)
+    # ------------------------------------------------------------ plots (pyterrier_boot.plotting, through VIEWS)
 
     def plot_means(self, measure: MeasureLike | None = None, **kwargs: Any) -> Axes:
         """Each system's mean with its interval, sorted (:func:`pyterrier_boot.plotting.plot_means`)."""
-        from ..plotting import plot_means
-
-        return plot_means(self, measure, **kwargs)
+        return VIEWS["plot_means"](self, measure, **kwargs)
 
     def plot_pairwise(self, measure: MeasureLike | None = None, **kwargs: Any) -> Axes:
         """Matrix of mean differences, significant pairs marked (:func:`pyterrier_boot.plotting.plot_pairwise`)."""
-        from ..plotting import plot_pairwise
-
-        return plot_pairwise(self, measure, **kwargs)
+        return VIEWS["plot_pairwise"](self, measure, **kwargs)
 
     def plot_topics(self, system: str | int | None = None, measure: MeasureLike | None = None,
                     **kwargs: Any) -> Axes:
         """One system's per-topic scores, with their spread over corpus images
         (Zobel & Rashidi Fig. 2; :func:`pyterrier_boot.plotting.plot_topics`)."""
-        from ..plotting import plot_topics
-
-        return plot_topics(self, system, measure, **kwargs)
+        return VIEWS["plot_topics"](self, system, measure, **kwargs)
 
     def plot_ranks(self, measure: MeasureLike | None = None, **kwargs: Any) -> Axes:
         """Rank variability over bootstrap replicates (Zobel & Rashidi Fig. 5;
         :func:`pyterrier_boot.plotting.plot_ranks`)."""
-        from ..plotting import plot_ranks
-
-        return plot_ranks(self, measure, **kwargs)
+        return VIEWS["plot_ranks"](self, measure, **kwargs)
 
     def plot_pvalues(self, a: str | int | None = None, b: str | int | None = None, **kwargs: Any) -> Any:
         """Per-image t-test p-value against score difference (Zobel & Rashidi Fig. 6;
         :func:`pyterrier_boot.plotting.plot_pvalues`); needs the corpus bootstrap."""
-        from ..plotting import plot_pvalues
-
-        return plot_pvalues(self, a, b, **kwargs)
+        return VIEWS["plot_pvalues"](self, a, b, **kwargs)
 
     def plot_differences(self, measure: MeasureLike | None = None, **kwargs: Any) -> Any:
         """Forest plot of the differences from the baseline (:func:`pyterrier_boot.plotting.plot_differences`)."""
-        from ..plotting import plot_differences
-
-        return plot_differences(self, measure, **kwargs)
+        return VIEWS["plot_differences"](self, measure, **kwargs)
 
     def plot_topic_differences(self, system: str | int | None = None, measure: MeasureLike | None = None,
                                **kwargs: Any) -> Any:
         """Sorted per-topic differences from the baseline
         (:func:`pyterrier_boot.plotting.plot_topic_differences`)."""
-        from ..plotting import plot_topic_differences
-
-        return plot_topic_differences(self, system, measure, **kwargs)
+        return VIEWS["plot_topic_differences"](self, system, measure, **kwargs)
 
     def plot_rank_intervals(self, measure: MeasureLike | None = None, **kwargs: Any) -> Any:
         """Ranks with their intervals (:func:`pyterrier_boot.plotting.plot_rank_intervals`)."""
-        from ..plotting import plot_rank_intervals
-
-        return plot_rank_intervals(self, measure, **kwargs)
+        return VIEWS["plot_rank_intervals"](self, measure, **kwargs)
 
 
 def replicate_name(interval: str | None) -> str:
