@@ -14,6 +14,7 @@ from .._memory import DEFAULT_MAX_MEMORY
 from .._warnings import DegenerateWarning, InputWarning, suppressed
 from ..stats.comparison import compare
 from .archive import json_value, read_archive, write_archive
+from .pairwise import PairwiseTable
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -273,14 +274,16 @@ class ExperimentResult:
     def pairwise(self, *, test: str = "t", correction: str | None = "holm", alpha: float = 0.05,
                  n_resamples: int = 10_000, rng: RngLike = None,
                  max_memory: int | str | None = DEFAULT_MAX_MEMORY,
-                 executor: Executor | None = None) -> pd.DataFrame:
+                 executor: Executor | None = None) -> PairwiseTable:
         """All pairs of systems on every measure (:func:`pyterrier_boot.compare` with ``test``,
         ``correction``, ``alpha``, ``n_resamples``, ``rng``, ``max_memory`` and ``executor``). Each row's ``ci_low``/``ci_high`` is the
         interval its verdict inverts: the test's own interval (topic bootstrap or none), or with the
         corpus bootstrap (``"corpus"``/``"both"``) the experiment's replicate interval of the
         difference, and ``p-value`` (then ``statistic`` is NaN) is the replicate test that inverts it
         (:func:`~pyterrier_boot.experiment.uncertainty.replicate_test`), so the verdict includes the
-        same corpus variance as the interval."""
+        same corpus variance as the interval. The table is a :class:`pandas.DataFrame` (a
+        :class:`~pyterrier_boot.experiment.pairwise.PairwiseTable`) that a notebook shows readable:
+        rounded, p-values formatted, significant pairs bold with their verdict."""
         from ..stats.comparison import interval_alpha
         from ..stats.correction import correct_pvalues
         from .uncertainty import matched_intervals
@@ -289,7 +292,7 @@ class ExperimentResult:
         table = compare(scores, test=test, correction=correction, alpha=alpha, rng=rng, n_resamples=n_resamples,
                         max_memory=max_memory, executor=executor)
         if self.bootstrap not in ("corpus", "both"):
-            return table
+            return PairwiseTable.of(table)
         index = {n: i for i, n in enumerate(self.names)}
         first = table["measure"] == self.measures[0]
         a = table.loc[first, "system_a"].map(index).to_numpy()
@@ -316,7 +319,7 @@ class ExperimentResult:
             theta, dist = self.corpus.system_distribution()  # type: ignore[union-attr]  # corpus is set with the corpus bootstrap
             table["corpus p-value"] = image_pvalue(theta[a] - theta[b], dist[:, a] - dist[:, b]).T.reshape(-1)
         table.attrs["test"] = f"{self.bootstrap}-bootstrap replicate test ({replicate_name(self.interval)})"
-        return table
+        return PairwiseTable.of(table)
 
     def ranks(self) -> pd.DataFrame:
         """Each system's rank (1 = best mean) on the collection and across bootstrap replicates,
