@@ -1,12 +1,19 @@
 """Small self-contained HTML pieces for reports and leaderboards: sortable tables, inline SVG
 figures, and a page with its style and script inline (no external resource, so a page can be
-mailed, archived, opened offline or published as it is)."""
+mailed, archived, opened offline or published as it is).
+
+A page (:func:`page`) carries one :data:`SORT_SCRIPT` that makes every ``table.sortable`` sort. An
+HTML fragment shown in a notebook has no page around it, so :func:`sortable_fragment` gives the
+table its own small inline script, which wires that table alone (found by its unique id, so it
+works whether the front end inserts the output with its scripts in place, as JupyterLab and an
+``nbconvert`` HTML page do, or runs them elsewhere, as the classic Notebook does)."""
 from __future__ import annotations
 
 import html
 import io
 import math
 import re
+import uuid
 from numbers import Integral, Real
 from typing import TYPE_CHECKING, Any
 
@@ -15,7 +22,7 @@ if TYPE_CHECKING:
 
 _NUMBER = re.compile(r"\s*[-+]?(\d|\.\d)")
 
-__all__ = ["STYLE", "SORT_SCRIPT", "escape", "scroll_box", "sortable_table", "page", "svg_figure"]
+__all__ = ["STYLE", "SORT_SCRIPT", "escape", "scroll_box", "sortable_table", "sortable_fragment", "page", "svg_figure"]
 
 STYLE = """
 body { font-family: -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif; margin: 2em auto; max-width: 1200px;
@@ -44,9 +51,8 @@ code { background: #f4f4f4; padding: 0 3px; } a { color: #1f4e9a; }
 
 # Click a header to sort by that column (again to reverse). A cell sorts by its data-sort attribute
 # if any, else by its text: numerically when both cells start with a number, else as text; empty
-# cells go last either way.
-SORT_SCRIPT = """
-(function () {
+# cells go last either way. wire(table) makes one table sort (once: it marks it data-sort-wired).
+_SORT_FUNCTIONS = """
   var NUMBER = /^\\s*[-+]?(\\d+\\.?\\d*|\\.\\d+)(e[-+]?\\d+)?/i;
   function key(cell) {
     var text = cell.hasAttribute("data-sort") ? cell.getAttribute("data-sort") : cell.textContent;
@@ -73,17 +79,29 @@ SORT_SCRIPT = """
     Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th) { th.removeAttribute("aria-sort"); });
     header.setAttribute("aria-sort", descending ? "descending" : "ascending");
   }
-  function init() {
-    Array.prototype.forEach.call(document.querySelectorAll("table.sortable"), function (table) {
-      if (!table.tHead || !table.tBodies.length) { return; }
-      Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th, column) {
-        th.title = "click to sort";
-        th.addEventListener("click", function () { sort(table, column, th); });
-      });
+  function wire(table) {
+    if (!table || !table.tHead || !table.tBodies.length || table.hasAttribute("data-sort-wired")) { return; }
+    table.setAttribute("data-sort-wired", "");
+    Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th, column) {
+      th.title = "click to sort";
+      th.addEventListener("click", function () { sort(table, column, th); });
     });
   }
+"""
+
+SORT_SCRIPT = ("\n(function () {" + _SORT_FUNCTIONS + """
+  function init() { Array.prototype.forEach.call(document.querySelectorAll("table.sortable"), wire); }
   if (document.readyState === "loading") { document.addEventListener("DOMContentLoaded", init); } else { init(); }
 })();
+""")
+
+# the sorting cues of a fragment's table, shown only once its script has wired it (a front end
+# that does not run the script shows a plain table, not arrows that do nothing)
+_FRAGMENT_STYLE = """
+#{id}[data-sort-wired] th {{ cursor: pointer; user-select: none; }}
+#{id}[data-sort-wired] th::after {{ content: " \\2195"; color: #bbb; font-size: 0.8em; }}
+#{id}[data-sort-wired] th[aria-sort=ascending]::after {{ content: " \\25B2"; color: #333; }}
+#{id}[data-sort-wired] th[aria-sort=descending]::after {{ content: " \\25BC"; color: #333; }}
 """
 
 
@@ -171,6 +189,27 @@ def sortable_table(frame: pandas.DataFrame, *, table_id: str | None = None, capt
         parts.append("</tr>")
     parts.append("</tbody></table>")
     return "".join(parts)
+
+
+def sortable_fragment(frame: pandas.DataFrame, *, caption: str | None = None, digits: int | None = 3,
+                      escape_cells: bool = True, index: bool = False) -> str:
+    """A :func:`sortable_table` that sorts without a page around it (a notebook's output): the
+    table, with a fresh unique id, then a ``<style>`` and a ``<script>`` (inline, a few lines) that
+    make that table sort when a header is clicked. Where the front end does not run the script
+    (an untrusted notebook, a viewer that strips scripts) the table shows unsorted, without arrows.
+    Arguments as :func:`sortable_table`.
+
+    Example:
+        >>> import pandas as pd
+        >>> html = sortable_fragment(pd.DataFrame({"run": ["x"], "AP": [0.25]}))
+        >>> html.startswith('<table class="sortable" id="ptb-') and html.endswith("</script>")
+        True
+    """
+    table_id = f"ptb-{uuid.uuid4().hex[:16]}"
+    table = sortable_table(frame, table_id=table_id, caption=caption, digits=digits, escape_cells=escape_cells,
+                           index=index)
+    script = "(function () {" + _SORT_FUNCTIONS + f'  wire(document.getElementById("{table_id}"));\n}})();'
+    return f"{table}<style>{_FRAGMENT_STYLE.format(id=table_id)}</style><script>{script}</script>"
 
 
 def page(title: str, body: str) -> str:

@@ -26,6 +26,8 @@ import pandas as pd
 
 from ._atomic import atomic_file
 from .experiment.display import describe_intervals
+from .stats.letters import DEFAULT_METHOD as DEFAULT_LETTERS
+from .stats.letters import check_method, compact_letter_display, letters_label
 from .stats.registry import test_label
 
 if TYPE_CHECKING:
@@ -72,7 +74,8 @@ def _tested(frame, measure):
 
 
 def summary_table(result: ExperimentResult, *, pairwise: Any = None, alpha: float = 0.05, digits: int = 3,
-                  sort: bool = True, ranks: bool = False, letters: bool = False) -> pd.DataFrame:
+                  sort: bool = True, ranks: bool = False, letters: bool = False,
+                  letters_method: str = DEFAULT_LETTERS) -> pd.DataFrame:
     """The readable table of an experiment: one row per system, strings.
 
     Columns: ``name``; for each measure, the mean and its interval (``0.412 [0.381, 0.444]``,
@@ -94,6 +97,8 @@ def summary_table(result: ExperimentResult, *, pairwise: Any = None, alpha: floa
             the bootstrap replicates (``3 [2, 5]``; needs a bootstrap).
         letters: add per measure ``"<m> group"``: the compact letter display of ``pairwise``
             (systems sharing a letter are not significantly different; needs ``pairwise``).
+        letters_method: how the letter groups are found, ``"cover"`` (default, as every door) or
+            ``"insert-absorb"`` (:func:`~pyterrier_boot.compact_letter_display`).
     """
     means = result.means
     order = np.argsort(-means[:, 0], kind="stable") if sort else np.arange(len(result.names))
@@ -110,10 +115,8 @@ def summary_table(result: ExperimentResult, *, pairwise: Any = None, alpha: floa
             out[f"{m} rank"] = [f"{_rank(table.loc[result.names[s], 'rank'])} [{_rank(table.loc[result.names[s], 'ci_low'])}, "
                                 f"{_rank(table.loc[result.names[s], 'ci_high'])}]" for s in order]
         if letters and pairwise is not None and len(pairwise) and result.comparisons is None:
-            from .stats.letters import compact_letter_display
-
             best_first = [result.names[s] for s in np.argsort(-means[:, j], kind="stable")]
-            groups = compact_letter_display(pairwise, measure=m, order=best_first)
+            groups = compact_letter_display(pairwise, measure=m, order=best_first, method=letters_method)
             out[f"{m} group"] = [groups.get(result.names[s], "") for s in order]
     if result.comparisons is not None:
         out.update(_baseline_columns(result, order, alpha, digits))
@@ -304,14 +307,17 @@ def _topic_panels(result, measure, reference):
     return fig
 
 
-def _section(result, *, pairwise, test, correction, alpha, digits, plots, truth, heading, bar, baseline):
+def _section(result, *, pairwise, test, correction, alpha, digits, plots, truth, heading, bar, baseline,
+             letters_method):
     """One experiment's part of the report: its summary, then its figures and tables, in reading order."""
     parts = [f"<h2>{_escape(heading)}</h2>"] if heading else []
     S = len(result.names)
     if result.comparisons is None and pairwise is None and S > 1:
         pairwise = result.pairwise(test=test, correction=correction, alpha=alpha)
-    summary = summary_table(result, pairwise=pairwise, alpha=alpha, digits=digits, ranks=True, letters=True)
-    parts += _summary_part(result, summary, pairwise=pairwise, test=test, correction=correction, alpha=alpha)
+    summary = summary_table(result, pairwise=pairwise, alpha=alpha, digits=digits, ranks=True, letters=True,
+                            letters_method=letters_method)
+    parts += _summary_part(result, summary, pairwise=pairwise, test=test, correction=correction, alpha=alpha,
+                           letters_method=letters_method)
     if plots:
         parts += _mean_figures(result, pairwise=pairwise, test=test, correction=correction, alpha=alpha,
                                truth=truth, bar=bar)
@@ -329,7 +335,7 @@ def _section(result, *, pairwise, test, correction, alpha, digits, plots, truth,
     return "\n".join(parts)
 
 
-def _summary_part(result, summary, *, pairwise, test, correction, alpha):
+def _summary_part(result, summary, *, pairwise, test, correction, alpha, letters_method):
     """What was measured, the summary table and the note saying what its cells mean."""
     S, Q = len(result.names), len(result.qids)
     parts = [f"<p>{S} systems × {Q} topics; measures {', '.join(map(_escape, result.measures))}; "
@@ -338,8 +344,8 @@ def _summary_part(result, summary, *, pairwise, test, correction, alpha):
              else "Cells: mean over topics (no bootstrap, no intervals). ")
     ranks_note = (f"'<m> rank': rank on the collection [{100 * result.confidence_level:g}% rank interval over the "
                   "bootstrap replicates]. " if result.distribution_ is not None and S > 1 else "")
-    groups_note = ("'<m> group': systems sharing a letter are not significantly different (compact letter display "
-                   "of the all-pairs tests, Piepho 2004). " if any(c.endswith(" group") for c in summary.columns)
+    groups_note = ("'<m> group': systems sharing a letter are not significantly different (all-pairs tests; "
+                   f"{letters_label(letters_method)}). " if any(c.endswith(" group") for c in summary.columns)
                    else "")
     parts.append(f'<p class="muted">Systems sorted by {_escape(result.measures[0])}; click a column header to '
                  f"sort by it. {_escape(cells)}{_escape(ranks_note)}{_escape(groups_note)}"
@@ -458,7 +464,7 @@ def html_report(results: Any, *, title: str | None = "pyterrier-boot report",
                 tables: Mapping[str, pd.DataFrame] | None = None, truth: Any = None,
                 test: str = "t", correction: str | None = "holm", alpha: float = 0.05,
                 digits: int = 3, plots: bool = True, verbose: bool = False,
-                baseline: str | None = None) -> str:
+                baseline: str | None = None, letters_method: str = DEFAULT_LETTERS) -> str:
     """The report of one or several experiments as one self-contained HTML page.
 
     Args:
@@ -474,12 +480,15 @@ def html_report(results: Any, *, title: str | None = "pyterrier-boot report",
         digits, plots, verbose: decimals of the summary; draw the plots (else tables only); a progress bar.
         baseline: the reference system of the per-topic differences (default: the experiment's
             first baseline, else the best system on the first measure).
+        letters_method: how the letter groups are found, ``"cover"`` (default, as every door) or
+            ``"insert-absorb"`` (:func:`~pyterrier_boot.compact_letter_display`); the note names it.
 
     Each section has a summary table, forest plots of the means (and differences from the
     baseline), rank intervals and per-topic differences; up to :data:`MATRIX_LIMIT` systems also
     the pairwise matrix and rank boxes. Returns the page (str): inline SVG plots with PNG download
     links, sortable tables, nothing fetched, so it opens offline (``pt_docs/cli.md`` shows one).
     """
+    check_method(letters_method, "letters_method")
     sections = results if isinstance(results, dict) else {"": results}
     if not sections:
         raise ValueError("'results' is empty: give an ExperimentResult or a dict of them")
@@ -506,7 +515,7 @@ def html_report(results: Any, *, title: str | None = "pyterrier-boot report",
             known = truth.get(heading) if isinstance(truth, dict) else truth
             parts.append(_section(result, pairwise=table, test=test, correction=correction, alpha=alpha,
                                   digits=digits, plots=plots, truth=known, heading=heading, bar=bar,
-                                  baseline=baseline))
+                                  baseline=baseline, letters_method=letters_method))
     finally:
         if bar is not None:
             bar.close()

@@ -155,4 +155,48 @@ def test_report_never_scrolls_sideways_at_1024_px(browser, tmp_path):
     page_width, window_width, widest_overflow = widths
     assert page_width <= window_width, widths
     assert widest_overflow > 0, widths  # the summary is wider than the window: its box scrolls
+
+
+# how front ends show a notebook output: nbconvert's HTML has the outputs in the page as they are;
+# JupyterLab sets the output's innerHTML, then re-creates each script in place to run it; the
+# classic Notebook (jQuery) runs each script's text in an element appended to <head>
+_INSERT = {
+    "nbconvert": None,
+    "jupyterlab": """(html) => { const host = document.createElement("div"); document.body.appendChild(host);
+        host.innerHTML = html; host.querySelectorAll("script").forEach(old => {
+        const s = document.createElement("script"); s.textContent = old.textContent; old.replaceWith(s); }); }""",
+    "classic": """(html) => { const host = document.createElement("div"); document.body.appendChild(host);
+        host.innerHTML = html; host.querySelectorAll("script").forEach(old => {
+        const s = document.createElement("script"); s.textContent = old.textContent;
+        document.head.appendChild(s); s.remove(); }); }""",
+}
+
+
+@pytest.mark.parametrize("front_end", list(_INSERT))
+def test_notebook_leaderboard_sorts(browser, tmp_path, front_end):
+    sim = ptb.simulate_collection(n_topics=15, n_systems=12, depth=60, pool_depth=20, corpus_size=4000,
+                                  matching=300, rng=9)
+    board = ptb.leaderboard(sim.runs, sim.qrels, ["AP"], n_resamples=200, rng=1)
+    outputs = [board._repr_html_(), board._repr_html_()]  # two cells showing the board
+    path = tmp_path / "notebook.html"
+    if _INSERT[front_end] is None:
+        path.write_text("<!DOCTYPE html><html><body>" + "".join(f"<div>{o}</div>" for o in outputs)
+                        + "</body></html>", encoding="utf-8")
+    else:
+        path.write_text("<!DOCTYPE html><html><body></body></html>", encoding="utf-8")
+    tab = _Page(browser, path)
+    if _INSERT[front_end] is not None:
+        for output in outputs:
+            tab.page.evaluate(_INSERT[front_end], output)
+
+    def columns(k):  # the k-th column (from 0) of each table, as shown
+        return tab.page.eval_on_selector_all("table.sortable", f"ts => ts.map(t => Array.from(t.tBodies[0].rows, "
+                                             f"r => r.cells[{k}].textContent))")
+
+    assert columns(1) == [board.order, board.order]
+    tab.page.locator("table.sortable >> nth=1").locator("thead th").nth(1).click()  # the second output by run
+    assert columns(1) == [board.order, sorted(board.order, key=str.lower)]  # each output sorts on its own
+    tab.page.locator("table.sortable >> nth=0").locator("thead th").nth(2).click()  # the first by mean AP
+    numbers = [_leading_number(v) for v in columns(2)[0]]
+    assert numbers == sorted(numbers)
     assert not tab.errors, tab.errors

@@ -79,25 +79,129 @@ def test_display_markdown_html(board):
     assert re.fullmatch(r"1 \[1, \d\]", shown["AP rank (topics)"].iloc[0])
     markdown = board.to_markdown()
     assert markdown.startswith("| rank | run | AP |") and "compact letter display" in markdown
-    assert '<table class="sortable">' in board._repr_html_()
+    assert '<table class="sortable" id="ptb-' in board._repr_html_()
     assert repr(board).startswith("Leaderboard(6 runs, 15 topics; AP: ")
+
+
+def test_notebook_html_brings_its_own_sort_script(board):
+    # a notebook output has no page around it: the table, then a script that wires that table by id
+    html = board._repr_html_()
+    table_id = re.match(r'<table class="sortable" id="(ptb-[0-9a-f]{16})">', html).group(1)
+    script = html.split("<script>")[1]
+    assert html.endswith("</script>") and html.count("<script>") == 1
+    assert f'wire(document.getElementById("{table_id}"));' in script and "function sort(" in script
+    assert f"#{table_id}[data-sort-wired] th::after" in html  # arrows only once the script ran
+    assert re.search(r'id="(ptb-[0-9a-f]{16})"', board._repr_html_()).group(1) != table_id  # one id per output
+    assert "<caption>" in html and "clique cover" in html
+
+
+def test_to_latex(board):
+    latex = board.to_latex(caption="TREC-like runs.", label="tab:board")
+    lines = latex.splitlines()
+    assert lines[:3] == [r"\begin{table}", r"\centering", r"\begin{tabular}{rlrrlrrl}"]  # run, groups left
+    assert lines[4] == (r"rank & run & AP & AP rank (topics) & AP group & nDCG@10 & nDCG@10 rank (topics) & "
+                        r"nDCG@10 group \\")
+    rows = [line.removesuffix(r" \\").split(" & ") for line in lines[6:6 + 6]]
+    assert rows == board.display_frame().astype(str).to_numpy().tolist()
+    assert lines[12:14] == [r"\bottomrule", r"\end{tabular}"]
+    caption = board.caption().replace("%", r"\%")
+    assert lines[14] == rf"\caption{{TREC-like runs. {caption}}}" and "clique cover" in caption
+    assert lines[15:] == [r"\label{tab:board}", r"\end{table}"]
+    assert board.to_latex(float_env=False) == "\n".join(lines[2:14])
+    assert board.to_latex(digits=2, float_env=False).splitlines()[4].split(" & ")[2] == board.display_frame(2).iloc[0, 2]
+
+
+def test_save_and_load(board, tmp_path):
+    from pyterrier_boot.leaderboards import Leaderboard
+
+    path = board.save(tmp_path / "boards" / "board.zip")
+    back = Leaderboard.load(path)
+    pd.testing.assert_frame_equal(back.to_frame(), board.to_frame())
+    pd.testing.assert_frame_equal(back.pairwise, board.pairwise)
+    pd.testing.assert_frame_equal(back.letters, board.letters)
+    assert back.pairwise.attrs == board.pairwise.attrs
+    for name in ("statistic", "bootstrap_distribution"):  # bit for bit
+        assert np.array_equal(getattr(back.ranks, name), getattr(board.ranks, name))
+    assert np.array_equal(back.result.distribution_, board.result.distribution_)
+    assert back.result.provenance == board.result.provenance and back.topic_ranks is None
+    assert (back.baseline, back.test, back.correction, back.alpha, back.letters_method) == (
+        board.baseline, board.test, board.correction, board.alpha, board.letters_method)
+    assert back.caption() == board.caption() and back.to_latex() == board.to_latex()
+    assert back.to_markdown() == board.to_markdown() and repr(back) == repr(board)
+    import json
+    import zipfile
+
+    with zipfile.ZipFile(path) as archive:  # open formats, no pickle
+        names = archive.namelist()
+        doc = json.loads(archive.read("leaderboard.json"))
+    assert {"leaderboard.json", "leaderboard.csv", "pairwise.csv", "perquery.csv"} <= set(names)
+    assert all(n.endswith((".json", ".csv", ".npy")) for n in names)
+    assert doc["format"] == "pyterrier-boot-leaderboard" and doc["provenance"]["versions"]["numpy"] == np.__version__
+    with pytest.raises(ValueError, match="'path': no file"):
+        Leaderboard.load(tmp_path / "nope.zip")
+    with pytest.raises(ValueError, match="is not a saved leaderboard \\(no readable leaderboard.json\\)"):
+        Leaderboard.load(board.result.save(tmp_path / "result.zip"))
+    with pytest.raises(ValueError, match="not a saved leaderboard"):
+        Leaderboard.load(tmp_path / "boards")
 
 
 def test_insert_absorb_letters(sim, board):
     other = ptb.leaderboard(sim.runs, sim.qrels, ["AP", "nDCG@10"], n_resamples=500, rng=1, baseline="S1",
-                            letters="insert-absorb")
+                            letters_method="insert-absorb")
     assert other.letters_method == "insert-absorb" and "Gramm" not in other.caption()
     expected = ptb.compact_letter_display(board.pairwise, measure="AP", method="insert-absorb")
     assert other.letters["AP"].to_dict() == expected.to_dict()
 
 
-def test_corpus_bootstrap_adds_rank_intervals(sim):
+@pytest.fixture(scope="module")
+def twenty():
+    """20 runs whose all-pairs t-tests give different groups by cover and by insert-and-absorb."""
+    sim = ptb.simulate_collection(n_topics=25, n_systems=20, depth=60, pool_depth=20, corpus_size=4000,
+                                  matching=300, rng=3)
+    return sim, ptb.leaderboard(sim.runs, sim.qrels, ["AP"], n_resamples=200, rng=1)
+
+
+@pytest.mark.parametrize("method", ["cover", "insert-absorb"])
+def test_every_door_gives_the_same_letters_and_names_the_method(twenty, method):
+    from pyterrier_boot.report import html_report, summary_table
+    from pyterrier_boot.stats.letters import letters_label
+
+    sim, default = twenty
+    board = default if method == "cover" else ptb.leaderboard(sim.runs, sim.qrels, ["AP"], n_resamples=200, rng=1,
+                                                               letters_method=method)
+    res, pairwise = board.result, board.pairwise
+    other = "insert-absorb" if method == "cover" else "cover"
+    assert ptb.compact_letter_display(pairwise, method=other).to_dict() != board.letters["AP"].to_dict()
+    chosen = {} if method == "cover" else {"letters_method": method}  # the default is the cover everywhere
+    summary = summary_table(res, pairwise=pairwise, letters=True, **chosen).set_index("name")["AP group"]
+    table = res.display(letters=True, **chosen)  # its own default all-pairs t-tests, Holm, alpha 0.05
+    assert summary.to_dict() == board.letters["AP"].to_dict()
+    assert dict(zip(table.names, table.letters[:, 0], strict=True)) == board.letters["AP"].to_dict()
+    label = letters_label(method)
+    assert label in board.caption() and label in table.caption and label in board.to_markdown()
+    assert label in html_report(res, pairwise=pairwise, plots=False, **chosen)
+    assert letters_label(method).split(", ")[0] in res.to_latex(letters=True, **chosen)
+    assert label in res.to_markdown(letters=True, **chosen)
+
+
+def test_leaderboard_letters_keyword_is_deprecated(twenty):
+    sim, board = twenty
+    with pytest.warns(DeprecationWarning, match="'letters' is deprecated; use 'letters_method'"):
+        old = ptb.leaderboard(sim.runs, sim.qrels, ["AP"], n_resamples=200, rng=1, letters="cover")
+    assert old.letters.equals(board.letters)
+
+
+def test_corpus_bootstrap_adds_rank_intervals(sim, tmp_path):
     board = ptb.leaderboard(sim.runs, sim.qrels, "AP", bootstrap="both", n_resamples=100, rng=2)
     frame = board.to_frame()
     assert {"AP rank ci_low (topics+corpus)", "AP rank ci_low (topics)"} <= set(frame.columns)
     assert board.ranks.bootstrap_distribution.shape[0] == 100
     assert board.pairwise.attrs["test"].startswith("both-bootstrap replicate test")
     assert "topic resamples on corpus images" in board.caption()
+    back = type(board).load(board.save(tmp_path / "board.zip"))  # with the corpus and topic-only ranks
+    pd.testing.assert_frame_equal(back.to_frame(), frame)
+    assert np.array_equal(back.topic_ranks.bootstrap_distribution, board.topic_ranks.bootstrap_distribution)
+    assert back.caption() == board.caption() and back.result.corpus is not None
 
 
 def test_runs_from_files(sim, tmp_path):
@@ -114,8 +218,8 @@ def test_bad_input(sim):
         ptb.leaderboard(sim.runs, sim.qrels, ["AP"], bootstrap="jackknife")
     with pytest.raises(ValueError, match="at least 2 runs"):
         ptb.leaderboard({"S1": sim.runs["S1"]}, sim.qrels, ["AP"])
-    with pytest.raises(ValueError, match="'letters'"):
-        ptb.leaderboard(sim.runs, sim.qrels, ["AP"], letters="greedy")
+    with pytest.raises(ValueError, match="'letters_method' must be one of"):
+        ptb.leaderboard(sim.runs, sim.qrels, ["AP"], letters_method="greedy")
     with pytest.raises(TypeError, match="'runs'"):
         ptb.leaderboard(42, sim.qrels, ["AP"])
 
@@ -165,6 +269,32 @@ def test_site(board, tmp_path):
     assert "Against the baseline S1" in page
     assert pd.read_csv(site / "leaderboard.csv")["run"].tolist() == board.order
     assert len(pd.read_csv(site / "pairwise.csv")) == 15 * 2
+
+
+def test_site_shows_file_names_not_local_paths(board, tmp_path):
+    qrels, runs = tmp_path / "private" / "qrels.txt", [tmp_path / "private" / "runs", tmp_path / "bm25.run"]
+    settings = {"qrels": qrels, "run files": runs, "note": "as typed"}
+    site = board.write(tmp_path / "site", settings=settings, plots=False)
+    header = (site / "index.html").read_text(encoding="utf-8").split("<h2>")[0]
+    assert str(tmp_path) not in header
+    assert "<td>qrels.txt</td>" in header and "<td>runs, bm25.run</td>" in header and "as typed" in header
+    site = board.write(tmp_path / "site", settings=settings, plots=False, paths=True)
+    header = (site / "index.html").read_text(encoding="utf-8").split("<h2>")[0]
+    assert f"<td>{qrels}</td>" in header and f"<td>{runs[0]}, {runs[1]}</td>" in header
+
+
+def test_command_line_site_shows_file_names_unless_paths(sim, tmp_path, capsys):
+    folder = write_trec(sim.runs, sim.qrels, tmp_path) / "runs"
+    argv = ["leaderboard", "--qrels", str(tmp_path / "qrels.txt"), str(folder), "-m", "AP", "--n", "100",
+            "--rng", "5", "--quiet", "--no-plots", f"--out={tmp_path / 'site'}"]
+    assert main(argv) == 0
+    header = (tmp_path / "site" / "index.html").read_text(encoding="utf-8").split("<h2>")[0]
+    assert str(tmp_path) not in header
+    assert "--qrels qrels.txt runs -m AP" in header and "--out=site" in header and "<td>qrels.txt</td>" in header
+    assert main(argv + ["--overwrite", "--paths"]) == 0
+    header = (tmp_path / "site" / "index.html").read_text(encoding="utf-8").split("<h2>")[0]
+    assert f"--qrels {tmp_path / 'qrels.txt'} {folder}" in header and f"<td>{folder}</td>" in header
+    capsys.readouterr()
 
 
 def test_run_file_names():

@@ -70,9 +70,20 @@ def test_cover_can_need_fewer_letters():
     # found by search over random 9-system cases: insert-absorb keeps all 10 maximal groups, the
     # cover needs 9 (both satisfy the defining property, checked by the property test below)
     rejected = [(0, 3), (0, 5), (1, 3), (1, 6), (1, 8), (2, 4), (2, 6), (2, 7), (3, 4), (4, 6), (4, 7), (5, 7)]
-    full = letters_from_rejections(range(9), rejected)
-    small = letters_from_rejections(range(9), rejected, method="cover")
+    full = letters_from_rejections(range(9), rejected, method="insert-absorb")
+    small = letters_from_rejections(range(9), rejected)  # the default
     assert (len(_groups(full)), len(_groups(small))) == (10, 9)
+    assert small == letters_from_rejections(range(9), rejected, method="cover")
+
+
+def test_one_default_method_named_in_captions():
+    from pyterrier_boot.stats.letters import DEFAULT_METHOD, letters_label
+
+    assert DEFAULT_METHOD == "cover"
+    assert letters_label() == letters_label("cover") == "compact letter display by clique cover, Gramm et al. 2007"
+    assert letters_label("insert-absorb") == "compact letter display by insert-and-absorb, Piepho 2004"
+    with pytest.raises(ValueError, match="'method' must be one of"):
+        letters_label("greedy")
 
 
 def test_letters_follow_order():

@@ -3,9 +3,13 @@ static site to publish."""
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from pathlib import Path
 
+from ..inputs.qrels import IRDS_PREFIX
+from ..stats.letters import DEFAULT_METHOD as DEFAULT_LETTERS
+from ..stats.letters import METHODS as LETTER_METHODS
 from . import _common, _text
 
 EXAMPLES = """\
@@ -62,7 +66,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
     p.add_argument("--correction", choices=(*CORRECTIONS, "none"), default="holm",
                    help="multiple-testing correction within each measure (default holm)")
     p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
-    p.add_argument("--letters", choices=("cover", "insert-absorb"), default="cover",
+    p.add_argument("--letters", choices=LETTER_METHODS, default=DEFAULT_LETTERS,
                    help="how letter groups are found: a small cover of the indistinguishable pairs (default; Gramm "
                         "et al. 2007) or every maximal group (Piepho 2004; many letters with many close runs)")
     p.add_argument("--rel", type=int, metavar="N", help="relevance cut for binary measures, as trec_eval -l N "
@@ -78,6 +82,9 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
                                     "(all or nothing)")
     p.add_argument("--title", help="title of the site (default: Leaderboard)")
     p.add_argument("--no-plots", action="store_true", help="a site without plots (faster)")
+    p.add_argument("--paths", action="store_true",
+                   help="show the full paths of the qrels, runs and --out in the site's settings (default: file "
+                        "names only, so the site can be published as it is)")
     p.set_defaults(run=run, parser=p)
     return p
 
@@ -115,7 +122,8 @@ def _leaderboard(args, measures, status, out):
     board = leaderboard(runs, qrels, measures, baseline=args.baseline, test=args.test,
                         correction=None if args.correction == "none" else args.correction, alpha=args.alpha,
                         bootstrap=args.bootstrap, n_resamples=args.n_resamples, confidence_level=args.confidence,
-                        corpus_size=args.corpus_size, rng=seed, max_memory=args.max_memory, letters=args.letters,
+                        corpus_size=args.corpus_size, rng=seed, max_memory=args.max_memory,
+                        letters_method=args.letters,
                         verbose=progress and args.bootstrap != "topic")
     _print(board, args, seed)
     if out is None:
@@ -133,17 +141,35 @@ def _leaderboard(args, measures, status, out):
         _common.use_agg()
     status(f"writing the site ({len(runs) + 1} pages" + (", drawing the plots)" if plots else ")"))
     settings = {
-        "command": args.command_line,
-        "qrels": qrels.source,
+        "command": _shown_command(args),
+        "qrels": args.qrels if args.qrels.startswith(IRDS_PREFIX) else Path(args.qrels),
         "runs": f"{len(runs)}",
+        "run files": [Path(r) for r in args.runs],
         "measures": ", ".join(m.label for m in measures),
         "seed": f"{seed} (--rng {seed} gives the same numbers)",
     }
     if args.rel is not None:
         settings["relevance"] = (f"binary measures count grade >= {args.rel} as relevant"
                                  + (f"; qrels grades 1..{args.rel - 1} set to 0" if args.rel_remap else ""))
-    board.write(out, title=args.title or "Leaderboard", settings=settings, plots=plots)
+    board.write(out, title=args.title or "Leaderboard", settings=settings, plots=plots, paths=args.paths)
     return f"index.html and {len(runs)} run pages"
+
+
+def _shown_command(args):
+    """The command line as typed, its qrels, run and --out paths cut to their file names unless --paths."""
+    if args.paths:
+        return args.command_line
+    typed = {p for p in (args.qrels, *args.runs, args.out) if p and not p.startswith(IRDS_PREFIX)}
+
+    def shown(token):
+        option, equals, value = token.partition("=")
+        if token in typed:
+            return Path(token).name or token
+        if equals and option.startswith("-") and value in typed:
+            return f"{option}={Path(value).name or value}"
+        return token
+
+    return shlex.join(shown(t) for t in shlex.split(args.command_line))
 
 
 def _print(board, args, seed):

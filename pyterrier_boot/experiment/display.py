@@ -4,7 +4,8 @@ LaTeX (booktabs) and Markdown.
 One :class:`ResultTable` holds what every format shows: per system and measure the mean and its
 interval, the best mean of each measure (bold), a mark where a system differs significantly from
 a baseline (``†``, then ``‡``, ``§``, ``¶`` for further baselines), and, from an all-pairs
-comparison, compact-letter-display letters (Piepho 2004): systems that share a letter are not
+comparison, compact-letter-display letters (by default a clique cover, Gramm et al. 2007, as
+every door; :mod:`pyterrier_boot.stats.letters`): systems that share a letter are not
 significantly different. The caption says what the marks mean, which test and correction at
 which level, and which variance the intervals include (topics, corpus or both).
 """
@@ -18,7 +19,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["ResultTable", "result_table", "describe_intervals"]
+from ..stats.letters import DEFAULT_METHOD, check_method, compact_letter_display, letters_label
+
+__all__ = ["ResultTable", "result_table", "booktabs", "latex_escape", "describe_intervals"]
 
 MARKS = ("†", "‡", "§", "¶")
 _LATEX_MARKS = {"†": r"\dagger", "‡": r"\ddagger", "§": r"\S", "¶": r"\P"}
@@ -127,11 +130,7 @@ class ResultTable:
     def to_latex(self, *, caption: str | None = None, label: str | None = None, float_env: bool = True) -> str:
         """A booktabs table (needs ``\\usepackage{booktabs}``): the same cells and marks, the
         caption (``caption``, default the explanation of the marks) in ``\\caption``."""
-        lines = []
-        if float_env:
-            lines += [r"\begin{table}", r"\centering"]
-        lines += [r"\begin{tabular}{l" + "r" * len(self.measures) + "}", r"\toprule",
-                  "System & " + " & ".join(latex_escape(m) for m in self.measures) + r" \\", r"\midrule"]
+        rows = []
         for s in range(len(self.names)):
             cells = []
             for j in range(len(self.measures)):
@@ -144,17 +143,10 @@ class ResultTable:
                 if sup:
                     cell += f"$^{{{sup}}}$"
                 cells.append(cell)
-            lines.append(latex_escape(self._name(s)) + " & " + " & ".join(cells) + r" \\")
-        lines += [r"\bottomrule", r"\end{tabular}"]
-        text = latex_escape(self.caption if caption is None else caption)
-        for mark, command in (*_LATEX_MARKS.items(), ("α", r"\alpha")):
-            text = text.replace(mark, f"${command}$")
-        if float_env:
-            lines.append(rf"\caption{{{text}}}")
-            if label:
-                lines.append(rf"\label{{{label}}}")
-            lines.append(r"\end{table}")
-        return "\n".join(lines)
+            rows.append([latex_escape(self._name(s)), *cells])
+        header = ["System", *(latex_escape(m) for m in self.measures)]
+        return booktabs(header, rows, "l" + "r" * len(self.measures), caption=self.caption if caption is None
+                        else caption, label=label, float_env=float_env)
 
     def _repr_html_(self) -> str:
         return self.to_html()
@@ -186,6 +178,26 @@ def latex_escape(text: Any) -> str:
         out.append({"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "_": r"\_", "#": r"\#", "$": r"\$",
                     "{": r"\{", "}": r"\}", "^": r"\^{}", "~": r"\~{}"}.get(c, c))
     return "".join(out)
+
+
+def booktabs(header: list[str], rows: list[list[str]], align: str, *, caption: str | None = None,
+             label: str | None = None, float_env: bool = True) -> str:
+    """A booktabs ``tabular`` (needs ``\\usepackage{booktabs}``) of cells already in LaTeX, with
+    column alignment ``align`` (``"lrr"``); with ``float_env``, in a ``table`` float with the
+    ``caption`` (plain text: escaped here, marks and ``α`` set in math) and ``label``."""
+    lines = [r"\begin{table}", r"\centering"] if float_env else []
+    lines += [rf"\begin{{tabular}}{{{align}}}", r"\toprule", " & ".join(header) + r" \\", r"\midrule"]
+    lines += [" & ".join(row) + r" \\" for row in rows]
+    lines += [r"\bottomrule", r"\end{tabular}"]
+    if float_env:
+        text = latex_escape(caption or "")
+        for mark, command in (*_LATEX_MARKS.items(), ("α", r"\alpha")):
+            text = text.replace(mark, f"${command}$")
+        lines.append(rf"\caption{{{text}}}")
+        if label:
+            lines.append(rf"\label{{{label}}}")
+        lines.append(r"\end{table}")
+    return "\n".join(lines)
 
 
 def _significant(result: Any, alpha: float) -> tuple[list[str], np.ndarray]:
@@ -233,7 +245,7 @@ def default_pairwise(result: Any, *, test: str = "t", correction: str = "holm", 
 
 def result_table(result: Any, *, digits: int = 3, letters: bool | str = "auto", pairwise: pd.DataFrame | None = None,
                  test: str = "t", correction: str = "holm", alpha: float | None = None,
-                 sort: bool = False) -> ResultTable:
+                 sort: bool = False, letters_method: str = DEFAULT_METHOD) -> ResultTable:
     """The rich table of an :class:`~pyterrier_boot.ExperimentResult`.
 
     Args:
@@ -246,6 +258,8 @@ def result_table(result: Any, *, digits: int = 3, letters: bool | str = "auto", 
         alpha: level of the marks (default: the experiment's ``correction_alpha`` when it
             corrected, else ``1 - confidence_level``, the level its verdicts used).
         sort: rows by the first measure, best first (default: the experiment's order).
+        letters_method: how the letter groups are found, ``"cover"`` (default) or
+            ``"insert-absorb"`` (:func:`~pyterrier_boot.compact_letter_display`); the caption names it.
     """
     from ..stats.inversion import alpha_of
 
@@ -253,6 +267,7 @@ def result_table(result: Any, *, digits: int = 3, letters: bool | str = "auto", 
         raise ValueError(f"'digits' must be an integer >= 0, got {digits!r}")
     if letters not in (True, False, "auto"):
         raise ValueError(f"'letters' must be True, False or 'auto', got {letters!r}")
+    check_method(letters_method, "letters_method")
     provenance = result.provenance or {}
     comp = result.comparisons
     if alpha is None:
@@ -280,10 +295,10 @@ def result_table(result: Any, *, digits: int = 3, letters: bool | str = "auto", 
     if letters is True or (letters == "auto" and comp is None and S >= 3):
         if pairwise is None:
             pairwise = default_pairwise(result, test=test, correction=correction, alpha=alpha)
-        letter_cells = _letters(result, pairwise)
+        letter_cells = _letters(result, pairwise, letters_method)
         how = _describe_test(result, test, correction, alpha)
         notes.append(f"Letters: systems sharing a letter are not significantly different (all pairs, {how}; "
-                     "compact letter display, Piepho 2004).")
+                     f"{letters_label(letters_method)}).")
     return ResultTable(
         names=tuple(result.names[s] for s in order), measures=tuple(result.measures), mean=means[order],
         low=None if result.intervals is None else result.intervals[order, :, 0],
@@ -308,14 +323,12 @@ def _marks(significant: np.ndarray, n_baselines: int, shape: tuple[int, int]) ->
     return marks
 
 
-def _letters(result: Any, pairwise: pd.DataFrame) -> np.ndarray:
+def _letters(result: Any, pairwise: pd.DataFrame, method: str) -> np.ndarray:
     """``[system, measure]`` letters of the compact letter display of ``pairwise`` (best first)."""
-    from ..stats.letters import compact_letter_display
-
     out = np.full((len(result.names), len(result.measures)), "", dtype=object)
     for j, m in enumerate(result.measures):
         order = [result.names[s] for s in np.argsort(-result.means[:, j], kind="stable")]
-        series = compact_letter_display(pairwise, measure=m, order=order)
+        series = compact_letter_display(pairwise, measure=m, order=order, method=method)
         for s, name in enumerate(result.names):
             out[s, j] = str(series.get(name, ""))
     return out

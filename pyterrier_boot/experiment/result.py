@@ -4,22 +4,25 @@ from __future__ import annotations
 import builtins
 import os
 import warnings
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
+from .._archive import ArrayWriter, json_value, open_archive, write_archive
 from .._memory import DEFAULT_MAX_MEMORY
 from .._warnings import DegenerateWarning, InputWarning, suppressed
 from ..stats.comparison import compare
-from .archive import json_value, read_archive, write_archive
+from ..stats.letters import DEFAULT_METHOD as DEFAULT_LETTERS
+from .archive import FORMAT, VERSION, decode_fields, encode_fields
 from .pairwise import PairwiseTable
 
 if TYPE_CHECKING:
+    import zipfile
     from collections.abc import Callable, Sequence
     from concurrent.futures import Executor
-    from pathlib import Path
     from typing import Any
 
     from matplotlib.axes import Axes
@@ -344,27 +347,30 @@ class ExperimentResult:
         })
 
     def display(self, *, digits: int = 3, letters: bool | str = "auto", pairwise: pd.DataFrame | None = None,
-                test: str = "t", correction: str = "holm", alpha: float | None = None, sort: bool = False) -> ResultTable:
+                test: str = "t", correction: str = "holm", alpha: float | None = None, sort: bool = False,
+                letters_method: str = DEFAULT_LETTERS) -> ResultTable:
         """The readable table: ``0.305 [0.254, 0.356]`` cells, the best mean per measure bold, ``†``
         where a system differs significantly from the baseline, and (for all pairs) compact-letter
-        -display letters, with a caption saying what they mean
+        -display letters (``letters_method``: ``"cover"``, the default of every door, or
+        ``"insert-absorb"``), with a caption saying what they mean and how they were found
         (:func:`~pyterrier_boot.experiment.display.result_table`; a notebook shows it for the result).
         It has ``to_html()``, ``to_latex()``, ``to_markdown()`` and ``to_frame()``."""
         return VIEWS["display"](self, digits=digits, letters=letters, pairwise=pairwise, test=test,
-                                correction=correction, alpha=alpha, sort=sort)
+                                correction=correction, alpha=alpha, sort=sort, letters_method=letters_method)
 
     def to_latex(self, *, digits: int = 3, alpha: float | None = None, caption: str | None = None,
-                 label: str | None = None, letters: bool | str = "auto") -> str:
+                 label: str | None = None, letters: bool | str = "auto", letters_method: str = DEFAULT_LETTERS) -> str:
         """A booktabs table of :meth:`display` (``0.412 [0.381, 0.444]``, best bold, ``$^\\dagger$``
         against the baseline, letters for all pairs); ``caption`` goes before the explanation of
         the marks."""
-        table = self.display(digits=digits, alpha=alpha, letters=letters)
+        table = self.display(digits=digits, alpha=alpha, letters=letters, letters_method=letters_method)
         text = table.caption if caption is None else f"{caption} {table.caption}"
         return table.to_latex(caption=text, label=label)
 
-    def to_markdown(self, *, digits: int = 3, alpha: float | None = None, letters: bool | str = "auto") -> str:
+    def to_markdown(self, *, digits: int = 3, alpha: float | None = None, letters: bool | str = "auto",
+                    letters_method: str = DEFAULT_LETTERS) -> str:
         """A Markdown table of :meth:`display`, its caption below."""
-        return self.display(digits=digits, alpha=alpha, letters=letters).to_markdown()
+        return self.display(digits=digits, alpha=alpha, letters=letters, letters_method=letters_method).to_markdown()
 
     def to_dict(self) -> dict:
         """Every summary figure as plain JSON-able values (NaN as None): settings, provenance, per
@@ -394,15 +400,23 @@ class ExperimentResult:
         """Write every figure and what produced it to one zip file of JSON and ``.npy`` arrays (no
         pickle; the format is in :mod:`pyterrier_boot.experiment.archive`); read it back with
         :meth:`load` or :func:`pyterrier_boot.load_result`. Returns the path."""
-        return write_archive(path, {f.name: getattr(self, f.name) for f in fields(self)}, plan=self.plan,
-                             corpus=self.corpus, comparisons=self.comparisons,
-                             tables={"table.csv": self.table().to_csv(index=False),
-                                     "perquery.csv": self.per_query().to_csv(index=False)})
+        writer = ArrayWriter()
+        doc = {"format": FORMAT, "version": VERSION, **encode_fields(self, writer)}
+        texts = {"table.csv": self.table().to_csv(index=False), "perquery.csv": self.per_query().to_csv(index=False)}
+        return write_archive(Path(path), doc, writer, member="result.json", texts=texts, what="save the result to")
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> ExperimentResult:
         """Read a result written by :meth:`save`."""
-        saved = read_archive(path)
+        with open_archive(Path(path), member="result.json", format=FORMAT, version=VERSION,
+                          what="result") as (archive, doc):
+            return cls.decode(archive, doc)
+
+    @classmethod
+    def decode(cls, archive: zipfile.ZipFile, doc: dict) -> ExperimentResult:
+        """The result whose fields :func:`~pyterrier_boot.experiment.archive.encode_fields` put
+        into ``doc`` (a saved result's, or one embedded in a saved leaderboard's)."""
+        saved = decode_fields(archive, doc)
         comparisons = None if saved["comparisons"] is None else Comparisons(**saved["comparisons"])
         return cls(**saved["result"], plan=saved["plan"], corpus=saved["corpus"], comparisons=comparisons)
 

@@ -2,7 +2,8 @@
 cannot tell apart, as a table and as a static web site a shared task can publish as it is.
 
 * ``board``: :func:`leaderboard` and the :class:`Leaderboard` it returns;
-* ``site``: the static site (:meth:`Leaderboard.write`).
+* ``site``: the static site (:meth:`Leaderboard.write`);
+* ``storage``: one zip file of a board (:meth:`Leaderboard.save`, :meth:`Leaderboard.load`).
 """
 from .board import Leaderboard, leaderboard
 

@@ -10,8 +10,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._deprecation import renamed_keywords
 from .._memory import DEFAULT_MAX_MEMORY
 from .._random import as_generator
+from ..stats.letters import DEFAULT_METHOD, check_method, compact_letter_display, letters_label
 
 __all__ = ["leaderboard", "Leaderboard"]
 
@@ -34,7 +36,7 @@ class Leaderboard:
             includes the corpus (else None: ``ranks`` are already over topics).
         baseline: the baseline run, or None.
         test, correction, alpha: how the pairs were tested.
-        letters_method: how the groups were found (``"cover"`` or ``"insert-absorb"``).
+        letters_method: how the groups were found (``"cover"``, the default, or ``"insert-absorb"``).
     """
 
     result: Any
@@ -46,7 +48,7 @@ class Leaderboard:
     test: str
     correction: str | None
     alpha: float
-    letters_method: str = "cover"
+    letters_method: str = DEFAULT_METHOD
 
     @property
     def measures(self) -> tuple[str, ...]:
@@ -133,9 +135,7 @@ class Leaderboard:
             tested = (f"the {res.bootstrap}-bootstrap replicate test on every pair of runs, "
                       f"{self.correction or 'no'} correction per measure, alpha {self.alpha:g}")
         parts.append(f"Group: runs that share a letter are not significantly different ({tested}); "
-                     "runs with no letter in common are (compact letter display, Piepho 2004"
-                     + ("; groups by a clique cover, Gramm et al. 2007" if self.letters_method == "cover" else "")
-                     + ").")
+                     f"runs with no letter in common are ({letters_label(self.letters_method)}).")
         return " ".join(parts)
 
     def to_markdown(self, digits: int = 3) -> str:
@@ -150,23 +150,56 @@ class Leaderboard:
         lines += ["| " + " | ".join(map(cell, row)) + " |" for row in frame.itertuples(index=False)]
         return "\n".join(lines) + "\n\n" + self.caption() + "\n"
 
-    def _repr_html_(self) -> str:
-        from .._html import sortable_table
+    def to_latex(self, digits: int = 3, *, caption: str | None = None, label: str | None = None,
+                 float_env: bool = True) -> str:
+        """The readable table as a booktabs table (needs ``\\usepackage{booktabs}``) for a paper:
+        the columns of :meth:`display_frame`, in a ``table`` float whose ``\\caption`` is
+        ``caption`` (if given) followed by :meth:`caption`, and ``\\label{label}``; without
+        ``float_env``, the ``tabular`` alone."""
+        from ..experiment.display import booktabs, latex_escape
 
-        return sortable_table(self.display_frame(), caption=self.caption())
+        frame = self.display_frame(digits)
+        align = "".join("l" if c == "run" or c.endswith(" group") else "r" for c in frame.columns)
+        rows = [[latex_escape(v) for v in row] for row in frame.itertuples(index=False)]
+        text = self.caption() if caption is None else f"{caption} {self.caption()}"
+        return booktabs([latex_escape(c) for c in frame.columns], rows, align, caption=text, label=label,
+                        float_env=float_env)
+
+    def save(self, path: str | os.PathLike) -> Path:
+        """Write the board to one zip file of JSON and ``.npy`` arrays (no pickle), the experiment
+        behind it and its provenance included (:func:`~pyterrier_boot.leaderboards.storage.save_board`);
+        read it back with :meth:`load`. Returns the path."""
+        from .storage import save_board
+
+        return save_board(self, path)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> Leaderboard:
+        """Read a board written by :meth:`save`: every table, caption and site the same as the saved one's."""
+        from .storage import read_board
+
+        return cls(**read_board(path))
+
+    def _repr_html_(self) -> str:
+        """The table for a notebook: it sorts on a click where the notebook runs its inline script
+        (a cell you ran, nbconvert's HTML; ``pt_docs/leaderboard.md``)."""
+        from .._html import sortable_fragment
+
+        return sortable_fragment(self.display_frame(), caption=self.caption())
 
     def __repr__(self) -> str:
         groups = ", ".join(f"{m}: {self.n_groups(m)} groups" for m in self.measures)
         return f"Leaderboard({len(self.result.names)} runs, {len(self.result.qids)} topics; {groups})"
 
     def write(self, site_dir: str | os.PathLike, *, title: str = "Leaderboard",
-              settings: Mapping[str, Any] | None = None, plots: bool = True) -> Path:
+              settings: Mapping[str, Any] | None = None, plots: bool = True, paths: bool = False) -> Path:
         """Write the static site (index.html, one page per run, SVG plots, CSV tables) into
         ``site_dir`` (created; files of the same names are replaced) and return its path.
+        ``settings`` values that are paths show as file names unless ``paths=True``.
         See :func:`pyterrier_boot.leaderboards.site.write_site`."""
         from .site import write_site
 
-        return write_site(self, site_dir, title=title, settings=settings, plots=plots)
+        return write_site(self, site_dir, title=title, settings=settings, plots=plots, paths=paths)
 
 
 def _replicates(ranks, label):
@@ -187,12 +220,9 @@ def _as_runs(runs) -> dict[str, pd.DataFrame]:
                     f"got {type(runs).__name__}")
 
 
-def _leaderboard_inputs(runs, measures, baseline, bootstrap, letters):
+def _leaderboard_inputs(runs, measures, baseline, bootstrap, letters_method):
     """The arguments checked at the door: the runs as a dict and the measures as a list."""
-    from ..stats.letters import METHODS
-
-    if letters not in METHODS:
-        raise ValueError(f"'letters' must be one of {METHODS}, got {letters!r}")
+    check_method(letters_method, "letters_method")
     if bootstrap not in VARIANCE:
         raise ValueError(f"'bootstrap' must be 'topic', 'corpus' or 'both', got {bootstrap!r}")
     if isinstance(measures, str):
@@ -218,12 +248,13 @@ def _topic_rank_intervals(result, confidence_level, rng, max_memory):
                           confidence_level=confidence_level)
 
 
+@renamed_keywords(letters="letters_method")
 def leaderboard(runs: Any, qrels: Any, measures: Sequence[Any] | str = ("AP", "nDCG@10"), *,
                 baseline: str | None = None, test: str = "t", correction: str | None = "holm",
                 alpha: float = 0.05, bootstrap: str = "topic", n_resamples: int | None = None,
                 confidence_level: float = 0.95, interval: str | None = None, corpus_size: int | None = None,
                 model: str = "poisson", rng: Any = None, max_memory: int = DEFAULT_MAX_MEMORY,
-                letters: str = "cover", verbose: bool = False) -> Leaderboard:
+                letters_method: str = DEFAULT_METHOD, verbose: bool = False) -> Leaderboard:
     """Rank runs with honest uncertainty: mean and interval per measure, rank intervals, letter groups.
 
     Args:
@@ -237,11 +268,13 @@ def leaderboard(runs: Any, qrels: Any, measures: Sequence[Any] | str = ("AP", "n
             topic resamples alone are shown as well).
         n_resamples, confidence_level, interval, corpus_size, model, max_memory, verbose, rng: as
             :func:`~pyterrier_boot.Experiment` (``rng`` None is the fixed seed 42).
-        letters: ``"cover"`` (default; Gramm et al. 2007) or ``"insert-absorb"`` (Piepho 2004), as
-            :func:`~pyterrier_boot.compact_letter_display`.
+        letters_method: how the letter groups are found: ``"cover"`` (default; Gramm et al. 2007)
+            or ``"insert-absorb"`` (Piepho 2004), as :func:`~pyterrier_boot.compact_letter_display`
+            and every other table of letters (``letters=`` is its deprecated name).
 
     Returns:
-        a :class:`Leaderboard`: ``to_frame()``, ``to_markdown()``, ``write(site_dir)`` (a site).
+        a :class:`Leaderboard`: ``to_frame()``, ``to_markdown()``, ``to_latex()``, ``write(site_dir)``
+        (a site), ``save(path)`` (read back with ``Leaderboard.load``).
 
     Rank intervals as Zobel & Rashidi (2020, Fig. 5); runs sharing a letter are not significantly
     different (``pt_docs/leaderboard.md``).
@@ -254,10 +287,9 @@ def leaderboard(runs: Any, qrels: Any, measures: Sequence[Any] | str = ("AP", "n
         ['rank', 'run', 'AP', 'AP ci_low', 'AP ci_high']
     """
     from ..experiment.experiment import experiment_result
-    from ..stats.letters import compact_letter_display
     from ..stats.ranking import rank_intervals
 
-    runs, measures = _leaderboard_inputs(runs, measures, baseline, bootstrap, letters)
+    runs, measures = _leaderboard_inputs(runs, measures, baseline, bootstrap, letters_method)
     test = {"paired-bootstrap": "paired_bootstrap"}.get(test, test)
     generator = as_generator(DEFAULT_SEED if rng is None else rng)
     experiment_rng, pairs_rng, topic_rng = generator.spawn(3)
@@ -270,11 +302,13 @@ def leaderboard(runs: Any, qrels: Any, measures: Sequence[Any] | str = ("AP", "n
         raise ValueError(f"a leaderboard needs at least 2 judged topics, got {len(result.qids)}")
     pairwise = result.pairwise(test=test, correction=correction, alpha=alpha, rng=pairs_rng, max_memory=max_memory)
     # per measure, "a" goes to the group of that measure's best run
-    groups = pd.DataFrame({m: compact_letter_display(pairwise, measure=m, method=letters) for m in result.measures})
+    groups = pd.DataFrame({m: compact_letter_display(pairwise, measure=m, method=letters_method)
+                           for m in result.measures})
     ranks = rank_intervals(result.means, result.distribution_, systems=result.names, measures=result.measures,
                            confidence_level=confidence_level)
     topic_ranks = None
     if bootstrap != "topic":
         topic_ranks = _topic_rank_intervals(result, confidence_level, topic_rng, max_memory)
     return Leaderboard(result=result, pairwise=pairwise, letters=groups, ranks=ranks, topic_ranks=topic_ranks,
-                       baseline=baseline, test=test, correction=correction, alpha=alpha, letters_method=letters)
+                       baseline=baseline, test=test, correction=correction, alpha=alpha,
+                       letters_method=letters_method)

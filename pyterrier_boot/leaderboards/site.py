@@ -10,6 +10,9 @@ Files written into the site folder:
 * ``figures/means-<i>.svg``, ``figures/ranks-<i>.svg``: per measure ``i``, the forest plot of the
   means (:func:`~pyterrier_boot.plot_means`) and the rank intervals (:func:`~pyterrier_boot.plot_ranks`);
 * ``leaderboard.csv``, ``perquery.csv``, ``pairwise.csv``: the numbers behind the pages.
+
+The site reads a leaderboard through :class:`SiteBoard` (what it shows of one) and does not import
+``board``: ``Leaderboard.write`` calls :func:`write_site`, so the import graph reads board -> site.
 """
 from __future__ import annotations
 
@@ -18,17 +21,31 @@ import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
 
 from .._html import escape, page, sortable_table, svg_figure
 
-if TYPE_CHECKING:
-    from .board import Leaderboard
+__all__ = ["write_site", "run_file_names", "SiteBoard"]
 
-__all__ = ["write_site", "run_file_names"]
+
+class SiteBoard(Protocol):
+    """What the site shows of a leaderboard (a :class:`~pyterrier_boot.leaderboards.Leaderboard`)."""
+
+    @property
+    def result(self) -> Any: ...
+    @property
+    def pairwise(self) -> pd.DataFrame: ...
+    @property
+    def baseline(self) -> str | None: ...
+    @property
+    def measures(self) -> tuple[str, ...]: ...
+    def display_frame(self, digits: int = 3) -> pd.DataFrame: ...
+    def to_frame(self) -> pd.DataFrame: ...
+    def caption(self) -> str: ...
+    def n_groups(self, measure: str | None = None) -> int: ...
 
 
 def run_file_names(names: list[str]) -> dict[str, str]:
@@ -49,8 +66,18 @@ def _write(path: Path, text: str) -> None:
     path.write_text(text, encoding="utf-8")
 
 
-def _settings_table(settings: Mapping[str, Any]) -> str:
-    rows = "".join(f"<tr><td>{escape(k)}</td><td>{escape(v)}</td></tr>" for k, v in settings.items())
+def _setting(value: Any, paths: bool) -> str:
+    """A setting as shown: a path (``os.PathLike``) as its file name unless ``paths``; a list or
+    tuple item by item; anything else as ``str``."""
+    if isinstance(value, os.PathLike):
+        return str(value) if paths else (Path(value).name or str(value))
+    if isinstance(value, list | tuple):
+        return ", ".join(_setting(v, paths) for v in value)
+    return str(value)
+
+
+def _settings_table(settings: Mapping[str, Any], paths: bool) -> str:
+    rows = "".join(f"<tr><td>{escape(k)}</td><td>{escape(_setting(v, paths))}</td></tr>" for k, v in settings.items())
     return f'<table class="kv">{rows}</table>'
 
 
@@ -76,7 +103,8 @@ def _figures(board, folder: Path) -> list[str]:
     return parts
 
 
-def _index(board, files: dict[str, str], title: str, settings: Mapping[str, Any] | None, figures: list[str]) -> str:
+def _index(board, files: dict[str, str], title: str, settings: Mapping[str, Any] | None, figures: list[str],
+           paths: bool) -> str:
     from .. import __version__
 
     table = board.display_frame()
@@ -89,7 +117,7 @@ def _index(board, files: dict[str, str], title: str, settings: Mapping[str, Any]
             f'<p class="muted">Written by pyterrier-boot {escape(__version__)} on {now}. Click a column header '
             "to sort; click a run for its per-topic scores.</p>"]
     if settings:
-        body.append(_settings_table(settings))
+        body.append(_settings_table(settings, paths))
     groups = ", ".join(f"{escape(m)}: {board.n_groups(m)}" for m in board.measures)
     body += ["<h2>Ranking</h2>", f"<p>{escape(board.caption())}</p>",
              f'<p class="muted">Letter groups per measure: {groups}.</p>',
@@ -136,8 +164,8 @@ def _run_page(board, name: str, title: str) -> str:
     return page(f"{name}: {title}", "\n".join(body))
 
 
-def write_site(board: Leaderboard, site_dir: str | os.PathLike, *, title: str = "Leaderboard",
-               settings: Mapping[str, Any] | None = None, plots: bool = True) -> Path:
+def write_site(board: SiteBoard, site_dir: str | os.PathLike, *, title: str = "Leaderboard",
+               settings: Mapping[str, Any] | None = None, plots: bool = True, paths: bool = False) -> Path:
     """Write ``board`` (a :class:`~pyterrier_boot.leaderboards.Leaderboard`) as a static site.
 
     Args:
@@ -145,7 +173,10 @@ def write_site(board: Leaderboard, site_dir: str | os.PathLike, *, title: str = 
         site_dir: folder to write into (created; files of the same names are replaced).
         title: page title.
         settings: mapping ``label -> value`` listed under the title (qrels, command, seed, ...).
+            A value that is a path (``os.PathLike``, or a list of them) shows as its file name, so
+            the site tells nothing of the machine it was built on; strings show as given.
         plots: draw the SVG plots (needs matplotlib).
+        paths: show such values as full paths instead.
 
     Returns:
         the folder's :class:`~pathlib.Path`; open ``index.html``.
@@ -159,7 +190,7 @@ def write_site(board: Leaderboard, site_dir: str | os.PathLike, *, title: str = 
     folder.mkdir(parents=True, exist_ok=True)
     files = run_file_names(list(board.result.names))
     figures = _figures(board, folder) if plots else []
-    _write(folder / "index.html", _index(board, files, title, settings, figures))
+    _write(folder / "index.html", _index(board, files, title, settings, figures, paths))
     for name, file in files.items():
         _write(folder / "runs" / file, _run_page(board, name, title))
     board.to_frame().to_csv(folder / "leaderboard.csv", index=False)
