@@ -226,6 +226,12 @@ def test_pairwise_is_the_compare_frame_and_shows_readable(plain):
     assert "[95% interval]" in parsed.caption
     with pytest.raises(ValueError, match="'digits'"):
         table.readable_html(digits=-1)
+    with pytest.raises(ValueError, match="'max_rows'"):
+        table.readable_html(max_rows=0)
+    parsed = _Rows()  # a long table shows its first rows and says so
+    parsed.feed(table.readable_html(max_rows=3))
+    assert [r[:3] for r in parsed.rows if r] == [r[:3] for r in rows[:3]]
+    assert parsed.caption.startswith(f"The first 3 of {len(table)} pairs.")
 
 
 def test_pairwise_of_a_corpus_result_shows_its_replicate_test(corpus):

@@ -36,17 +36,24 @@ class PairwiseTable(pd.DataFrame):
         table.attrs = dict(frame.attrs)
         return table
 
-    def readable_html(self, *, digits: int = 3) -> str:
+    def readable_html(self, *, digits: int = 3, max_rows: int | None = None) -> str:
         """The readable HTML table a notebook shows (inline style only, no script; ``digits``
-        decimals of means and differences). ``to_html()`` is still pandas' own."""
+        decimals of means and differences; the first ``max_rows`` pairs, default pandas'
+        ``display.max_rows``, the caption saying how many are shown). ``to_html()`` is still pandas' own."""
         if isinstance(digits, bool) or not isinstance(digits, (int, np.integer)) or digits < 0:
             raise ValueError(f"'digits' must be an integer >= 0, got {digits!r}")
+        if max_rows is None:
+            max_rows = pd.get_option("display.max_rows") or len(self)
+        if isinstance(max_rows, bool) or not isinstance(max_rows, (int, np.integer)) or max_rows < 1:
+            raise ValueError(f"'max_rows' must be an integer >= 1, got {max_rows!r}")
         heads = ["measure", "a", "b", "mean a", "mean b", "difference a − b [interval]", *self._pvalue_columns(),
                  "effect size", "wins / ties / losses", "verdict"]
-        rows = [self._row(i, int(digits)) for i in range(len(self))]
+        shown = min(len(self), int(max_rows))
+        rows = [self._row(i, int(digits)) for i in range(shown)]
         head = "".join(f'<th style="text-align:{"left" if k < 3 else "right"};padding:0 6px">{html.escape(h)}</th>'
                        for k, h in enumerate(heads))
-        caption = html.escape(self.caption())
+        more = f"The first {shown} of {len(self):,} pairs. " if shown < len(self) else ""
+        caption = html.escape(more + self.caption())
         return (f'<div style="overflow-x:auto"><table><caption style="caption-side:bottom;text-align:left;'
                 f'font-size:0.85em;color:#444">{caption}</caption><thead><tr>{head}</tr></thead>'
                 f'<tbody>{"".join(rows)}</tbody></table></div>')
