@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 _NUMBER = re.compile(r"\s*[-+]?(\d|\.\d)")
 
-__all__ = ["STYLE", "SORT_SCRIPT", "escape", "sortable_table", "sortable_fragment", "page", "svg_figure"]
+__all__ = ["STYLE", "SORT_SCRIPT", "escape", "scroll_box", "sortable_table", "sortable_fragment", "page", "svg_figure"]
 
 STYLE = """
 body { font-family: -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif; margin: 2em auto; max-width: 1200px;
@@ -39,8 +39,9 @@ table.sortable th::after { content: " \\2195"; color: #bbb; font-size: 0.8em; }
 table.sortable th[aria-sort=ascending]::after { content: " \\25B2"; color: #333; }
 table.sortable th[aria-sort=descending]::after { content: " \\25BC"; color: #333; }
 tbody tr:hover { background: #f7f9fc; }
-table.kv td { text-align: left; white-space: normal; } table.kv td:first-child { font-weight: 600; }
-figure { margin: 1em 0; } figcaption { color: #555; font-size: 0.85em; max-width: 900px; }
+table.kv td { text-align: left; white-space: normal; overflow-wrap: anywhere; }
+table.kv td:first-child { font-weight: 600; overflow-wrap: normal; }
+figure { margin: 1em 0; max-width: 100%; min-width: 0; } figcaption { color: #555; font-size: 0.85em; max-width: 900px; }
 img, svg { max-width: 100%; height: auto; } img { border: 1px solid #eee; }
 .figs { display: flex; flex-wrap: wrap; gap: 1em; align-items: flex-start; }
 details { margin: 0.8em 0; } summary { cursor: pointer; color: #1f4e9a; }
@@ -128,6 +129,17 @@ def _cell(value: Any, digits: int | None, escaped: bool) -> tuple[str, str | Non
         return "", None, False
     text = str(value)
     return (escape(text) if escaped else text), None, not _NUMBER.match(text)
+
+
+def scroll_box(content: str) -> str:
+    """``content`` (HTML, as given) in a ``<div class="scroll">``: a table wider than the page
+    scrolls sideways inside the box (:data:`STYLE`), so the page itself never does.
+
+    Example:
+        >>> scroll_box("<table></table>")
+        '<div class="scroll"><table></table></div>'
+    """
+    return f'<div class="scroll">{content}</div>'
 
 
 def sortable_table(frame: pandas.DataFrame, *, table_id: str | None = None, caption: str | None = None,

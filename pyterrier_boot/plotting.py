@@ -546,7 +546,8 @@ def plot_differences(result: ExperimentResult, measure: MeasureLike | None = Non
     (corrected when the experiment corrected), open dots are not. Uncorrected, or with Bonferroni
     or Sidak (simultaneous intervals), a dot is filled exactly when its interval excludes 0; with
     a step-wise correction (Holm, ...) the intervals are unadjusted, so a filled dot's interval
-    excludes 0 but an open dot's may too. Returns the Figure.
+    excludes 0 but an open dot's may too. Colour says the direction (blue: higher than the
+    baseline, red: lower); the legend lists both colours and both kinds of dot. Returns the Figure.
 
     Example:
         >>> res = pyterrier_boot.experiment_result(runs, None, qrels, ["AP"], baseline=0)   # doctest: +SKIP
@@ -563,9 +564,9 @@ def plot_differences(result: ExperimentResult, measure: MeasureLike | None = Non
     colors = np.where(table["diff"].to_numpy() >= 0, _BEST, _COLLECTION)
     ax.hlines(y, table["ci_low"], table["ci_high"], colors=colors, linewidth=1.6)
     ax.scatter(table["diff"][significant], y[significant], color=colors[significant], s=24, zorder=3,
-               label="significant", gid="significant")
+               gid="significant")
     ax.scatter(table["diff"][~significant], y[~significant], facecolors="white", edgecolors=colors[~significant],
-               s=24, zorder=3, label="not significant", gid="not significant")
+               s=24, zorder=3, gid="not significant")
     ax.axvline(0, color="grey", linestyle="--", linewidth=0.8)
     ax.set_yticks(y)
     ax.set_yticklabels(list(table["name"]), fontsize=_tick_size(P))
@@ -583,8 +584,22 @@ def plot_differences(result: ExperimentResult, measure: MeasureLike | None = Non
     how += f", {correction}-corrected" if correction else ""
     ax.set_title(title or f"{label}: difference from {name} with the interval each test inverts\n"
                           f"({how}; {int(significant.sum())} of {P} significant)", fontsize="medium")
-    ax.legend(fontsize="small", loc="best")
+    ax.legend(handles=_difference_legend(name), fontsize="small", loc="best")
     return fig
+
+
+def _difference_legend(baseline: str) -> list:
+    """The forest plot's key, the same whatever is drawn: colour is the direction of the
+    difference, a filled or hollow dot the verdict (both always listed)."""
+    from matplotlib.lines import Line2D
+
+    def dot(fill: str, label: str) -> Line2D:
+        return Line2D([], [], marker="o", linestyle="none", markersize=5, markeredgecolor="black",
+                      markerfacecolor=fill, label=label)
+
+    return [Line2D([], [], color=_BEST, linewidth=1.6, label=f"higher than {baseline}"),
+            Line2D([], [], color=_COLLECTION, linewidth=1.6, label=f"lower than {baseline}"),
+            dot("black", "significant"), dot("white", "not significant")]
 
 
 def topic_differences(result: ExperimentResult, system: str | int, baseline: str | int,

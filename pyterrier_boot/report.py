@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ._atomic import atomic_file
+from .experiment.display import describe_intervals
 from .stats.letters import DEFAULT_METHOD as DEFAULT_LETTERS
 from .stats.letters import check_method, compact_letter_display, letters_label
 from .stats.registry import test_label
@@ -38,34 +39,8 @@ if TYPE_CHECKING:
 
 __all__ = ["summary_table", "html_report", "write_report", "describe_intervals"]
 
-_INTERVAL_NAMES = {"bca": "BCa", "percentile": "percentile", "basic": "basic", "studentized": "studentized",
-                   "normal": "normal", "t": "t", "logit": "logit"}
-
 
 # ---------------------------------------------------------------- text pieces
-
-
-def describe_intervals(result: ExperimentResult) -> str:
-    """One phrase saying how the result's intervals were made, e.g. ``"95% topic-bootstrap BCa
-    intervals (10,000 topic resamples, seed 42)"`` (the seed from the result's provenance; ``rng``
-    None is the fixed seed 42)."""
-    if result.bootstrap is None:
-        return "no intervals (no bootstrap)"
-    if result.distribution_ is None:
-        return f"no intervals ({len(result.qids)} topic: at least 2 are needed)"
-    n = result.distribution_.shape[0]
-    unit = {"topic": "topic resamples", "corpus": "corpus images", "both": "replicates (topics and corpus)"}
-    method = _INTERVAL_NAMES.get(result.interval, result.interval)  # type: ignore[arg-type]  # set with a bootstrap
-    return (f"{100 * result.confidence_level:g}% {result.bootstrap}-bootstrap {method} intervals "
-            f"({n:,} {unit[result.bootstrap]}{_seed_phrase(result.provenance)})")
-
-
-def _seed_phrase(provenance: Mapping[str, Any] | None) -> str:
-    """``", seed 42"``, ``", a numpy Generator"`` or ``""`` (no provenance) for a result's rng."""
-    record = (provenance or {}).get("rng")
-    if not record:
-        return ""
-    return f", seed {record['seed']}" if "seed" in record else ", rng: a numpy Generator (state in the provenance)"
 
 
 def _number(value, digits):
@@ -226,14 +201,15 @@ def _escape(text):
 
 
 def _table_html(frame, *, digits=None, caption=None):
-    """A sortable table (click a header); p-values keep their small values (``.4g``)."""
-    from ._html import sortable_table
+    """A sortable table (click a header) in a horizontal scroll box, so that a wide table scrolls
+    by itself and the page never scrolls sideways; p-values keep their small values (``.4g``)."""
+    from ._html import scroll_box, sortable_table
 
     frame = frame.copy()
     for column in frame.columns:
         if "p-value" in str(column) and pd.api.types.is_float_dtype(frame[column]):
             frame[column] = frame[column].map(lambda v: "" if pd.isna(v) else f"{v:.4g}")
-    return sortable_table(frame, digits=digits, caption=caption)
+    return scroll_box(sortable_table(frame, digits=digits, caption=caption))
 
 
 def _figure_html(fig, caption, alt, name):
@@ -519,13 +495,13 @@ def html_report(results: Any, *, title: str | None = "pyterrier-boot report",
         if baseline is not None:
             _reference(result, baseline)  # a baseline that is not a system is an error before any plot
     from . import __version__
-    from ._html import page
+    from ._html import page, scroll_box
 
     parts = [f"<h1>{_escape(title)}</h1>",
              f'<p class="muted">Written by pyterrier-boot {_escape(__version__)}.</p>']
     if settings:
         rows = "".join(f"<tr><td>{_escape(k)}</td><td>{_escape(v)}</td></tr>" for k, v in settings.items())
-        parts.append(f'<table class="kv">{rows}</table>')
+        parts.append(scroll_box(f'<table class="kv">{rows}</table>'))
     bar = None
     if plots and verbose:
         import pyterrier as pt

@@ -129,9 +129,9 @@ def test_every_test_name_comes_from_the_registry():
         registry.get_test("student")
 
 
-def _import_circles(top_level_only):
-    """Groups of modules that import each other in a circle (strongly connected components of the
-    import graph, imports in functions and under TYPE_CHECKING included unless ``top_level_only``)."""
+def _import_graph(top_level_only):
+    """``module -> modules it imports`` (imports in functions and under TYPE_CHECKING included
+    unless ``top_level_only``: a reader follows all of them)."""
     modules = {tuple(parts): (path, is_package) for path, parts, is_package in _modules()}
     graph = {}
     for key, (path, is_package) in modules.items():
@@ -142,6 +142,13 @@ def _import_circles(top_level_only):
                 edges.add(tuple(target))
         # a module importing its own package (``from .. import __version__``) is not a circle
         graph[key] = {e for e in edges if e != key[:len(e)]}
+    return graph
+
+
+def _import_circles(top_level_only):
+    """Groups of modules that import each other in a circle (strongly connected components of the
+    import graph, imports in functions and under TYPE_CHECKING included unless ``top_level_only``)."""
+    graph = _import_graph(top_level_only)
     index, low, stack, circles = {}, {}, [], []
 
     def connect(node):  # Tarjan (1972)
@@ -172,3 +179,41 @@ def test_leaderboards_import_in_one_direction():
     circles = [c for c in _import_circles(top_level_only=False) if any(m.startswith("leaderboards") for m in c)]
     assert circles == []
     assert _import_circles(top_level_only=True) == []
+
+
+def _reachable(graph, start):
+    seen, todo = set(), [start]
+    while todo:
+        for nxt in graph.get(todo.pop(), ()):
+            if nxt not in seen:
+                seen.add(nxt)
+                todo.append(nxt)
+    return seen
+
+
+DRAWERS = ["plotting", "report", "experiment.storage"]
+
+
+def test_results_import_none_of_the_modules_that_draw_or_store_them():
+    """The result reads one way: plotting, the report and save/load import ``experiment.result``;
+    it imports none of them (not in a function, not for a type), and no circle of imports touches
+    it, them or the readable table (``experiment.display``, whose type ``display()`` names)."""
+    graph = _import_graph(top_level_only=False)
+    below = {".".join(m) for m in _reachable(graph, ("experiment", "result"))}
+    assert [d for d in DRAWERS if d in below] == []
+    for drawer in DRAWERS:  # they build on the result, not the other way
+        assert "experiment.result" in {".".join(m) for m in _reachable(graph, tuple(drawer.split(".")))}
+    watched = {"experiment.result", "experiment.display", *DRAWERS}
+    assert [c for c in _import_circles(top_level_only=False) if watched & set(c)] == []
+
+
+def test_every_result_method_that_draws_has_its_function():
+    """``display()`` and every ``plot_*()`` method of a result reach the function of the module that
+    draws it (wired by ``pyterrier_boot.experiment``), and draw what that function draws."""
+    from pyterrier_boot import plotting
+    from pyterrier_boot.experiment import display, result
+
+    methods = {name for name in vars(result.ExperimentResult) if name.startswith("plot_")} | {"display"}
+    assert set(result.VIEWS) == methods
+    assert result.VIEWS["display"] is display.result_table
+    assert all(result.VIEWS[name] is getattr(plotting, name) for name in methods - {"display"})

@@ -137,6 +137,26 @@ def test_report(browser, tmp_path):
     assert not tab.errors, tab.errors
 
 
+@pytest.mark.filterwarnings("ignore:the studentized interval:pyterrier_boot.DegenerateWarning")  # 12 small topics
+def test_report_never_scrolls_sideways_at_1024_px(browser, tmp_path):
+    """A summary of many measures is wider than a 1,024 px window: it scrolls in its own box and
+    the page does not scroll sideways."""
+    pytest.importorskip("matplotlib").use("Agg")
+    sim = ptb.simulate_collection(n_topics=12, n_systems=4, depth=60, pool_depth=20, corpus_size=4000,
+                                  matching=300, rng=3)
+    measures = ["AP", "nDCG@10", "nDCG@20", "P@10", "P@20", "R@100", "RR", "Rprec"]
+    result = ptb.experiment_result(sim.runs, None, sim.qrels, measures, n_resamples=200, rng=1, baseline=0)
+    path = ptb.write_report(result, tmp_path / "report.html", settings={"qrels": "/data/" + "folder/" * 40})
+    tab = _Page(browser, path)
+    tab.page.set_viewport_size({"width": 1024, "height": 800})
+    widths = tab.page.evaluate("() => [document.documentElement.scrollWidth, window.innerWidth, "
+                               "Math.max(...Array.from(document.querySelectorAll('.scroll'), "
+                               "b => b.scrollWidth - b.clientWidth))]")
+    page_width, window_width, widest_overflow = widths
+    assert page_width <= window_width, widths
+    assert widest_overflow > 0, widths  # the summary is wider than the window: its box scrolls
+
+
 # how front ends show a notebook output: nbconvert's HTML has the outputs in the page as they are;
 # JupyterLab sets the output's innerHTML, then re-creates each script in place to run it; the
 # classic Notebook (jQuery) runs each script's text in an element appended to <head>

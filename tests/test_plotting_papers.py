@@ -78,6 +78,36 @@ def test_differences_forest_shows_each_test_and_its_interval(based, j):
     assert "holm-corrected" in ax.get_title()
 
 
+@pytest.mark.parametrize("all_significant", [False, True])
+def test_differences_legend_says_what_colour_and_dot_mean(based, all_significant):
+    """Colour is the direction, a filled or hollow dot the verdict: the key lists both colours and
+    both dots, also when every comparison is significant (no hollow dot drawn)."""
+    import dataclasses
+
+    from matplotlib.colors import to_rgba
+
+    frame = based.comparisons.frame
+    frame = frame.assign(reject=True if all_significant else np.arange(len(frame)) % 2 == 0)
+    result = dataclasses.replace(based, comparisons=dataclasses.replace(based.comparisons, frame=frame))
+    ax = ptb.plot_differences(result, "AP").axes[0]
+    drawn = {c.get_gid(): len(c.get_offsets()) for c in ax.collections if c.get_gid()}
+    assert (drawn["not significant"] == 0) is all_significant
+    legend = ax.get_legend()
+    labels = [t.get_text() for t in legend.get_texts()]
+    assert labels == ["higher than S1", "lower than S1", "significant", "not significant"]
+    higher, lower, filled, hollow = legend.legend_handles
+    assert to_rgba(higher.get_color()) == to_rgba("tab:blue") and to_rgba(lower.get_color()) == to_rgba("tab:red")
+    assert higher.get_marker() in ("None", "", None) and filled.get_marker() == hollow.get_marker() == "o"
+    assert to_rgba(filled.get_markerfacecolor()) == to_rgba("black")
+    assert to_rgba(hollow.get_markerfacecolor()) == to_rgba("white")
+    # the drawn dots use the key's colours: blue above 0, red below
+    for gid in ("significant", "not significant"):
+        points = next(c for c in ax.collections if c.get_gid() == gid)
+        colours = points.get_edgecolors() if gid == "not significant" else points.get_facecolors()
+        for (x, _), colour in zip(points.get_offsets(), colours, strict=False):
+            assert tuple(colour) == to_rgba("tab:blue" if x >= 0 else "tab:red")
+
+
 def test_plot_forest_accepts_an_experiment_result(based, sim):
     uncorrected = ptb.experiment_result(sim.runs, None, sim.qrels, ["AP"], n_resamples=400, rng=3, baseline="S1")
     ax = ptb.plot_forest(uncorrected).axes[0]

@@ -106,6 +106,35 @@ def test_report_without_plots_has_tables_only(topic_result):
     assert parsed.tags.count("table") >= 3  # summary, comparisons, full table
 
 
+class _Boxes(html.parser.HTMLParser):
+    """Per ``<table>``: whether it sits inside a ``<div class="scroll">`` (a horizontal scroll box)."""
+
+    def __init__(self):
+        super().__init__()
+        self.open, self.tables = [], []
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "table":
+            self.tables.append(any(t == "div" and "scroll" in (c or "").split() for t, c in self.open))
+        if tag not in VOID:
+            self.open.append((tag, dict(attrs).get("class")))
+
+    def handle_endtag(self, tag):
+        self.open.pop()
+
+
+def test_every_report_table_scrolls_in_its_own_box(topic_result):
+    """A wide table scrolls inside its box, so the page itself never scrolls sideways (the summary
+    of many measures is wider than the page)."""
+    page = html_report(topic_result, plots=False, settings={"qrels": "/a/" + "long-folder-name/" * 20})
+    boxes = _Boxes()
+    boxes.feed(page)
+    assert len(boxes.tables) >= 4 and all(boxes.tables), boxes.tables  # settings, summary, comparisons, full
+    style = page[page.index("<style>"):page.index("</style>")]
+    assert ".scroll { overflow-x: auto; max-width: 100%; }" in style
+    assert "overflow-wrap: anywhere" in style  # a long path in the settings wraps instead of widening the page
+
+
 def test_write_report_creates_folders_and_refuses_unwritable(topic_result, tmp_path):
     path = write_report(topic_result, tmp_path / "a" / "b" / "report.html", plots=False)
     assert path.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")

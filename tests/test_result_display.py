@@ -156,6 +156,93 @@ def test_html_shows_bold_best_letters_and_caption(plain):
     assert "systems sharing a letter are not significantly different" in "".join(parser.caption)
 
 
+class _Rows(html.parser.HTMLParser):
+    """The body rows of an HTML table as text cells, with whether each cell holds bold text."""
+
+    def __init__(self):
+        super().__init__()
+        self.rows, self.bold, self.caption, self.where = [], [], "", None
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "tr":
+            self.rows.append([])
+            self.bold.append([])
+        elif tag == "td":
+            self.rows[-1].append("")
+            self.bold[-1].append(False)
+        elif tag == "b" and self.where == "td":
+            self.bold[-1][-1] = True
+        if tag in ("td", "th", "caption"):
+            self.where = tag
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th", "caption"):
+            self.where = None
+
+    def handle_data(self, data):
+        if self.where == "td":
+            self.rows[-1][-1] += data
+        elif self.where == "caption":
+            self.caption += data
+
+
+def test_pairwise_is_the_compare_frame_and_shows_readable(plain):
+    """``pairwise()`` is still a DataFrame with compare's columns and exact values (what is derived
+    from it is a plain DataFrame); a notebook shows it rounded, p-values formatted, and the pairs
+    that scipy's t-test with statsmodels' Holm rejects bold with their verdict."""
+    table = plain.pairwise()
+    scores = {m: pd.DataFrame(plain.values[:, :, j], index=list(plain.names)) for j, m in enumerate(MEASURES)}
+    expected = ptb.compare(scores, test="t", correction="holm")
+    assert isinstance(table, pd.DataFrame) and table.attrs == expected.attrs
+    pd.testing.assert_frame_equal(pd.DataFrame(table), expected, check_exact=True)
+    assert type(table.head()) is pd.DataFrame and type(table[table["reject"]]) is pd.DataFrame
+    assert table.to_html() == expected.to_html()  # pandas' own to_html is untouched
+    parsed = _Rows()
+    parsed.feed(table._repr_html_())
+    rows = [r for r in parsed.rows if r]
+    bold = [b for b, r in zip(parsed.bold, parsed.rows, strict=True) if r]
+    assert len(rows) == len(table)
+    S = len(plain.names)
+    pairs = [(a, b) for a in range(S) for b in range(a + 1, S)]
+    for j, m in enumerate(MEASURES):
+        x = _x(plain, j)
+        p = [scipy.stats.ttest_rel(x[a], x[b]).pvalue for a, b in pairs]
+        reject, corrected = multitest.multipletests(p, alpha=0.05, method="holm")[:2]
+        for k, (a, b) in enumerate(pairs):
+            i = j * len(pairs) + k
+            cells = rows[i]
+            assert cells[:3] == [m, plain.names[a], plain.names[b]]
+            d = x[a].mean() - x[b].mean()
+            low, high = table["ci_low"].iloc[i], table["ci_high"].iloc[i]
+            assert cells[5] == f"{d:.3f} [{low:.3f}, {high:.3f}]"
+            assert cells[6] == ("<0.001" if p[k] < 0.001 else f"{p[k]:.3f}")
+            assert cells[7] == ("<0.001" if corrected[k] < 0.001 else f"{corrected[k]:.3f}")
+            higher, lower = (plain.names[a], plain.names[b]) if d >= 0 else (plain.names[b], plain.names[a])
+            assert cells[-1] == (f"{higher} > {lower}" if reject[k] else "not significant")
+            assert bold[i][5] == bold[i][-1] == bool(reject[k])
+    assert 0 < sum(b[-1] for b in bold) < len(rows)  # both verdicts shown
+    assert not any("e-" in c for r in rows for c in r)  # no scientific notation
+    assert "paired t-test, holm-corrected per measure, α = 0.05" in parsed.caption
+    assert "[95% interval]" in parsed.caption
+    with pytest.raises(ValueError, match="'digits'"):
+        table.readable_html(digits=-1)
+    with pytest.raises(ValueError, match="'max_rows'"):
+        table.readable_html(max_rows=0)
+    parsed = _Rows()  # a long table shows its first rows and says so
+    parsed.feed(table.readable_html(max_rows=3))
+    assert [r[:3] for r in parsed.rows if r] == [r[:3] for r in rows[:3]]
+    assert parsed.caption.startswith(f"The first 3 of {len(table)} pairs.")
+
+
+def test_pairwise_of_a_corpus_result_shows_its_replicate_test(corpus):
+    table = corpus.pairwise()
+    assert isinstance(table, pd.DataFrame) and "corpus p-value" in table
+    parsed = _Rows()
+    parsed.feed(table._repr_html_())
+    assert len([r for r in parsed.rows if r]) == len(table)
+    assert "corpus-bootstrap replicate test" in parsed.caption
+
+
 def test_display_rejects_bad_arguments(plain):
     with pytest.raises(ValueError, match="'digits'"):
         plain.display(digits=-1)

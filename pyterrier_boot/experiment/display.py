@@ -21,11 +21,13 @@ import pandas as pd
 
 from ..stats.letters import DEFAULT_METHOD, check_method, compact_letter_display, letters_label
 
-__all__ = ["ResultTable", "result_table", "booktabs", "latex_escape"]
+__all__ = ["ResultTable", "result_table", "booktabs", "latex_escape", "describe_intervals"]
 
 MARKS = ("†", "‡", "§", "¶")
 _LATEX_MARKS = {"†": r"\dagger", "‡": r"\ddagger", "§": r"\S", "¶": r"\P"}
 VARIANCE = {"topic": "topics", "corpus": "corpus (documents)", "both": "topics and corpus"}
+_INTERVAL_NAMES = {"bca": "BCa", "percentile": "percentile", "basic": "basic", "studentized": "studentized",
+                   "normal": "normal", "t": "t", "logit": "logit"}
 
 # the default all-pairs comparison of a result, computed once per result (a notebook asks for
 # the HTML and the LaTeX of the same result)
@@ -156,6 +158,30 @@ class ResultTable:
         return self.to_markdown()
 
 
+def describe_intervals(result: Any) -> str:
+    """One phrase saying how an :class:`~pyterrier_boot.ExperimentResult`'s intervals were made,
+    e.g. ``"95% topic-bootstrap BCa intervals (10,000 topic resamples, seed 42)"`` (the captions of
+    the table, the report, the command line and the leaderboard; the seed from the result's
+    provenance, ``rng`` None being the fixed seed 42)."""
+    if result.bootstrap is None:
+        return "no intervals (no bootstrap)"
+    if result.distribution_ is None:
+        return f"no intervals ({len(result.qids)} topic: at least 2 are needed)"
+    n = result.distribution_.shape[0]
+    unit = {"topic": "topic resamples", "corpus": "corpus images", "both": "replicates (topics and corpus)"}
+    method = _INTERVAL_NAMES.get(result.interval, result.interval)
+    return (f"{100 * result.confidence_level:g}% {result.bootstrap}-bootstrap {method} intervals "
+            f"({n:,} {unit[result.bootstrap]}{_seed_phrase(result.provenance)})")
+
+
+def _seed_phrase(provenance: Any) -> str:
+    """``", seed 42"``, ``", a numpy Generator"`` or ``""`` (no provenance) for a result's rng."""
+    record = (provenance or {}).get("rng")
+    if not record:
+        return ""
+    return f", seed {record['seed']}" if "seed" in record else ", rng: a numpy Generator (state in the provenance)"
+
+
 def latex_escape(text: Any) -> str:
     """``text`` with LaTeX's special characters escaped."""
     out = []
@@ -246,7 +272,6 @@ def result_table(result: Any, *, digits: int = 3, letters: bool | str = "auto", 
         letters_method: how the letter groups are found, ``"cover"`` (default) or
             ``"insert-absorb"`` (:func:`~pyterrier_boot.compact_letter_display`); the caption names it.
     """
-    from ..report import describe_intervals
     from ..stats.inversion import alpha_of
 
     if isinstance(digits, bool) or not isinstance(digits, (int, np.integer)) or digits < 0:

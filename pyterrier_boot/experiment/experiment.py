@@ -456,7 +456,7 @@ def _check_pt_labels(qrels: Qrels) -> None:
 
 def _provenance(seed, rng, test, correction, correction_alpha, n_resamples, model, corpus_size, baselines, names):
     """What produced a result, as JSON-able values (kept by ``ExperimentResult.save``)."""
-    from .storage import package_versions
+    from .archive import package_versions
 
     if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
         rng_record = {"seed": int(seed)}

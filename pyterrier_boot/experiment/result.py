@@ -5,18 +5,23 @@ import builtins
 import os
 import warnings
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
+from .._archive import ArrayWriter, json_value, open_archive, write_archive
 from .._memory import DEFAULT_MAX_MEMORY
 from .._warnings import DegenerateWarning, InputWarning, suppressed
 from ..stats.comparison import compare
 from ..stats.letters import DEFAULT_METHOD as DEFAULT_LETTERS
+from .archive import FORMAT, VERSION, decode_fields, encode_fields
+from .pairwise import PairwiseTable
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    import zipfile
+    from collections.abc import Callable, Sequence
     from concurrent.futures import Executor
     from typing import Any
 
@@ -27,6 +32,12 @@ if TYPE_CHECKING:
     from ..stats.resampling import ResamplePlan, SignFlipPlan
     from .display import ResultTable
 
+#: The functions that draw a result, by the name of the :class:`ExperimentResult` method that
+#: calls them (``"display"``: :func:`~pyterrier_boot.experiment.display.result_table`, ``"plot_means"``:
+#: :func:`pyterrier_boot.plotting.plot_means`, ...). The modules that draw a result import it; it
+#: imports none of them: the package (``pyterrier_boot/experiment/__init__.py``) fills this table
+#: when it is imported, before any result exists.
+VIEWS: dict[str, Callable[..., Any]] = {}
 
 
 @dataclass(frozen=True, eq=False)
@@ -266,7 +277,7 @@ class ExperimentResult:
     def pairwise(self, *, test: str = "t", correction: str | None = "holm", alpha: float = 0.05,
                  n_resamples: int = 10_000, rng: RngLike = None,
                  max_memory: int | str | None = DEFAULT_MAX_MEMORY,
-                 executor: Executor | None = None) -> pd.DataFrame:
+                 executor: Executor | None = None) -> PairwiseTable:
         """All pairs of systems on every measure (:func:`pyterrier_boot.compare` with ``test``,
         ``correction``, ``alpha``, ``n_resamples``, ``rng``, ``max_memory`` and ``executor``). Each row's ``ci_low``/``ci_high`` is the
         interval its verdict inverts: the test's own interval (topic bootstrap or none), or with the
@@ -275,18 +286,20 @@ class ExperimentResult:
         (:func:`~pyterrier_boot.experiment.uncertainty.replicate_test`), so the verdict includes the
         same corpus variance as the interval. With fewer than 2 topics (no test is defined) every pair
         gets its difference with NaN p-values and intervals, as :meth:`table` leaves them (the
-        experiment warned once)."""
+        experiment warned once). The table is a :class:`pandas.DataFrame` (a
+        :class:`~pyterrier_boot.experiment.pairwise.PairwiseTable`) that a notebook shows readable:
+        rounded, p-values formatted, significant pairs bold with their verdict."""
         from ..stats.comparison import interval_alpha
         from ..stats.correction import correct_pvalues
         from .uncertainty import matched_intervals
 
         if len(self.qids) < 2:
-            return _untested_pairs(self.values, self.names, self.measures, test, correction, alpha)
+            return PairwiseTable.of(_untested_pairs(self.values, self.names, self.measures, test, correction, alpha))
         scores = {m: pd.DataFrame(self.values[:, :, j], index=list(self.names)) for j, m in enumerate(self.measures)}
         table = compare(scores, test=test, correction=correction, alpha=alpha, rng=rng, n_resamples=n_resamples,
                         max_memory=max_memory, executor=executor)
         if self.bootstrap not in ("corpus", "both"):
-            return table
+            return PairwiseTable.of(table)
         index = {n: i for i, n in enumerate(self.names)}
         first = table["measure"] == self.measures[0]
         a = table.loc[first, "system_a"].map(index).to_numpy()
@@ -313,7 +326,7 @@ class ExperimentResult:
             theta, dist = self.corpus.system_distribution()  # type: ignore[union-attr]  # corpus is set with the corpus bootstrap
             table["corpus p-value"] = image_pvalue(theta[a] - theta[b], dist[:, a] - dist[:, b]).T.reshape(-1)
         table.attrs["test"] = f"{self.bootstrap}-bootstrap replicate test ({replicate_name(self.interval)})"
-        return table
+        return PairwiseTable.of(table)
 
     def ranks(self) -> pd.DataFrame:
         """Each system's rank (1 = best mean) on the collection and across bootstrap replicates,
@@ -346,10 +359,8 @@ class ExperimentResult:
         ``"insert-absorb"``), with a caption saying what they mean and how they were found
         (:func:`~pyterrier_boot.experiment.display.result_table`; a notebook shows it for the result).
         It has ``to_html()``, ``to_latex()``, ``to_markdown()`` and ``to_frame()``."""
-        from .display import result_table
-
-        return result_table(self, digits=digits, letters=letters, pairwise=pairwise, test=test,
-                            correction=correction, alpha=alpha, sort=sort, letters_method=letters_method)
+        return VIEWS["display"](self, digits=digits, letters=letters, pairwise=pairwise, test=test,
+                                correction=correction, alpha=alpha, sort=sort, letters_method=letters_method)
 
     def to_latex(self, *, digits: int = 3, alpha: float | None = None, caption: str | None = None,
                  label: str | None = None, letters: bool | str = "auto", letters_method: str = DEFAULT_LETTERS) -> str:
@@ -369,8 +380,6 @@ class ExperimentResult:
         """Every summary figure as plain JSON-able values (NaN as None): settings, provenance, per
         system and measure the mean, interval and per-topic values, the comparisons (one record per
         row). :meth:`save` keeps everything else (distributions, plans, corpus images)."""
-        from .._archive import json_value
-
         means = self.means
         systems: dict[str, dict[str, Any]] = {}
         for s, name in enumerate(self.names):
@@ -391,20 +400,29 @@ class ExperimentResult:
         }
         return json_value(out, tagged=False)
 
-    def save(self, path: str | os.PathLike) -> os.PathLike:
+    def save(self, path: str | os.PathLike) -> Path:
         """Write every figure and what produced it to one zip file of JSON and ``.npy`` arrays (no
-        pickle; :func:`~pyterrier_boot.experiment.storage.save_result`); read it back with
+        pickle; the format is in :mod:`pyterrier_boot.experiment.archive`); read it back with
         :meth:`load` or :func:`pyterrier_boot.load_result`. Returns the path."""
-        from .storage import save_result
-
-        return save_result(self, path)
+        writer = ArrayWriter()
+        doc = {"format": FORMAT, "version": VERSION, **encode_fields(self, writer)}
+        texts = {"table.csv": self.table().to_csv(index=False), "perquery.csv": self.per_query().to_csv(index=False)}
+        return write_archive(Path(path), doc, writer, member="result.json", texts=texts, what="save the result to")
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> ExperimentResult:
         """Read a result written by :meth:`save`."""
-        from .storage import load_result
+        with open_archive(Path(path), member="result.json", format=FORMAT, version=VERSION,
+                          what="result") as (archive, doc):
+            return cls.decode(archive, doc)
 
-        return load_result(path)
+    @classmethod
+    def decode(cls, archive: zipfile.ZipFile, doc: dict) -> ExperimentResult:
+        """The result whose fields :func:`~pyterrier_boot.experiment.archive.encode_fields` put
+        into ``doc`` (a saved result's, or one embedded in a saved leaderboard's)."""
+        saved = decode_fields(archive, doc)
+        comparisons = None if saved["comparisons"] is None else Comparisons(**saved["comparisons"])
+        return cls(**saved["result"], plan=saved["plan"], corpus=saved["corpus"], comparisons=comparisons)
 
     def save_summaries(self, save_dir: str) -> None:
         """``aggregated.csv`` and ``perquery.csv`` in ``save_dir``, keeping other systems' rows (as pt.Experiment)."""
@@ -429,61 +447,45 @@ class ExperimentResult:
         return (f"ExperimentResult({len(self.names)} systems x {len(self.qids)} topics x measures "
                 f"{list(self.measures)}, bootstrap={self.bootstrap!r}{seed})")
 
-    # ------------------------------------------------------------ plots (pyterrier_boot.plotting)
+    # ------------------------------------------------------------ plots (pyterrier_boot.plotting, through VIEWS)
 
     def plot_means(self, measure: MeasureLike | None = None, **kwargs: Any) -> Axes:
         """Each system's mean with its interval, sorted (:func:`pyterrier_boot.plotting.plot_means`)."""
-        from ..plotting import plot_means
-
-        return plot_means(self, measure, **kwargs)
+        return VIEWS["plot_means"](self, measure, **kwargs)
 
     def plot_pairwise(self, measure: MeasureLike | None = None, **kwargs: Any) -> Axes:
         """Matrix of mean differences, significant pairs marked (:func:`pyterrier_boot.plotting.plot_pairwise`)."""
-        from ..plotting import plot_pairwise
-
-        return plot_pairwise(self, measure, **kwargs)
+        return VIEWS["plot_pairwise"](self, measure, **kwargs)
 
     def plot_topics(self, system: str | int | None = None, measure: MeasureLike | None = None,
                     **kwargs: Any) -> Axes:
         """One system's per-topic scores, with their spread over corpus images
         (Zobel & Rashidi Fig. 2; :func:`pyterrier_boot.plotting.plot_topics`)."""
-        from ..plotting import plot_topics
-
-        return plot_topics(self, system, measure, **kwargs)
+        return VIEWS["plot_topics"](self, system, measure, **kwargs)
 
     def plot_ranks(self, measure: MeasureLike | None = None, **kwargs: Any) -> Axes:
         """Rank variability over bootstrap replicates (Zobel & Rashidi Fig. 5;
         :func:`pyterrier_boot.plotting.plot_ranks`)."""
-        from ..plotting import plot_ranks
-
-        return plot_ranks(self, measure, **kwargs)
+        return VIEWS["plot_ranks"](self, measure, **kwargs)
 
     def plot_pvalues(self, a: str | int | None = None, b: str | int | None = None, **kwargs: Any) -> Any:
         """Per-image t-test p-value against score difference (Zobel & Rashidi Fig. 6;
         :func:`pyterrier_boot.plotting.plot_pvalues`); needs the corpus bootstrap."""
-        from ..plotting import plot_pvalues
-
-        return plot_pvalues(self, a, b, **kwargs)
+        return VIEWS["plot_pvalues"](self, a, b, **kwargs)
 
     def plot_differences(self, measure: MeasureLike | None = None, **kwargs: Any) -> Any:
         """Forest plot of the differences from the baseline (:func:`pyterrier_boot.plotting.plot_differences`)."""
-        from ..plotting import plot_differences
-
-        return plot_differences(self, measure, **kwargs)
+        return VIEWS["plot_differences"](self, measure, **kwargs)
 
     def plot_topic_differences(self, system: str | int | None = None, measure: MeasureLike | None = None,
                                **kwargs: Any) -> Any:
         """Sorted per-topic differences from the baseline
         (:func:`pyterrier_boot.plotting.plot_topic_differences`)."""
-        from ..plotting import plot_topic_differences
-
-        return plot_topic_differences(self, system, measure, **kwargs)
+        return VIEWS["plot_topic_differences"](self, system, measure, **kwargs)
 
     def plot_rank_intervals(self, measure: MeasureLike | None = None, **kwargs: Any) -> Any:
         """Ranks with their intervals (:func:`pyterrier_boot.plotting.plot_rank_intervals`)."""
-        from ..plotting import plot_rank_intervals
-
-        return plot_rank_intervals(self, measure, **kwargs)
+        return VIEWS["plot_rank_intervals"](self, measure, **kwargs)
 
 
 def replicate_name(interval: str | None) -> str:

@@ -33,6 +33,7 @@ from .._archive import (
     write_archive,
 )
 from .._results import ConfidenceInterval
+from ..experiment.pairwise import PairwiseTable
 from ..experiment.storage import decode_result, encode_result, package_versions
 from ..stats.ranking import RankIntervals
 
@@ -95,7 +96,7 @@ def read_board(path: str | os.PathLike) -> dict[str, Any]:
         letters = frame_from_json(doc["letters"])
         letters.index = pd.Index(doc["letters"]["index"], name=doc["letters"]["index_name"])
         return {"result": decode_result(archive, doc["experiment"]),
-                "pairwise": frame_from_json(doc["pairwise"]),
+                "pairwise": PairwiseTable.of(frame_from_json(doc["pairwise"])),  # as result.pairwise() gives it
                 "letters": letters,
                 "ranks": _ranks_from_json(archive, doc["ranks"]),
                 "topic_ranks": _ranks_from_json(archive, doc["topic_ranks"]),
