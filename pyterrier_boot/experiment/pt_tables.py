@@ -12,7 +12,7 @@ own renderer then makes the tables, so their types, columns, rows, order and rou
 
 :func:`pt_tables` returns None where that order or those values are not known from the arrays,
 and the caller runs ``pt.Experiment`` itself: a measure the result lacks (trec_eval families,
-summed measures, measures evaluated through ir_measures), one not evaluated by pytrec_eval or
+summed measures beside a bootstrap), one ir_measures evaluates with another provider than pytrec_eval or
 with ``judged_only``, a measure asked for twice, a run without a ``qid`` column or with topics
 that are not strings or integers, or a PyTerrier without the renderer.
 """
