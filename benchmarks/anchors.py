@@ -21,7 +21,8 @@ simulated collection when ../shared/data is absent), AP, nDCG@10, P@10, RR at re
    ``--reference-images`` images and extrapolated) vs ``CorpusBootstrap.evaluate`` on ``--images``
    Poisson images.
 
-Every row is timed warm (numba's cache loaded, each library imported and called once) and printed
+Every row is timed warm (numba's cache loaded, each library imported and called once), best of
+three (the materialising reference: once on ``--reference-images``, extrapolated), and printed
 as a ratio reference / ours, with the load average; ratios measured side by side in one process
 are robust to the load of a shared machine, wall times are not.
 """
@@ -71,9 +72,9 @@ def experiment_anchor(runs, qrels, resamples):
     systems = [pt.Transformer.from_df(run) for run in runs.values()]
     pt.Experiment(systems, topics, qrels, TREC, names=names, baseline=0)
     ptb.Experiment(systems, topics, qrels, TREC, names=names, baseline=0, n_resamples=100, rng=0, verbose=False)
-    reference, _ = timed(lambda: pt.Experiment(systems, topics, qrels, TREC, names=names, baseline=0), 2)
+    reference, _ = timed(lambda: pt.Experiment(systems, topics, qrels, TREC, names=names, baseline=0), 3)
     ours, _ = timed(lambda: ptb.Experiment(systems, topics, qrels, TREC, names=names, baseline=0,
-                                           n_resamples=resamples, rng=0, verbose=False), 2)
+                                           n_resamples=resamples, rng=0, verbose=False), 3)
     return (f"pt.Experiment vs pt.boot.Experiment (topic bootstrap, {resamples:,} resamples)",
             "pt.Experiment", reference, ours)
 
@@ -104,8 +105,8 @@ def ranx_anchor(runs, qrels, resamples):
             return ptb.compare(per_topic, test="randomization", correction=None, n_resamples=resamples, rng=0)
 
     reference(), ours()  # compile and warm both
-    t_ref, report = timed(reference)
-    t_ours, table = timed(ours)
+    t_ref, report = timed(reference, 3)
+    t_ours, table = timed(ours, 3)
     pairs = len(runs) * (len(runs) - 1) // 2
     ranx_means = np.array([[report.results[n][RANX[m]] for m in MEASURES] for n in runs])
     our_means = ptb.evaluate(runs, qrels, MEASURES).groupby(["name", "measure"], sort=False)["value"].mean()
