@@ -1,26 +1,30 @@
-"""Speed of pyterrier_boot.Experiment against pt.Experiment (issue 5's benchmark; run by hand).
+"""Speed of pyterrier_boot.Experiment against pt.Experiment, the call it replaces (run by hand).
 
-    python benchmarks/experiment_speed.py [--resamples 10000] [--images 1000]
+    python benchmarks/experiment_speed.py [--repeat 3] [--resamples 10000] [--corpus] [--fresh]
 
-On the 59 TREC DL 2020 passage runs (frames, read once beforehand) x 4 measures, one process:
-* pt.Experiment (reference);
-* ours with bootstrap=None (target: within 1.2x of pt.Experiment);
-* ours with the topic bootstrap, 10,000 resamples (target: within 2x);
-* ours with the corpus bootstrap, 1,000 images (the factor is reported);
-* the first call in a fresh process (numba compile included), empty and filled numba cache.
+Two workloads, each timed in one process with the calls interleaved (pt.Experiment, ours with
+``bootstrap=None``, ours with the default topic bootstrap, then again), best of ``--repeat``,
+and the ratios of the bests printed beside the load average:
+
+* Vaswani (93 topics), 3 PISA systems (BM25, DPH, PL2) run by both calls, baseline 0; the
+  ir_datasets cache is a temporary copy of ../shared/irds_home (offline) and the PISA index is
+  built in a temporary folder (not timed);
+* TREC DL 2020 passage: its 59 runs as frames (read once beforehand), baseline 0.
+
+Measures: map, ndcg_cut_10, P_10, recip_rank. Targets (issue 25): ours with ``bootstrap=None``
+within 1.1x of pt.Experiment, with the default topic bootstrap (10,000 resamples) within 1.25x.
+``--corpus`` adds the corpus bootstrap (1,000 images) on DL 2020; ``--fresh`` the first call in
+a fresh process with an empty and a filled numba cache.
 """
 import argparse
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
 import time
+import warnings
 from pathlib import Path
-
-import pandas as pd
-import pyterrier as pt
-
-import pyterrier_boot as ptb
 
 SHARED = Path(os.environ.get("PYTERRIER_BOOT_SHARED", Path(__file__).resolve().parents[2] / "shared"))
 FOLDER = SHARED / "data" / "trec-dl-2020-passage"
@@ -38,13 +42,90 @@ print(f"{{read - start:.2f}} {{time.perf_counter() - read:.2f}}")
 """
 
 
-def timed(fn, repeat=2):
-    best = float("inf")
+def load():
+    return "load average " + ", ".join(f"{x:.1f}" for x in os.getloadavg()) + f" on {os.cpu_count()} cores"
+
+
+def offline_irds_home():
+    """A temporary copy of the shared ir_datasets cache, set as IR_DATASETS_HOME before ir_datasets loads."""
+    source = SHARED / "irds_home"
+    if not (source / "vaswani").is_dir():
+        return None
+    home = Path(tempfile.mkdtemp(prefix="irds_"))
+    shutil.copytree(source, home, dirs_exist_ok=True)
+    os.environ["IR_DATASETS_HOME"] = str(home)
+    return home
+
+
+def vaswani():
+    """``(systems, names, topics, qrels, what)``: BM25, DPH and PL2 on a fresh PISA index of Vaswani."""
+    import pyterrier as pt
+    from pyterrier_pisa import PisaIndex
+
+    dataset = pt.get_dataset("irds:vaswani")
+    index = PisaIndex(tempfile.mkdtemp(prefix="vaswani_pisa_") + "/index", text_field="text")
+    index.index(dataset.get_corpus_iter(verbose=False))
+    topics, qrels = dataset.get_topics(), dataset.get_qrels()
+    return ([index.bm25(), index.dph(), index.pl2()], ["BM25", "DPH", "PL2"], topics, qrels,
+            f"Vaswani, 3 PISA systems x {topics['qid'].nunique()} topics")
+
+
+def dl2020():
+    import pandas as pd
+
+    import pyterrier_boot as ptb
+
+    runs = ptb.read_runs(FOLDER / "runs")
+    qrels = ptb.read_qrels(FOLDER / "qrels.dl20-passage.txt").frame
+    topics = pd.DataFrame({"qid": qrels["qid"].unique(), "query": "unused"})
+    return [pd.DataFrame(r) for r in runs.values()], list(runs), topics, qrels, "TREC DL 2020, 59 runs as frames"
+
+
+def compare(workload, repeat, resamples):
+    """pt.Experiment and ours, interleaved ``repeat`` times: best seconds and ratios to pt.Experiment."""
+    from pyterrier import _evaluation
+
+    import pyterrier_boot as ptb
+
+    systems, names, topics, qrels, what = workload
+    calls = {
+        "pt.Experiment": lambda: _evaluation.Experiment(systems, topics, qrels, MEASURES, names=names, baseline=0),
+        "ours, bootstrap=None": lambda: ptb.Experiment(systems, topics, qrels, MEASURES, names=names, baseline=0,
+                                                       bootstrap=None),
+        f"ours, topic bootstrap ({resamples:,} resamples)": lambda: ptb.Experiment(
+            systems, topics, qrels, MEASURES, names=names, baseline=0, n_resamples=resamples),
+    }
+    for call in calls.values():  # warm: numba's cache loaded, the index opened
+        call()
+    best = dict.fromkeys(calls, float("inf"))
+    before = load()
     for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - start)
-    return best
+        for label, call in calls.items():
+            start = time.perf_counter()
+            call()
+            best[label] = min(best[label], time.perf_counter() - start)
+    reference = best["pt.Experiment"]
+    print(f"\n{what} x {len(MEASURES)} measures, baseline 0 (best of {repeat}; {before} before, {load()} after):")
+    targets = [None, 1.1, 1.25]
+    for (label, seconds), target in zip(best.items(), targets):
+        verdict = "" if target is None else f" (target <= {target}x: {'met' if seconds / reference <= target else 'NOT met'})"
+        print(f"  {label:<42} {seconds:7.2f} s  {seconds / reference:5.2f}x pt.Experiment{verdict}")
+
+
+def corpus_row(workload, images):
+    from pyterrier import _evaluation
+
+    import pyterrier_boot as ptb
+
+    systems, names, topics, qrels, what = workload
+    start = time.perf_counter()
+    _evaluation.Experiment(systems, topics, qrels, MEASURES, names=names, baseline=0)
+    reference = time.perf_counter() - start
+    start = time.perf_counter()
+    ptb.Experiment(systems, topics, qrels, MEASURES, names=names, baseline=0, bootstrap="corpus", n_resamples=images)
+    seconds = time.perf_counter() - start
+    print(f"  ours, corpus bootstrap ({images:,} images), {what}: {seconds:.2f} s = {seconds / reference:.2f}x "
+          f"pt.Experiment ({reference:.2f} s in the same run; {load()})")
 
 
 def fresh_process():
@@ -54,37 +135,37 @@ def fresh_process():
                               text=True, check=True).stdout.split()
         warm = subprocess.run([sys.executable, "-W", "ignore", "-c", FRESH], env=env, capture_output=True,
                               text=True, check=True).stdout.split()
-    print(f"fresh process, topic bootstrap (reading the 59 runs: {cold[0]} s, then Experiment): "
-          f"{cold[1]} s with an empty numba cache (compile included), {warm[1]} s with it filled")
+    print(f"  fresh process, topic bootstrap on DL 2020 (reading the 59 runs: {cold[0]} s, then Experiment): "
+          f"{cold[1]} s with an empty numba cache (compile included), {warm[1]} s with it filled ({load()})")
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--resamples", type=int, default=10_000)
     parser.add_argument("--images", type=int, default=1_000)
+    parser.add_argument("--corpus", action="store_true", help="also the corpus bootstrap on DL 2020")
+    parser.add_argument("--fresh", action="store_true", help="also a first call in a fresh process")
     args = parser.parse_args()
-    if not FOLDER.exists():
-        sys.exit(f"TREC DL 2020 data not found at {FOLDER} (set PYTERRIER_BOOT_SHARED)")
-    runs = ptb.read_runs(FOLDER / "runs")
-    qrels = ptb.read_qrels(FOLDER / "qrels.dl20-passage.txt").frame
-    topics = pd.DataFrame({"qid": qrels["qid"].unique(), "query": "unused"})
-    names, frames = list(runs), list(runs.values())
-    ptb.Experiment(runs, topics, qrels, MEASURES, bootstrap=None)  # warm the numba cache
-
-    reference = timed(lambda: pt.Experiment(frames, topics, qrels, MEASURES, names=names, baseline=0))
-    print(f"pt.Experiment, 59 runs x 4 measures, baseline 0: {reference:.2f} s")
-    rows = [
-        ("bootstrap=None", dict(bootstrap=None), 1.2),
-        (f"topic bootstrap, {args.resamples:,} resamples", dict(n_resamples=args.resamples), 2.0),
-        (f"corpus bootstrap, {args.images:,} images", dict(bootstrap="corpus", n_resamples=args.images), None),
-    ]
-    for label, options, target in rows:
-        repeat = 1 if "corpus" in label else 2
-        seconds = timed(lambda options=options: ptb.Experiment(runs, topics, qrels, MEASURES, baseline=0, rng=0,
-                                                               verbose=False, **options), repeat)
-        verdict = "" if target is None else f" (target within {target}x: {'met' if seconds / reference <= target else 'NOT met'})"
-        print(f"ours, {label}: {seconds:.2f} s = {seconds / reference:.2f}x pt.Experiment{verdict}")
-    fresh_process()
+    warnings.simplefilter("ignore")  # e.g. pt.Experiment's advice on shared pipeline prefixes: not timed here
+    home = offline_irds_home()
+    print(f"{load()} at start")
+    try:
+        if home is None:
+            print(f"Vaswani skipped: no ir_datasets copy at {SHARED / 'irds_home'}")
+        else:
+            compare(vaswani(), args.repeat, args.resamples)
+        if not FOLDER.exists():
+            sys.exit(f"TREC DL 2020 data not found at {FOLDER} (set PYTERRIER_BOOT_SHARED)")
+        runs = dl2020()
+        compare(runs, args.repeat, args.resamples)
+        if args.corpus:
+            corpus_row(runs, args.images)
+        if args.fresh:
+            fresh_process()
+    finally:
+        if home is not None:
+            shutil.rmtree(home, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -168,7 +168,8 @@ def main(argv=None):
         print(f"\nAP on the first {k} images ({len(data):,} rows): cells solver {timings['cells']:.2f} s, statsmodels "
               f"MixedLM {timings['statsmodels']:.1f} s; components differ by <= {diff:.1e} (relative), effect SEs by "
               f"<= {se:.1e}; log-likelihoods {fits['cells'].log_likelihood:.3f} vs "
-              f"{fits['statsmodels'].log_likelihood:.3f}")
+              f"{fits['statsmodels'].log_likelihood:.3f}; load average "
+              + ", ".join(f"{x:.1f}" for x in os.getloadavg()))
 
     # ---------------------------------------------------------------- 3. meta-analysis
     for a, b in pairs:

@@ -6,8 +6,9 @@ Workload: 59 runs -> 1711 pairs, 4 measures (nDCG@10, AP(rel=2), RR(rel=2)@10, R
 * pyterrier_boot.compare(test="paired_bootstrap") with 10,000 resamples,
 * pyterrier_boot.compare(test="randomization") with 10,000 sign flips,
 
-and, in the same process on the same runs and qrels, ranx.compare(stat_test="fisher",
-n_permutations=1000) (ranx is optional: ``pip install ranx``; it is not a dependency of
+and, in the same process on the same runs and qrels, ranx.compare(qrels, runs, metrics,
+stat_test="fisher", n_permutations=1000) (ranx's documented call for comparing runs, numba-compiled,
+on every core by default; ranx is optional: ``pip install ranx``; it is not a dependency of
 pyterrier_boot). ranx evaluates the runs inside compare(), so its evaluation time is measured
 separately (ranx.evaluate) and subtracted to give its testing time. Per-topic scores for our
 functions come from ir_measures (the project's own evaluate() is not used here).
@@ -96,7 +97,8 @@ def main(argv=None):
     qrels, runs = load(args.data)
     n_pairs = len(runs) * (len(runs) - 1) // 2
     print(f"TREC DL 2020 passage: {len(runs)} runs, {n_pairs} pairs, {qrels.query_id.nunique()} topics, "
-          f"{len(MEASURES)} measures; CPU threads available: {os.cpu_count()}")
+          f"{len(MEASURES)} measures; CPU threads available: {os.cpu_count()}; load average "
+          + ", ".join(f"{x:.1f}" for x in os.getloadavg()))
     print("timings (each repetition):")
     scores, t_eval = timed("ir_measures per-topic scores (not part of the tests)",
                            lambda: score_matrices(qrels, runs), 1)
@@ -139,6 +141,7 @@ def main(argv=None):
                            args.repeat)
     t_ranx_test = max(t_ranx - t_ranx_eval, 1e-9)
     print()
+    print("load average " + ", ".join(f"{x:.1f}" for x in os.getloadavg()) + f" on {os.cpu_count()} cores")
     print("| workload (all 1,711 pairs x 4 measures) | time (s) | resamples per pair |")
     print("|---|---:|---:|")
     print(f"| pyterrier_boot paired bootstrap test | {t_boot:.2f} | {B:,} |")

@@ -1,8 +1,11 @@
 """``pt.Experiment``'s own output for the runs of an experiment, with pyterrier_boot's columns added.
 
-``Experiment`` hands the runs it produced (as frames, under the systems' names) to
-``pt.Experiment`` itself, so the table, the per-query frame and the ``dataframe=False`` dicts
-have exactly ``pt.Experiment``'s types, columns, rows, index, names and rounding. Then:
+The table, the per-query frame and the ``dataframe=False`` dicts are made by ``pt.Experiment``'s
+own renderer from the per-topic values ``Experiment`` measured (:mod:`.pt_tables`: the runs are
+evaluated once), or, where those values do not hold every measure ``pt.Experiment`` would show
+(trec_eval families, summed measures, measures not evaluated by pytrec_eval), by ``pt.Experiment``
+itself on the runs (as frames, under the systems' names). Either way they have exactly
+``pt.Experiment``'s types, columns, rows, index, names and rounding. Then:
 
 * the mean response time (``"mrt"``) is the time the systems took when they ran;
 * the test columns (``"<m> p-value"``, ``"<m> reject"``, ``"<m> p-value corrected"``) are
@@ -21,6 +24,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from .pt_tables import pt_tables
 from .result import _highlighted
 
 if TYPE_CHECKING:
@@ -38,17 +42,22 @@ def pt_shaped(result: Any, runs: Sequence[Any], names: Sequence[str], topics: To
               baseline: int | str | None, test: str, correction: str | None,
               correction_alpha: float | None, round: int | None, filter_by_qrels: bool,
               filter_by_topics: bool, mrt: list[Any] | None) -> Any:
-    """A :class:`PtView` of ``result``: ``pt.Experiment`` run on ``runs`` (frames named ``names``)."""
-
+    """A :class:`PtView` of ``result``: ``pt.Experiment``'s output for ``runs`` (frames named ``names``),
+    built from ``result``'s per-topic values where they hold every measure (:mod:`.pt_tables`), else
+    ``pt.Experiment`` run on the frames."""
+    options = dict(baseline=baseline, test=test, correction=correction, correction_alpha=correction_alpha)
+    tables = pt_tables(result, runs, names, topics, qrels, eval_metrics, rename, filter_by_qrels=filter_by_qrels,
+                       filter_by_topics=filter_by_topics)
+    if tables is not None:
+        return PtView(result, list(names), lambda **kwargs: tables.experiment(**(options | kwargs)), rename, mrt,
+                      round)
     runs = [_uniform_ids(run) for run in runs]
     qrels = _uniform_ids(qrels)
 
     def call(**kwargs):
-        options = dict(baseline=baseline, test=test, correction=correction, correction_alpha=correction_alpha,
-                       filter_by_qrels=filter_by_qrels, filter_by_topics=filter_by_topics, verbose=False,
-                       validate="ignore")
         return _pt_experiment()(list(runs), topics, qrels, list(eval_metrics), names=list(names),
-                                **(options | kwargs))
+                                **(options | dict(filter_by_qrels=filter_by_qrels, filter_by_topics=filter_by_topics,
+                                                  verbose=False, validate="ignore") | kwargs))
 
     return PtView(result, list(names), call, rename, mrt, round)
 
