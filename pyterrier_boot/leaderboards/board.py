@@ -29,7 +29,8 @@ class Leaderboard:
         result: the :class:`~pyterrier_boot.ExperimentResult` behind it (per-topic values, mean
             intervals, bootstrap distribution, comparisons with the baseline).
         pairwise: the all-pairs table (:func:`~pyterrier_boot.compare` columns) the groups come from.
-        letters: compact letter display per measure (index run, one column per measure).
+        letters: compact letter display per measure (index run, one column per measure; empty
+            strings when no pair is tested).
         ranks: :class:`~pyterrier_boot.RankIntervals` over the experiment's bootstrap replicates
             (None with fewer than 2 judged topics: see :attr:`tested`).
         topic_ranks: rank intervals over topic resamples alone, when the experiment's bootstrap
@@ -308,7 +309,9 @@ def leaderboard(runs: Any, qrels: Any, measures: Sequence[Any] | str = ("AP", "n
         (a site), ``save(path)`` (read back with ``Leaderboard.load``).
 
     Rank intervals as Zobel & Rashidi (2020, Fig. 5); runs sharing a letter are not significantly
-    different (``pt_docs/leaderboard.md``).
+    different (``pt_docs/leaderboard.md``). With qrels judging one topic the board ranks the means
+    with no intervals, rank intervals or letters (``board.tested`` False), after the experiment's one
+    warning; the caption says so.
 
     Example:
         >>> import pyterrier_boot as ptb
