@@ -25,6 +25,7 @@ import pandas as pd
 
 from ._atomic import atomic_file
 from .experiment.display import describe_intervals
+from .experiment.pairwise import tested_pairs, untested_phrase
 from .stats.letters import DEFAULT_METHOD as DEFAULT_LETTERS
 from .stats.letters import check_method, compact_letter_display, letters_label
 from .stats.registry import test_label
@@ -98,7 +99,12 @@ def summary_table(result: ExperimentResult, *, pairwise: Any = None, alpha: floa
             (systems sharing a letter are not significantly different; needs ``pairwise``).
         letters_method: how the letter groups are found, ``"cover"`` (default, as every door) or
             ``"insert-absorb"`` (:func:`~pyterrier_boot.compact_letter_display`).
+
+    Pairs that were not tested (fewer than 2 topics) give no letters and no counts: with no pair
+    tested, the group and ``>/<`` columns are left out.
     """
+    if pairwise is not None:
+        pairwise = tested_pairs(pairwise)
     means = result.means
     order = np.argsort(-means[:, 0], kind="stable") if sort else np.arange(len(result.names))
     out = {"name": [result.names[s] for s in order]}
@@ -177,6 +183,8 @@ def comparison_note(result: ExperimentResult, *, pairwise: Any = None, test: str
         how = test_text + (f", {corrected}-corrected per measure" if corrected else ", not corrected")
         return (f"'<m> vs <b>': difference from the baseline b and its p-value ({how}); "
                 f"* marks p < {alpha:g}.")
+    if pairwise is not None and len(pairwise) and not len(tested_pairs(pairwise)):
+        return f"Comparisons: {untested_phrase(len(result.qids))}."
     if pairwise is not None and len(pairwise):
         how = test_text + (f", {correction}-corrected per measure" if correction else ", not corrected")
         return (f"'<m> >/<': number of systems this one is significantly better / worse than, over all "

@@ -1,5 +1,6 @@
 """Qrels judging one topic: the commands print the means with no intervals and one warning, as
-``pt.boot.Experiment`` does, or say clearly why they cannot work (never "'scores' needs at least 2 topics")."""
+``pt.boot.Experiment`` does (the leaderboard ranks the means; untested pairs get no letters and no
+win / loss counts), or say clearly why they cannot work (never "'scores' needs at least 2 topics")."""
 import warnings
 
 import pandas as pd
@@ -83,8 +84,60 @@ def test_topics_from_runs_says_why_it_needs_two_topics(capsys, files):
                                  "topics, the qrels judge 1; give --variance instead\n")
 
 
-def test_leaderboard_refuses_one_topic_clearly(capsys, files):
+def _leaderboard(capsys, files, *options):
     code = main(["leaderboard", "-q", str(files / "qrels.txt"), *(str(files / f"{n}.run") for n in RUNS), "--quiet",
-                 "--n", "50", "-m", "AP"])
-    err = capsys.readouterr().err
-    assert code == 1 and "error: a leaderboard needs at least 2 judged topics, got 1" in err
+                 "--n", "50", "-m", "AP", *options])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    return captured.out, [line for line in captured.err.splitlines() if line.startswith("warning: ")]
+
+
+ONE_WARNING = ["warning: only 1 topic is judged: intervals and tests need at least 2 topics, so they are left empty "
+               "(NaN)"]
+NO_INTERVALS = ("Means with no intervals (1 topic: at least 2 are needed). Rank: the rank of the mean (1 = best; ties "
+                "share the average rank), with no rank interval and no letter groups: no pair is tested (1 topic: a "
+                "test needs at least 2).")
+
+
+@pytest.mark.parametrize("options", [[], ["--bootstrap", "corpus"], ["-b", "a"]], ids=["topic", "corpus", "baseline"])
+def test_leaderboard_prints_the_means_ranked_with_one_warning(capsys, files, options):
+    out, warned = _leaderboard(capsys, files, *options)
+    assert warned == ONE_WARNING
+    rows = {line.split()[1]: line.split()[2:] for line in out.splitlines()
+            if line.split()[:1] in (["1"], ["2"], ["3"]) and line.split()[1] in RUNS}
+    assert rows == {"a": ["1.000", "1"], "b": ["0.500", "2.5"], "c": ["0.500", "2.5"]}  # no interval, no letter
+    assert " ".join(out.split()).count(NO_INTERVALS) == 1 and "Letter groups" not in out
+
+
+def test_leaderboard_markdown_and_site(capsys, files):
+    out, warned = _leaderboard(capsys, files, "-f", "markdown", "--out", str(files / "site"), "--no-plots")
+    assert warned == ONE_WARNING
+    assert out.splitlines()[:3] == ["| rank | run | AP | AP rank |", "|---:|---|---|---|", "| 1 | a | 1.000 | 1 |"]
+    assert NO_INTERVALS in out
+    table = pd.read_csv(files / "site" / "leaderboard.csv")
+    assert table["AP"].tolist() == [1.0, 0.5, 0.5] and table["AP rank"].tolist() == [1.0, 2.5, 2.5]
+    assert table[["AP ci_low", "AP rank ci_high (topics)", "AP group"]].isna().all().all()
+    assert not (files / "site" / "pairwise.csv").exists()  # no pair is tested
+    assert NO_INTERVALS in (files / "site" / "index.html").read_text()
+
+
+def test_report_shows_no_letters_or_counts_for_untested_pairs(capsys, files):
+    _evaluate(capsys, files, "--out", str(files / "out"), "--quiet")
+    text = (files / "out" / "report.html").read_text()
+    assert "AP group" not in text and "&gt;/&lt;" not in text  # were "a" and "0 / 0" for every system
+    assert "Comparisons: no pair is tested (1 topic: a test needs at least 2)." in text
+
+
+def test_summary_and_display_give_no_letters_on_one_topic():
+    from pyterrier_boot.report import summary_table
+
+    runs = {name: pd.DataFrame([line.split()[::2][:3] for line in text.splitlines()],
+                               columns=["qid", "docno", "score"]).astype({"score": float})
+            for name, text in RUNS.items()}
+    qrels = pd.DataFrame({"qid": ["1", "1"], "docno": ["d1", "d2"], "label": [1, 0]})
+    with pytest.warns(ptb.InputWarning, match="only 1 topic is judged"):
+        res = ptb.experiment_result(runs, None, qrels, ["AP"], rng=1)
+    summary = summary_table(res, pairwise=res.pairwise(), ranks=True, letters=True)
+    assert summary.columns.tolist() == ["name", "AP"] and summary["AP"].tolist() == ["1.000", "0.500", "0.500"]
+    shown = res.display()
+    assert shown.letters is None and "No letters: no pair is tested (1 topic: a test needs at least 2)." in shown.caption

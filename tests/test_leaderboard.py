@@ -406,3 +406,75 @@ def test_command_line_table_repeats_the_run_in_every_block(sim, tmp_path, capsys
     headers = [lines[i - 1] for i, line in enumerate(lines) if line.startswith("----")]  # above each rule
     assert len(headers) >= 2  # several blocks
     assert all(line.split()[:2] == ["rank", "run"] for line in headers)
+
+
+# ---------------------------------------------------------------- qrels judging one topic
+
+
+@pytest.fixture(scope="module")
+def one_topic(sim):
+    qrels = sim.qrels[sim.qrels["qid"] == "3"]
+    runs = {name: run[run["qid"] == "3"] for name, run in sim.runs.items()}
+    return runs, qrels
+
+
+@pytest.mark.parametrize("bootstrap", ["topic", "both"])
+def test_one_topic_ranks_the_means_with_no_intervals_and_one_warning(one_topic, bootstrap):
+    runs, qrels = one_topic
+    kwargs = {"corpus_size": 4000, "n_resamples": 20} if bootstrap == "both" else {"n_resamples": 200}
+    with pytest.warns(ptb.InputWarning) as caught:
+        board = ptb.leaderboard(runs, qrels, ["AP", "nDCG@10"], bootstrap=bootstrap, rng=1, **kwargs)
+    assert [str(w.message) for w in caught] == [
+        "only 1 topic is judged: intervals and tests need at least 2 topics, so they are left empty (NaN)"]
+    assert not board.tested and board.ranks is None and board.topic_ranks is None
+    frame = board.to_frame()
+    # means: ir_measures on the one topic; ranks: scipy's average ranks of those means
+    q = qrels.rename(columns={"qid": "query_id", "docno": "doc_id", "label": "relevance"})
+    for name, run in runs.items():
+        r = run.rename(columns={"qid": "query_id", "docno": "doc_id"})
+        value = ir_measures.calc_aggregate([ir_measures.AP], q, r)[ir_measures.AP]
+        assert frame.set_index("run").loc[name, "AP"] == pytest.approx(value, abs=1e-9)
+    assert frame["AP"].is_monotonic_decreasing and frame["rank"].tolist() == list(range(1, 7))
+    from scipy.stats import rankdata
+
+    assert frame["nDCG@10 rank"].tolist() == rankdata(-frame["nDCG@10"].to_numpy(), method="average").tolist()
+    labels = ["topics+corpus", "topics"] if bootstrap == "both" else ["topics"]
+    intervals = ["AP ci_low", "AP ci_high"] + [f"AP rank ci_{e} ({v})" for v in labels for e in ("low", "high")]
+    assert frame[intervals].isna().all().all() and (frame["AP group"] == "").all()  # the schema of a tested board
+    assert board.display_frame().columns.tolist() == ["rank", "run", "AP", "AP rank", "nDCG@10", "nDCG@10 rank"]
+    caption = board.caption()
+    assert caption.startswith("6 runs on 1 topic, ranked by mean AP. Means with no intervals (1 topic: at least 2 "
+                              "are needed). Rank: the rank of the mean (1 = best; ties share the average rank), "
+                              "with no rank interval and no letter groups: no pair is tested (1 topic: a test "
+                              "needs at least 2).")
+    markdown = board.to_markdown()
+    assert "[" not in markdown.split("\n\n")[0] and markdown.endswith(caption + "\n")  # no interval, no letter
+    assert "no intervals (1 topic: at least 2 are needed)" in board.to_latex()
+    assert repr(board) == "Leaderboard(6 runs, 1 topic; no intervals or groups)"
+    docs = " ".join((Path(ptb.__file__).parent / "pt_docs" / "leaderboard.md").read_text(encoding="utf-8").split())
+    assert caption.split("mean AP. ", 1)[1] in docs and str(caught[0].message) in docs  # the docs quote them
+    assert board.pairwise["p-value"].isna().all() and not board.pairwise["reject"].any()
+
+
+def test_one_topic_saves_loads_and_writes_its_site(one_topic, tmp_path):
+    import zipfile
+
+    runs, qrels = one_topic
+    with pytest.warns(ptb.InputWarning, match="only 1 topic is judged"):
+        board = ptb.leaderboard(runs, qrels, ["AP"], n_resamples=200, rng=1)
+    back = type(board).load(board.save(tmp_path / "board.zip"))
+    pd.testing.assert_frame_equal(back.to_frame(), board.to_frame())
+    assert not back.tested and back.caption() == board.caption() and back.to_latex() == board.to_latex()
+    with zipfile.ZipFile(tmp_path / "board.zip") as archive:
+        assert "pairwise.csv" not in archive.namelist() and "leaderboard.csv" in archive.namelist()
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "pairwise.csv").write_text("an earlier site's\n")
+    site = board.write(tmp_path / "site", plots=True)
+    parsed = _links(site / "index.html")
+    for link in parsed.links:
+        assert (site / link).is_file(), link
+    assert not (site / "pairwise.csv").exists()  # no pair is tested
+    assert [link for link in parsed.links if link.endswith(".svg")] == ["figures/means-1.svg"] * 2  # no rank plot
+    text = (site / "index.html").read_text(encoding="utf-8")
+    assert "no intervals (1 topic: at least 2 are needed)" in text and "Letter groups" not in text
+    assert "AP: mean of each run (no intervals: 1 topic)." in text and "interval of each run" not in text

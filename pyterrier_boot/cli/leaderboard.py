@@ -183,6 +183,8 @@ def _print(board, args, seed):
     width = _text.terminal_width()
     groups = ", ".join(f"{m} {board.n_groups(m)}" for m in board.measures)
     lines = [_text.render_table(board.display_frame(args.digits), width=width, key_columns=2), "",
-             _text.wrap(board.caption(), width), _text.wrap(f"Letter groups: {groups}.", width),
-             f"Seed {seed}: --rng {seed} reproduces these numbers."]
+             _text.wrap(board.caption(), width)]
+    if board.tested:
+        lines.append(_text.wrap(f"Letter groups: {groups}.", width))
+    lines.append(f"Seed {seed}: --rng {seed} reproduces these numbers.")
     print("\n".join(lines))

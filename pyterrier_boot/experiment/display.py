@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from ..stats.letters import DEFAULT_METHOD, check_method, compact_letter_display, letters_label
+from .pairwise import tested_pairs, untested_phrase
 
 __all__ = ["ResultTable", "result_table", "booktabs", "latex_escape", "describe_intervals"]
 
@@ -306,10 +307,13 @@ def result_table(result: Any, *, digits: int = 3, letters: bool | str = "auto", 
     if letters is True or (letters == "auto" and comp is None and S >= 3):
         if pairwise is None:
             pairwise = default_pairwise(result, test=test, correction=correction, alpha=alpha)
-        letter_cells = _letters(result, pairwise, letters_method)
-        how = _describe_test(result, test, correction, alpha)
-        notes.append(f"Letters: systems sharing a letter are not significantly different (all pairs, {how}; "
-                     f"{letters_label(letters_method)}).")
+        if len(tested_pairs(pairwise)):
+            letter_cells = _letters(result, pairwise, letters_method)
+            how = _describe_test(result, test, correction, alpha)
+            notes.append(f"Letters: systems sharing a letter are not significantly different (all pairs, {how}; "
+                         f"{letters_label(letters_method)}).")
+        else:
+            notes.append(f"No letters: {untested_phrase(len(result.qids))}.")
     return ResultTable(
         names=tuple(result.names[s] for s in order), measures=tuple(result.measures), mean=means[order],
         low=None if result.intervals is None else result.intervals[order, :, 0],

@@ -16,7 +16,23 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["PairwiseTable"]
+__all__ = ["PairwiseTable", "tested_pairs", "untested_phrase"]
+
+
+def tested_pairs(frame: pd.DataFrame) -> pd.DataFrame:
+    """The rows of an all-pairs table whose pair was tested: all but those on fewer than 2 topics,
+    which :meth:`ExperimentResult.pairwise <pyterrier_boot.ExperimentResult.pairwise>` gives
+    untested (the difference and wins, NaN p-values, ``reject`` False). Letters and win / loss
+    counts are drawn from these rows only: an untested pair is no evidence of "no difference"."""
+    if "n_topics" not in frame.columns:
+        return frame
+    return frame[frame["n_topics"].to_numpy() >= 2]
+
+
+def untested_phrase(n_topics: int) -> str:
+    """Why no pair is tested, in the words of every caption: ``"no pair is tested (1 topic: a test
+    needs at least 2)"``."""
+    return f"no pair is tested ({n_topics} topic{'s' if n_topics != 1 else ''}: a test needs at least 2)"
 
 
 class PairwiseTable(pd.DataFrame):

@@ -29,8 +29,10 @@ class Leaderboard:
         result: the :class:`~pyterrier_boot.ExperimentResult` behind it (per-topic values, mean
             intervals, bootstrap distribution, comparisons with the baseline).
         pairwise: the all-pairs table (:func:`~pyterrier_boot.compare` columns) the groups come from.
-        letters: compact letter display per measure (index run, one column per measure).
-        ranks: :class:`~pyterrier_boot.RankIntervals` over the experiment's bootstrap replicates.
+        letters: compact letter display per measure (index run, one column per measure; empty
+            strings when no pair is tested).
+        ranks: :class:`~pyterrier_boot.RankIntervals` over the experiment's bootstrap replicates
+            (None with fewer than 2 judged topics: see :attr:`tested`).
         topic_ranks: rank intervals over topic resamples alone, when the experiment's bootstrap
             includes the corpus (else None: ``ranks`` are already over topics).
         baseline: the baseline run, or None.
@@ -54,6 +56,12 @@ class Leaderboard:
         return tuple(self.result.measures)
 
     @property
+    def tested(self) -> bool:
+        """False when the qrels judge fewer than 2 topics: the board then ranks the means with no
+        intervals, no rank intervals and no letters (every pair untested), and says so in its caption."""
+        return self.ranks is not None
+
+    @property
     def order(self) -> list[str]:
         """Runs, best first by mean on the first measure (ties keep the input order)."""
         means = self.result.means[:, 0]
@@ -67,18 +75,28 @@ class Leaderboard:
         return len({t for text in column for t in re.findall(r"[A-Za-z][0-9]*", text)})
 
     def _rank_columns(self) -> list[tuple[str, Any]]:
-        """(variance label, RankIntervals) of every rank interval shown, the experiment's first."""
+        """(variance label, RankIntervals or None when untested) of every rank interval, the experiment's first."""
         out = [(VARIANCE[self.result.bootstrap], self.ranks)]
-        if self.topic_ranks is not None:
+        if self.result.bootstrap != "topic":
             out.append((VARIANCE["topic"], self.topic_ranks))
         return out
+
+    def _collection_ranks(self) -> np.ndarray:
+        """``[run, measure]`` rank of each mean (1 = best, ties share the average rank)."""
+        if self.ranks is not None:
+            return np.asarray(self.ranks.statistic)
+        from scipy import stats
+
+        return stats.rankdata(-self.result.means, axis=0, method="average")
 
     def to_frame(self) -> pd.DataFrame:
         """One row per run, best first: ``rank, run``, then per measure ``<m>`` (mean),
         ``<m> ci_low``, ``<m> ci_high`` (interval of the mean), ``<m> rank``, ``<m> rank ci_low
         (<variance>)``, ``<m> rank ci_high (<variance>)`` (variance: ``topics``, ``corpus`` or
-        ``topics+corpus``) and ``<m> group`` (letters)."""
+        ``topics+corpus``) and ``<m> group`` (letters). Untested (:attr:`tested`), the same
+        columns with the intervals NaN and the groups empty."""
         res = self.result
+        collection = self._collection_ranks()
         index = {n: i for i, n in enumerate(res.names)}
         rows = [index[n] for n in self.order]
         frame = pd.DataFrame({"rank": np.arange(1, len(rows) + 1), "run": self.order})
@@ -87,16 +105,18 @@ class Leaderboard:
             if res.intervals is not None:
                 frame[f"{m} ci_low"] = res.intervals[rows, j, 0]
                 frame[f"{m} ci_high"] = res.intervals[rows, j, 1]
-            frame[f"{m} rank"] = self.ranks.statistic[rows, j]
+            frame[f"{m} rank"] = collection[rows, j]
             for label, ranks in self._rank_columns():
-                frame[f"{m} rank ci_low ({label})"] = np.asarray(ranks.confidence_interval.low)[rows, j]
-                frame[f"{m} rank ci_high ({label})"] = np.asarray(ranks.confidence_interval.high)[rows, j]
+                low, high = ((np.full(len(rows), np.nan),) * 2 if ranks is None else
+                             (np.asarray(ranks.confidence_interval.low)[rows, j],
+                              np.asarray(ranks.confidence_interval.high)[rows, j]))
+                frame[f"{m} rank ci_low ({label})"], frame[f"{m} rank ci_high ({label})"] = low, high
             frame[f"{m} group"] = self.letters[m].reindex(self.order).to_numpy()
         return frame
 
     def display_frame(self, digits: int = 3) -> pd.DataFrame:
         """The readable table: per measure ``mean [low, high]``, ``rank [low, high]`` per
-        variance and the letters."""
+        variance and the letters; untested (:attr:`tested`), the mean and its rank alone."""
         frame = self.to_frame()
         out = frame[["rank", "run"]].copy()
 
@@ -104,6 +124,10 @@ class Leaderboard:
             return f"{v:g}"
 
         for m in self.measures:
+            if not self.tested:
+                out[m] = [f"{v:.{digits}f}" for v in frame[m]]
+                out[f"{m} rank"] = [rank(r) for r in frame[f"{m} rank"]]
+                continue
             if f"{m} ci_low" in frame:
                 out[m] = [f"{v:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
                           for v, lo, hi in zip(frame[m], frame[f"{m} ci_low"], frame[f"{m} ci_high"], strict=True)]
@@ -120,12 +144,18 @@ class Leaderboard:
         """What the columns mean, in one paragraph."""
         res = self.result
         level = f"{100 * res.confidence_level:g}%"
-        from ..report import describe_intervals
+        from ..experiment.display import describe_intervals
+        from ..experiment.pairwise import untested_phrase
         from ..stats.registry import test_label as test_name
 
-        parts = [f"{len(res.names)} runs on {len(res.qids)} topics, ranked by mean {self.measures[0]}."]
+        n = len(res.qids)
+        parts = [f"{len(res.names)} runs on {n} topic{'s' if n != 1 else ''}, ranked by mean {self.measures[0]}."]
         if res.intervals is not None:
             parts.append(f"Means with {describe_intervals(res)}.")
+        if not self.tested:
+            parts.append(f"Rank: the rank of the mean (1 = best; ties share the average rank), with no rank interval "
+                         f"and no letter groups: {untested_phrase(n)}.")
+            return " ".join(parts)
         variances = " and ".join(f"over {_replicates(ranks, label)} ({label})" for label, ranks in self._rank_columns())
         parts.append(f"Rank [{level} rank interval] {variances} (1 = best; ties share the average rank).")
         tested = (f"{test_name(self.test)} on every pair of runs, {self.correction or 'no'} correction per "
@@ -187,6 +217,9 @@ class Leaderboard:
         return sortable_fragment(self.display_frame(), caption=self.caption())
 
     def __repr__(self) -> str:
+        n = len(self.result.qids)
+        if not self.tested:
+            return f"Leaderboard({len(self.result.names)} runs, {n} topic{'s' if n != 1 else ''}; no intervals or groups)"
         groups = ", ".join(f"{m}: {self.n_groups(m)} groups" for m in self.measures)
         return f"Leaderboard({len(self.result.names)} runs, {len(self.result.qids)} topics; {groups})"
 
@@ -276,7 +309,9 @@ def leaderboard(runs: Any, qrels: Any, measures: Sequence[Any] | str = ("AP", "n
         (a site), ``save(path)`` (read back with ``Leaderboard.load``).
 
     Rank intervals as Zobel & Rashidi (2020, Fig. 5); runs sharing a letter are not significantly
-    different (``pt_docs/leaderboard.md``).
+    different (``pt_docs/leaderboard.md``). With qrels judging one topic the board ranks the means
+    with no intervals, rank intervals or letters (``board.tested`` False), after the experiment's one
+    warning; the caption says so.
 
     Example:
         >>> import pyterrier_boot as ptb
@@ -298,17 +333,16 @@ def leaderboard(runs: Any, qrels: Any, measures: Sequence[Any] | str = ("AP", "n
                                bootstrap=bootstrap, n_resamples=n_resamples, confidence_level=confidence_level,
                                interval=interval, corpus_size=corpus_size, model=model, rng=rng,
                                max_memory=max_memory, verbose=verbose)
-    if result.distribution_ is None:
-        raise ValueError(f"a leaderboard needs at least 2 judged topics, got {len(result.qids)}")
     pairwise = result.pairwise(test=test, correction=correction, alpha=alpha, rng=rng, max_memory=max_memory)
-    # per measure, "a" goes to the group of that measure's best run
-    groups = pd.DataFrame({m: compact_letter_display(pairwise, measure=m, method=letters_method)
-                           for m in result.measures})
-    ranks = rank_intervals(result.means, result.distribution_, systems=result.names, measures=result.measures,
-                           confidence_level=confidence_level)
-    topic_ranks = None
-    if bootstrap != "topic":
-        topic_ranks = _topic_rank_intervals(result, confidence_level, rng, max_memory)
+    if result.distribution_ is None:  # fewer than 2 topics: the means ranked, no pair tested (warned once)
+        groups = pd.DataFrame("", index=pd.Index(list(result.names)), columns=list(result.measures))
+        ranks = topic_ranks = None
+    else:  # per measure, "a" goes to the group of that measure's best run
+        groups = pd.DataFrame({m: compact_letter_display(pairwise, measure=m, method=letters_method)
+                               for m in result.measures})
+        ranks = rank_intervals(result.means, result.distribution_, systems=result.names, measures=result.measures,
+                               confidence_level=confidence_level)
+        topic_ranks = _topic_rank_intervals(result, confidence_level, rng, max_memory) if bootstrap != "topic" else None
     return Leaderboard(result=result, pairwise=pairwise, letters=groups, ranks=ranks, topic_ranks=topic_ranks,
                        baseline=baseline, test=test, correction=correction, alpha=alpha,
                        letters_method=letters_method)

@@ -11,6 +11,9 @@ Files written into the site folder:
   means (:func:`~pyterrier_boot.plot_means`) and the rank intervals (:func:`~pyterrier_boot.plot_ranks`);
 * ``leaderboard.csv``, ``perquery.csv``, ``pairwise.csv``: the numbers behind the pages.
 
+With qrels judging one topic the site shows the means ranked with no intervals, no rank intervals,
+no letters, no rank plot and no ``pairwise.csv`` (no pair is tested), and its caption says so.
+
 The site reads a leaderboard through :class:`SiteBoard` (what it shows of one) and does not import
 ``board``: ``Leaderboard.write`` calls :func:`write_site`, so the import graph reads board -> site.
 """
@@ -41,6 +44,8 @@ class SiteBoard(Protocol):
     def baseline(self) -> str | None: ...
     @property
     def measures(self) -> tuple[str, ...]: ...
+    @property
+    def tested(self) -> bool: ...
     def display_frame(self, digits: int = 3) -> pd.DataFrame: ...
     def to_frame(self) -> pd.DataFrame: ...
     def caption(self) -> str: ...
@@ -91,8 +96,10 @@ def _figures(board, folder: Path) -> list[str]:
     parts = []
     for i, m in enumerate(board.measures, start=1):
         shown = []
-        for kind, draw, what in (("means", plot_means, "mean and interval of each run"),
-                                 ("ranks", plot_ranks, "rank of each run over the bootstrap replicates")):
+        kinds = [("means", plot_means, "mean and interval of each run" if board.tested else
+                  f"mean of each run (no intervals: {len(res.qids)} topic)"),
+                 ("ranks", plot_ranks, "rank of each run over the bootstrap replicates")]
+        for kind, draw, what in kinds if board.tested else kinds[:1]:  # untested: no replicates to rank
             ax = draw(res, m)
             name = f"figures/{kind}-{i}.svg"
             _write(folder / name, svg_figure(ax.figure, alt=f"{m}: {what}") + "\n")
@@ -117,12 +124,14 @@ def _index(board, files: dict[str, str], title: str, settings: Mapping[str, Any]
     if settings:
         body.append(_settings_table(settings, paths))
     groups = ", ".join(f"{escape(m)}: {board.n_groups(m)}" for m in board.measures)
-    body += ["<h2>Ranking</h2>", f"<p>{escape(board.caption())}</p>",
-             f'<p class="muted">Letter groups per measure: {groups}.</p>',
-             f'<div class="scroll">{sortable_table(table, table_id="leaderboard", escape_cells=False)}</div>',
+    body += ["<h2>Ranking</h2>", f"<p>{escape(board.caption())}</p>"]
+    if board.tested:
+        body.append(f'<p class="muted">Letter groups per measure: {groups}.</p>')
+    body += [f'<div class="scroll">{sortable_table(table, table_id="leaderboard", escape_cells=False)}</div>',
              '<p class="muted">The numbers: <a href="leaderboard.csv">leaderboard.csv</a>, '
-             '<a href="perquery.csv">perquery.csv</a> (every run on every topic), '
-             '<a href="pairwise.csv">pairwise.csv</a> (every pair of runs, with its interval and p-value).</p>']
+             '<a href="perquery.csv">perquery.csv</a> (every run on every topic)'
+             + (', <a href="pairwise.csv">pairwise.csv</a> (every pair of runs, with its interval and p-value)'
+                if board.tested else "") + ".</p>"]
     if figures:
         body += ["<h2>Plots</h2>"] + figures
     return page(title, "\n".join(body))
@@ -193,5 +202,8 @@ def write_site(board: SiteBoard, site_dir: str | os.PathLike, *, title: str = "L
         _write(folder / "runs" / file, _run_page(board, name, title))
     board.to_frame().to_csv(folder / "leaderboard.csv", index=False)
     board.result.per_query().to_csv(folder / "perquery.csv", index=False)
-    board.pairwise.to_csv(folder / "pairwise.csv", index=False)
+    if board.tested:  # as evaluate --out: no pairwise.csv when no pair is tested
+        board.pairwise.to_csv(folder / "pairwise.csv", index=False)
+    else:
+        (folder / "pairwise.csv").unlink(missing_ok=True)  # an earlier site's, not this board's
     return folder

@@ -9,7 +9,8 @@ The same zip of open formats as a saved :class:`~pyterrier_boot.ExperimentResult
   letters found, the package versions that saved it, and the format version;
 * ``arrays/<name>.npy``: every numeric array (per-topic values, intervals, bootstrap
   distributions, ranks on every replicate), bit for bit;
-* ``leaderboard.csv``, ``perquery.csv``, ``pairwise.csv``: the site's tables, for any tool (not read back).
+* ``leaderboard.csv``, ``perquery.csv``, ``pairwise.csv``: the site's tables, for any tool (not read back;
+  no ``pairwise.csv`` when no pair is tested, on one topic).
 
 This module does not import ``board``: :meth:`Leaderboard.load` builds the board from
 :func:`read_board`'s fields, so the import graph reads board -> storage.
@@ -82,8 +83,9 @@ def save_board(board: Any, path: str | os.PathLike) -> Path:
         "provenance": {"versions": package_versions()},
     }
     texts = {"leaderboard.csv": board.to_frame().to_csv(index=False),
-             "perquery.csv": board.result.per_query().to_csv(index=False),
-             "pairwise.csv": board.pairwise.to_csv(index=False)}
+             "perquery.csv": board.result.per_query().to_csv(index=False)}
+    if board.ranks is not None:  # as the site: no pairwise.csv when no pair is tested (1 topic)
+        texts["pairwise.csv"] = board.pairwise.to_csv(index=False)
     return write_archive(Path(path), doc, writer, member="leaderboard.json", texts=texts,
                          what="save the leaderboard to")
 
