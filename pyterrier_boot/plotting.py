@@ -140,9 +140,12 @@ def plot_means(result: ExperimentResult, measure: MeasureLike | None = None, *, 
             tick.set_fontweight("bold")
     ax.set_ylim(-0.7, S - 0.3)
     ax.grid(axis="x", linewidth=0.4, alpha=0.5)
-    ax.set_xlabel(f"{label}: mean over {len(result.qids)} topics")
-    if result.intervals is not None:
+    n = len(result.qids)
+    ax.set_xlabel(f"{label}: mean over {n} topic{'s' if n != 1 else ''}")
+    if result.intervals is not None and result.distribution_ is not None:
         what = f"with {_level(result)} {result.bootstrap}-bootstrap intervals ({result.interval})"
+    elif result.bootstrap is not None:
+        what = f"(no intervals: {n} topic, at least 2 are needed)"
     else:
         what = "(no bootstrap: means only)"
     ax.set_title(title or f"{label}: mean of each system {what}", fontsize="medium")

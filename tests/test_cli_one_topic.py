@@ -141,3 +141,17 @@ def test_summary_and_display_give_no_letters_on_one_topic():
     assert summary.columns.tolist() == ["name", "AP"] and summary["AP"].tolist() == ["1.000", "0.500", "0.500"]
     shown = res.display()
     assert shown.letters is None and "No letters: no pair is tested (1 topic: a test needs at least 2)." in shown.caption
+
+
+def test_header_and_means_plot_say_one_topic(capsys, files):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    out, _ = _evaluate(capsys, files)
+    assert "3 runs x 1 topic;" in out
+    runs = ptb.read_runs([str(files / f"{name}.run") for name in RUNS])
+    with pytest.warns(ptb.InputWarning, match="only 1 topic is judged"):
+        res = ptb.experiment_result(runs, None, str(files / "qrels.txt"), ["AP"], n_resamples=50)
+    ax = res.plot_means("AP")
+    assert ax.get_title() == "AP: mean of each system (no intervals: 1 topic, at least 2 are needed)"
+    assert ax.get_xlabel() == "AP: mean over 1 topic"

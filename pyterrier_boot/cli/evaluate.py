@@ -239,7 +239,7 @@ def _summary_lines(result, pairwise, args, seed, qrels, width):
 
     S, Q = len(result.names), len(result.qids)
     cells = _cells(result)
-    lines = [_text.wrap(f"{S} run{'s' if S > 1 else ''} x {Q} topics; qrels {qrels.source}", width),
+    lines = [_text.wrap(f"{S} run{'s' if S > 1 else ''} x {Q} topic{'s' if Q != 1 else ''}; qrels {qrels.source}", width),
              _text.wrap(f"{cells}; sorted by {result.measures[0]}.", width)]
     table = summary_table(result, pairwise=pairwise, alpha=args.alpha, digits=args.digits)
     lines += ["", _text.render_table(table, width=width), ""]
