@@ -96,6 +96,10 @@ def test_every_topic_human_judged_gives_the_mean_itself_with_zero_width(lam):
     assert result.n_unlabeled == 0 and result.pvalue == 0.0  # the mean is known and not 0
     with pytest.raises(ValueError, match="at least 2 topics judged only automatically.*estimand='topics'"):
         pb.ppi_mean_ci(truth, judge, judge[:0])  # a population needs the other side
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # 5 topics, all human-judged: exact, so no few-topics warning
+        five = pb.ppi_mean_ci(truth[:5], judge[:5], judge[:0], lam=lam, estimand="topics")
+    assert five.statistic == pytest.approx(truth[:5].mean(), abs=1e-12) and five.standard_error == 0
 
 
 def test_classical_with_a_population_size_has_the_fpc():

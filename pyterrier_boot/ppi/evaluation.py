@@ -307,7 +307,7 @@ def ppi_evaluate(runs: RunsLike, auto_qrels: QrelsLike, human_qrels: QrelsLike,
         wanted = set(topics["qid"])
         auto, human = auto[auto["qid"].isin(wanted)], human[human["qid"].isin(wanted)]
     labeled, unlabeled = _split_topics(auto, human, estimand)
-    if small_sample:
+    if small_sample and (unlabeled or estimand == "population"):  # every topic human-judged: the mean is known
         warn_few_topics(len(labeled))
     read = read_runs(runs, topics=topics, names=names, batch_size=batch_size, verbose=verbose)
     check_topic_overlap({name: run["qid"].unique() for name, run in read.items()}, auto["qid"].unique())

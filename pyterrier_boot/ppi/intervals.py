@@ -324,7 +324,7 @@ def ppi_mean_ci(human_scores: npt.ArrayLike, auto_scores_on_human: npt.ArrayLike
                             or not 0 <= lam <= 1):
         raise ValueError(f"'lam' must be None (chosen) or a number in [0, 1], got {lam!r}")
     n, big_n = y.shape[0], yhat_u.shape[0]
-    if small_sample:
+    if small_sample and (big_n or estimand == "population"):  # every topic human-judged: the mean is known
         warn_few_topics(n)
     if not small_sample:
         return _asymptotic_result(y, yhat, yhat_u, lam, confidence_level, alternative, null, estimand)
