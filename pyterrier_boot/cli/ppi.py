@@ -19,6 +19,9 @@ examples:
   # differences against a baseline, plain PPI (no power tuning), tables written to out/
   pyterrier-boot ppi --auto-qrels llm.qrels --human-qrels human.qrels runs/ -b bm25 --lam 1 --out out/
 
+  # the mean over these topics (not a population of topics): finite-population correction
+  pyterrier-boot ppi --auto-qrels llm.qrels --human-qrels human.qrels runs/ --estimand topics
+
   # the asymptotic intervals of the PPI papers and ppi_py (z quantile, PPI++ lambda tuned in-sample)
   pyterrier-boot ppi --auto-qrels llm.qrels --human-qrels human.qrels runs/ --asymptotic
 
@@ -30,6 +33,10 @@ what is printed, for each measure and run (or difference against --baseline):
   auto-only    the classical interval from the automatic scores of every topic, as if the judge
                were right (narrow, and wrong when the judge is biased)
 
+--estimand says what every interval is about (printed on the first line, and the 'estimand'
+column of the CSV tables): 'population' (default), the mean over the population the topics are
+sampled from; 'topics', the mean over the topics of --auto-qrels (narrower; zero width when every
+topic is human-judged).
 The human-judged topics must be a random subset of the topics; see the ppi page of the docs.
 exit status: 0 success, 1 error (bad input, unreadable file), 2 wrong usage.
 """
@@ -59,6 +66,9 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
     p.add_argument("--lam", default="tune", metavar="LAMBDA",
                    help="weight of the automatic scores: 'tune' (default: plain PPI below 30 human-judged topics, "
                         "cross-fitted PPI++ from 30), 1 (plain PPI) or a number in [0, 1]")
+    p.add_argument("--estimand", choices=("population", "topics"), default="population",
+                   help="what the intervals are about: 'population' (default: the population of topics these are "
+                        "a sample of) or 'topics' (the mean over these topics, with the finite-population correction)")
     p.add_argument("--asymptotic", action="store_true",
                    help="switch the small-sample rule off: z quantiles, divisor-n variances, PPI++ lambda tuned "
                         "in-sample (the intervals of the PPI papers and ppi_py; they under-cover below ~50 topics)")
@@ -123,7 +133,7 @@ def _evaluate(args, status, out):
         _common.check_baselines([args.baseline], list(runs))
     status(f"evaluating {len(runs)} run(s) on {', '.join(m.label for m in measures)} with both qrels")
     result = ppi_evaluate(runs, auto, human, measures, confidence_level=args.confidence, lam=args.lam,
-                          small_sample=not args.asymptotic)
+                          small_sample=not args.asymptotic, estimand=args.estimand)
     table = result.table(baseline=args.baseline)
     if out is not None:
         _common.write_csv(out / "ppi_table.csv", table)
@@ -138,7 +148,7 @@ def _text_blocks(result, table, args) -> str:
     level = f"{100 * result.confidence_level:g}%"
     kind = "small-sample t" if result.small_sample else "asymptotic normal"
     lines = [f"{result.method} {level} intervals ({kind}): {len(result.labeled_qids)} human-judged topics, "
-             f"{len(result.unlabeled_qids)} judged only automatically"]
+             f"{len(result.unlabeled_qids)} judged only automatically; {result.describe_estimand()}"]
 
     def cell(frame, head):
         low, high = frame[f"{head} ci_low"], frame[f"{head} ci_high"]

@@ -74,6 +74,13 @@ class MeasureError(KeyError, TypeError):
         return str(self.args[0])
 
 
+def _no_estimand(estimand) -> None:
+    """``estimand`` belongs to the prediction-powered intervals: a ValueError without ``human_qrels``."""
+    if estimand is not None:
+        raise ValueError(f"'estimand' ({estimand!r}) chooses what prediction-powered intervals are about: give it "
+                         "with 'human_qrels', or leave it None")
+
+
 @one_warning_per_kind()
 def Experiment(retr_systems: Any, topics: TopicsLike, qrels: QrelsLike, eval_metrics: MeasuresLike,
                names: Sequence[str] | None = None, perquery: bool = False, dataframe: bool = True,
@@ -86,7 +93,8 @@ def Experiment(retr_systems: Any, topics: TopicsLike, qrels: QrelsLike, eval_met
                bootstrap: str | None = "topic", n_resamples: int | None = None,
                confidence_level: float = 0.95, interval: str | None = None, corpus_size: int | None = None,
                model: str = "poisson", rng: RngLike = None, max_memory: int | str | None = DEFAULT_MAX_MEMORY,
-               human_qrels: QrelsLike | None = None, executor: Executor | None = None, **kwargs: Any) -> Any:
+               human_qrels: QrelsLike | None = None, estimand: str | None = None, executor: Executor | None = None,
+               **kwargs: Any) -> Any:
     """``pt.Experiment`` with confidence intervals from the topic and/or corpus bootstrap.
 
     A drop-in ``pt.Experiment``: every argument means the same and the result has its type and shape,
@@ -106,7 +114,8 @@ def Experiment(retr_systems: Any, topics: TopicsLike, qrels: QrelsLike, eval_met
         corpus_size, model: the corpus bootstrap's ``N`` and image model (``"poisson"``, ``"multinomial"``).
         rng: seed or Generator (SPEC 7; None is :data:`DEFAULT_SEED`). max_memory: bytes the bootstrap may hold.
         human_qrels: human judgments of some topics, ``qrels`` automatic: prediction-powered
-            intervals (Angelopoulos et al. 2023; ``pt_docs/ppi.md``).
+            intervals (Angelopoulos et al. 2023; ``pt_docs/ppi.md``). estimand: with ``human_qrels``,
+            ``"population"`` (default) or ``"topics"`` (the mean over these topics), as ``ppi_evaluate``.
         executor: our extra door: a ``concurrent.futures.Executor`` for the bootstrap (``pt_docs/scale.md``).
     """
     if kwargs:
@@ -115,6 +124,7 @@ def Experiment(retr_systems: Any, topics: TopicsLike, qrels: QrelsLike, eval_met
         from ..ppi.experiment import ppi_experiment
 
         return ppi_experiment(locals())
+    _no_estimand(estimand)
     if perquery not in (False, True, "both"):
         raise ArgumentError(f"'perquery' must be True, False or 'both', got {perquery!r}")
     if highlight not in (None, "bold", "color", "colour"):
@@ -151,7 +161,8 @@ def experiment_result(retr_systems: Any, topics: TopicsLike, qrels: QrelsLike,
                       confidence_level: float = 0.95, interval: str | None = None,
                       corpus_size: int | None = None, model: str = "poisson", rng: RngLike = None,
                       max_memory: int | str | None = DEFAULT_MAX_MEMORY,
-                      human_qrels: QrelsLike | None = None, executor: Executor | None = None) -> ExperimentResult:
+                      human_qrels: QrelsLike | None = None, estimand: str | None = None,
+                      executor: Executor | None = None) -> ExperimentResult:
     """Run an experiment as :func:`Experiment` does and return everything it measured.
 
     Takes :func:`Experiment`'s arguments (those shaping ``pt.Experiment``'s output, ``perquery``,
@@ -178,6 +189,7 @@ def experiment_result(retr_systems: Any, topics: TopicsLike, qrels: QrelsLike,
         from ..ppi.experiment import ppi_experiment
 
         return ppi_experiment(locals(), rich=True)
+    _no_estimand(estimand)
     settings = _Settings(
         names=names, batch_size=batch_size, filter_by_qrels=filter_by_qrels, filter_by_topics=filter_by_topics,
         baseline=baseline, test=test, correction=correction, correction_alpha=correction_alpha, round=round,

@@ -19,6 +19,7 @@ from ..measures.parsing import parse_measures, require_mean_aggregated
 from .intervals import (
     CROSSFIT_MIN_TOPICS,
     PPIResult,
+    check_estimand,
     classical_mean_ci,
     ppi_mean_ci,
     warn_few_topics,
@@ -52,11 +53,15 @@ class PPIEvaluation:
         lam: None (chosen for each run / difference and measure, see :func:`ppi_mean_ci`) or the
             fixed weight.
         small_sample: whether the small-sample rule of :func:`ppi_mean_ci` applies (default True).
+        estimand: ``"population"`` (the mean human score over the population the topics are
+            sampled from) or ``"topics"`` (the mean human score over these topics, with the
+            finite-population correction); said by :meth:`describe_estimand`, the repr and the
+            ``estimand`` column of the tables.
 
     Methods give each interval as a :class:`PPIResult` (:meth:`intervals`), a wide table like
     ``pt.Experiment``'s (:meth:`table`), every pair of runs (:meth:`pairwise`) and the per-topic
     scores (:meth:`per_query`). Three intervals are reported side by side, for the same quantity
-    (the mean human score over the topic population):
+    (the mean human score, of the estimand):
 
     * ``ppi``: prediction-powered (``lam`` chosen by :func:`ppi_mean_ci` unless fixed);
     * ``human-only``: classical (Student's t), from the human-judged topics alone;
@@ -74,6 +79,18 @@ class PPIEvaluation:
     confidence_level: float = 0.95
     lam: float | None = None
     small_sample: bool = True
+    estimand: str = "population"
+
+    @property
+    def n_topics(self) -> int:
+        """Every topic: human-judged and automatic-only."""
+        return len(self.labeled_qids) + len(self.unlabeled_qids)
+
+    def describe_estimand(self) -> str:
+        """What the intervals are about, in words (as the repr and the command print it)."""
+        if self.estimand == "topics":
+            return f"estimand 'topics': the mean over these {self.n_topics} topics"
+        return "estimand 'population': the mean over the population the topics are sampled from"
 
     @property
     def method(self) -> str:
@@ -89,7 +106,7 @@ class PPIEvaluation:
         lam = self.method + ("" if self.small_sample else ", asymptotic")
         return (f"PPIEvaluation({len(self.names)} runs, measures {list(self.measures)}, "
                 f"{len(self.labeled_qids)} human-judged + {len(self.unlabeled_qids)} automatic-only topics, "
-                f"{lam}, confidence_level={self.confidence_level:g})")
+                f"{lam}, confidence_level={self.confidence_level:g}; {self.describe_estimand()})")
 
     def _repr_html_(self) -> str:
         return f"<p>{self!r}</p>" + self.table().to_html(index=False, float_format=lambda v: f"{v:.4f}")
@@ -105,13 +122,15 @@ class PPIEvaluation:
     def _intervals(self, m: int, weights: np.ndarray) -> dict[str, PPIResult]:
         """Intervals of the linear combinations ``scores @ weights`` (columns) of the runs, for measure ``m``."""
         human, auto_l, auto_u = (a[m] @ weights for a in (self.human, self.auto_labeled, self.auto_unlabeled))
-        level = self.confidence_level
-        small = self.small_sample
+        level, small, estimand = self.confidence_level, self.small_sample, self.estimand
+        size = self.n_topics if estimand == "topics" else None  # the finite population of the classical intervals
         with suppressed(FitWarning):  # said once, by ppi_evaluate
-            ppi = ppi_mean_ci(human, auto_l, auto_u, confidence_level=level, lam=self.lam, small_sample=small)
-        return {"ppi": ppi, "human-only": classical_mean_ci(human, confidence_level=level, small_sample=small),
+            ppi = ppi_mean_ci(human, auto_l, auto_u, confidence_level=level, lam=self.lam, small_sample=small,
+                              estimand=estimand)
+        return {"ppi": ppi, "human-only": classical_mean_ci(human, confidence_level=level, small_sample=small,
+                                                            population_size=size),
                 "auto-only": classical_mean_ci(np.concatenate([auto_l, auto_u]), confidence_level=level,
-                                               small_sample=small)}
+                                               small_sample=small, population_size=size)}
 
     def intervals(self, measure: str, difference: tuple | None = None) -> dict[str, PPIResult]:
         """The three intervals for one measure: ``{"ppi", "human-only", "auto-only"} -> PPIResult``.
@@ -136,7 +155,8 @@ class PPIEvaluation:
         their ``ci_low`` / ``ci_high``. With a ``baseline`` (name or position) also ``m diff``,
         ``m diff ci_low``, ``m diff ci_high``, ``m diff lambda``, ``m p-value`` (the PPI z-test of
         no difference, from the same standard error as the interval) and the human-only and
-        auto-only differences with their intervals; the baseline's own row holds NaN there.
+        auto-only differences with their intervals; the baseline's own row holds NaN there. The
+        last column, ``estimand``, says what every interval is about (``"population"`` or ``"topics"``).
         """
         b = None if baseline is None else self._index(baseline)
         columns: dict[str, object] = {"name": list(self.names)}
@@ -149,12 +169,14 @@ class PPIEvaluation:
                 weights[b, :] -= 1  # column i: run i minus the baseline (zero for the baseline)
                 diffs = self._intervals(m, weights)
                 _put(columns, label, diffs, diff=True, blank=b)
+        columns["estimand"] = self.estimand
         return pd.DataFrame(columns)
 
     def pairwise(self) -> pd.DataFrame:
         """Every pair of runs ``(name, vs)`` with ``name`` before ``vs``, for each measure: the
         difference ``name - vs`` by PPI (``diff``, ``ci_low``, ``ci_high``, ``lambda``,
-        ``p-value``) and the human-only and auto-only differences with their intervals."""
+        ``p-value``) and the human-only and auto-only differences with their intervals; ``estimand``
+        as in :meth:`table`."""
         pairs = [(i, j) for i in range(len(self.names)) for j in range(i + 1, len(self.names))]
         if not pairs:
             raise ValueError("pairwise differences need at least 2 runs")
@@ -172,6 +194,7 @@ class PPIEvaluation:
                 "human-only diff": human.statistic, "human-only ci_low": human.confidence_interval.low,
                 "human-only ci_high": human.confidence_interval.high, "auto-only diff": auto.statistic,
                 "auto-only ci_low": auto.confidence_interval.low, "auto-only ci_high": auto.confidence_interval.high,
+                "estimand": self.estimand,
             }))
         return pd.concat(frames, ignore_index=True)
 
@@ -220,8 +243,10 @@ def _put(columns: dict, label: str, results: dict[str, PPIResult], *, diff: bool
 
 
 @one_warning_per_kind()
-def _check_evaluate_options(confidence_level, lam, small_sample):
-    """ValueError/TypeError naming the option for a bad ``confidence_level``, ``lam`` or ``small_sample``."""
+def _check_evaluate_options(confidence_level, lam, small_sample, estimand):
+    """ValueError/TypeError naming the option for a bad ``confidence_level``, ``lam``, ``small_sample`` or
+    ``estimand``."""
+    check_estimand(estimand)
     if not (isinstance(confidence_level, (float, int)) and 0 < confidence_level < 1):
         raise ValueError(f"'confidence_level' must be a number in (0, 1), got {confidence_level!r}")
     if lam is not None and (isinstance(lam, bool) or not isinstance(lam, (int, float)) or not 0 <= lam <= 1):
@@ -233,8 +258,8 @@ def _check_evaluate_options(confidence_level, lam, small_sample):
 def ppi_evaluate(runs: RunsLike, auto_qrels: QrelsLike, human_qrels: QrelsLike,
                  measures: MeasuresLike, *, topics: TopicsLike | None = None,
                  names: Sequence[str] | None = None, confidence_level: float = 0.95,
-                 lam: float | None = None, small_sample: bool = True, batch_size: int | None = None,
-                 verbose: bool = False) -> PPIEvaluation:
+                 lam: float | None = None, small_sample: bool = True, estimand: str = "population",
+                 batch_size: int | None = None, verbose: bool = False) -> PPIEvaluation:
     """Evaluate runs with automatic qrels on every topic and human qrels on a subset of topics.
 
     Each run is read (or run) once and scored per topic with both sets of qrels by
@@ -255,17 +280,24 @@ def ppi_evaluate(runs: RunsLike, auto_qrels: QrelsLike, human_qrels: QrelsLike,
         confidence_level: of every interval (default 0.95).
         lam, small_sample: as :func:`ppi_mean_ci` (default: the small-sample rule, plain PPI below
             30 human-judged topics, cross-fitted PPI++ from 30).
+        estimand: ``"population"`` (default): each run's mean over the population of topics the
+            topics are a random sample of (the question of a paper generalising beyond its test
+            collection); ``"topics"``: each run's mean over the topics of ``auto_qrels`` (every topic
+            judged automatically, the human-judged ones a random subset), with the
+            finite-population correction: narrower, and of zero width when every topic is
+            human-judged (the mean is then known). ``pt_docs/ppi.md`` says which to choose.
         batch_size, verbose: as in :func:`read_runs`.
 
     Returns:
         :class:`PPIEvaluation`; ``.table(baseline=...)`` gives the wide table (example in
         ``pt_docs/ppi.md``). A ValueError for human-judged topics the automatic qrels miss, fewer
-        than 2 topics on either side, or measures summed over topics.
+        than 2 human-judged topics, fewer than 2 automatic-only topics for the population
+        estimand, an unknown ``estimand``, or measures summed over topics.
 
-    The intervals assume the human-judged topics are a *random* subset of the topics and the
-    topics a random sample of the population the statement is about.
+    The intervals assume the human-judged topics are a *random* subset of the topics and, for the
+    population estimand, the topics a random sample of the population the statement is about.
     """
-    _check_evaluate_options(confidence_level, lam, small_sample)
+    _check_evaluate_options(confidence_level, lam, small_sample, estimand)
     parsed = parse_measures(measures)
     require_mean_aggregated(parsed, context="a prediction-powered interval")
     auto = read_qrels(auto_qrels).frame
@@ -274,8 +306,8 @@ def ppi_evaluate(runs: RunsLike, auto_qrels: QrelsLike, human_qrels: QrelsLike,
         topics = read_topics(topics)
         wanted = set(topics["qid"])
         auto, human = auto[auto["qid"].isin(wanted)], human[human["qid"].isin(wanted)]
-    labeled, unlabeled = _split_topics(auto, human)
-    if small_sample:
+    labeled, unlabeled = _split_topics(auto, human, estimand)
+    if small_sample and (unlabeled or estimand == "population"):  # every topic human-judged: the mean is known
         warn_few_topics(len(labeled))
     read = read_runs(runs, topics=topics, names=names, batch_size=batch_size, verbose=verbose)
     check_topic_overlap({name: run["qid"].unique() for name, run in read.items()}, auto["qid"].unique())
@@ -286,10 +318,10 @@ def ppi_evaluate(runs: RunsLike, auto_qrels: QrelsLike, human_qrels: QrelsLike,
                          unlabeled_qids=tuple(unlabeled), human=human_scores,
                          auto_labeled=auto_scores[:, :len(labeled)], auto_unlabeled=auto_scores[:, len(labeled):],
                          confidence_level=float(confidence_level), lam=None if lam is None else float(lam),
-                         small_sample=bool(small_sample))
+                         small_sample=bool(small_sample), estimand=estimand)
 
 
-def _split_topics(auto: pd.DataFrame, human: pd.DataFrame) -> tuple[list[str], list[str]]:
+def _split_topics(auto: pd.DataFrame, human: pd.DataFrame, estimand: str) -> tuple[list[str], list[str]]:
     auto_topics, human_topics = set(auto["qid"]), set(human["qid"])
     missing = sorted(human_topics - auto_topics)
     if missing:
@@ -301,10 +333,11 @@ def _split_topics(auto: pd.DataFrame, human: pd.DataFrame) -> tuple[list[str], l
     if len(labeled) < 2:
         raise ValueError(f"'human_qrels' judges {len(labeled)} topic(s): prediction-powered intervals need at least "
                          "2 human-judged topics (and, being normal approximations, many more to be accurate)")
-    if len(unlabeled) < 2:
+    if len(unlabeled) < 2 and estimand == "population":
         raise ValueError(f"only {len(unlabeled)} topic(s) of 'auto_qrels' lack human judgments: prediction-powered "
-                         "intervals need at least 2 topics judged only automatically; with (almost) every topic "
-                         "judged by people, evaluate with the human qrels alone")
+                         "intervals of the population estimand need at least 2 topics judged only automatically; "
+                         "with (almost) every topic judged by people, evaluate with the human qrels alone (or "
+                         "estimand='topics' for the mean over these topics)")
     return labeled, unlabeled
 
 

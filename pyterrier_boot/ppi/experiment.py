@@ -7,7 +7,9 @@ with the automatic qrels as ``qrels`` and the human qrels for their topics, and 
 human-only and automatic-only intervals in columns named so. The other outputs keep
 ``pt.Experiment``'s types: ``dataframe=False`` a dict ``{name: {measure: estimate}}`` of the
 prediction-powered estimates; ``perquery`` the per-topic scores with ``qrels`` (the automatic
-judgments), in ``pt.Experiment``'s frame or dict. ``experiment_result(..., human_qrels=...)``
+judgments), in ``pt.Experiment``'s frame or dict. ``estimand="topics"`` (default
+``"population"``) makes the intervals about the mean over these topics (``pt_docs/ppi.md``); the
+table's last column, ``estimand``, says which. ``experiment_result(..., human_qrels=...)``
 returns the :class:`PPIEvaluation` itself.
 """
 from __future__ import annotations
@@ -28,7 +30,8 @@ __all__ = ["ppi_experiment"]
 
 # Experiment arguments this door uses; every other one must keep its default
 USED = {"retr_systems", "topics", "qrels", "eval_metrics", "names", "baseline", "dataframe", "perquery",
-        "batch_size", "round", "verbose", "confidence_level", "human_qrels", "rng", "filter_by_topics"}
+        "batch_size", "round", "verbose", "confidence_level", "human_qrels", "rng", "filter_by_topics",
+        "estimand"}
 
 
 def ppi_experiment(arguments: dict, *, rich: bool = False) -> Any:
@@ -68,6 +71,7 @@ def ppi_experiment(arguments: dict, *, rich: bool = False) -> Any:
         raise ValueError("'topics' are needed to run the systems that are transformers")
     result = ppi_evaluate(systems, arguments["qrels"], arguments["human_qrels"], metrics, topics=topics,
                           confidence_level=arguments.get("confidence_level", 0.95),
+                          estimand="population" if arguments.get("estimand") is None else arguments["estimand"],
                           batch_size=arguments.get("batch_size"), verbose=arguments.get("verbose") is True)
     if rich:
         return result
@@ -136,6 +140,6 @@ def _same(value, default) -> bool:
 
 def _rounded(table, rounding):
     if isinstance(rounding, int):
-        return table.round({c: rounding for c in table.columns if c != "name"})
+        return table.round({c: rounding for c in table.columns if c not in ("name", "estimand")})
     columns = {c: d for m, d in rounding.items() for c in table.columns if c == m or c.startswith(f"{m} ")}
     return table.round(columns)

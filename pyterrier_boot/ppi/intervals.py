@@ -33,7 +33,22 @@ default *small-sample rule*, chosen by a coverage study on TREC collections (``p
   nominal coverage.
 
 ``small_sample=False`` switches the rule off: z quantiles, divisor-``n`` variances and ``lam``
-tuned in-sample, as in the papers and ``ppi_py``. See ``pt_docs/ppi.md``.
+tuned in-sample, as in the papers and ``ppi_py``.
+
+Two estimands (``estimand=``):
+
+* ``"population"`` (default): the topics are a random sample of a population of topics and the
+  target is the population's mean human score (the variance above, as in the papers);
+* ``"topics"``: the target is the mean human score over *these* ``n + N`` topics, of which the
+  ``n`` human-judged ones are a simple random sample without replacement. The automatic mean over
+  all ``n + N`` topics is then a known constant, the estimate is
+  ``lam * mean(Yhat on all topics) + mean(Y - lam * Yhat on labeled topics)`` (Cochran's 1977
+  difference / regression estimator) and its variance ``(1 - n/(n+N)) var(Y - lam * Yhat) / n``
+  carries the finite-population correction; the small-sample quantile is Student's t with
+  ``n - 1`` degrees of freedom and PPI++ tunes ``lam = Cov(Y, Yhat) / Var(Yhat)``. With every topic
+  human-judged (``N = 0``) the mean is known: an interval of zero width.
+
+See ``pt_docs/ppi.md`` and ``pt_docs/methods.md``.
 """
 from __future__ import annotations
 
@@ -53,7 +68,7 @@ if TYPE_CHECKING:
 
 
 __all__ = ["PPIResult", "ppi_mean_ci", "classical_mean_ci", "ppi_lambda", "CROSSFIT_MIN_TOPICS", "CROSSFIT_FOLDS",
-           "FEW_TOPICS"]
+           "FEW_TOPICS", "ESTIMANDS"]
 
 #: human-judged topics from which ``lam=None`` tunes ``lam`` (cross-fitted PPI++) under the small-sample rule
 CROSSFIT_MIN_TOPICS = 30
@@ -63,6 +78,8 @@ CROSSFIT_FOLDS = 5
 FEW_TOPICS = 10
 
 ALTERNATIVES = ("two-sided", "larger", "smaller")
+#: what an interval is about: the mean over a population of topics, or over the topics at hand
+ESTIMANDS = ("population", "topics")
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +104,9 @@ class PPIResult(TupleLike):
         method: ``"ppi++"`` (in-sample ``lam``), ``"ppi++ cross-fit"``, ``"ppi"`` (lam=1),
             ``"ppi(lam=...)"`` or ``"classical"``.
         df: degrees of freedom of the t quantile (``inf``: normal quantile, ``small_sample=False``).
+        estimand: ``"population"`` (the mean over the population the topics are sampled from) or
+            ``"topics"`` (the mean over the ``n_labeled + n_unlabeled`` topics at hand, with the
+            finite-population correction).
     """
 
     statistic: Any
@@ -101,6 +121,7 @@ class PPIResult(TupleLike):
     null: float
     method: str
     df: Any = np.inf
+    estimand: str = "population"
     _tuple_fields: ClassVar[tuple[str, ...]] = ("statistic", "confidence_interval")
 
 
@@ -123,7 +144,14 @@ def _check_options(confidence_level, alternative):
         raise ValueError(f"'alternative' must be one of {list(ALTERNATIVES)}, got {alternative!r}")
 
 
-def _check_samples(human, auto_labeled, auto_unlabeled):
+def check_estimand(estimand) -> str:
+    """``estimand`` itself, or a ValueError naming the argument and the choices."""
+    if not isinstance(estimand, str) or estimand not in ESTIMANDS:
+        raise ValueError(f"'estimand' must be one of {list(ESTIMANDS)}, got {estimand!r}")
+    return estimand
+
+
+def _check_samples(human, auto_labeled, auto_unlabeled, estimand="population"):
     human = _as_scores(human, "human_scores")
     auto_labeled = _as_scores(auto_labeled, "auto_scores_on_human")
     auto_unlabeled = _as_scores(auto_unlabeled, "auto_scores_unlabeled")
@@ -136,20 +164,23 @@ def _check_samples(human, auto_labeled, auto_unlabeled):
     if human.shape[0] < 2:
         raise ValueError(f"'human_scores' has {human.shape[0]} topic(s): a prediction-powered interval needs at "
                          "least 2 human-judged topics (and, being a normal approximation, many more to be accurate)")
-    if auto_unlabeled.shape[0] < 2:
+    if auto_unlabeled.shape[0] < 2 and estimand == "population":
         raise ValueError(f"'auto_scores_unlabeled' has {auto_unlabeled.shape[0]} topic(s): it needs at least 2 "
-                         "topics judged only automatically (with every topic human-judged, use the classical interval)")
+                         "topics judged only automatically (with every topic human-judged, use the classical interval, or "
+                         "estimand='topics' for the mean over these topics, then known exactly)")
     return human, auto_labeled, auto_unlabeled
 
 
 def ppi_lambda(human_scores: npt.ArrayLike, auto_scores_on_human: npt.ArrayLike,
-               auto_scores_unlabeled: npt.ArrayLike) -> Any:
+               auto_scores_unlabeled: npt.ArrayLike, *, estimand: str = "population") -> Any:
     """The PPI++ weight of the automatic scores for a mean (Angelopoulos, Duchi & Zrnic 2024, Eq. 6).
 
     ``lam = Cov(Y, Yhat) / ((1 + n/N) Var(Yhat))`` with the covariance over the ``n`` labeled
     topics (divisor ``n``) and the variance over all ``n + N`` automatic scores (divisor
     ``n + N - 1``), clipped to [0, 1] (as ``ppi_py`` does). Constant automatic scores carry no
-    information: ``lam = 0``. Columns of 2-D input get their own ``lam``.
+    information: ``lam = 0``. Columns of 2-D input get their own ``lam``. For
+    ``estimand="topics"`` the automatic mean is known, so the ``1 + n/N`` factor is 1 (the
+    regression coefficient of Cochran's regression estimator).
 
     Example:
         >>> import numpy as np
@@ -158,16 +189,18 @@ def ppi_lambda(human_scores: npt.ArrayLike, auto_scores_on_human: npt.ArrayLike,
         >>> float(ppi_lambda(y, yhat, np.array([0.3, 0.6, 0.8, 0.4])))  # doctest: +ELLIPSIS
         0.543...
     """
-    y, yhat, yhat_u = _check_samples(human_scores, auto_scores_on_human, auto_scores_unlabeled)
-    return _tuned_lambda(y, yhat, yhat_u)
+    check_estimand(estimand)
+    y, yhat, yhat_u = _check_samples(human_scores, auto_scores_on_human, auto_scores_unlabeled, estimand)
+    return _tuned_lambda(y, yhat, yhat_u, estimand)
 
 
-def _tuned_lambda(y, yhat, yhat_u):
+def _tuned_lambda(y, yhat, yhat_u, estimand="population"):
     n, big_n = y.shape[0], yhat_u.shape[0]
     covariance = ((y - y.mean(0)) * (yhat - yhat.mean(0))).mean(0)
     variance = np.concatenate([yhat, yhat_u]).var(0, ddof=1)
+    inflation = 1 + n / big_n if estimand == "population" else 1.0
     with np.errstate(divide="ignore", invalid="ignore"):
-        lam = covariance / ((1 + n / big_n) * variance)
+        lam = covariance / (inflation * variance)
     return np.clip(np.where(variance > 0, lam, 0.0), 0.0, 1.0)
 
 
@@ -179,7 +212,8 @@ def _welch_df(a, b, n, big_n):
     return np.where(np.isfinite(df), df, n - 1.0)
 
 
-def _normal_result(estimate, se, confidence_level, alternative, null, lam, n, big_n, method, df=np.inf):
+def _normal_result(estimate, se, confidence_level, alternative, null, lam, n, big_n, method, df=np.inf,
+                   estimand="population"):
     alpha = 1 - confidence_level
     dist = stats.t(df) if np.any(np.isfinite(df)) else stats.norm
     if alternative == "two-sided":
@@ -207,25 +241,40 @@ def _normal_result(estimate, se, confidence_level, alternative, null, lam, n, bi
     return PPIResult(statistic=out(estimate), confidence_interval=ConfidenceInterval(out(low), out(high)),
                      standard_error=out(se), pvalue=out(pvalue), lam=out(lam), n_labeled=int(n),
                      n_unlabeled=int(big_n), confidence_level=float(confidence_level), alternative=alternative,
-                     null=float(null), method=method, df=out(np.broadcast_to(df, np.shape(estimate))))
+                     null=float(null), method=method, df=out(np.broadcast_to(df, np.shape(estimate))),
+                     estimand=estimand)
+
+
+def _parts(y, yhat, yhat_u, per_topic, weight, estimand, ddof):
+    """The estimate and the two variance terms (automatic mean, rectifier mean) of either estimand."""
+    n, big_n = y.shape[0], yhat_u.shape[0]
+    rectifier = y - per_topic * yhat
+    if estimand == "population":  # two independent samples of one population
+        estimate = weight * yhat_u.mean(0) + rectifier.mean(0)
+        return estimate, weight**2 * yhat_u.var(0, ddof=ddof) / big_n, rectifier.var(0, ddof=ddof) / n
+    # these n + N topics, the n a simple random sample of them (Cochran 1977): the human mean of the n
+    # is known, that of the N others estimated. For one lam this is lam * mean(Yhat on all) + mean(Y - lam * Yhat),
+    # whose only variance is the rectifier's, with the finite-population correction
+    share = n / (n + big_n)
+    others = weight * yhat_u.mean(0) + rectifier.mean(0) if big_n else 0.0
+    estimate = share * y.mean(0) + (1 - share) * others
+    return estimate, np.zeros_like(estimate), (1 - share) * rectifier.var(0, ddof=ddof) / n
 
 
 @one_warning_per_kind()
-def _asymptotic_result(y, yhat, yhat_u, lam, confidence_level, alternative, null):
+def _asymptotic_result(y, yhat, yhat_u, lam, confidence_level, alternative, null, estimand):
     """The papers' (and ``ppi_py``'s) interval: z quantile, divisor-``n`` variances, in-sample ``lam``."""
     n, big_n = y.shape[0], yhat_u.shape[0]
-    weight = _tuned_lambda(y, yhat, yhat_u) if lam is None else np.full(y.shape[1:], float(lam))
-    rectifier = y - weight * yhat
-    estimate = weight * yhat_u.mean(0) + rectifier.mean(0)
-    se = np.sqrt(weight**2 * yhat_u.var(0) / big_n + rectifier.var(0) / n)
-    return _normal_result(estimate, se, confidence_level, alternative, null, weight, n, big_n,
-                          "ppi++" if lam is None else _fixed_name(lam))
+    weight = _tuned_lambda(y, yhat, yhat_u, estimand) if lam is None else np.full(y.shape[1:], float(lam))
+    estimate, auto_part, human_part = _parts(y, yhat, yhat_u, weight, weight, estimand, ddof=0)
+    return _normal_result(estimate, np.sqrt(auto_part + human_part), confidence_level, alternative, null, weight,
+                          n, big_n, "ppi++" if lam is None else _fixed_name(lam), estimand=estimand)
 
 
 def ppi_mean_ci(human_scores: npt.ArrayLike, auto_scores_on_human: npt.ArrayLike,
                 auto_scores_unlabeled: npt.ArrayLike, *, confidence_level: float = 0.95,
                 lam: float | None = None, alternative: str = "two-sided", null: float = 0.0,
-                small_sample: bool = True) -> PPIResult:
+                small_sample: bool = True, estimand: str = "population") -> PPIResult:
     """Prediction-powered confidence interval for the mean human score (PPI / PPI++).
 
     Args:
@@ -243,13 +292,20 @@ def ppi_mean_ci(human_scores: npt.ArrayLike, auto_scores_on_human: npt.ArrayLike
         null: the value the p-value tests (default 0).
         small_sample: True (default): the module docstring's small-sample rule (unbiased variances,
             Welch-Satterthwaite t quantile, cross-fitted ``lam``); False: the papers' asymptotic ones.
+        estimand: ``"population"`` (default): the mean over the population the topics are sampled
+            from; ``"topics"``: the mean over these ``n + N`` topics, the ``n`` human-judged ones
+            a simple random sample of them (finite-population correction; module docstring).
 
     Returns:
-        :class:`PPIResult`. The estimate is ``lam * mean(Yhat_u) + mean(Y - lam * Yhat)``; the
-        standard error ``sqrt(lam^2 var(Yhat_u)/N + var(Y - lam * Yhat)/n)``. The p-value uses
+        :class:`PPIResult`. For the population estimand the estimate is
+        ``lam * mean(Yhat_u) + mean(Y - lam * Yhat)`` and the standard error
+        ``sqrt(lam^2 var(Yhat_u)/N + var(Y - lam * Yhat)/n)``; for the topics estimand
+        ``lam * mean(Yhat on all n + N topics) + mean(Y - lam * Yhat)`` and
+        ``sqrt((1 - n/(n+N)) var(Y - lam * Yhat)/n)`` (t with ``n - 1`` degrees of freedom). The p-value uses
         the same ``lam``, standard error and quantile as the interval, so the test and interval agree
         (``ppi_py``'s ``ppi_mean_pval`` does not clip a tuned ``lam``: ``pt_docs/ppi.md``).
-        Bad shapes, fewer than 2 topics on either side or non-finite scores are a ValueError.
+        Bad shapes, fewer than 2 human-judged topics, fewer than 2 others for the population
+        estimand, an unknown ``estimand`` or non-finite scores are a ValueError.
 
     Example:
         >>> import numpy as np
@@ -262,27 +318,26 @@ def ppi_mean_ci(human_scores: npt.ArrayLike, auto_scores_on_human: npt.ArrayLike
     _check_options(confidence_level, alternative)
     if not isinstance(small_sample, (bool, np.bool_)):
         raise TypeError(f"'small_sample' must be True or False, got {small_sample!r}")
-    y, yhat, yhat_u = _check_samples(human_scores, auto_scores_on_human, auto_scores_unlabeled)
+    check_estimand(estimand)
+    y, yhat, yhat_u = _check_samples(human_scores, auto_scores_on_human, auto_scores_unlabeled, estimand)
     if lam is not None and (isinstance(lam, bool) or not isinstance(lam, (int, float, np.floating, np.integer))
                             or not 0 <= lam <= 1):
         raise ValueError(f"'lam' must be None (chosen) or a number in [0, 1], got {lam!r}")
     n, big_n = y.shape[0], yhat_u.shape[0]
-    if small_sample:
+    if small_sample and (big_n or estimand == "population"):  # every topic human-judged: the mean is known
         warn_few_topics(n)
     if not small_sample:
-        return _asymptotic_result(y, yhat, yhat_u, lam, confidence_level, alternative, null)
+        return _asymptotic_result(y, yhat, yhat_u, lam, confidence_level, alternative, null, estimand)
     if lam is None and n >= CROSSFIT_MIN_TOPICS:
-        per_topic = _crossfit_lambda(y, yhat, yhat_u)
+        per_topic = _crossfit_lambda(y, yhat, yhat_u, estimand)
         weight, method = per_topic.mean(0), "ppi++ cross-fit"
     else:
         weight = np.full(y.shape[1:], 1.0 if lam is None else float(lam))
         per_topic, method = weight, _fixed_name(1.0 if lam is None else lam)
-    rectifier = y - per_topic * yhat
-    estimate = weight * yhat_u.mean(0) + rectifier.mean(0)
-    auto_part, human_part = weight**2 * yhat_u.var(0, ddof=1) / big_n, rectifier.var(0, ddof=1) / n
-    df = _welch_df(auto_part, human_part, n, big_n)
+    estimate, auto_part, human_part = _parts(y, yhat, yhat_u, per_topic, weight, estimand, ddof=1)
+    df = _welch_df(auto_part, human_part, n, big_n) if estimand == "population" else n - 1.0
     return _normal_result(estimate, np.sqrt(auto_part + human_part), confidence_level, alternative, null, weight, n,
-                          big_n, method, df)
+                          big_n, method, df, estimand)
 
 
 def warn_few_topics(n: int) -> None:
@@ -297,19 +352,20 @@ def _fixed_name(lam) -> str:
     return "ppi" if lam == 1 else "classical" if lam == 0 else f"ppi(lam={float(lam):g})"
 
 
-def _crossfit_lambda(y, yhat, yhat_u) -> np.ndarray:
+def _crossfit_lambda(y, yhat, yhat_u, estimand="population") -> np.ndarray:
     """Per-topic ``lam``: topic ``i`` in fold ``i mod CROSSFIT_FOLDS`` gets the PPI++ ``lam`` tuned on the
     other folds' human-judged topics (and every automatic-only topic)."""
     folds = np.arange(y.shape[0]) % CROSSFIT_FOLDS
     per_topic = np.empty_like(y)
     for fold in range(CROSSFIT_FOLDS):
         held = folds == fold
-        per_topic[held] = _tuned_lambda(y[~held], yhat[~held], yhat_u)
+        per_topic[held] = _tuned_lambda(y[~held], yhat[~held], yhat_u, estimand)
     return per_topic
 
 
 def classical_mean_ci(scores: ScoresLike, *, confidence_level: float = 0.95, alternative: str = "two-sided",
-                      null: float = 0.0, small_sample: bool = True) -> PPIResult:
+                      null: float = 0.0, small_sample: bool = True,
+                      population_size: int | None = None) -> PPIResult:
     """The classical interval for a mean: Student's ``mean +- t(n-1) * s / sqrt(n)`` (``s`` with
     divisor ``n - 1``); with ``small_sample=False`` the normal ``mean +- z * sd / sqrt(n)`` (divisor
     ``n``) of the PPI papers and ``ppi_py``.
@@ -317,6 +373,11 @@ def classical_mean_ci(scores: ScoresLike, *, confidence_level: float = 0.95, alt
     The ``lam = 0`` case of :func:`ppi_mean_ci`, and the comparison the PPI papers use: applied to
     the human scores it is the *human-only* interval; applied to the automatic scores of every
     topic the *automatic-only* interval, which is narrow but centred on the judge's biased mean.
+
+    ``population_size``: None (default) for the mean of an infinite population of topics; the
+    number ``N`` of topics the scores are a simple random sample (without replacement) of, for
+    the mean over those ``N`` topics (estimand ``"topics"``): the variance takes the
+    finite-population correction ``1 - n/N`` (Cochran 1977, Sec. 2.6), zero when ``n = N``.
 
     Example:
         >>> from pyterrier_boot import classical_mean_ci
@@ -330,6 +391,12 @@ def classical_mean_ci(scores: ScoresLike, *, confidence_level: float = 0.95, alt
     if y.shape[0] < 2:
         raise ValueError(f"'scores' has {y.shape[0]} topic(s): an interval needs at least 2")
     n = y.shape[0]
+    if population_size is not None and (isinstance(population_size, bool) or
+                                        not isinstance(population_size, (int, np.integer)) or population_size < n):
+        raise ValueError(f"'population_size' must be None or an integer of at least the {n} scores' topics, got "
+                         f"{population_size!r}")
+    fpc = 1.0 if population_size is None else 1 - n / population_size
     ddof, df = (1, n - 1.0) if small_sample else (0, np.inf)
-    return _normal_result(y.mean(0), y.std(0, ddof=ddof) / np.sqrt(n), confidence_level, alternative, null,
-                          np.zeros(y.shape[1:]), n, 0, "classical", df)
+    return _normal_result(y.mean(0), np.sqrt(fpc) * y.std(0, ddof=ddof) / np.sqrt(n), confidence_level, alternative,
+                          null, np.zeros(y.shape[1:]), n, 0 if population_size is None else population_size - n,
+                          "classical", df, "population" if population_size is None else "topics")
