@@ -260,30 +260,29 @@ def files(collection, tmp_path):
 
 def test_cli_writes_the_plan_and_the_assessors_file(files, collection, capsys):
     code = main(["judge-plan", "--auto-qrels", str(files / "auto.txt"), str(files / "runs"), "--budget", "0.2",
-                 "--depth", "30", "--out", str(files / "plan.txt"), "--assessors", str(files / "judge.txt"),
-                 "--rng", "5", "--quiet"])
+                 "--depth", "30", "--out", str(files / "out"), "--rng", "5", "--quiet"])
     out = capsys.readouterr().out
     assert code == 0 and "pairs to judge" in out
-    plan = pb.JudgingPlan.load(files / "plan.txt")
+    plan = pb.JudgingPlan.load(files / "out" / "plan.txt")
     python = _plan((collection[0], collection[1].drop(columns="probability")), rng=5)
     pd.testing.assert_frame_equal(plan.sample, python.sample)
-    lines = (files / "judge.txt").read_text().splitlines()
+    lines = (files / "out" / "to_judge.txt").read_text().splitlines()
     assert lines == [f"{q} 0 {d}" for q, d in zip(plan.sample["qid"], plan.sample["docno"])]
     code = main(["judge-plan", "--auto-qrels", str(files / "auto.txt"), str(files / "runs"), "--budget", "40",
-                 "--out", str(files / "plan.txt"), "--quiet"])
-    assert code == 2 and "exists" in capsys.readouterr().err
+                 "--out", str(files / "out"), "--quiet"])
+    assert code == 1 and "exists and is not empty" in capsys.readouterr().err
 
 
 def test_cli_active_reads_the_probabilities(files, capsys):
     argv = ["judge-plan", "--auto-qrels", str(files / "auto.txt"), str(files / "runs"), "--budget", "40",
-            "--strategy", "active", "--out", str(files / "plan.txt"), "--quiet"]
+            "--strategy", "active", "--out", str(files / "out"), "--quiet"]
     assert main(argv) == 2 and "--probabilities" in capsys.readouterr().err
     assert main([*argv, "--probabilities", str(files / "auto.prob")]) == 0
-    assert pb.JudgingPlan.load(files / "plan.txt").strategy == "active"
+    assert pb.JudgingPlan.load(files / "out" / "plan.txt").strategy == "active"
     (files / "bad.prob").write_text("1 0 nowhere 0.5\n")
     assert main([*argv, "--probabilities", str(files / "bad.prob"), "--overwrite"]) == 1
     assert "not in --auto-qrels" in capsys.readouterr().err
-    assert main([*argv[:-5], "--budget", "lots", "--out", str(files / "x.txt")]) == 2
+    assert main([*argv[:-5], "--budget", "lots", "--out", str(files / "x")]) == 2
 
 
 def test_cli_help_is_documented(capsys):

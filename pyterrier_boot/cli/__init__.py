@@ -60,6 +60,7 @@ _HINTS = (
     ("n_splits=", "--splits "),
     ("n_splits >=", "--splits >="),
     ("max_memory=", "--max-memory "),
+    ("or use design='poisson'", "or use --design poisson"),
 )
 
 
@@ -93,7 +94,7 @@ examples:
   pyterrier-boot leaderboard --qrels qrels.txt runs/ --measures nDCG@10 AP --out site/
   pyterrier-boot topics --difference 0.05 --variance 0.02
   pyterrier-boot split-half --qrels qrels.txt runs/ --measures AP nDCG@10 --splits 20
-  pyterrier-boot judge-plan --auto-qrels llm.qrels runs/ --budget 0.1 --out plan.txt --assessors to_judge.txt
+  pyterrier-boot judge-plan --auto-qrels llm.qrels runs/ --budget 0.1 --out plan/
 
 'pyterrier-boot COMMAND --help' explains each command.
 exit status: 0 success, 1 error (bad input, unreadable file, too little memory), 2 wrong usage,

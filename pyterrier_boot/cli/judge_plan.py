@@ -12,19 +12,19 @@ from . import _common
 EXAMPLES = """\
 examples:
   # 10% of the pool, more of the top ranks (statAP weights), a fixed number per stratum
-  pyterrier-boot judge-plan --auto-qrels llm.qrels runs/ --budget 0.1 --out plan.txt --assessors to_judge.txt
+  pyterrier-boot judge-plan --auto-qrels llm.qrels runs/ --budget 0.1 --out plan/
 
   # 500 pairs where the judge is unsure (its probabilities in a qrels-like file: qid iter docno p)
   pyterrier-boot judge-plan --auto-qrels llm.qrels --probabilities llm.prob runs/ --budget 500 \\
-      --strategy active --out plan.txt
+      --strategy active --out plan/
 
-files written:
-  --out        the whole plan: '#' header lines (settings, fingerprints of the runs' pool and of the
-               automatic qrels, a checksum), then one line per pool pair:
-               qid docno rank auto_label stratum inclusion_probability sampled
-               (read it back in Python with pyterrier_boot.JudgingPlan.load)
-  --assessors  the pairs to judge, one 'qid 0 docno' line each, sorted by topic and docno (not by
-               rank): add each pair's grade as a 4th field and the file is a TREC qrels file
+files written into --out DIR:
+  plan.txt      the whole plan: '#' header lines (settings, fingerprints of the runs' pool and of the
+                automatic qrels, a checksum), then one line per pool pair:
+                qid docno rank auto_label stratum inclusion_probability sampled
+                (read it back in Python with pyterrier_boot.JudgingPlan.load)
+  to_judge.txt  the pairs to judge, one 'qid 0 docno' line each, sorted by topic and docno (not by
+                rank): add each pair's grade as a 4th field and the file is a TREC qrels file
 
 The sample is random with the recorded probabilities: judge every pair of it, and do not choose or
 drop pairs after seeing the runs' scores. See the ppi page of the docs ("Judging plans").
@@ -46,8 +46,6 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
                    help="automatic judgments (e.g. an LLM's) of the pool: a TREC qrels file or 'irds:<id>'")
     p.add_argument("--budget", required=True, metavar="B",
                    help="pairs people can judge: a count (500) or a fraction of the pool (0.1)")
-    p.add_argument("--out", required=True, metavar="PLAN", help="the plan file to write")
-    p.add_argument("--assessors", metavar="FILE", help="also write the pairs to judge, one 'qid 0 docno' line each")
     p.add_argument("--strategy", choices=("uniform", "stratified", "active"), default="stratified",
                    help="uniform; stratified (default: statAP rank weights); active (needs --probabilities)")
     p.add_argument("--design", choices=("poisson", "stratified"),
@@ -59,7 +57,8 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
     p.add_argument("--uniform-share", type=float, default=0.2, metavar="S",
                    help="share of the budget spread uniformly over the pool (default 0.2)")
     p.add_argument("--rng", type=int, metavar="SEED", help="random seed (default: 42, as rng=None in Python)")
-    p.add_argument("--overwrite", action="store_true", help="replace --out and --assessors when they exist")
+    _common.add_output_arguments(p, "write plan.txt (the plan) and to_judge.txt (the pairs for people) here",
+                                 required=True)
     p.set_defaults(run=run, parser=p)
     return p
 
@@ -77,9 +76,6 @@ def _check(args, parser) -> None:
     if not args.runs:
         parser.error("give at least one RUN file or folder (after the options, or after '--')")
     args.budget = _budget(args.budget, parser)
-    for path in (args.out, args.assessors):
-        if path is not None and Path(path).exists() and not args.overwrite:
-            parser.error(f"'{path}' exists: choose another file or add --overwrite")
     if args.strategy == "active" and args.probabilities is None:
         parser.error("--strategy active needs the judge's probabilities: --probabilities FILE")
 
@@ -112,18 +108,17 @@ def run(args: argparse.Namespace) -> int:
     status = _common.Status(not args.quiet)
     seed = _common.seed(args.rng)
     status(f"reading the automatic qrels {args.auto_qrels}")
-    qrels = _common.read_qrels(args.auto_qrels)
-    runs = _common.read_runs(args.runs, qrels, verbose=_common.progress_enabled(args))
-    plan = judging_plan(runs, _auto_qrels(args, qrels), args.budget, strategy=args.strategy, design=args.design, depth=args.depth,
-                        uniform_share=args.uniform_share, rng=seed)
-    plan.save(args.out)
-    sample = plan.sample
-    if args.assessors is not None:
-        lines = "".join(f"{q} 0 {d}\n" for q, d in zip(sample["qid"], sample["docno"]))
-        _common.write_text(Path(args.assessors), lines)
+    with _common.output_folder(args, "judge-plan") as out:
+        qrels = _common.read_qrels(args.auto_qrels)
+        runs = _common.read_runs(args.runs, qrels, verbose=_common.progress_enabled(args))
+        plan = judging_plan(runs, _auto_qrels(args, qrels), args.budget, strategy=args.strategy, design=args.design,
+                            depth=args.depth, uniform_share=args.uniform_share, rng=seed)
+        sample = plan.sample
+        plan.save(out / "plan.txt")
+        _common.write_text(out / "to_judge.txt", "".join(f"{q} 0 {d}\n" for q, d in zip(sample["qid"], sample["docno"])))
     print(f"{plan.strategy} plan, {plan.design} design (seed {seed}): {len(sample)} pairs to judge of "
           f"{len(plan.pool)} pool pairs over {plan.pool['qid'].nunique()} topics (budget {plan.budget}, "
           f"inclusion probabilities {plan.pool['inclusion_probability'].min():.3g} to "
           f"{plan.pool['inclusion_probability'].max():.3g})")
-    status(f"wrote the plan to {args.out}" + (f" and the pairs to judge to {args.assessors}" if args.assessors else ""))
+    status(f"wrote plan.txt and to_judge.txt to {Path(args.out)}")
     return 0
