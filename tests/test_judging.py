@@ -76,6 +76,16 @@ def test_pool_matches_a_plain_pandas_reference(collection):
         assert prior == pytest.approx(1.0), qid  # each run's AP prior is a distribution over its top depth
 
 
+def test_ties_in_score_go_by_docno_as_trec_eval():
+    run = pd.DataFrame({"qid": "1", "docno": ["a", "c", "b", "d"], "score": [1.0, 1.0, 1.0, 0.5]})
+    auto = pd.DataFrame({"qid": ["1"], "docno": ["z"], "label": [1]})
+    pool = build_pool(pb.read_runs({"r": run}), read_auto_qrels(auto), 2).set_index("docno")
+    assert pool["rank"].to_dict() == {"b": 2, "c": 1, "z": 0}  # docno descending among equal scores
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    evaluator = pytrec_eval.RelevanceEvaluator({"1": {"c": 1, "b": 1}}, {"P_2"})
+    assert evaluator.evaluate({"1": dict(zip(run["docno"], run["score"]))})["1"]["P_2"] == 1.0  # trec_eval's top 2
+
+
 def test_cap_at_one_redistributes_the_excess():
     weights = np.array([10.0, 1, 1, 1, 1, 1])
     pi = designs.cap_at_one(weights / weights.sum(), 3.0)
@@ -121,17 +131,21 @@ def test_inclusion_frequencies_match_the_probabilities(collection, strategy, des
 @pytest.mark.slow
 @pytest.mark.parametrize(("strategy", "design"), COMBINATIONS)
 def test_inclusion_frequencies_match_the_probabilities_many_draws(collection, strategy, design):
-    plan = _plan(collection, budget=0.1, strategy=strategy, design=design)
+    plan = _plan(collection, strategy=strategy, design=design)
     z = _frequencies(plan, 20_000, 2)
     assert np.abs(z).max() < 5.5
-    assert 0.9 < np.mean(z ** 2) < 1.1
+    # Poisson draws are independent; the counts of one stratum add up to 20,000 n_h, so their z^2
+    # are correlated and their mean varies more (0.90-1.15 over seeds here)
+    tolerance = 0.1 if design == "poisson" else 0.25
+    assert abs(np.mean(z ** 2) - 1) < tolerance
     runs, auto = collection  # the plan's own draw, not only designs.draw, has these frequencies
     rng = np.random.default_rng(3)
-    counts = sum(pb.judging_plan(runs, auto, 0.1, depth=30, strategy=strategy, design=design,
+    counts = sum(pb.judging_plan(runs, auto, 0.2, depth=30, strategy=strategy, design=design,
                                  rng=rng).pool["sampled"].astype(int) for _ in range(300))
     pi = plan.pool["inclusion_probability"].to_numpy()
-    assert abs((counts - 300 * pi).sum()) < 6 * np.sqrt(300 * (pi * (1 - pi)).sum())
-    assert np.corrcoef(counts, pi)[0, 1] > 0.5
+    inside = pi < 1
+    z = (counts - 300 * pi)[inside] / np.sqrt(300 * pi * (1 - pi))[inside]
+    assert np.abs(z).max() < 6 and 0.75 < np.mean(z ** 2) < 1.25
 
 
 def test_the_sample_is_reproducible(collection):
@@ -235,6 +249,14 @@ def test_runs_sharing_no_topic_with_the_qrels_are_refused(collection):
         pb.judging_plan(runs, auto.assign(qid="x" + auto["qid"]), 0.2)
 
 
+def test_white_space_in_ids_cannot_be_saved(tmp_path):
+    run = pd.DataFrame({"qid": "topic one", "docno": ["a", "b", "c"], "score": [3.0, 2.0, 1.0]})
+    auto = pd.DataFrame({"qid": ["topic one"], "docno": ["a"], "label": [1]})
+    plan = pb.judging_plan(run, auto, 2, design="poisson")
+    with pytest.raises(ValueError, match="white space"):
+        plan.save(tmp_path / "plan.txt")
+
+
 def test_public_api():
     assert {"judging_plan", "JudgingPlan"} <= set(pb.__all__)
     assert pb.judging_plan is pb.judging.judging_plan
@@ -283,6 +305,10 @@ def test_cli_active_reads_the_probabilities(files, capsys):
     assert main([*argv, "--probabilities", str(files / "bad.prob"), "--overwrite"]) == 1
     assert "not in --auto-qrels" in capsys.readouterr().err
     assert main([*argv[:-5], "--budget", "lots", "--out", str(files / "x")]) == 2
+    assert main([*argv[:-5], "--depth", "0", "--out", str(files / "x")]) == 2
+    assert main([*argv[:-5], "--uniform-share", "0", "--out", str(files / "x")]) == 2
+    assert main([*argv[:4], "--budget", "10", "--design", "stratified", "--out", str(files / "x"), "--quiet"]) == 1
+    assert "--budget 10 is below what design='stratified' needs" in capsys.readouterr().err
 
 
 def test_cli_help_is_documented(capsys):

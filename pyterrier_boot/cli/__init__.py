@@ -61,6 +61,7 @@ _HINTS = (
     ("n_splits >=", "--splits >="),
     ("max_memory=", "--max-memory "),
     ("or use design='poisson'", "or use --design poisson"),
+    ("'budget' ", "--budget "),
 )
 
 

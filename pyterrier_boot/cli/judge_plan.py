@@ -76,6 +76,10 @@ def _check(args, parser) -> None:
     if not args.runs:
         parser.error("give at least one RUN file or folder (after the options, or after '--')")
     args.budget = _budget(args.budget, parser)
+    if args.depth < 1:
+        parser.error(f"--depth must be a positive number of documents, got {args.depth}")
+    if not 0 < args.uniform_share <= 1:
+        parser.error(f"--uniform-share must be in (0, 1], got {args.uniform_share:g}")
     if args.strategy == "active" and args.probabilities is None:
         parser.error("--strategy active needs the judge's probabilities: --probabilities FILE")
 

@@ -46,6 +46,11 @@ def _body(plan: JudgingPlan) -> str:
 
 def save_plan(plan: JudgingPlan, path: PathLike) -> None:
     """Write ``plan`` to ``path`` (all or nothing)."""
+    for column in ("qid", "docno"):
+        spaced = plan.pool[column].str.contains(r"\s", regex=True)
+        if spaced.any():
+            raise ValueError(f"cannot save the judging plan: the {column} {plan.pool[column][spaced].iloc[0]!r} holds "
+                             "white space, which the plan's text file (and a TREC file) cannot hold")
     body = _body(plan)
     settings = {key: getattr(plan, key) for key in _SETTINGS}
     settings["runs"] = list(plan.runs)
