@@ -148,6 +148,14 @@ def test_inclusion_frequencies_match_the_probabilities_many_draws(collection, st
     assert np.abs(z).max() < 6 and 0.75 < np.mean(z ** 2) < 1.25
 
 
+def test_strata_need_the_stratified_design_and_a_huge_depth_is_cheap(collection):
+    with pytest.raises(ValueError, match="design='stratified'"):
+        _plan(collection, strategy="uniform").strata()
+    runs, auto = collection
+    plan = pb.judging_plan(runs, auto, 0.2, depth=10 ** 12, design="poisson")  # no array of depth's size
+    assert plan.pool["rank"].max() == max(len(run[run["qid"] == q]) for run in runs.values() for q in run["qid"])
+
+
 def test_the_sample_is_reproducible(collection):
     a, b = _plan(collection), _plan(collection, rng=42)
     pd.testing.assert_frame_equal(a.sample, b.sample)

@@ -80,7 +80,7 @@ class JudgingPlan:
         auto = read_auto_qrels(auto_qrels)
         if _auto_fingerprint(auto) != self.auto_fingerprint:
             raise ValueError("'auto_qrels' are not the automatic qrels this judging plan was made from (their "
-                             "fingerprint differs): use the plan's qrels, or make a new plan")
+                             "fingerprint of their pairs, labels and probabilities differs): use the plan's qrels, or make a new plan")
         ranked = ranked_pairs(read_runs(runs), set(auto["qid"]), self.depth)
         pairs = pd.MultiIndex.from_frame(ranked[["qid", "docno"]])
         outside = ~pairs.isin(pd.MultiIndex.from_frame(self.pool[["qid", "docno"]]))

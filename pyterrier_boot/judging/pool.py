@@ -89,7 +89,7 @@ def ranked_pairs(runs: Mapping[str, pd.DataFrame], topics: set, depth: int) -> p
     keep = rank <= depth
     big_d = np.repeat(np.minimum(lengths, depth), lengths)[keep]
     rank = rank[keep]
-    harmonic = np.r_[0.0, np.cumsum(1.0 / np.arange(1, depth + 1))]
+    harmonic = np.r_[0.0, np.cumsum(1.0 / np.arange(1, min(depth, int(lengths.max())) + 1))]
     prior = (1.0 + harmonic[big_d] - harmonic[rank - 1]) / (2.0 * big_d)
     topic = qid_code[order][keep]
     runs_per_topic = np.bincount(group[starts] % len(qids), minlength=len(qids))
