@@ -149,6 +149,8 @@ _EXPORTS = {
     "ppi_evaluate": "pyterrier_boot.ppi.evaluation",
     "PPIEvaluation": "pyterrier_boot.ppi.evaluation",
     "simulate_judge": "pyterrier_boot.ppi.judge",
+    "judging_plan": "pyterrier_boot.judging.plan",
+    "JudgingPlan": "pyterrier_boot.judging.plan",
     # command line, reports and plots
     "plot_means": "pyterrier_boot.plotting",
     "plot_pairwise": "pyterrier_boot.plotting",

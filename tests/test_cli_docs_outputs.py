@@ -21,6 +21,7 @@ LISTS = {
     "ppi": ("cli.md", "`--out DIR` (`ppi_table.csv`", ") as elsewhere"),
     "split-half": ("cli.md", "`--out DIR` also writes", "(the z\ndistributions)"),
     "demo": ("cli.md", "prints one table per measure", "(or `--out DIR`)"),
+    "judge-plan": ("cli.md", "`--overwrite` to replace it) `plan.txt`", "sorted by topic and document"),
 }
 
 
@@ -68,6 +69,7 @@ def _arguments(command, folder):
                 "-b", "S1"],
         "split-half": ["--qrels", folder / "qrels.txt", *runs, "-m", "AP", "--splits", 2, "--n", 10],
         "demo": ["--topics", 4],
+        "judge-plan": ["--auto-qrels", folder / "qrels.txt", *runs, "--budget", 0.5],
     }[command]
 
 

@@ -15,6 +15,8 @@ Commands:
   collection (:mod:`.split_half`).
 * ``pyterrier-boot ppi``: prediction-powered intervals from automatic qrels for every topic and
   human qrels for some (:mod:`.ppi`).
+* ``pyterrier-boot judge-plan``: which pool pairs to give people, with known inclusion
+  probabilities (:mod:`.judge_plan`).
 * ``pyterrier-boot reproduce``: original against reproduced runs (:mod:`.reproduce`).
 
 Exit status: 0 on success, 1 when the input is wrong, a file cannot be read or written or the work
@@ -58,6 +60,8 @@ _HINTS = (
     ("n_splits=", "--splits "),
     ("n_splits >=", "--splits >="),
     ("max_memory=", "--max-memory "),
+    ("or use design='poisson'", "or use --design poisson"),
+    ("'budget' ", "--budget "),
 )
 
 
@@ -91,6 +95,7 @@ examples:
   pyterrier-boot leaderboard --qrels qrels.txt runs/ --measures nDCG@10 AP --out site/
   pyterrier-boot topics --difference 0.05 --variance 0.02
   pyterrier-boot split-half --qrels qrels.txt runs/ --measures AP nDCG@10 --splits 20
+  pyterrier-boot judge-plan --auto-qrels llm.qrels runs/ --budget 0.1 --out plan/
 
 'pyterrier-boot COMMAND --help' explains each command.
 exit status: 0 success, 1 error (bad input, unreadable file, too little memory), 2 wrong usage,
@@ -112,7 +117,7 @@ def _common_options():
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``pyterrier-boot`` and its commands."""
     from .. import __version__
-    from . import demo, evaluate, leaderboard, ppi, reproduce, split_half, topics
+    from . import demo, evaluate, judge_plan, leaderboard, ppi, reproduce, split_half, topics
 
     parser = argparse.ArgumentParser(prog="pyterrier-boot", description=DESCRIPTION, epilog=EPILOG,
                                      formatter_class=argparse.RawDescriptionHelpFormatter, allow_abbrev=False)
@@ -126,6 +131,7 @@ def build_parser() -> argparse.ArgumentParser:
     topics.add_parser(subparsers, common)
     split_half.add_parser(subparsers, common)
     ppi.add_parser(subparsers, common)
+    judge_plan.add_parser(subparsers, common)
     reproduce.add_parser(subparsers, common)
     return parser
 

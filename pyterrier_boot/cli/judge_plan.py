@@ -1,0 +1,128 @@
+"""``pyterrier-boot judge-plan``: which pool pairs to give people, drawn with known inclusion
+probabilities (statAP, Aslam, Pavlu & Yilmaz 2006; active inference, Zrnic & Candes 2024)."""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import pandas as pd
+
+from . import _common
+
+EXAMPLES = """\
+examples:
+  # 10% of the pool, more of the top ranks (statAP weights), a fixed number per stratum
+  pyterrier-boot judge-plan --auto-qrels llm.qrels runs/ --budget 0.1 --out plan/
+
+  # 500 pairs where the judge is unsure (its probabilities in a qrels-like file: qid iter docno p)
+  pyterrier-boot judge-plan --auto-qrels llm.qrels --probabilities llm.prob runs/ --budget 500 \\
+      --strategy active --out plan/
+
+files written into --out DIR:
+  plan.txt      the whole plan: '#' header lines (settings, fingerprints of the runs' pool and of the
+                automatic qrels, a checksum), then one line per pool pair:
+                qid docno rank auto_label stratum inclusion_probability sampled
+                (read it back in Python with pyterrier_boot.JudgingPlan.load)
+  to_judge.txt  the pairs to judge, one 'qid 0 docno' line each, sorted by topic and docno (not by
+                rank): add each pair's grade as a 4th field and the file is a TREC qrels file
+
+The sample is random with the recorded probabilities: judge every pair of it, and do not choose or
+drop pairs after seeing the runs' scores. See the ppi page of the docs ("Judging plans").
+exit status: 0 success, 1 error (bad input, unreadable file), 2 wrong usage.
+"""
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
+               common: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    p = subparsers.add_parser(
+        "judge-plan", parents=[common], formatter_class=argparse.RawDescriptionHelpFormatter, allow_abbrev=False,
+        help="draw the pool pairs people should judge, with known inclusion probabilities",
+        description="A judging plan: the pool (the runs' top --depth documents per topic and the automatic "
+                    "qrels' pairs), every pair's inclusion probability, and a random sample of --budget pairs "
+                    "for people to judge (uniform, statAP-stratified or active).",
+        epilog=EXAMPLES)
+    p.add_argument("runs", nargs="*", metavar="RUN", help="run files in TREC format (plain or .gz) or folders of them")
+    p.add_argument("--auto-qrels", required=True, metavar="QRELS",
+                   help="automatic judgments (e.g. an LLM's) of the pool: a TREC qrels file or 'irds:<id>'")
+    p.add_argument("--budget", required=True, metavar="B",
+                   help="pairs people can judge: a count (500) or a fraction of the pool (0.1)")
+    p.add_argument("--strategy", choices=("uniform", "stratified", "active"), default="stratified",
+                   help="uniform; stratified (default: statAP rank weights); active (needs --probabilities)")
+    p.add_argument("--design", choices=("poisson", "stratified"),
+                   help="poisson (independent draws) or stratified (a fixed number per topic x label x rank "
+                        "band); default stratified for --strategy stratified, else poisson")
+    p.add_argument("--probabilities", metavar="FILE",
+                   help="the judge's probability of relevance of its pairs: lines 'qid iter docno p', p in [0, 1]")
+    p.add_argument("--depth", type=int, default=100, help="the runs' top DEPTH documents enter the pool (default 100)")
+    p.add_argument("--uniform-share", type=float, default=0.2, metavar="S",
+                   help="share of the budget spread uniformly over the pool (default 0.2)")
+    p.add_argument("--rng", type=int, metavar="SEED", help="random seed (default: 42, as rng=None in Python)")
+    _common.add_output_arguments(p, "write plan.txt (the plan) and to_judge.txt (the pairs for people) here",
+                                 required=True)
+    p.set_defaults(run=run, parser=p)
+    return p
+
+
+def _budget(text: str, parser: argparse.ArgumentParser) -> float:
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            continue
+    parser.error(f"--budget must be a count of pairs (500) or a fraction of the pool (0.1), got {text!r}")
+
+
+def _check(args, parser) -> None:
+    if not args.runs:
+        parser.error("give at least one RUN file or folder (after the options, or after '--')")
+    args.budget = _budget(args.budget, parser)
+    if args.depth < 1:
+        parser.error(f"--depth must be a positive number of documents, got {args.depth}")
+    if not 0 < args.uniform_share <= 1:
+        parser.error(f"--uniform-share must be in (0, 1], got {args.uniform_share:g}")
+    if args.strategy == "active" and args.probabilities is None:
+        parser.error("--strategy active needs the judge's probabilities: --probabilities FILE")
+
+
+def _auto_qrels(args, auto):
+    """The automatic qrels, with the judge's probabilities as a column when given."""
+    if args.probabilities is None:
+        return auto
+    frame = auto.frame
+    try:
+        table = pd.read_csv(args.probabilities, sep=r"\s+", header=None, dtype=str, comment="#")
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as error:
+        raise ValueError(f"'{args.probabilities}': not a file of 'qid iter docno probability' lines ({error})") from None
+    if table.shape[1] != 4:
+        raise ValueError(f"'{args.probabilities}': lines must be 'qid iter docno probability' (4 fields), "
+                         f"got {table.shape[1]} fields")
+    table = table.rename(columns={0: "qid", 2: "docno", 3: "probability"})[["qid", "docno", "probability"]]
+    merged = frame.merge(table, on=["qid", "docno"], how="outer", indicator=True)
+    extra = merged[merged["_merge"] == "right_only"]
+    if len(extra):
+        raise ValueError(f"'{args.probabilities}' has {len(extra)} pairs that are not in --auto-qrels (e.g. topic "
+                         f"{extra['qid'].iloc[0]!r}, document {extra['docno'].iloc[0]!r})")
+    return merged[merged["_merge"] == "both"].drop(columns="_merge").reset_index(drop=True)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..judging import judging_plan
+
+    _check(args, args.parser)
+    status = _common.Status(not args.quiet)
+    seed = _common.seed(args.rng)
+    status(f"reading the automatic qrels {args.auto_qrels}")
+    with _common.output_folder(args, "judge-plan") as out:
+        qrels = _common.read_qrels(args.auto_qrels)
+        runs = _common.read_runs(args.runs, qrels, verbose=_common.progress_enabled(args))
+        plan = judging_plan(runs, _auto_qrels(args, qrels), args.budget, strategy=args.strategy, design=args.design,
+                            depth=args.depth, uniform_share=args.uniform_share, rng=seed)
+        sample = plan.sample
+        plan.save(out / "plan.txt")
+        _common.write_text(out / "to_judge.txt", "".join(f"{q} 0 {d}\n" for q, d in zip(sample["qid"], sample["docno"])))
+    print(f"{plan.strategy} plan, {plan.design} design (seed {seed}): {len(sample)} pairs to judge of "
+          f"{len(plan.pool)} pool pairs over {plan.pool['qid'].nunique()} topics (budget {plan.budget}, "
+          f"inclusion probabilities {plan.pool['inclusion_probability'].min():.3g} to "
+          f"{plan.pool['inclusion_probability'].max():.3g})")
+    status(f"wrote plan.txt and to_judge.txt to {Path(args.out)}")
+    return 0

@@ -1,0 +1,125 @@
+"""Inclusion probabilities and the random draw of a judging plan, on numpy arrays.
+
+Strategies give each pool pair a weight; the targets are ``budget`` times the weights mixed with
+the uniform design, capped at 1 with the excess shared out again, so that they sum to the budget
+and none is below ``uniform_share * budget / N``. Designs draw the sample with those
+probabilities exactly:
+
+* ``"poisson"``: each pair independently with probability ``pi_i`` (Hajek 1964): exact per-pair
+  probabilities, the simplest Horvitz-Thompson (1952) variance, a random sample size.
+* ``"stratified"``: simple random sampling without replacement of ``n_h`` of the ``N_h`` pairs of
+  each stratum (topic x automatic label x rank band), ``n_h`` allocated in proportion to the
+  stratum's summed targets with at least ``min(2, N_h)`` per stratum so that each stratum's variance
+  can be estimated (Cochran 1977, ch. 5): a fixed sample size and ``pi_i = n_h / N_h`` exactly.
+
+See pt_docs/ppi.md ("Judging plans") and pt_docs/methods.md for the formulas and references.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["DESIGNS", "RANK_BANDS", "STRATEGIES", "allocate", "cap_at_one", "draw", "strata",
+           "strategy_weights", "target_probabilities"]
+
+STRATEGIES = ("uniform", "stratified", "active")
+DESIGNS = ("poisson", "stratified")
+#: upper ends of the rank bands of the strata (best rank over the runs); then the rest of the top
+#: ``depth``, then the pairs in no run's top ``depth`` (automatic qrels only)
+RANK_BANDS = (10, 30)
+
+
+def strategy_weights(pool: pd.DataFrame, strategy: str) -> np.ndarray:
+    """Each pair's weight under ``strategy``, summing to 1 (before the uniform mix).
+
+    uniform: equal. stratified: the statAP prior, each topic answered by a run given the same total.
+    active: the statAP prior times the judge's uncertainty ``sqrt(p (1 - p))`` (Zrnic & Candes 2024),
+    so the budget goes where the judge is unsure in the ranks the measures look at."""
+    n = len(pool)
+    if strategy == "uniform":
+        return np.full(n, 1.0 / n)
+    weight = pool["prior"].to_numpy(float)
+    if strategy == "active":
+        p = pool["judge_probability"].to_numpy(float)
+        if np.isnan(p).all():
+            raise ValueError("strategy='active' needs the judge's probability of relevance: give 'auto_qrels' as a "
+                             "frame with a 'probability' (or 'score') column in [0, 1]")
+        weight = weight * np.sqrt(np.nan_to_num(p * (1.0 - p), nan=0.0))
+    total = weight.sum()
+    return weight / total if total > 0 else np.full(n, 1.0 / n)
+
+
+def cap_at_one(weights: np.ndarray, size: float) -> np.ndarray:
+    """``min(1, c * weights)`` with ``c`` such that the result sums to ``size`` (<= the number of
+    positive weights): pairs above 1 are capped and their excess shared among the others in proportion."""
+    capped = np.zeros(len(weights), bool)
+    while True:
+        free = weights[~capped].sum()
+        scale = (size - capped.sum()) / free
+        over = ~capped & (weights * scale >= 1.0)
+        if not over.any():
+            break
+        capped |= over
+    return np.where(capped, 1.0, np.minimum(weights * scale, 1.0))
+
+
+def target_probabilities(weights: np.ndarray, budget: int, uniform_share: float) -> np.ndarray:
+    """Targets summing to ``budget``: ``budget * ((1 - s) * weights + s / N)`` capped at 1."""
+    mixed = (1.0 - uniform_share) * weights + uniform_share / len(weights)
+    return cap_at_one(mixed, float(budget))
+
+
+def strata(pool: pd.DataFrame, depth: int) -> np.ndarray:
+    """The stratum (0, 1, ...) of every pair: topic x automatic label x rank band."""
+    rank = pool["rank"].to_numpy()
+    edges = [edge for edge in RANK_BANDS if edge < depth]
+    band = np.where(rank == 0, len(edges) + 1, np.searchsorted(np.asarray(edges), rank, side="left"))
+    keys = pd.MultiIndex.from_arrays([pool["qid"], pool["auto_label"], band])
+    codes, _ = pd.factorize(keys, sort=True)
+    return codes.astype(np.int64)
+
+
+def allocate(targets: np.ndarray, stratum: np.ndarray, budget: int) -> np.ndarray:
+    """``n_h`` of every stratum: in proportion to its summed targets, within ``[min(2, N_h), N_h]``,
+    summing to ``budget`` (largest remainders). A ValueError when ``budget`` is below the minimum."""
+    size = np.bincount(stratum).astype(float)
+    low = np.minimum(2.0, size)
+    if low.sum() > budget:
+        raise ValueError(
+            f"'budget' {budget} is below what design='stratified' needs: {int(low.sum())} pairs, two in each of its "
+            f"{len(size)} strata (topic x automatic label x rank band) so that every stratum's variance can be "
+            "estimated; raise the budget or use design='poisson'")
+    share = np.bincount(stratum, weights=targets)
+    lo, hi = 0.0, 1.0
+    while np.clip(hi * share, low, size).sum() < budget:
+        hi *= 2.0
+    for _ in range(200):
+        mid = (lo + hi) / 2.0
+        lo, hi = (mid, hi) if np.clip(mid * share, low, size).sum() < budget else (lo, mid)
+    real = np.clip(hi * share, low, size)
+    whole = np.floor(real + 1e-9)
+    missing = int(budget - whole.sum())
+    if missing > 0:
+        room = np.where(whole < size, real - whole, -np.inf)
+        whole[np.argsort(-room, kind="stable")[:missing]] += 1
+    elif missing < 0:
+        room = np.where(whole > low, whole - real, -np.inf)
+        whole[np.argsort(-room, kind="stable")[:-missing]] -= 1
+    return whole.astype(np.int64)
+
+
+def draw(probabilities: np.ndarray, stratum: np.ndarray, design: str, rng: np.random.Generator,
+         take: np.ndarray | None = None) -> np.ndarray:
+    """The sample (a boolean mask): Poisson with ``probabilities``, or ``take[h]`` pairs of every
+    stratum ``h`` drawn without replacement."""
+    keys = rng.random(len(probabilities))
+    if design == "poisson":
+        return keys < probabilities
+    assert take is not None
+    order = np.lexsort((keys, stratum))
+    sorted_stratum = stratum[order]
+    starts = np.searchsorted(sorted_stratum, sorted_stratum, side="left")
+    position = np.arange(len(order)) - starts
+    sampled = np.zeros(len(order), bool)
+    sampled[order] = position < take[sorted_stratum]
+    return sampled

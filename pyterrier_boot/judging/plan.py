@@ -1,0 +1,222 @@
+"""``judging_plan``: which pool pairs to give people, each with its known inclusion probability.
+
+Automatic labels (an LLM's) cover the whole pool; people judge a random sample of pairs drawn with
+recorded inclusion probabilities, so that a Horvitz-Thompson (1952) estimator, as in statAP (Aslam,
+Pavlu & Yilmaz 2006) and infAP / xinfAP (Yilmaz, Kanoulas & Aslam 2008), can correct the automatic
+scores without bias. See pt_docs/ppi.md ("Judging plans").
+"""
+from __future__ import annotations
+
+import dataclasses
+import numbers
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from .._checks import check_choice
+from .._random import DEFAULT_SEED, as_generator
+from . import designs
+from .pool import build_pool, fingerprint, ranked_pairs, read_auto_qrels
+
+if TYPE_CHECKING:
+    from .._typing import PathLike, QrelsLike, RngLike, RunsLike
+
+__all__ = ["JudgingPlan", "judging_plan"]
+
+#: the columns of :attr:`JudgingPlan.pool`
+POOL_COLUMNS = ("qid", "docno", "rank", "auto_label", "stratum", "inclusion_probability", "sampled")
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class JudgingPlan:
+    """A judging plan: every pool pair's inclusion probability and the drawn sample.
+
+    Build with :func:`judging_plan`; :meth:`save` and :meth:`load` keep it in a text file.
+
+    Attributes:
+        pool: one row per pool pair, sorted by ``qid, docno``: ``rank`` (best rank over the runs, 0
+            for a pair in no run's top ``depth``), ``auto_label``, ``stratum`` (-1 under the Poisson
+            design), ``inclusion_probability`` and ``sampled``.
+        strategy, design, budget, depth, uniform_share: as given to :func:`judging_plan` (``budget``
+            as a number of pairs: the sample size, or its expectation under the Poisson design).
+        runs: the names of the runs the pool was made from.
+        auto_fingerprint: SHA-256 of the automatic qrels (pairs, labels, probabilities).
+        pool_fingerprint: SHA-256 of the pool's pairs.
+        seed: the ``rng`` seed when it was an int or None (42), else None.
+    """
+
+    pool: pd.DataFrame
+    strategy: str
+    design: str
+    budget: int
+    depth: int
+    uniform_share: float
+    runs: tuple[str, ...]
+    auto_fingerprint: str
+    pool_fingerprint: str
+    seed: int | None = None
+
+    @property
+    def sample(self) -> pd.DataFrame:
+        """The pairs to give people: ``qid, docno, inclusion_probability``, sorted by topic and docno
+        (not by rank, so that assessors do not see which documents the runs liked)."""
+        chosen = self.pool[self.pool["sampled"].to_numpy(bool)]
+        return chosen[["qid", "docno", "inclusion_probability"]].reset_index(drop=True)
+
+    def strata(self) -> pd.DataFrame:
+        """Per stratum (design ``"stratified"``): ``stratum, qid, auto_label, N_h, n_h``."""
+        if self.design != "stratified":
+            raise ValueError(f"strata() needs design='stratified'; this plan's design is {self.design!r}")
+        grouped = self.pool.groupby("stratum", sort=True)
+        return pd.DataFrame({"qid": grouped["qid"].first(), "auto_label": grouped["auto_label"].first(),
+                             "N_h": grouped.size(), "n_h": grouped["sampled"].sum().astype(np.int64)}).reset_index()
+
+    def check(self, runs: RunsLike, auto_qrels: QrelsLike) -> None:
+        """Refuse, with a ValueError, automatic qrels other than the plan's, or runs whose top
+        ``depth`` leaves the plan's pool (a subset of the plan's runs passes)."""
+        from ..inputs.runs import read_runs
+
+        auto = read_auto_qrels(auto_qrels)
+        if _auto_fingerprint(auto) != self.auto_fingerprint:
+            raise ValueError("'auto_qrels' are not the automatic qrels this judging plan was made from (their "
+                             "fingerprint of their pairs, labels and probabilities differs): use the plan's qrels, or make a new plan")
+        ranked = ranked_pairs(read_runs(runs), set(auto["qid"]), self.depth)
+        pairs = pd.MultiIndex.from_frame(ranked[["qid", "docno"]])
+        outside = ~pairs.isin(pd.MultiIndex.from_frame(self.pool[["qid", "docno"]]))
+        if outside.any():
+            qid, docno = pairs[np.flatnonzero(outside)[0]]
+            raise ValueError(f"'runs' are not the runs this judging plan was made for: {int(outside.sum())} of their "
+                             f"top-{self.depth} pairs are outside the plan's pool (e.g. topic {qid!r}, document "
+                             f"{docno!r}); make a new plan for these runs")
+
+    def save(self, path: PathLike) -> None:
+        """Write the plan to a text file (:mod:`pyterrier_boot.judging.storage`)."""
+        from .storage import save_plan
+
+        save_plan(self, path)
+
+    @classmethod
+    def load(cls, path: PathLike) -> JudgingPlan:
+        """Read a plan written by :meth:`save`; a ValueError when the file was changed since."""
+        from .storage import load_plan
+
+        return load_plan(path)
+
+    def __repr__(self) -> str:
+        return (f"JudgingPlan(strategy={self.strategy!r}, design={self.design!r}, budget={self.budget}, "
+                f"{int(self.pool['sampled'].sum())} sampled of {len(self.pool)} pool pairs, "
+                f"{self.pool['qid'].nunique()} topics, depth={self.depth})")
+
+
+def _auto_fingerprint(auto: pd.DataFrame) -> str:
+    ordered = auto.sort_values(["qid", "docno"], kind="stable")
+    return fingerprint(ordered["qid"], ordered["docno"], ordered["label"], ordered["probability"].map(repr))
+
+
+def _budget(budget, size: int) -> int:
+    if isinstance(budget, bool) or not isinstance(budget, numbers.Real):
+        raise TypeError(f"'budget' must be a number of pairs (an int) or a fraction of the pool in (0, 1], "
+                        f"got {type(budget).__name__}")
+    if isinstance(budget, numbers.Integral):
+        n = int(budget)
+    elif 0 < float(budget) <= 1:
+        n = max(1, int(round(float(budget) * size)))
+    else:
+        raise ValueError(f"'budget' as a float is a fraction of the pool in (0, 1], got {budget!r}; "
+                         "give a number of pairs as an int")
+    if n < 1:
+        raise ValueError(f"'budget' must be at least 1 pair, got {budget!r}")
+    if n > size:
+        raise ValueError(f"'budget' {n} is larger than the pool: {size} pairs (topics x documents in the runs' "
+                         "top 'depth' and the automatic qrels)")
+    return n
+
+
+def _check_options(strategy, design, depth, uniform_share) -> str:
+    check_choice(strategy, "strategy", designs.STRATEGIES)
+    if design is None:
+        design = "stratified" if strategy == "stratified" else "poisson"
+    check_choice(design, "design", designs.DESIGNS)
+    if isinstance(depth, bool) or not isinstance(depth, numbers.Integral) or depth < 1:
+        raise ValueError(f"'depth' must be a positive integer, got {depth!r}")
+    if isinstance(uniform_share, bool) or not isinstance(uniform_share, numbers.Real) or not 0 < float(uniform_share) <= 1:
+        raise ValueError(f"'uniform_share' must be in (0, 1] (every pair keeps a positive probability), "
+                         f"got {uniform_share!r}")
+    return design
+
+
+def judging_plan(runs: RunsLike, auto_qrels: QrelsLike, budget: float, *, strategy: str = "stratified",
+                 design: str | None = None, depth: int = 100, uniform_share: float = 0.2,
+                 rng: RngLike = None) -> JudgingPlan:
+    """Draw the pairs people should judge from the pool of ``runs`` and ``auto_qrels``.
+
+    Args:
+        runs: the runs to evaluate (files, a folder, frames, a dict; as :func:`read_runs`).
+        auto_qrels: automatic labels of the pool (an LLM's), as :func:`read_qrels` reads them; a
+            frame may carry the judge's probability of relevance in a ``probability`` (or ``score``)
+            column in [0, 1], which ``strategy="active"`` needs.
+        budget: pairs people can judge: an int, or a float in (0, 1] for a fraction of the pool.
+        strategy: ``"uniform"`` (equal probabilities), ``"stratified"`` (statAP rank weights:
+            the top ranks, which move AP and nDCG, more; the default) or ``"active"`` (the statAP
+            weights times the judge's uncertainty ``sqrt(p (1 - p))``).
+        design: ``"poisson"`` (independent draws, random sample size) or ``"stratified"`` (a fixed
+            number per topic x automatic label x rank band, without replacement); default
+            ``"stratified"`` for ``strategy="stratified"``, else ``"poisson"``.
+        depth: the runs' top ``depth`` documents per topic enter the pool (100, as TREC ad hoc pools).
+        uniform_share: the share of the budget spread uniformly over the pool, so that every pair
+            keeps a probability of at least ``uniform_share * budget / N`` (not used by "uniform").
+        rng: SPEC 7 seed or Generator; None is the fixed seed 42.
+
+    Returns:
+        A :class:`JudgingPlan`; ``plan.sample`` is the frame of pairs to judge.
+
+    Raises:
+        ValueError: a budget larger than the pool or below what the design needs, an unknown
+            strategy or design, ``"active"`` without probabilities, runs sharing no topic with the qrels.
+
+    Example:
+        >>> import pyterrier_boot as pb
+        >>> coll = pb.simulate_collection(n_topics=5, rng=1)
+        >>> auto = pb.simulate_judge(coll.qrels, coll.runs, rng=2)
+        >>> plan = pb.judging_plan(coll.runs, auto, 0.1, rng=3)
+        >>> abs(plan.pool["inclusion_probability"].sum() - plan.budget) < 1e-6
+        True
+    """
+    from ..inputs.runs import read_runs
+
+    design = _check_options(strategy, design, depth, uniform_share)
+    runs = read_runs(runs)
+    auto = read_auto_qrels(auto_qrels)
+    _check_topics(runs, auto)
+    pool = build_pool(runs, auto, int(depth))
+    n = _budget(budget, len(pool))
+    targets = designs.target_probabilities(designs.strategy_weights(pool, strategy), n, float(uniform_share))
+    generator = as_generator(rng)
+    if design == "poisson":
+        stratum = np.full(len(pool), -1, np.int64)
+        probability, sampled = targets, designs.draw(targets, stratum, design, generator)
+    else:
+        stratum = designs.strata(pool, int(depth))
+        take = designs.allocate(targets, stratum, n)
+        probability = (take / np.bincount(stratum))[stratum]
+        sampled = designs.draw(probability, stratum, design, generator, take)
+    frame = pool[["qid", "docno", "rank", "auto_label"]].assign(
+        stratum=stratum, inclusion_probability=probability, sampled=sampled)
+    return JudgingPlan(frame, strategy, design, n, int(depth), float(uniform_share), tuple(runs),
+                       _auto_fingerprint(auto), fingerprint(frame["qid"], frame["docno"]), _seed(rng))
+
+
+def _seed(rng) -> int | None:
+    if rng is None:
+        return DEFAULT_SEED
+    if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool):
+        return int(rng)
+    return None
+
+
+def _check_topics(runs, auto: pd.DataFrame) -> None:
+    from ..inputs.overlap import check_topic_overlap
+
+    check_topic_overlap({name: run["qid"].unique() for name, run in runs.items()}, auto["qid"].unique(),
+                        missing=False)

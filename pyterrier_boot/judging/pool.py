@@ -1,0 +1,122 @@
+"""The pool of a judging plan: every (topic, document) pair people might be asked to judge.
+
+The pool of a topic is the union of the runs' top-``depth`` documents (ranked by score, ties by
+docno as trec_eval) and of the automatic qrels' pairs, for the topics of the automatic qrels (the
+topics an evaluation scores). A document outside the pool counts as non-relevant. Each pair keeps
+its best rank over the runs (0: in no run's top ``depth``), its automatic label (0 for a pair the
+judge did not label, as an unjudged document is non-relevant), the judge's probability of relevance
+when given, and its statAP prior (Aslam, Pavlu & Yilmaz 2006): the mean over the runs that answer
+the topic of the AP-prior weight of its rank,
+
+    w(r) = (1 / 2D) (1 + 1/r + 1/(r+1) + ... + 1/D),   D = the run's depth on the topic,
+
+a distribution over a run's top ``D`` that is largest at the top ranks, where AP and nDCG move.
+"""
+from __future__ import annotations
+
+import hashlib
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+__all__ = ["build_pool", "fingerprint", "ranked_pairs", "read_auto_qrels"]
+
+#: columns of the automatic qrels that carry the judge's probability of relevance, in the order looked for
+PROBABILITY_COLUMNS = ("probability", "score")
+
+
+def read_auto_qrels(auto_qrels) -> pd.DataFrame:
+    """The automatic qrels as ``qid, docno, label, probability`` (NaN without a probability column).
+
+    A frame's ``probability`` (else ``score``) column is the judge's probability of relevance: it
+    must lie in [0, 1] (a ValueError otherwise: calibrate a raw score first)."""
+    from ..inputs.qrels import read_qrels
+
+    frame = read_qrels(auto_qrels).frame.reset_index(drop=True)
+    probability = np.full(len(frame), np.nan)
+    if isinstance(auto_qrels, pd.DataFrame):
+        column = next((c for c in PROBABILITY_COLUMNS if c in auto_qrels.columns), None)
+        if column is not None:
+            probability = _probabilities(auto_qrels, column, frame)
+    return frame.assign(probability=probability)
+
+
+def _probabilities(source: pd.DataFrame, column: str, frame: pd.DataFrame) -> np.ndarray:
+    values = pd.to_numeric(source[column], errors="coerce").to_numpy(float)
+    bad = ~np.isfinite(values) | (values < 0) | (values > 1)
+    if bad.any():
+        shown = source[column].to_numpy()[np.flatnonzero(bad)[0]]
+        raise ValueError(f"'auto_qrels' column {column!r} must hold the judge's probability of relevance, a number "
+                         f"in [0, 1] for every pair; got {shown!r} ({int(bad.sum())} such values): calibrate the "
+                         "judge's scores into probabilities first")
+    return values
+
+
+def _candidates(run: pd.DataFrame, depth: int) -> pd.DataFrame:
+    """The rows of ``run`` that can be in its top ``depth`` of a topic: score at least the topic's
+    ``depth``-th largest (ties by docno are settled afterwards, on these rows only)."""
+    qid_code, qids = pd.factorize(run["qid"])
+    score = run["score"].to_numpy(float)
+    order = np.lexsort((-score, qid_code))
+    counts = np.bincount(qid_code, minlength=len(qids))
+    starts = np.r_[0, np.cumsum(counts)[:-1]]
+    cut = score[order[starts + np.minimum(counts, depth) - 1]] if len(run) else np.zeros(0)
+    keep = score >= cut[qid_code]
+    return run if keep.all() else run[keep]
+
+
+def ranked_pairs(runs: Mapping[str, pd.DataFrame], topics: set, depth: int) -> pd.DataFrame:
+    """Every run's top-``depth`` pairs on ``topics``: ``qid, docno, rank, weight`` (weight: the run's
+    statAP prior of the rank divided by the number of runs answering the topic)."""
+    parts = [_candidates(run[run["qid"].isin(topics)], depth) for run in runs.values()]
+    sizes = np.array([len(part) for part in parts])
+    if sizes.sum() == 0:
+        return pd.DataFrame({"qid": pd.Series([], dtype=object), "docno": pd.Series([], dtype=object),
+                             "rank": np.zeros(0, np.int64), "weight": np.zeros(0)})
+    frame = pd.concat(parts, ignore_index=True)
+    run_id = np.repeat(np.arange(len(parts)), sizes)
+    qid_code, qids = pd.factorize(frame["qid"], sort=True)
+    doc_code, docnos = pd.factorize(frame["docno"], sort=True)
+    order = np.lexsort((-doc_code, -frame["score"].to_numpy(float), qid_code, run_id))
+    group = (run_id * len(qids) + qid_code)[order]
+    starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
+    lengths = np.diff(np.r_[starts, len(group)])
+    rank = np.arange(len(group)) - np.repeat(starts, lengths) + 1
+    keep = rank <= depth
+    big_d = np.repeat(np.minimum(lengths, depth), lengths)[keep]
+    rank = rank[keep]
+    harmonic = np.r_[0.0, np.cumsum(1.0 / np.arange(1, min(depth, int(lengths.max())) + 1))]
+    prior = (1.0 + harmonic[big_d] - harmonic[rank - 1]) / (2.0 * big_d)
+    topic = qid_code[order][keep]
+    runs_per_topic = np.bincount(group[starts] % len(qids), minlength=len(qids))
+    return pd.DataFrame({"qid": np.asarray(qids)[topic], "docno": np.asarray(docnos)[doc_code[order][keep]],
+                         "rank": rank.astype(np.int64), "weight": prior / runs_per_topic[topic]})
+
+
+def build_pool(runs: Mapping[str, pd.DataFrame], auto: pd.DataFrame, depth: int) -> pd.DataFrame:
+    """The pool, one row per pair sorted by ``qid, docno``: ``qid, docno, rank, auto_label,
+    judge_probability, prior`` (see the module docstring)."""
+    ranked = ranked_pairs(runs, set(auto["qid"]), depth)
+    best = ranked.groupby(["qid", "docno"], sort=False).agg(rank=("rank", "min"), prior=("weight", "sum"))
+    labels = auto.set_index(["qid", "docno"])[["label", "probability"]]
+    pool = best.join(labels, how="outer").reset_index()
+    pool = pool.sort_values(["qid", "docno"], kind="stable", ignore_index=True)
+    return pd.DataFrame({
+        "qid": pool["qid"].astype(str), "docno": pool["docno"].astype(str),
+        "rank": pool["rank"].fillna(0).to_numpy(np.int64),
+        "auto_label": pool["label"].fillna(0).to_numpy(np.int64),
+        "judge_probability": pool["probability"].to_numpy(float),
+        "prior": pool["prior"].fillna(0.0).to_numpy(float),
+    })
+
+
+def fingerprint(*columns: pd.Series) -> str:
+    """The SHA-256 of the rows of ``columns`` (tab-separated, one line a row, in the given order)."""
+    text = columns[0].astype(str)
+    for column in columns[1:]:
+        text = text + "\t" + column.astype(str)
+    return hashlib.sha256("\n".join(text.tolist()).encode()).hexdigest()
