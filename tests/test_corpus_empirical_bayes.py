@@ -4,7 +4,12 @@ import numpy as np
 import pytest
 from scipy import special, stats
 
-from pyterrier_boot.corpus.empirical_bayes import RATE_GRID, fit_rate_prior, replicate_variance, zero_chance
+from pyterrier_boot.corpus.empirical_bayes import (
+    RATE_GRID,
+    fit_rate_prior,
+    replicate_variance,
+    zero_chance,
+)
 
 
 def nearest(rate):

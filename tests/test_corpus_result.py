@@ -239,7 +239,11 @@ def test_empirical_bayes_rule_of_lmap_and_gmap(res):
     (G-MAP) scale with the statistic's own ε (whatever ``eps``), summed over topics: the default
     interval of both. Cells at 0 get a variance (the image variance gives them none); G-MAP's limits
     stay in [0, 1]."""
-    from pyterrier_boot.corpus.empirical_bayes import fit_rate_prior, replicate_variance, zero_chance
+    from pyterrier_boot.corpus.empirical_bayes import (
+        fit_rate_prior,
+        replicate_variance,
+        zero_chance,
+    )
 
     Q = len(res.qids)
     z = stats.norm.ppf(0.975)

@@ -31,7 +31,20 @@ from ..inputs.runs import read_runs
 from ..measures.arrays import UNJUDGED
 from ..measures.engine import Evaluator
 from ..measures.evaluation import intern
-from ..measures.lowering import AP, BPREF, CWL_DEPTH, ERR, INSQ, INST, JUDGED, NCG, NDCG, RBP, RPREC, lower
+from ..measures.lowering import (
+    AP,
+    BPREF,
+    CWL_DEPTH,
+    ERR,
+    INSQ,
+    INST,
+    JUDGED,
+    NCG,
+    NDCG,
+    RBP,
+    RPREC,
+    lower,
+)
 from ..measures.parsing import parse_measures, require_mean_aggregated
 from .multiplicity import (
     MODELS,

@@ -52,6 +52,7 @@ from .._results import ConfidenceInterval, TupleLike, interval_table_html
 from ..stats.aggregates import get_aggregate
 from ..stats.ranking import rank_intervals
 from ..stats.significance import paired_t
+from .empirical_bayes import fit_rate_prior, replicate_variance, zero_chance
 from .intervals import (
     EPSILON,
     METHODS,
@@ -60,7 +61,6 @@ from .intervals import (
     image_pvalue,
     standard_error,
 )
-from .empirical_bayes import fit_rate_prior, replicate_variance, zero_chance
 from .small_r import small_r_correction
 
 if TYPE_CHECKING:

@@ -22,7 +22,14 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 from scipy import special, stats
 
-from .._checks import ALTERNATIVES, check_choice, check_confidence_level, check_eps, describe, is_pandas
+from .._checks import (
+    ALTERNATIVES,
+    check_choice,
+    check_confidence_level,
+    check_eps,
+    describe,
+    is_pandas,
+)
 from .._deprecation import keyword_only
 from .._results import ConfidenceInterval, TupleLike
 from ..stats.aggregates import EPS
