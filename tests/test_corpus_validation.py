@@ -15,7 +15,9 @@ from pyterrier_boot.corpus.validation import interval_agreement, model_share, po
 from pyterrier_boot.measures.evaluation import prepare
 
 # small collections checked with a few splits on purpose (the warning is tested on its own)
-pytestmark = pytest.mark.filterwarnings("ignore:n_splits=.* is few for the system")
+pytestmark = [pytest.mark.filterwarnings("ignore:n_splits=.* is few for the system"),
+              # 20 images per split keep these tests small; test_too_few_images_is_one_warning_per_kind asserts it
+              pytest.mark.filterwarnings("ignore:n_images=20 is too few:pyterrier_boot.BootWarning")]
 
 
 def test_model_share_is_the_probability_a_replicate_falls_inside():
