@@ -258,6 +258,7 @@ def test_split_half_command(capsys, tmp_path, sim):
 
 @pytest.mark.integration
 @pytest.mark.slow
+@pytest.mark.filterwarnings("ignore:n_images=100 is too few for a 95% bca:pyterrier_boot.BootWarning")  # bca rows unused
 def test_robust2003_parametric_map_is_calibrated():
     """50 random splits of Robust 2003 (17 runs x 100 topics): the default parametric MAP, L-MAP and
     G-MAP intervals and the bootstrap MAP / L-MAP intervals have sd(z) within 0.1 of 1, or within 3
