@@ -129,8 +129,8 @@ def warn_interval_resolution(n_resamples: int, confidence_level: float, alternat
     """
     tail = (1 - confidence_level) / (2 if alternative == "two-sided" else 1)
     need = _TAIL_RESAMPLES.get(method, 1)
-    if n_resamples * tail < need:
-        minimum = math.ceil(need / tail - 1e-9)
+    minimum = math.ceil(need / tail - 1e-9)  # not n_resamples * tail < need: 240 * (1 - 0.05 / 6) / 2 < 1 in floats
+    if n_resamples < minimum:
         report(BootWarning,  # one warning per call of a public function, however many intervals it builds
                f"{name}={n_resamples} is too few for a {100 * confidence_level:g}% {method} interval: "
                f"{n_resamples * tail:.2g} resample(s) fall in each {100 * tail:g}% tail, so its ends are "

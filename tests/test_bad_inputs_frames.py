@@ -260,7 +260,7 @@ def test_extreme_run_scores_rank_as_trec_eval_does(scores):
         warnings.simplefilter("always")
         got = evaluate({"extreme": run}, qrels, measures)["value"].tolist()
     assert got == pytest.approx([reference[m] for m in measures], abs=1e-12)
-    beyond = any(abs(s) > np.finfo(np.float32).max for s in scores)
+    beyond = any(abs(s) > float(np.finfo(np.float32).max) for s in scores)
     ours = [w for w in caught if issubclass(w.category, Warning) and "single precision" in str(w.message)]
     assert len(ours) == int(beyond) and not [w for w in caught if w.category is RuntimeWarning]
     if beyond:

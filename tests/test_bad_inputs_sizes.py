@@ -178,13 +178,19 @@ def test_randomization_exact_enumeration_is_named_in_the_estimate():
      r"n_resamples=10 is too few for a 95% bootstrap-t interval: .*use n_resamples >= 40"),
     (lambda: ptb.bootstrap_ci(X, method="bca", n_resamples=100, rng=1),
      r"n_resamples=100 is too few for a 95% bca interval: .*use n_resamples >= 200"),
+    (lambda: ptb.paired_bootstrap_test(X, Y, confidence_level=1 - 0.05 / 6, n_resamples=239, rng=1),
+     r"n_resamples=239 is too few for a 99.1667% bootstrap-t interval: .*use n_resamples >= 240"),
     (lambda: ptb.bootstrap_ci(X, method="percentile", confidence_level=0.99, n_resamples=150, rng=1),
      r"n_resamples=150 is too few for a 99% percentile interval: .*use n_resamples >= 200"),
     (lambda: ptb.randomization_test(X, Y, n_resamples=10, rng=1),
      r"n_resamples=10 gives p-values of at least 0.0909 = 1/\(n_resamples\+1\), so nothing can be significant "
      r"at alpha=0.05; use n_resamples >= 20"),
-    (lambda: ptb.compare({"AP": MATRIX}, test="randomization", alpha=0.01, n_resamples=50, rng=1),
-     r"n_resamples=50 gives p-values of at least 0.0196 .* at alpha=0.01; use n_resamples >= 100"),
+    pytest.param(lambda: ptb.compare({"AP": MATRIX}, test="randomization", alpha=0.01, n_resamples=50, rng=1),
+                 r"n_resamples=50 gives p-values of at least 0.0196 .* at alpha=0.01; use n_resamples >= 100",
+                 marks=[pytest.mark.filterwarnings("ignore:the randomization test with 50 resamples gives p-values"
+                                                   ":pyterrier_boot.BootWarning"),
+                        pytest.mark.filterwarnings("ignore:the randomization test cannot reject some shifts"
+                                                   ":pyterrier_boot.DegenerateWarning")]),
     (lambda: ptb.unpaired_bootstrap_test(X, Y, n_resamples=20, rng=1),
      r"n_resamples=20 is too few for a 95% percentile interval"),
     (lambda: ptb.randomized_tukey_hsd(MATRIX, n_resamples=15, rng=1),
@@ -199,6 +205,8 @@ def test_too_few_resamples_warn_with_the_reason(call, match):
 
 @pytest.mark.parametrize("call", [
     lambda: ptb.paired_bootstrap_test(X, Y, n_resamples=1000, rng=1),
+    # the minimum the warning names for Bonferroni over 6 pairs (240 * 0.05 / 12 is just below 1 in floats)
+    lambda: ptb.paired_bootstrap_test(X, Y, confidence_level=1 - 0.05 / 6, n_resamples=240, rng=1),
     lambda: ptb.bootstrap_ci(X, n_resamples=1000, rng=1),
     lambda: ptb.randomization_test(X[:8], Y[:8], n_resamples=100),  # exact: 2^8 flips, no resolution warning
     lambda: ptb.bootstrap_ci(X, method="normal", n_resamples=20, rng=1),  # no tails read

@@ -19,6 +19,10 @@ from statsmodels.stats.power import TTestPower
 import pyterrier_boot as ptb
 from pyterrier_boot.cli import main
 
+# main() prints our warnings as `warning: ...` lines, which these tests read: show them as a shell does,
+# not as the errors pyproject's filterwarnings makes them elsewhere
+pytestmark = pytest.mark.filterwarnings("default::pyterrier_boot.BootWarning")
+
 
 @pytest.fixture(scope="module")
 def collection(tmp_path_factory):

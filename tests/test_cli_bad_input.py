@@ -8,6 +8,10 @@ import pytest
 
 from pyterrier_boot.cli import main
 
+# main() prints our warnings as `warning: ...` lines, which these tests read: show them as a shell does,
+# not as the errors pyproject's filterwarnings makes them elsewhere
+pytestmark = pytest.mark.filterwarnings("default::pyterrier_boot.BootWarning")
+
 QRELS = "1 0 d1 1\n1 0 d2 0\n2 0 d3 2\n2 0 d4 0\n"
 RUN_A = "1 Q0 d1 1 2.0 a\n1 Q0 d2 2 1.0 a\n2 Q0 d3 1 3.0 a\n2 Q0 d4 2 1.5 a\n"
 RUN_B = "1 Q0 d2 1 2.0 b\n1 Q0 d1 2 1.0 b\n2 Q0 d4 1 3.0 b\n2 Q0 d3 2 1.5 b\n"

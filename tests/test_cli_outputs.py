@@ -17,6 +17,9 @@ from pyterrier_boot.cli import _common, main
 from pyterrier_boot.cli import evaluate as evaluate_command
 
 REPO = Path(__file__).resolve().parent.parent
+# main() prints our warnings as `warning: ...` lines, which these tests read: show them as a shell does,
+# not as the errors pyproject's filterwarnings makes them elsewhere
+pytestmark = pytest.mark.filterwarnings("default::pyterrier_boot.BootWarning")
 
 
 @pytest.fixture(scope="module")

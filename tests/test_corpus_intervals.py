@@ -68,6 +68,7 @@ def test_bca_matches_scipy_bootstrap_given_its_distribution_and_jackknife():
     assert high == pytest.approx(res.confidence_interval.high, rel=1e-12)
 
 
+@pytest.mark.filterwarnings(r"ignore:n_images=\d+ is too few:pyterrier_boot.BootWarning")  # tiny distributions
 def test_bca_without_spread_on_one_side_falls_back_to_percentile():
     dist = np.linspace(1, 2, 101)[:, None]  # every image above the statistic: z0 = -inf
     jack = np.array([[0.1], [0.5], [0.2]])
@@ -75,11 +76,13 @@ def test_bca_without_spread_on_one_side_falls_back_to_percentile():
     np.testing.assert_allclose([low[0], high[0]], np.quantile(dist[:, 0], [0.025, 0.975]))
 
 
+@pytest.mark.filterwarnings(r"ignore:n_images=\d+ is too few:pyterrier_boot.BootWarning")  # tiny distributions
 def test_bca_needs_jackknife():
     with pytest.raises(ValueError, match=r"method='bca' needs the delete-a-group 'jackknife' values"):
         image_interval(np.zeros(2), np.zeros((5, 2)), method="bca")
 
 
+@pytest.mark.filterwarnings(r"ignore:n_images=\d+ is too few:pyterrier_boot.BootWarning")  # tiny distributions
 def test_unknown_method_and_bad_shapes():
     with pytest.raises(ValueError, match=r"'method' must be one of 'percentile', 'normal', 'logit', 'bca'; got 'basic'"):
         image_interval(np.zeros(2), np.zeros((5, 2)), method="basic")

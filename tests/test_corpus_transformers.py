@@ -155,6 +155,8 @@ def test_bad_transformer_arguments():
 
 
 @pytest.mark.integration
+@pytest.mark.filterwarnings("ignore:The inplace keyword in DataFrame:DeprecationWarning")  # pyterrier 1.1 on pandas 3.1
+@pytest.mark.filterwarnings(r"ignore:\d+ topic\(s\) not found in qrels:UserWarning")  # pt.Experiment on an image
 def test_pisa_bm25_on_vaswani_image(irds_home, tmp_path):
     pisa = pytest.importorskip("pyterrier_pisa")
     dataset = pt.get_dataset("irds:vaswani")

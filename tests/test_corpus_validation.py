@@ -15,7 +15,9 @@ from pyterrier_boot.corpus.validation import interval_agreement, model_share, po
 from pyterrier_boot.measures.evaluation import prepare
 
 # small collections checked with a few splits on purpose (the warning is tested on its own)
-pytestmark = pytest.mark.filterwarnings("ignore:n_splits=.* is few for the system")
+pytestmark = [pytest.mark.filterwarnings("ignore:n_splits=.* is few for the system"),
+              # 20 images per split keep these tests small; test_too_few_images_is_one_warning_per_kind asserts it
+              pytest.mark.filterwarnings("ignore:n_images=20 is too few:pyterrier_boot.BootWarning")]
 
 
 def test_model_share_is_the_probability_a_replicate_falls_inside():
@@ -256,6 +258,7 @@ def test_split_half_command(capsys, tmp_path, sim):
 
 @pytest.mark.integration
 @pytest.mark.slow
+@pytest.mark.filterwarnings("ignore:n_images=100 is too few for a 95% bca:pyterrier_boot.BootWarning")  # bca rows unused
 def test_robust2003_parametric_map_is_calibrated():
     """50 random splits of Robust 2003 (17 runs x 100 topics): the default parametric MAP, L-MAP and
     G-MAP intervals and the bootstrap MAP / L-MAP intervals have sd(z) within 0.1 of 1, or within 3

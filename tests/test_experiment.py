@@ -188,6 +188,7 @@ def test_each_system_runs_once_and_mrt(sim):
     assert "mrt" in table and (table["mrt"] >= 0).all()
 
 
+@pytest.mark.filterwarnings(r"ignore:1 topic\(s\) not found in qrels:UserWarning")  # pt.Experiment's reference call
 def test_batch_size_and_filters(sim):
     transformer = pt.Transformer.from_df(sim.runs["S2"].assign(query="q"))
     topics = pd.concat([sim.topics, pd.DataFrame({"qid": ["999"], "query": ["extra"]})])
@@ -203,6 +204,7 @@ def test_batch_size_and_filters(sim):
     assert filtered["map"].item() == pytest.approx(reference["value"].mean())
 
 
+@pytest.mark.filterwarnings("ignore:The inplace keyword in DataFrame:DeprecationWarning")  # pt.model.add_ranks, pandas 3.1
 def test_save_dir_writes_reuses_and_refuses(tmp_path, sim):
     transformer = pt.Transformer.from_df(pt.model.add_ranks(sim.runs["S3"].assign(query="q")))
     first = Experiment([transformer], sim.topics, sim.qrels, ["map"], names=["x"], save_dir=str(tmp_path), rng=1,

@@ -7,7 +7,8 @@ from conftest import real_collection, shared_path
 
 import pyterrier_boot as ptb
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration,  # pyterrier 1.1's Vaswani readers use inplace=, deprecated in pandas 3.1
+              pytest.mark.filterwarnings("ignore:The inplace keyword in DataFrame:DeprecationWarning")]
 MEASURES = ["map", "ndcg_cut_10", "P_10", "recip_rank"]
 
 

@@ -193,6 +193,7 @@ def test_irds_id(irds_home, vaswani_reference, source):
 
 
 @pytest.mark.integration
+@pytest.mark.filterwarnings("ignore:The inplace keyword in DataFrame:DeprecationWarning")  # pyterrier 1.1 on pandas 3.1
 def test_irds_and_pyterrier_dataset_objects(irds_home, vaswani_reference):
     import ir_datasets
     import pyterrier as pt

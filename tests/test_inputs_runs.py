@@ -428,6 +428,7 @@ def test_trec_eval_test_runs():
 
 
 @pytest.mark.integration
+@pytest.mark.filterwarnings("ignore:The inplace keyword in DataFrame:DeprecationWarning")  # pyterrier 1.1 on pandas 3.1
 def test_pisa_bm25_on_vaswani_through_read_runs(irds_home, tmp_path):
     pisa = pytest.importorskip("pyterrier_pisa")
     import pyterrier as pt

@@ -98,6 +98,7 @@ def test_experiment_result_on_interned_runs_equals_on_frames(files):
         experiment_result(interned, None, qrels, ["AP", "infAP"], bootstrap=None)
 
 
+@pytest.mark.filterwarnings("default::pyterrier_boot.BootWarning")  # main() prints them as `warning:` lines
 def test_cli_without_a_kernel_measure_reads_frames_and_agrees(files, capsys):
     folder, _ = files
     argv = ["evaluate", "-q", str(folder / "qrels.txt"), str(folder / "runs"), "--n", "50", "--rng", "1",

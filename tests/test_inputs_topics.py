@@ -166,6 +166,7 @@ def test_vaswani_topics_file_matches_ir_datasets(irds_home):
 
 
 @pytest.mark.integration
+@pytest.mark.filterwarnings("ignore:The inplace keyword in DataFrame:DeprecationWarning")  # pyterrier 1.1 on pandas 3.1
 def test_irds_topics(irds_home):
     import ir_datasets
     import pyterrier as pt

@@ -93,6 +93,7 @@ def _check_against_reference(case):
     np.testing.assert_allclose(_kernel(arrays, measures, multiplicity), expected, rtol=0, atol=1e-12)
 
 
+@pytest.mark.filterwarnings(r"ignore:\d+ topic\(s\) not in the qrels are ignored:pyterrier_boot.InputWarning")
 @settings(max_examples=75, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(collections(GRADES))
 def test_kernels_equal_pure_python_reference(case):
@@ -100,6 +101,7 @@ def test_kernels_equal_pure_python_reference(case):
 
 
 @pytest.mark.slow  # 300 more collections (the default run draws 75)
+@pytest.mark.filterwarnings(r"ignore:\d+ topic\(s\) not in the qrels are ignored:pyterrier_boot.InputWarning")
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(collections(GRADES))
 def test_kernels_equal_pure_python_reference_on_more_collections(case):

@@ -60,6 +60,7 @@ def test_robust_meta_analysis(robust):
     assert meta.i2 > 0.5 and meta.tau2 > 0
 
 
+@pytest.mark.filterwarnings("ignore:n_images=20 is too few:pyterrier_boot.BootWarning")  # 20 images: a small test
 def test_robust_shallow_pools_exaggerate_ap_differences(robust):
     runs, qrels, _ = robust
     res = pb.shallow_pool_comparison(runs, qrels, "pircRBa1", "UIUC03Rd1", measures=["AP", "RBP(p=0.95)"],

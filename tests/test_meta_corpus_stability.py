@@ -95,6 +95,7 @@ def test_subsets_of_systems_and_measures(images):
     np.testing.assert_allclose(res.difference_sd[0, :, 0], (images[:, 3, :, 2] - images[:, 1, :, 2]).std(axis=0, ddof=1))
 
 
+@pytest.mark.filterwarnings("ignore:n_images=30 is too few:pyterrier_boot.BootWarning")  # 30 images: a small test
 def test_agrees_with_the_corpus_result_on_a_real_bootstrap():
     runs, qrels = small_collection()
     res = CorpusBootstrap(qrels, n_images=30, rng=2, verbose=False).evaluate(runs, ["AP", "RBP(p=0.8)"])

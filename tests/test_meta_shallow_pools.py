@@ -127,6 +127,7 @@ def test_summary_equals_numpy(result):
     assert depths == result.depths and differences is result.differences
 
 
+@pytest.mark.filterwarnings("ignore:n_images=20 is too few:pyterrier_boot.BootWarning")  # B images: a small test
 def test_every_depth_uses_the_same_images_with_a_generator(data):
     """A pool deeper than the runs keeps every judged document they retrieved: P@5 is then the same
     as with the full qrels on every image, if and only if the images are the same."""

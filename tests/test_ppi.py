@@ -495,6 +495,7 @@ def test_cli_ppi(judged, tmp_path, capsys):
     np.testing.assert_allclose(asymptotic["AP ci_low"], expected.confidence_interval.low, rtol=1e-5)
 
 
+@pytest.mark.filterwarnings("default::pyterrier_boot.BootWarning")  # main() prints them as `warning:` lines
 def test_cli_ppi_warns_once_below_10_human_topics(judged, tmp_path, capsys):
     five = sorted(set(judged["human"]["qid"]))[:5]
     few = dict(judged, human=judged["human"][judged["human"]["qid"].isin(five)])
@@ -521,6 +522,7 @@ def test_evaluation_warns_once_below_10_human_topics(judged):
     assert len(few) == 1 and "only 5 human-judged" in str(few[0].message)
 
 
+@pytest.mark.filterwarnings("default::pyterrier_boot.BootWarning")  # main() prints them as `warning:` lines
 def test_cli_ppi_errors(judged, tmp_path, capsys):
     _write(judged, tmp_path)
     run = str(tmp_path / "a.run")

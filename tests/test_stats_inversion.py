@@ -208,6 +208,8 @@ MATRIX = [(b, t, c) for b in ("topic", "corpus", "both") for t in TESTS for c in
 
 
 @pytest.mark.parametrize("bootstrap, test, correction", MATRIX)
+# P@5 on 16 topics: one pair's bootstrap-t cannot reach Bonferroni's alpha / 6 (it says so; the verdicts still agree)
+@pytest.mark.filterwarnings("ignore:the paired_bootstrap test cannot reject some shifts:pyterrier_boot.DegenerateWarning")
 def test_experiment_rows_tell_one_story(sim, bootstrap, test, correction):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -229,7 +231,7 @@ def test_experiment_rows_tell_one_story(sim, bootstrap, test, correction):
             p = table.loc[rows, f"{m} p-value"].to_numpy()
             verdict = (p < 0.05) if correction is None else table.loc[rows, f"{m} reject"].to_numpy(bool)
             assert (verdict == _excludes_zero(low, high)).all()
-    pairs = res.pairwise(test=test, correction="bonferroni", n_resamples=200, rng=1)
+    pairs = res.pairwise(test=test, correction="bonferroni", n_resamples=240, rng=1)  # enough for 99.17%
     assert (pairs["reject"].to_numpy() == _excludes_zero(pairs["ci_low"], pairs["ci_high"])).all()
 
 
