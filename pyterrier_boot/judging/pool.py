@@ -23,13 +23,15 @@ import pandas as pd
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from .._typing import QrelsLike
+
 __all__ = ["build_pool", "fingerprint", "ranked_pairs", "read_auto_qrels"]
 
 #: columns of the automatic qrels that carry the judge's probability of relevance, in the order looked for
 PROBABILITY_COLUMNS = ("probability", "score")
 
 
-def read_auto_qrels(auto_qrels) -> pd.DataFrame:
+def read_auto_qrels(auto_qrels: QrelsLike) -> pd.DataFrame:
     """The automatic qrels as ``qid, docno, label, probability`` (NaN without a probability column).
 
     A frame's ``probability`` (else ``score``) column is the judge's probability of relevance: it

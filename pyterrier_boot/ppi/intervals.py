@@ -144,7 +144,7 @@ def _check_options(confidence_level, alternative):
         raise ValueError(f"'alternative' must be one of {list(ALTERNATIVES)}, got {alternative!r}")
 
 
-def check_estimand(estimand) -> str:
+def check_estimand(estimand: object) -> str:
     """``estimand`` itself, or a ValueError naming the argument and the choices."""
     if not isinstance(estimand, str) or estimand not in ESTIMANDS:
         raise ValueError(f"'estimand' must be one of {list(ESTIMANDS)}, got {estimand!r}")
