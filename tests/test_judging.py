@@ -87,6 +87,16 @@ def test_ties_in_score_go_by_docno_as_trec_eval():
     assert evaluator.evaluate({"1": dict(zip(run["docno"], run["score"]))})["1"]["P_2"] == 1.0  # trec_eval's top 2
 
 
+def test_scores_equal_in_single_precision_tie_as_in_trec_eval():
+    run = pd.DataFrame({"qid": "1", "docno": ["a", "c", "d"], "score": [1.0 + 1e-12, 1.0, 0.5]})
+    auto = pd.DataFrame({"qid": ["1"], "docno": ["z"], "label": [1]})
+    pool = build_pool(pb.read_runs({"r": run}), read_auto_qrels(auto), 1).set_index("docno")
+    assert pool["rank"].to_dict() == {"c": 1, "z": 0}  # 'a' was ranked first by its float64 score
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    evaluator = pytrec_eval.RelevanceEvaluator({"1": {"c": 1, "z": 0}}, {"P_1"})
+    assert evaluator.evaluate({"1": dict(zip(run["docno"], run["score"]))})["1"]["P_1"] == 1.0  # trec_eval's top 1
+
+
 def test_cap_at_one_redistributes_the_excess():
     weights = np.array([10.0, 1, 1, 1, 1, 1])
     pi = designs.cap_at_one(weights / weights.sum(), 3.0)
