@@ -499,17 +499,15 @@ def html_report(results: Any, *, title: str | None = "pyterrier-boot report",
     sections = results if isinstance(results, dict) else {"": results}
     if not sections:
         raise ValueError("'results' is empty: give an ExperimentResult or a dict of them")
-    for result in sections.values():
-        if baseline is not None:
-            _reference(result, baseline)  # a baseline that is not a system is an error before any plot
+    for result in sections.values() if baseline is not None else ():
+        _reference(result, baseline)  # a baseline that is not a system is an error before any plot
     from . import __version__
     from ._html import page, scroll_box
 
     parts = [f"<h1>{_escape(title)}</h1>",
              f'<p class="muted">Written by pyterrier-boot {_escape(__version__)}.</p>']
-    if settings:
-        rows = "".join(f"<tr><td>{_escape(k)}</td><td>{_escape(v)}</td></tr>" for k, v in settings.items())
-        parts.append(scroll_box(f'<table class="kv">{rows}</table>'))
+    rows = "".join(f"<tr><td>{_escape(k)}</td><td>{_escape(v)}</td></tr>" for k, v in (settings or {}).items())
+    parts += [scroll_box(f'<table class="kv">{rows}</table>')] if rows else []
     bar = None
     if plots and verbose:
         import pyterrier as pt

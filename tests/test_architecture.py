@@ -56,6 +56,14 @@ def test_no_module_imports_private_parts_of_another_subpackage():
     assert found == []
 
 
+def test_no_function_is_over_60_lines():
+    """pt_docs/architecture.md: functions read as their steps, none over 60 lines, docstring included."""
+    long = [f"{path.relative_to(PACKAGE)}:{node.lineno} {node.name} ({node.end_lineno - node.lineno + 1} lines)"
+            for path, _, _ in _modules() for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno - node.lineno >= 60]
+    assert not long, long
+
+
 def test_module_level_imports_form_no_cycle():
     modules = {tuple(parts): (path, is_package) for path, parts, is_package in _modules()}
     graph = {}

@@ -195,7 +195,8 @@ def test_batch_size_and_filters(sim):
     with pytest.warns(UserWarning, match="1 topic"):  # pt.Experiment's own warning
         per_query = Experiment([transformer], topics, sim.qrels, ["map"], names=["x"], batch_size=7,
                                perquery=True, rng=1, validate="ignore")
-    reference = pt.Experiment([transformer], topics, sim.qrels, ["map"], names=["x"], perquery=True)
+    with pytest.warns(UserWarning, match="1 topic"):  # the reference's own warning
+        reference = pt.Experiment([transformer], topics, sim.qrels, ["map"], names=["x"], perquery=True)
     merged = per_query.merge(reference, on=["name", "qid", "measure"], suffixes=("", "_pt"))
     assert len(merged) == len(reference)
     np.testing.assert_allclose(merged["value"], merged["value_pt"], atol=1e-12)

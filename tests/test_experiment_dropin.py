@@ -137,7 +137,7 @@ def test_added_columns_follow_pts_and_one_topic_is_nan_with_one_warning():
     one = TOPICS.head(1)
     with pytest.warns(ptb.InputWarning, match="only 1 topic is judged") as record:
         table = ptb.Experiment(list(RUNS), one, QRELS, ["map"], names=["A", "B", "C"], baseline=0)
-    assert sum(issubclass(w.category, ptb.InputWarning) for w in record) == 1
+    assert len(record) == 1, [str(w.message) for w in record]  # not scipy's divide-by-zero in pt's t-test column
     assert table["map ci_low"].isna().all() and table["map"].notna().all()
 
 

@@ -79,7 +79,8 @@ def test_output_equals_pt_experiment_without_calling_it(seed, monkeypatch):
 def test_unjudged_topics_warn_as_pt_experiment(monkeypatch):
     runs, topics, qrels = _collection(np.random.default_rng(0))
     monkeypatch.setattr(dropin, "_pt_experiment", lambda: _refuse_pt)
-    with pytest.warns(UserWarning, match=r"^2 topic\(s\) not found in qrels"):
+    with pytest.warns(UserWarning, match=r"^2 topic\(s\) not found in qrels"), \
+            pytest.warns(ptb.InputWarning, match="have no results for some of the 8 topics"):
         table = ptb.Experiment(runs, topics, qrels, ["map"], perquery=True, bootstrap=None)
     assert table.loc[table["qid"] == "9", "value"].isna().all()
 

@@ -1,5 +1,6 @@
 """Judging plans (issue 26 item 2): the pool, inclusion probabilities, the draws, storage, the CLI."""
 import time
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -86,10 +87,30 @@ def test_ties_in_score_go_by_docno_as_trec_eval():
     assert evaluator.evaluate({"1": dict(zip(run["docno"], run["score"]))})["1"]["P_2"] == 1.0  # trec_eval's top 2
 
 
+def test_scores_equal_in_single_precision_tie_as_in_trec_eval():
+    run = pd.DataFrame({"qid": "1", "docno": ["a", "c", "d"], "score": [1.0 + 1e-12, 1.0, 0.5]})
+    auto = pd.DataFrame({"qid": ["1"], "docno": ["z"], "label": [1]})
+    pool = build_pool(pb.read_runs({"r": run}), read_auto_qrels(auto), 1).set_index("docno")
+    assert pool["rank"].to_dict() == {"c": 1, "z": 0}  # 'a' was ranked first by its float64 score
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    evaluator = pytrec_eval.RelevanceEvaluator({"1": {"c": 1, "z": 0}}, {"P_1"})
+    assert evaluator.evaluate({"1": dict(zip(run["docno"], run["score"]))})["1"]["P_1"] == 1.0  # trec_eval's top 1
+
+
 def test_cap_at_one_redistributes_the_excess():
     weights = np.array([10.0, 1, 1, 1, 1, 1])
     pi = designs.cap_at_one(weights / weights.sum(), 3.0)
     np.testing.assert_allclose(pi, [1.0, 0.4, 0.4, 0.4, 0.4, 0.4])
+
+
+@pytest.mark.parametrize(("strategy", "design"), [("uniform", "poisson"), ("stratified", "poisson")])
+def test_a_budget_of_the_whole_pool_gives_every_pair(collection, strategy, design):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # 0/0 in cap_at_one warned once every pair was capped
+        plan = _plan(collection, 1.0, strategy=strategy, design=design)
+        np.testing.assert_array_equal(designs.cap_at_one(np.array([0.25, 0.25, 0.5]), 3.0), 1.0)
+    np.testing.assert_allclose(plan.pool["inclusion_probability"], 1.0)
+    assert plan.pool["sampled"].all()
 
 
 def test_strategies_put_probability_where_they_say(collection):
@@ -312,6 +333,9 @@ def test_cli_active_reads_the_probabilities(files, capsys):
     (files / "bad.prob").write_text("1 0 nowhere 0.5\n")
     assert main([*argv, "--probabilities", str(files / "bad.prob"), "--overwrite"]) == 1
     assert "not in --auto-qrels" in capsys.readouterr().err
+    (files / "short.prob").write_text("".join((files / "auto.prob").read_text().splitlines(True)[1:]))
+    assert main([*argv, "--probabilities", str(files / "short.prob"), "--overwrite"]) == 1
+    assert "lacks the probability of 1 pairs of --auto-qrels" in capsys.readouterr().err
     assert main([*argv[:-5], "--budget", "lots", "--out", str(files / "x")]) == 2
     assert main([*argv[:-5], "--depth", "0", "--out", str(files / "x")]) == 2
     assert main([*argv[:-5], "--uniform-share", "0", "--out", str(files / "x")]) == 2

@@ -102,7 +102,12 @@ def _auto_qrels(args, auto):
     if len(extra):
         raise ValueError(f"'{args.probabilities}' has {len(extra)} pairs that are not in --auto-qrels (e.g. topic "
                          f"{extra['qid'].iloc[0]!r}, document {extra['docno'].iloc[0]!r})")
-    return merged[merged["_merge"] == "both"].drop(columns="_merge").reset_index(drop=True)
+    lacking = merged[merged["_merge"] == "left_only"]
+    if len(lacking):
+        raise ValueError(f"'{args.probabilities}' lacks the probability of {len(lacking)} pairs of --auto-qrels (e.g. "
+                         f"topic {lacking['qid'].iloc[0]!r}, document {lacking['docno'].iloc[0]!r}): give one for "
+                         "every pair")
+    return merged.drop(columns="_merge").reset_index(drop=True)
 
 
 def run(args: argparse.Namespace) -> int:

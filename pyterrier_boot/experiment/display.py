@@ -275,11 +275,7 @@ def result_table(result: Any, *, digits: int = 3, letters: bool | str = "auto", 
     """
     from ..stats.inversion import alpha_of
 
-    if isinstance(digits, bool) or not isinstance(digits, (int, np.integer)) or digits < 0:
-        raise ValueError(f"'digits' must be an integer >= 0, got {digits!r}")
-    if letters not in (True, False, "auto"):
-        raise ValueError(f"'letters' must be True, False or 'auto', got {letters!r}")
-    check_method(letters_method, "letters_method")
+    _check_table_options(digits, letters, letters_method)
     provenance = result.provenance or {}
     comp = result.comparisons
     if alpha is None:
@@ -291,11 +287,8 @@ def result_table(result: Any, *, digits: int = 3, letters: bool | str = "auto", 
     best = _best_means(means)
     baselines, significant = _significant(result, alpha)
     marks = _marks(significant, len(baselines), (S, M))
-    notes = []
-    if result.intervals is not None:
-        notes.append(f"Cells: mean [{describe_intervals(result)}; variance: {VARIANCE[result.bootstrap]}].")
-    else:
-        notes.append("Cells: mean over topics (no bootstrap, no intervals).")
+    notes = [f"Cells: mean [{describe_intervals(result)}; variance: {VARIANCE[result.bootstrap]}]."
+             if result.intervals is not None else "Cells: mean over topics (no bootstrap, no intervals)."]
     if S > 1:
         notes.append("Bold: the best mean of each measure.")
     if baselines:
@@ -320,6 +313,15 @@ def result_table(result: Any, *, digits: int = 3, letters: bool | str = "auto", 
         high=None if result.intervals is None else result.intervals[order, :, 1],
         best=best[order], marks=marks[order], letters=None if letter_cells is None else letter_cells[order],
         baselines=tuple(baselines), caption=" ".join(notes), digits=int(digits), summed=tuple(result.summed))
+
+
+def _check_table_options(digits, letters, letters_method) -> None:
+    """ValueError naming the option for a bad ``digits``, ``letters`` or ``letters_method``."""
+    if isinstance(digits, bool) or not isinstance(digits, (int, np.integer)) or digits < 0:
+        raise ValueError(f"'digits' must be an integer >= 0, got {digits!r}")
+    if letters not in (True, False, "auto"):
+        raise ValueError(f"'letters' must be True, False or 'auto', got {letters!r}")
+    check_method(letters_method, "letters_method")
 
 
 def _best_means(means: np.ndarray) -> np.ndarray:

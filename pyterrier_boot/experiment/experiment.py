@@ -81,6 +81,15 @@ def _no_estimand(estimand) -> None:
                          "with 'human_qrels', or leave it None")
 
 
+def _check_view_options(estimand, perquery, highlight) -> None:
+    """Errors naming the option for ``estimand`` without ``human_qrels``, a bad ``perquery`` or ``highlight``."""
+    _no_estimand(estimand)
+    if perquery not in (False, True, "both"):
+        raise ArgumentError(f"'perquery' must be True, False or 'both', got {perquery!r}")
+    if highlight not in (None, "bold", "color", "colour"):
+        raise ValueError(f"Unknown highlight {highlight!r}: expected 'bold', 'color' or None")
+
+
 @one_warning_per_kind()
 def Experiment(retr_systems: Any, topics: TopicsLike, qrels: QrelsLike, eval_metrics: MeasuresLike,
                names: Sequence[str] | None = None, perquery: bool = False, dataframe: bool = True,
@@ -124,11 +133,7 @@ def Experiment(retr_systems: Any, topics: TopicsLike, qrels: QrelsLike, eval_met
         from ..ppi.experiment import ppi_experiment
 
         return ppi_experiment(locals())
-    _no_estimand(estimand)
-    if perquery not in (False, True, "both"):
-        raise ArgumentError(f"'perquery' must be True, False or 'both', got {perquery!r}")
-    if highlight not in (None, "bold", "color", "colour"):
-        raise ValueError(f"Unknown highlight {highlight!r}: expected 'bold', 'color' or None")
+    _check_view_options(estimand, perquery, highlight)
     settings = _Settings(
         names=names, batch_size=batch_size, filter_by_qrels=filter_by_qrels, filter_by_topics=filter_by_topics,
         baseline=baseline, test=test, correction=correction, correction_alpha=correction_alpha, round=round,
@@ -449,6 +454,7 @@ def _pt_run(result, runs, names, inputs: _Inputs, measures, baselines, test, mrt
     pt_test = test if callable(test) or test in ("t", "wilcoxon") else "t"
     pt_topics = inputs.topics_all if inputs.topics_all is not None else pd.DataFrame({"qid": qids, "query": ""})
     return _Run(result, runs, names, pt_topics, inputs.qrels_all.frame, measures, pt_baseline, pt_test, mrt)
+
 
 def _check_pt_labels(qrels: Qrels) -> None:
     """Refuse labels ``pt.Experiment`` cannot score: the drop-in table is its own, computed by

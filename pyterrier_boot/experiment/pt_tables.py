@@ -84,7 +84,7 @@ class PtTables:
 
         rendering: Any = _rendering  # PyTerrier's private renderer: its overloads want literal booleans
         test_fn = {"t": stats.ttest_rel, "wilcoxon": stats.wilcoxon}.get(test, test) if isinstance(test, str) else test
-        renderer = rendering.RenderFromPerQuery(self.names, baseline=baseline, test_fn=test_fn, correction=correction,
+        renderer = rendering.RenderFromPerQuery(self.names, baseline=baseline, test_fn=_quiet(test_fn), correction=correction,
                                       correction_alpha=correction_alpha, round=round, precompute_time=0)
         for sysid, table in enumerate(self.per_query(backfill=perquery is not False)):
             renderer.add_metrics(sysid, table, 0.0)
@@ -95,6 +95,16 @@ class PtTables:
             return per_query
         averages = renderer.averages(dataframe=dataframe)  # pt.Experiment: no mrt beside per-query output
         return rendering.EvaluationDataTuple(averages, per_query) if dataframe else (averages, per_query)
+
+
+def _quiet(test_fn: Any) -> Any:
+    """``test_fn`` without numpy's floating-point warnings: on one topic scipy's t-test divides by
+    zero for every run (NaN p-values), which ``Experiment``'s one warning has already said."""
+    def quiet(*args: Any, **kwargs: Any) -> Any:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return test_fn(*args, **kwargs)
+
+    return quiet
 
 
 def pt_tables(result: Any, runs: Sequence[pd.DataFrame], names: Sequence[str], topics: Any,

@@ -31,7 +31,8 @@ _COMMENT_LINE = re.compile(rb"^[ \t]*#[^\n]*(?:\n|\Z)", re.MULTILINE)
 _SHOWN_CHARS = 80
 # a carriage return not followed by a newline ends a line (pandas, universal newlines)
 _LONE_CR = re.compile(rb"\r(?!\n)")
-_INTEGER = re.compile(r"[+-]?[0-9]+")
+#: an ASCII integer: read exactly (as trec_eval's atol), not through a float, which is exact only to 2**53
+ASCII_INTEGER = re.compile(r"[+-]?[0-9]+")
 
 
 def read_file_bytes(source, kind: str) -> tuple[str, bytes]:
@@ -150,7 +151,7 @@ def not_a_number(name: str, text: str, kind: str = "a number") -> str:
 def parse_integer(text: str) -> int | None:
     """An integer label: ``"2"`` (exactly, as trec_eval's ``atol``, within int64, as the fast path
     reads it), or an integral number up to 2^53 such as ``"2.0"``; ``None`` otherwise."""
-    if _INTEGER.fullmatch(text):
+    if ASCII_INTEGER.fullmatch(text):
         exact = int(text)
         return exact if -(2**63) <= exact < 2**63 else None
     value = parse_number(text)

@@ -8,7 +8,6 @@ from __future__ import annotations
 import dataclasses
 import numbers
 import os
-import re
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -22,7 +21,15 @@ from ._columns import (
     pick_columns,
     row_example,
 )
-from ._files import fast_table, iter_lines, line_error, not_a_number, parse_integer, read_file_bytes
+from ._files import (
+    ASCII_INTEGER,
+    fast_table,
+    iter_lines,
+    line_error,
+    not_a_number,
+    parse_integer,
+    read_file_bytes,
+)
 from ._sources import IRDS_PREFIX, irds_docs_count, irds_id, load_irds, not_loadable, split_source
 
 if TYPE_CHECKING:
@@ -37,8 +44,6 @@ _QRELS_LINE = "qid iter docno label"
 _QRELS_COLUMNS = {"qid": ("qid", "query_id"), "docno": ("docno", "doc_id"), "label": ("label", "relevance")}
 _QRELS_NEEDS = "Qrels need 'qid', 'docno', 'label' (PyTerrier) or 'query_id', 'doc_id', 'relevance' (ir_measures)."
 _LOCAL_FILE = "Pass a local qrels file instead, e.g. read_qrels('path/to/qrels.txt')."
-# an integer label read exactly (not through a float, which is exact only to 2**53)
-_ASCII_INTEGER = re.compile(r"[+-]?[0-9]+")
 
 
 @dataclasses.dataclass(frozen=True, slots=True, eq=False)
@@ -262,7 +267,7 @@ def _parse_qrels_lines(data: bytes, shown: str) -> pd.DataFrame:
         if len(fields) != 4:
             raise line_error(shown, "qrels", lineno, raw, f"expected 4 fields '{_QRELS_LINE}', found {len(fields)}")
         label = parse_integer(fields[3])  # exact within int64
-        if label is None and _ASCII_INTEGER.fullmatch(fields[3]):
+        if label is None and ASCII_INTEGER.fullmatch(fields[3]):
             raise line_error(shown, "qrels", lineno, raw, f"label {fields[3]!r} is beyond int64 (trec_eval "
                              "reads a label as a long)")
         if label is None:

@@ -53,9 +53,9 @@ def cap_at_one(weights: np.ndarray, size: float) -> np.ndarray:
     """``min(1, c * weights)`` with ``c`` such that the result sums to ``size`` (<= the number of
     positive weights): pairs above 1 are capped and their excess shared among the others in proportion."""
     capped = np.zeros(len(weights), bool)
-    while True:
-        free = weights[~capped].sum()
-        scale = (size - capped.sum()) / free
+    scale = 0.0
+    while not capped.all():  # all capped: a budget of the whole pool
+        scale = (size - capped.sum()) / weights[~capped].sum()
         over = ~capped & (weights * scale >= 1.0)
         if not over.any():
             break

@@ -1,7 +1,7 @@
 """The pool of a judging plan: every (topic, document) pair people might be asked to judge.
 
-The pool of a topic is the union of the runs' top-``depth`` documents (ranked by score, ties by
-docno as trec_eval) and of the automatic qrels' pairs, for the topics of the automatic qrels (the
+The pool of a topic is the union of the runs' top-``depth`` documents (ranked by score in single
+precision, ties by docno, as trec_eval) and of the automatic qrels' pairs, for the topics of the automatic qrels (the
 topics an evaluation scores). A document outside the pool counts as non-relevant. Each pair keeps
 its best rank over the runs (0: in no run's top ``depth``), its automatic label (0 for a pair the
 judge did not label, as an unjudged document is non-relevant), the judge's probability of relevance
@@ -20,8 +20,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from ..measures.arrays import trec_eval_scores
+
 if TYPE_CHECKING:
     from collections.abc import Mapping
+
+    from .._typing import QrelsLike
 
 __all__ = ["build_pool", "fingerprint", "ranked_pairs", "read_auto_qrels"]
 
@@ -29,7 +33,7 @@ __all__ = ["build_pool", "fingerprint", "ranked_pairs", "read_auto_qrels"]
 PROBABILITY_COLUMNS = ("probability", "score")
 
 
-def read_auto_qrels(auto_qrels) -> pd.DataFrame:
+def read_auto_qrels(auto_qrels: QrelsLike) -> pd.DataFrame:
     """The automatic qrels as ``qid, docno, label, probability`` (NaN without a probability column).
 
     A frame's ``probability`` (else ``score``) column is the judge's probability of relevance: it
@@ -60,7 +64,7 @@ def _candidates(run: pd.DataFrame, depth: int) -> pd.DataFrame:
     """The rows of ``run`` that can be in its top ``depth`` of a topic: score at least the topic's
     ``depth``-th largest (ties by docno are settled afterwards, on these rows only)."""
     qid_code, qids = pd.factorize(run["qid"])
-    score = run["score"].to_numpy(float)
+    score = trec_eval_scores(run["score"].to_numpy(float))
     order = np.lexsort((-score, qid_code))
     counts = np.bincount(qid_code, minlength=len(qids))
     starts = np.r_[0, np.cumsum(counts)[:-1]]
@@ -81,7 +85,7 @@ def ranked_pairs(runs: Mapping[str, pd.DataFrame], topics: set, depth: int) -> p
     run_id = np.repeat(np.arange(len(parts)), sizes)
     qid_code, qids = pd.factorize(frame["qid"], sort=True)
     doc_code, docnos = pd.factorize(frame["docno"], sort=True)
-    order = np.lexsort((-doc_code, -frame["score"].to_numpy(float), qid_code, run_id))
+    order = np.lexsort((-doc_code, -trec_eval_scores(frame["score"].to_numpy(float)), qid_code, run_id))
     group = (run_id * len(qids) + qid_code)[order]
     starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
     lengths = np.diff(np.r_[starts, len(group)])

@@ -280,6 +280,21 @@ def _topic_rank_intervals(result, confidence_level, rng, max_memory):
                           confidence_level=confidence_level)
 
 
+def _groups_and_ranks(result, pairwise, letters_method, bootstrap, confidence_level, rng, max_memory):
+    """The letter groups, the rank intervals and (corpus bootstrap) the topic-only rank intervals of a board."""
+    from ..stats.ranking import rank_intervals
+
+    if result.distribution_ is None:  # fewer than 2 topics: the means ranked, no pair tested (warned once)
+        return pd.DataFrame("", index=pd.Index(list(result.names)), columns=list(result.measures)), None, None
+    # per measure, "a" goes to the group of that measure's best run
+    groups = pd.DataFrame({m: compact_letter_display(pairwise, measure=m, method=letters_method)
+                           for m in result.measures})
+    ranks = rank_intervals(result.means, result.distribution_, systems=result.names, measures=result.measures,
+                           confidence_level=confidence_level)
+    topic_ranks = _topic_rank_intervals(result, confidence_level, rng, max_memory) if bootstrap != "topic" else None
+    return groups, ranks, topic_ranks
+
+
 @renamed_keywords(letters="letters_method")
 def leaderboard(runs: Any, qrels: Any, measures: Sequence[Any] | str = ("AP", "nDCG@10"), *,
                 baseline: str | None = None, test: str = "t", correction: str | None = "holm",
@@ -321,7 +336,6 @@ def leaderboard(runs: Any, qrels: Any, measures: Sequence[Any] | str = ("AP", "n
         ['rank', 'run', 'AP', 'AP ci_low', 'AP ci_high']
     """
     from ..experiment.experiment import experiment_result
-    from ..stats.ranking import rank_intervals
 
     runs, measures = _leaderboard_inputs(runs, measures, baseline, bootstrap, letters_method)
     test = {"paired-bootstrap": "paired_bootstrap"}.get(test, test)
@@ -334,15 +348,8 @@ def leaderboard(runs: Any, qrels: Any, measures: Sequence[Any] | str = ("AP", "n
                                interval=interval, corpus_size=corpus_size, model=model, rng=rng,
                                max_memory=max_memory, verbose=verbose)
     pairwise = result.pairwise(test=test, correction=correction, alpha=alpha, rng=rng, max_memory=max_memory)
-    if result.distribution_ is None:  # fewer than 2 topics: the means ranked, no pair tested (warned once)
-        groups = pd.DataFrame("", index=pd.Index(list(result.names)), columns=list(result.measures))
-        ranks = topic_ranks = None
-    else:  # per measure, "a" goes to the group of that measure's best run
-        groups = pd.DataFrame({m: compact_letter_display(pairwise, measure=m, method=letters_method)
-                               for m in result.measures})
-        ranks = rank_intervals(result.means, result.distribution_, systems=result.names, measures=result.measures,
-                               confidence_level=confidence_level)
-        topic_ranks = _topic_rank_intervals(result, confidence_level, rng, max_memory) if bootstrap != "topic" else None
+    groups, ranks, topic_ranks = _groups_and_ranks(result, pairwise, letters_method, bootstrap, confidence_level,
+                                                   rng, max_memory)
     return Leaderboard(result=result, pairwise=pairwise, letters=groups, ranks=ranks, topic_ranks=topic_ranks,
                        baseline=baseline, test=test, correction=correction, alpha=alpha,
                        letters_method=letters_method)

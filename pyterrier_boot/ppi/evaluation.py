@@ -300,12 +300,7 @@ def ppi_evaluate(runs: RunsLike, auto_qrels: QrelsLike, human_qrels: QrelsLike,
     _check_evaluate_options(confidence_level, lam, small_sample, estimand)
     parsed = parse_measures(measures)
     require_mean_aggregated(parsed, context="a prediction-powered interval")
-    auto = read_qrels(auto_qrels).frame
-    human = read_qrels(human_qrels).frame
-    if topics is not None:
-        topics = read_topics(topics)
-        wanted = set(topics["qid"])
-        auto, human = auto[auto["qid"].isin(wanted)], human[human["qid"].isin(wanted)]
+    auto, human, topics = _read_qrels(auto_qrels, human_qrels, topics)
     labeled, unlabeled = _split_topics(auto, human, estimand)
     if small_sample and (unlabeled or estimand == "population"):  # every topic human-judged: the mean is known
         warn_few_topics(len(labeled))
@@ -319,6 +314,16 @@ def ppi_evaluate(runs: RunsLike, auto_qrels: QrelsLike, human_qrels: QrelsLike,
                          auto_labeled=auto_scores[:, :len(labeled)], auto_unlabeled=auto_scores[:, len(labeled):],
                          confidence_level=float(confidence_level), lam=None if lam is None else float(lam),
                          small_sample=bool(small_sample), estimand=estimand)
+
+
+def _read_qrels(auto_qrels, human_qrels, topics):
+    """The automatic and human qrels frames, restricted to ``topics`` when given, and the topics read."""
+    auto, human = read_qrels(auto_qrels).frame, read_qrels(human_qrels).frame
+    if topics is None:
+        return auto, human, None
+    topics = read_topics(topics)
+    wanted = set(topics["qid"])
+    return auto[auto["qid"].isin(wanted)], human[human["qid"].isin(wanted)], topics
 
 
 def _split_topics(auto: pd.DataFrame, human: pd.DataFrame, estimand: str) -> tuple[list[str], list[str]]:

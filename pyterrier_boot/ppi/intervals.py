@@ -144,7 +144,7 @@ def _check_options(confidence_level, alternative):
         raise ValueError(f"'alternative' must be one of {list(ALTERNATIVES)}, got {alternative!r}")
 
 
-def check_estimand(estimand) -> str:
+def check_estimand(estimand: object) -> str:
     """``estimand`` itself, or a ValueError naming the argument and the choices."""
     if not isinstance(estimand, str) or estimand not in ESTIMANDS:
         raise ValueError(f"'estimand' must be one of {list(ESTIMANDS)}, got {estimand!r}")
@@ -315,29 +315,39 @@ def ppi_mean_ci(human_scores: npt.ArrayLike, auto_scores_on_human: npt.ArrayLike
         >>> bool(result.confidence_interval.low < truth.mean() < result.confidence_interval.high), result.method
         (True, 'ppi')
     """
-    _check_options(confidence_level, alternative)
-    if not isinstance(small_sample, (bool, np.bool_)):
-        raise TypeError(f"'small_sample' must be True or False, got {small_sample!r}")
-    check_estimand(estimand)
+    _check_ci_options(confidence_level, alternative, small_sample, estimand, lam)
     y, yhat, yhat_u = _check_samples(human_scores, auto_scores_on_human, auto_scores_unlabeled, estimand)
-    if lam is not None and (isinstance(lam, bool) or not isinstance(lam, (int, float, np.floating, np.integer))
-                            or not 0 <= lam <= 1):
-        raise ValueError(f"'lam' must be None (chosen) or a number in [0, 1], got {lam!r}")
     n, big_n = y.shape[0], yhat_u.shape[0]
     if small_sample and (big_n or estimand == "population"):  # every topic human-judged: the mean is known
         warn_few_topics(n)
     if not small_sample:
         return _asymptotic_result(y, yhat, yhat_u, lam, confidence_level, alternative, null, estimand)
-    if lam is None and n >= CROSSFIT_MIN_TOPICS:
-        per_topic = _crossfit_lambda(y, yhat, yhat_u, estimand)
-        weight, method = per_topic.mean(0), "ppi++ cross-fit"
-    else:
-        weight = np.full(y.shape[1:], 1.0 if lam is None else float(lam))
-        per_topic, method = weight, _fixed_name(1.0 if lam is None else lam)
+    per_topic, weight, method = _small_sample_lambda(y, yhat, yhat_u, lam, estimand)
     estimate, auto_part, human_part = _parts(y, yhat, yhat_u, per_topic, weight, estimand, ddof=1)
     df = _welch_df(auto_part, human_part, n, big_n) if estimand == "population" else n - 1.0
     return _normal_result(estimate, np.sqrt(auto_part + human_part), confidence_level, alternative, null, weight, n,
                           big_n, method, df, estimand)
+
+
+def _check_ci_options(confidence_level, alternative, small_sample, estimand, lam) -> None:
+    """ValueError/TypeError naming the option for a bad option of :func:`ppi_mean_ci`."""
+    _check_options(confidence_level, alternative)
+    if not isinstance(small_sample, (bool, np.bool_)):
+        raise TypeError(f"'small_sample' must be True or False, got {small_sample!r}")
+    check_estimand(estimand)
+    if lam is not None and (isinstance(lam, bool) or not isinstance(lam, (int, float, np.floating, np.integer))
+                            or not 0 <= lam <= 1):
+        raise ValueError(f"'lam' must be None (chosen) or a number in [0, 1], got {lam!r}")
+
+
+def _small_sample_lambda(y, yhat, yhat_u, lam, estimand):
+    """``(per-topic lam, lam, method)`` of the small-sample rule: cross-fitted PPI++ from
+    :data:`CROSSFIT_MIN_TOPICS` human-judged topics when ``lam`` is None, else the fixed ``lam`` (1 below)."""
+    if lam is None and y.shape[0] >= CROSSFIT_MIN_TOPICS:
+        per_topic = _crossfit_lambda(y, yhat, yhat_u, estimand)
+        return per_topic, per_topic.mean(0), "ppi++ cross-fit"
+    weight = np.full(y.shape[1:], 1.0 if lam is None else float(lam))
+    return weight, weight, _fixed_name(1.0 if lam is None else lam)
 
 
 def warn_few_topics(n: int) -> None:
