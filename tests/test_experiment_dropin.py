@@ -143,7 +143,7 @@ def test_added_columns_follow_pts_and_one_topic_is_nan_with_one_warning():
 
 def test_custom_measure_gets_topic_interval_from_its_per_query_values():
     lengths = ir_measures.define_byquery(lambda qrels, run: float(len(run)), name="depth")
-    with pytest.warns(ptb.DegenerateWarning, match="all topic scores are equal for 3 system"):  # 6 results per topic
+    with pytest.warns(ptb.DegenerateWarning, match="the same on every topic for 3 interval"):  # 6 results per topic
         table = ptb.Experiment(list(RUNS), TOPICS, QRELS, [lengths], names=["A", "B", "C"])
     reference = pt.Experiment(list(RUNS), TOPICS, QRELS, [lengths], names=["A", "B", "C"])
     pd.testing.assert_frame_equal(table[reference.columns], reference)

@@ -138,8 +138,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 @contextlib.contextmanager
 def _quiet_libraries(debug):
-    """Warnings as one ``warning: ...`` line each; ir_datasets' download chatter hidden (the error
-    message says what failed) unless ``--debug``."""
+    """Warnings as one ``warning: ...`` line each, ours shown whatever the caller's warning filters
+    (a test's or ``python -W error``); ir_datasets' download chatter hidden (the error message says
+    what failed) unless ``--debug``."""
+    from .._warnings import BootWarning
+
     def show(message, category, filename, lineno, file=None, line=None):
         print(f"warning: {_command_line(str(message))}", file=sys.stderr)
 
@@ -147,6 +150,7 @@ def _quiet_libraries(debug):
     level = logger.level
     with warnings.catch_warnings():
         warnings.showwarning = show
+        warnings.simplefilter("default", BootWarning)
         if not debug:
             logger.setLevel(logging.ERROR)
         try:
