@@ -354,3 +354,13 @@ def test_every_written_row_rejects_exactly_when_its_interval_excludes_zero(capsy
     assert (rows["reject"].astype(bool) == excluded).all()
     page = (out_dir / "report.html").read_text()
     assert "ci_low" in page
+
+
+@pytest.mark.parametrize(("bootstrap", "named"), [("topic", "(t test, correction holm)"),
+                                                  ("corpus", "(corpus-bootstrap replicate test, correction holm)")])
+def test_progress_names_the_test_the_pairs_get(capsys, collection, bootstrap, named):
+    folder, _ = collection
+    code, _, err = _run(capsys, "evaluate", "--qrels", folder / "qrels.txt", folder / "runs", "--n", 50,
+                        "--bootstrap", bootstrap)
+    assert code == 0, err
+    assert f"testing all 6 pairs of runs {named}" in err

@@ -387,6 +387,12 @@ def _checked_runs(paths, qrels, verbose, overlap, *, check_pairs=True):
         del run  # not held while the next run is read
 
 
+def pair_test_name(test: str, bootstrap: str | None) -> str:
+    """The test the pairs get: ``--test``'s, or with the corpus in the bootstrap the replicate test
+    that inverts the experiment's intervals (:meth:`~pyterrier_boot.ExperimentResult.pairwise`)."""
+    return f"{bootstrap}-bootstrap replicate test" if bootstrap in ("corpus", "both") else f"{test} test"
+
+
 def check_baselines(baselines, names):
     """Each ``--baseline`` must name a run; suggest close names."""
     import difflib

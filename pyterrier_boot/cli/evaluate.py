@@ -203,7 +203,8 @@ def _evaluate(args, measures, status, progress, out, executor=None):
                           "at least 2 topics)"))
     if not args.baseline and len(names) > 1 and len(result.qids) > 1:
         n_pairs = len(names) * (len(names) - 1) // 2
-        status(f"testing all {n_pairs:,} pairs of runs ({args.test} test, correction {args.correction})")
+        status(f"testing all {n_pairs:,} pairs of runs ({_common.pair_test_name(args.test, bootstrap)}, correction "
+               f"{args.correction})")
         pairwise = result.pairwise(test=args.test, correction=correction, alpha=args.alpha,
                                    rng=np.random.default_rng(seed), max_memory=args.max_memory, executor=executor)
     info = settings(args, seed, qrels, names, measures)

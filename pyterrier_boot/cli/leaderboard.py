@@ -119,7 +119,8 @@ def _leaderboard(args, measures, status, out):
     _common.check_baselines([args.baseline] if args.baseline else None, list(runs))
     n_pairs = len(runs) * (len(runs) - 1) // 2
     status(f"ranking {len(runs)} runs on {', '.join(m.label for m in measures)} ({args.bootstrap} bootstrap; "
-           f"{n_pairs:,} pairs, {args.test} test, correction {args.correction}, seed {seed})")
+           f"{n_pairs:,} pairs, {_common.pair_test_name(args.test, args.bootstrap)}, correction {args.correction}, "
+           f"seed {seed})")
     board = leaderboard(runs, qrels, measures, baseline=args.baseline, test=args.test,
                         correction=None if args.correction == "none" else args.correction, alpha=args.alpha,
                         bootstrap=args.bootstrap, n_resamples=args.n_resamples, confidence_level=args.confidence,
