@@ -1,5 +1,7 @@
 """Prediction-powered intervals: the core against ppi_py (the reference implementation of
 Angelopoulos et al. 2023 / PPI++ 2024), the qrels layer, the Experiment door and the command."""
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -591,3 +593,16 @@ def test_docs_example_runs_offline_and_prints_its_table():
     for name in ("ppi_evaluate(", "ppi_mean_ci(", "classical_mean_ci(", "ppi_lambda(", "simulate_judge(",
                  "human_qrels=", "pyterrier-boot ppi"):
         assert name in page
+
+
+def test_a_rel_above_every_automatic_label_warns_once():
+    sim = pb.simulate_collection(n_topics=24, n_systems=3, rng=3)
+    auto = sim.qrels.assign(label=(sim.qrels["label"] > 0).astype(int))  # a binary judge: 0 and 1
+    human = sim.qrels[sim.qrels["qid"].isin(sorted(set(sim.qrels["qid"]))[:12])]  # grades 0-3
+    with pytest.warns(pb.InputWarning, match=r"highest label is 1 and the human qrels' 3: no automatic label counts "
+                                             r"as relevant for AP\(rel=2\)") as caught:
+        pb.ppi_evaluate(sim.runs, auto, human, ["AP(rel=2)", "nDCG@10"], estimand="topics")
+    assert len([w for w in caught if issubclass(w.category, pb.InputWarning)]) == 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", pb.InputWarning)
+        pb.ppi_evaluate(sim.runs, auto, human, ["AP(rel=1)", "nDCG@10"], estimand="topics")

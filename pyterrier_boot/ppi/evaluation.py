@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from .._results import ConfidenceInterval
-from .._warnings import FitWarning, one_warning_per_kind, suppressed
+from .._warnings import FitWarning, InputWarning, one_warning_per_kind, suppressed, warn
 from ..inputs.overlap import check_topic_overlap
 from ..inputs.qrels import read_qrels
 from ..inputs.runs import read_runs
@@ -301,6 +301,7 @@ def ppi_evaluate(runs: RunsLike, auto_qrels: QrelsLike, human_qrels: QrelsLike,
     parsed = parse_measures(measures)
     require_mean_aggregated(parsed, context="a prediction-powered interval")
     auto, human, topics = _read_qrels(auto_qrels, human_qrels, topics)
+    _warn_unreached_rel(auto, human, parsed)
     labeled, unlabeled = _split_topics(auto, human, estimand)
     if small_sample and (unlabeled or estimand == "population"):  # every topic human-judged: the mean is known
         warn_few_topics(len(labeled))
@@ -314,6 +315,20 @@ def ppi_evaluate(runs: RunsLike, auto_qrels: QrelsLike, human_qrels: QrelsLike,
                          auto_labeled=auto_scores[:, :len(labeled)], auto_unlabeled=auto_scores[:, len(labeled):],
                          confidence_level=float(confidence_level), lam=None if lam is None else float(lam),
                          small_sample=bool(small_sample), estimand=estimand)
+
+
+def _warn_unreached_rel(auto: pd.DataFrame, human: pd.DataFrame, parsed) -> None:
+    """One InputWarning when a measure's ``rel`` is above every automatic label but not every human
+    one: the judge then finds nothing relevant (e.g. binary LLM labels 0/1 with ``AP(rel=2)``), and
+    PPI quietly becomes the human-only interval."""
+    top_auto, top_human = auto["label"].max(), human["label"].max()
+    unreached = [p.label for p in parsed
+                 if top_auto < (p.measure.params.get("rel") or 1) <= top_human]
+    if unreached:
+        warn(InputWarning(
+            f"the automatic qrels' highest label is {top_auto} and the human qrels' {top_human}: no automatic label "
+            f"counts as relevant for {', '.join(unreached)}, so every automatic score is 0 and PPI gives the "
+            "human-only interval; put both qrels on one scale (e.g. the judge's 1 as the human 2)"))
 
 
 def _read_qrels(auto_qrels, human_qrels, topics):
