@@ -606,3 +606,10 @@ def test_a_rel_above_every_automatic_label_warns_once():
     with warnings.catch_warnings():
         warnings.simplefilter("error", pb.InputWarning)
         pb.ppi_evaluate(sim.runs, auto, human, ["AP(rel=1)", "nDCG@10"], estimand="topics")
+
+
+def test_experiment_with_human_qrels_names_a_system_that_is_a_path():
+    sim = pb.simulate_collection(n_topics=24, n_systems=2, rng=3)
+    human = sim.qrels[sim.qrels["qid"].isin(sorted(set(sim.qrels["qid"]))[:12])]
+    with pytest.raises(TypeError, match="system 'runs/bm25.run' is a str: expected a Transformer or a DataFrame"):
+        pb.Experiment(["runs/bm25.run", sim.runs["S1"]], None, sim.qrels, ["AP"], human_qrels=human)

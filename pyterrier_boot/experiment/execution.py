@@ -133,6 +133,14 @@ def named_systems(retr_systems: Any, names: Sequence[str] | None) -> tuple[list[
     raise TypeError(f"Expected list or dict of transformers for retr_systems, instead received {type(retr_systems)}")
 
 
+def check_system_types(systems: Sequence[Any], names: Sequence[str]) -> None:
+    """A TypeError naming the first system that is neither a Transformer nor a DataFrame (a run
+    file's path: read it with :func:`pyterrier_boot.read_runs` first)."""
+    for system, name in zip(systems, names, strict=True):
+        if not isinstance(system, (pd.DataFrame, pt.Transformer)):
+            raise TypeError(f"system {name!r} is a {type(system).__name__}: expected a Transformer or a DataFrame")
+
+
 def unique_keys(names: Sequence[str]) -> list[str]:
     """``names``, or ``"name (i)"`` for every system when a name repeats."""
     return list(names) if len(set(names)) == len(names) else [f"{n} ({i})" for i, n in enumerate(names)]

@@ -41,7 +41,14 @@ from ..stats.intervals import METHODS as TOPIC_METHODS
 from ..stats.registry import PAIRED, spellings
 from ..stats.resampling import resample_plan
 from .dropin import pt_shaped
-from .execution import SAVE_MODES, named_systems, print_plan, run_systems, unique_keys
+from .execution import (
+    SAVE_MODES,
+    check_system_types,
+    named_systems,
+    print_plan,
+    run_systems,
+    unique_keys,
+)
 from .result import Comparisons, ExperimentResult
 from .uncertainty import BOOTSTRAPS, JOINT_METHODS, difference_spreads, mean_spreads
 
@@ -658,9 +665,8 @@ def _systems_names_baselines(retr_systems, names, baseline):
     systems, names = named_systems(retr_systems, names)
     if not systems:
         raise ValueError("'retr_systems' is empty")
+    check_system_types(systems, names)
     for i, s in enumerate(systems):
-        if not isinstance(s, (pd.DataFrame, pt.Transformer)):
-            raise TypeError(f"system {names[i]!r} is a {type(s).__name__}: expected a Transformer or a DataFrame")
         if isinstance(s, pd.DataFrame) and {"measure", "value"} <= set(s.columns) and "docno" not in s.columns:
             raise ValueError(
                 f"system {names[i]!r} gives per-query scores (qid, measure, value), not a ranking (qid, docno, "

@@ -93,9 +93,10 @@ def ppi_experiment(arguments: dict, *, rich: bool = False) -> Any:
 
 def _named_systems(systems, names) -> tuple[list[str], dict]:
     """pt.Experiment's names and the systems under unique keys (``"name (i)"`` for repeated names)."""
-    from ..experiment.execution import named_systems, unique_keys
+    from ..experiment.execution import check_system_types, named_systems, unique_keys
 
     systems, names = named_systems(systems, names)
+    check_system_types(systems, names)
     return names, dict(zip(unique_keys(names), systems, strict=True))
 
 
