@@ -160,3 +160,16 @@ def test_the_command_line_counts_a_partial_overlap_as_python_does(tmp_path, caps
     warned = [line for line in capsys.readouterr().err.splitlines() if "the qrels" in line]
     assert warned == [f"warning: {IGNORED}", f"warning: {MISSING}"]
 
+
+
+def test_a_printed_frame_as_name_is_shortened():
+    """pt.Experiment names an unnamed frame str(frame): the messages show its first line, cut."""
+    name = str(pd.DataFrame({"qid": ["1", "2"], "docno": ["d1", "d2"], "score": [1.0, 0.5]}))
+    with pytest.warns(ptb.InputWarning) as caught:
+        check_topic_overlap({name: ["1", "7"]}, ["1", "2"])
+    messages = [str(w.message) for w in caught]
+    assert len(messages) == 2 and all("\n" not in m and "qid docno  score..." in m for m in messages), messages
+    with pytest.raises(ValueError, match=r"^run 'qid docno  score\.\.\.' has no topic in the qrels"):
+        check_topic_overlap({name: ["7"]}, ["1", "2"])
+    with pytest.warns(ptb.InputWarning, match=r"runs \(topics ignored\): bm25 \(1\)"):
+        check_topic_overlap({"bm25": ["1", "2", "7"]}, ["1", "2"])

@@ -60,7 +60,7 @@ class TopicOverlap:
     def _count(self, cases: list[tuple[str, int]], kind: str, name: str, topics: set) -> None:
         if len(topics) > self._most[kind]:
             self._most[kind], self._examples[kind] = len(topics), _shown(topics)
-        cases.append((name, len(topics)))
+        cases.append((_short(name), len(topics)))
 
     def report(self) -> None:
         """One :class:`InputWarning` for the runs with topics not in the qrels, one for those missing
@@ -87,8 +87,16 @@ def check_topic_overlap(runs: Mapping[str, Iterable[Any]], judged: Iterable[Any]
 
 
 def _refusal(name: str, topics: set, judged: set) -> str:
-    return (f"run {name!r} has no topic in the qrels: its topics are {_shown(topics)}, the qrels' are "
+    return (f"run {_short(name)!r} has no topic in the qrels: its topics are {_shown(topics)}, the qrels' are "
             f"{_shown(judged)} (is it the right qrels file?)")
+
+
+def _short(name: str) -> str:
+    """A run's name as a message shows it: pt.Experiment names an unnamed frame ``str(frame)``, a
+    whole printed table; its first line, cut at 40 characters."""
+    text = str(name).strip()
+    first = text.splitlines()[0] if text else text
+    return first if first == text and len(first) <= 40 else first[:37] + "..."
 
 
 def _shown(qids: set) -> str:
