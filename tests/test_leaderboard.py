@@ -271,6 +271,15 @@ def test_site(board, tmp_path):
     assert len(pd.read_csv(site / "pairwise.csv")) == 15 * 2
 
 
+def test_a_smaller_board_over_a_site_leaves_no_stale_run_pages(sim, board, tmp_path):
+    site = board.write(tmp_path / "site", plots=False)
+    (site / "notes.txt").write_text("the organisers' own file")
+    two = ptb.leaderboard({n: sim.runs[n] for n in ["S1", "S2"]}, sim.qrels, ["AP"], n_resamples=200, rng=1)
+    two.write(site, plots=False)
+    assert sorted(p.name for p in (site / "runs").iterdir()) == ["S1.html", "S2.html"]
+    assert (site / "notes.txt").read_text() == "the organisers' own file"  # not the site's: kept
+
+
 def test_site_shows_file_names_not_local_paths(board, tmp_path):
     qrels, runs = tmp_path / "private" / "qrels.txt", [tmp_path / "private" / "runs", tmp_path / "bm25.run"]
     settings = {"qrels": qrels, "run files": runs, "note": "as typed"}

@@ -226,7 +226,7 @@ class Leaderboard:
     def write(self, site_dir: str | os.PathLike, *, title: str = "Leaderboard",
               settings: Mapping[str, Any] | None = None, plots: bool = True, paths: bool = False) -> Path:
         """Write the static site (index.html, one page per run, SVG plots, CSV tables) into
-        ``site_dir`` (created; files of the same names are replaced) and return its path.
+        ``site_dir`` (created; files of the same names are replaced, and run pages of an earlier site removed) and return its path.
         ``settings`` values that are paths show as file names unless ``paths=True``.
         See :func:`pyterrier_boot.leaderboards.site.write_site`."""
         from .site import write_site

@@ -177,7 +177,8 @@ def write_site(board: SiteBoard, site_dir: str | os.PathLike, *, title: str = "L
 
     Args:
         board: the leaderboard.
-        site_dir: folder to write into (created; files of the same names are replaced).
+        site_dir: folder to write into (created; files of the same names are replaced,
+            and run pages of an earlier site that this one does not link removed).
         title: page title.
         settings: mapping ``label -> value`` listed under the title (qrels, command, seed, ...).
             A value that is a path (``os.PathLike``, or a list of them) shows as its file name, so
@@ -200,6 +201,8 @@ def write_site(board: SiteBoard, site_dir: str | os.PathLike, *, title: str = "L
     _write(folder / "index.html", _index(board, files, title, settings, figures, paths))
     for name, file in files.items():
         _write(folder / "runs" / file, _run_page(board, name, title))
+    for stale in set((folder / "runs").glob("*.html")) - {folder / "runs" / f for f in files.values()}:
+        stale.unlink()  # an earlier site's run pages, which this index no longer links
     board.to_frame().to_csv(folder / "leaderboard.csv", index=False)
     board.result.per_query().to_csv(folder / "perquery.csv", index=False)
     if board.tested:  # as evaluate --out: no pairwise.csv when no pair is tested
