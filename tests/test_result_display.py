@@ -234,6 +234,15 @@ def test_pairwise_is_the_compare_frame_and_shows_readable(plain):
     assert parsed.caption.startswith(f"The first 3 of {len(table)} pairs.")
 
 
+def test_an_empty_pairwise_table_shows_with_unlimited_rows(plain):
+    empty = plain.pairwise().iloc[:0]
+    table = type(plain.pairwise()).of(empty)
+    with pd.option_context("display.max_rows", None):
+        parsed = _Rows()
+        parsed.feed(table.readable_html())
+    assert not [r for r in parsed.rows[1:] if r]
+
+
 def test_pairwise_of_a_corpus_result_shows_its_replicate_test(corpus):
     table = corpus.pairwise()
     assert isinstance(table, pd.DataFrame) and "corpus p-value" in table

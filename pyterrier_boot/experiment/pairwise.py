@@ -59,7 +59,7 @@ class PairwiseTable(pd.DataFrame):
         if isinstance(digits, bool) or not isinstance(digits, (int, np.integer)) or digits < 0:
             raise ValueError(f"'digits' must be an integer >= 0, got {digits!r}")
         if max_rows is None:
-            max_rows = pd.get_option("display.max_rows") or len(self)
+            max_rows = pd.get_option("display.max_rows") or max(len(self), 1)
         if isinstance(max_rows, bool) or not isinstance(max_rows, (int, np.integer)) or max_rows < 1:
             raise ValueError(f"'max_rows' must be an integer >= 1, got {max_rows!r}")
         heads = ["measure", "a", "b", "mean a", "mean b", "difference a − b [interval]", *self._pvalue_columns(),
