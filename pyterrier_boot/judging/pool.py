@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
     from .._typing import QrelsLike
 
-__all__ = ["build_pool", "fingerprint", "ranked_pairs", "read_auto_qrels"]
+__all__ = ["build_pool", "fingerprint", "ranked_pairs", "read_auto_qrels", "run_positions"]
 
 #: columns of the automatic qrels that carry the judge's probability of relevance, in the order looked for
 PROBABILITY_COLUMNS = ("probability", "score")
@@ -73,6 +73,30 @@ def _candidates(run: pd.DataFrame, depth: int) -> pd.DataFrame:
     return run if keep.all() else run[keep]
 
 
+def _trec_ranks(frame: pd.DataFrame, run_id: np.ndarray):
+    """The rows of runs stacked in ``frame`` in trec_eval's order (by run, topic, score in single
+    precision descending, docno descending) and their ranks: ``order, rank, group, starts, lengths,
+    qid_code, qids`` (``group`` = run x topic of each ordered row, ``qids`` sorted).
+
+    Rows are sorted on numbers; only rows tied on score are then ordered by docno."""
+    qid_code, qids = pd.factorize(frame["qid"], sort=True)
+    score = trec_eval_scores(frame["score"].to_numpy(float))
+    order = np.lexsort((-score, qid_code, run_id))
+    group = (run_id * len(qids) + qid_code)[order]
+    tied = np.r_[False, (group[1:] == group[:-1]) & (score[order][1:] == score[order][:-1])]
+    if tied.any():
+        block = np.cumsum(~tied)  # rows of one (run, topic, score) share a block number
+        members = np.flatnonzero(tied | np.r_[tied[1:], False])
+        docnos = frame["docno"].to_numpy()[order[members]]
+        doc_code = pd.factorize(docnos, sort=True)[0]
+        within = np.lexsort((-doc_code, block[members]))
+        order[members] = order[members][within]
+    starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
+    lengths = np.diff(np.r_[starts, len(group)])
+    rank = np.arange(len(group)) - np.repeat(starts, lengths) + 1
+    return order, rank, group, starts, lengths, qid_code, qids
+
+
 def ranked_pairs(runs: Mapping[str, pd.DataFrame], topics: set, depth: int) -> pd.DataFrame:
     """Every run's top-``depth`` pairs on ``topics``: ``qid, docno, rank, weight`` (weight: the run's
     statAP prior of the rank divided by the number of runs answering the topic)."""
@@ -83,13 +107,7 @@ def ranked_pairs(runs: Mapping[str, pd.DataFrame], topics: set, depth: int) -> p
                              "rank": np.zeros(0, np.int64), "weight": np.zeros(0)})
     frame = pd.concat(parts, ignore_index=True)
     run_id = np.repeat(np.arange(len(parts)), sizes)
-    qid_code, qids = pd.factorize(frame["qid"], sort=True)
-    doc_code, docnos = pd.factorize(frame["docno"], sort=True)
-    order = np.lexsort((-doc_code, -trec_eval_scores(frame["score"].to_numpy(float)), qid_code, run_id))
-    group = (run_id * len(qids) + qid_code)[order]
-    starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
-    lengths = np.diff(np.r_[starts, len(group)])
-    rank = np.arange(len(group)) - np.repeat(starts, lengths) + 1
+    order, rank, group, starts, lengths, qid_code, qids = _trec_ranks(frame, run_id)
     keep = rank <= depth
     big_d = np.repeat(np.minimum(lengths, depth), lengths)[keep]
     rank = rank[keep]
@@ -97,8 +115,42 @@ def ranked_pairs(runs: Mapping[str, pd.DataFrame], topics: set, depth: int) -> p
     prior = (1.0 + harmonic[big_d] - harmonic[rank - 1]) / (2.0 * big_d)
     topic = qid_code[order][keep]
     runs_per_topic = np.bincount(group[starts] % len(qids), minlength=len(qids))
-    return pd.DataFrame({"qid": np.asarray(qids)[topic], "docno": np.asarray(docnos)[doc_code[order][keep]],
+    return pd.DataFrame({"qid": np.asarray(qids)[topic], "docno": frame["docno"].to_numpy()[order][keep],
                          "rank": rank.astype(np.int64), "weight": prior / runs_per_topic[topic]})
+
+
+def _pool_rows(pool: pd.DataFrame, qid: np.ndarray, docno: np.ndarray) -> np.ndarray:
+    """The pool row of each (qid, docno), -1 outside the pool: one hash lookup of ``qid + tab + docno``."""
+    keys = pd.Index(pool["qid"].to_numpy(object) + "\t" + pool["docno"].to_numpy(object))
+    return keys.get_indexer(qid.astype(object) + "\t" + docno.astype(object))
+
+
+def run_positions(runs: Mapping[str, pd.DataFrame], pool: pd.DataFrame):
+    """Where each run ranks the pool's pairs, as the arrays of :func:`.ranked.ranked_values`.
+
+    Returns ``offsets, ranks, pairs, cell_topic, n_runs``: cell ``s * T + t`` (run ``s``, the pool's
+    ``t``-th topic in sorted order) holds, by rank, the ranks (over the run's whole ranking) and
+    pool rows of its documents that are in the pool; documents outside the pool are non-relevant."""
+    qids = np.sort(pool["qid"].unique())
+    topics = set(qids)
+    parts = [run.loc[run["qid"].isin(topics), ["qid", "docno", "score"]] for run in runs.values()]
+    sizes = np.array([len(part) for part in parts], dtype=np.int64)
+    n_cells = len(parts) * len(qids)
+    if sizes.sum() == 0:
+        empty = np.zeros(0, np.int64)
+        return np.zeros(n_cells + 1, np.int64), empty, empty, np.tile(np.arange(len(qids)), len(parts)), len(parts)
+    frame = pd.concat(parts, ignore_index=True)
+    run_id = np.repeat(np.arange(len(parts)), sizes)
+    order, rank, _, _, _, qid_code, found = _trec_ranks(frame, run_id)
+    row_qid = np.asarray(found)[qid_code[order]]
+    pair = _pool_rows(pool, row_qid, frame["docno"].to_numpy()[order])
+    keep = pair >= 0
+    topic = np.searchsorted(qids, row_qid[keep])
+    cell = run_id[order][keep] * len(qids) + topic
+    offsets = np.zeros(n_cells + 1, np.int64)
+    np.cumsum(np.bincount(cell, minlength=n_cells), out=offsets[1:])
+    return (offsets, rank[keep].astype(np.int64), pair[keep].astype(np.int64),
+            np.tile(np.arange(len(qids)), len(parts)), len(parts))
 
 
 def build_pool(runs: Mapping[str, pd.DataFrame], auto: pd.DataFrame, depth: int) -> pd.DataFrame:

@@ -2,13 +2,12 @@
 and by human qrels on a random subset of the topics (Angelopoulos et al. 2023; PPI++ 2024)."""
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
-from .._results import ConfidenceInterval
 from .._warnings import FitWarning, InputWarning, one_warning_per_kind, suppressed, warn
 from ..inputs.overlap import check_topic_overlap
 from ..inputs.qrels import read_qrels
@@ -24,21 +23,20 @@ from .intervals import (
     ppi_mean_ci,
     warn_few_topics,
 )
+from .sampled import DEFAULT_REPLICATES, SampledPPIEvaluation, evaluate_with_plan
+from .tables import MOSTLY_ZERO, IntervalTables, column_flags
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from .._typing import MeasuresLike, QrelsLike, RunsLike, TopicsLike
+    from .._typing import MeasuresLike, QrelsLike, RngLike, RunsLike, TopicsLike
+    from ..judging import JudgingPlan
 
 
 __all__ = ["PPIEvaluation", "ppi_evaluate"]
 
-#: interval kinds, in table order
-KINDS = ("ppi", "human-only", "auto-only")
-
-
 @dataclass(frozen=True, eq=False)
-class PPIEvaluation:
+class PPIEvaluation(IntervalTables):
     """Per-topic scores of runs under automatic and human qrels, and their intervals.
 
     Attributes:
@@ -108,17 +106,6 @@ class PPIEvaluation:
                 f"{len(self.labeled_qids)} human-judged + {len(self.unlabeled_qids)} automatic-only topics, "
                 f"{lam}, confidence_level={self.confidence_level:g}; {self.describe_estimand()})")
 
-    def _repr_html_(self) -> str:
-        return f"<p>{self!r}</p>" + self.table().to_html(index=False, float_format=lambda v: f"{v:.4f}")
-
-    def _index(self, name) -> int:
-        if isinstance(name, (int, np.integer)) and not isinstance(name, bool) and 0 <= name < len(self.names):
-            return int(name)
-        if isinstance(name, str) and name in self.names:
-            return self.names.index(name)
-        raise ValueError(f"baseline {name!r} is not among the runs: give a position 0..{len(self.names) - 1} or "
-                         f"one of the names {list(self.names)}")
-
     def _intervals(self, m: int, weights: np.ndarray) -> dict[str, PPIResult]:
         """Intervals of the linear combinations ``scores @ weights`` (columns) of the runs, for measure ``m``."""
         human, auto_l, auto_u = (a[m] @ weights for a in (self.human, self.auto_labeled, self.auto_unlabeled))
@@ -132,71 +119,9 @@ class PPIEvaluation:
                 "auto-only": classical_mean_ci(np.concatenate([auto_l, auto_u]), confidence_level=level,
                                                small_sample=small, population_size=size)}
 
-    def intervals(self, measure: str, difference: tuple | None = None) -> dict[str, PPIResult]:
-        """The three intervals for one measure: ``{"ppi", "human-only", "auto-only"} -> PPIResult``.
-
-        Without ``difference``, one entry per run (in ``names`` order); with
-        ``difference=(a, b)`` (names or positions) the mean of ``a - b``.
-        """
-        if measure not in self.measures:
-            raise ValueError(f"unknown measure {measure!r}: expected one of {list(self.measures)}")
-        m = self.measures.index(measure)
-        if difference is None:
-            return self._intervals(m, np.eye(len(self.names)))
-        a, b = (self._index(x) for x in difference)
-        weights = np.zeros((len(self.names), 1))
-        weights[a, 0] += 1
-        weights[b, 0] -= 1
-        return {k: _first(r) for k, r in self._intervals(m, weights).items()}
-
-    def table(self, baseline: int | str | None = None) -> pd.DataFrame:
-        """One row per run: ``name`` and, for each measure ``m``, ``m`` (the PPI estimate),
-        ``m ci_low``, ``m ci_high``, ``m lambda``, then ``m human-only`` and ``m auto-only`` with
-        their ``ci_low`` / ``ci_high``. With a ``baseline`` (name or position) also ``m diff``,
-        ``m diff ci_low``, ``m diff ci_high``, ``m diff lambda``, ``m p-value`` (the PPI z-test of
-        no difference, from the same standard error as the interval) and the human-only and
-        auto-only differences with their intervals; the baseline's own row holds NaN there. The
-        last column, ``estimand``, says what every interval is about (``"population"`` or ``"topics"``).
-        """
-        b = None if baseline is None else self._index(baseline)
-        columns: dict[str, object] = {"name": list(self.names)}
-        n_runs = len(self.names)
-        for m, label in enumerate(self.measures):
-            means = self._intervals(m, np.eye(n_runs))
-            _put(columns, label, means, diff=False)
-            if b is not None:
-                weights = np.eye(n_runs)
-                weights[b, :] -= 1  # column i: run i minus the baseline (zero for the baseline)
-                diffs = self._intervals(m, weights)
-                _put(columns, label, diffs, diff=True, blank=b)
-        columns["estimand"] = self.estimand
-        return pd.DataFrame(columns)
-
-    def pairwise(self) -> pd.DataFrame:
-        """Every pair of runs ``(name, vs)`` with ``name`` before ``vs``, for each measure: the
-        difference ``name - vs`` by PPI (``diff``, ``ci_low``, ``ci_high``, ``lambda``,
-        ``p-value``) and the human-only and auto-only differences with their intervals; ``estimand``
-        as in :meth:`table`."""
-        pairs = [(i, j) for i in range(len(self.names)) for j in range(i + 1, len(self.names))]
-        if not pairs:
-            raise ValueError("pairwise differences need at least 2 runs")
-        weights = np.zeros((len(self.names), len(pairs)))
-        for c, (i, j) in enumerate(pairs):
-            weights[i, c], weights[j, c] = 1, -1
-        frames = []
-        for m, label in enumerate(self.measures):
-            res = self._intervals(m, weights)
-            ppi, human, auto = res["ppi"], res["human-only"], res["auto-only"]
-            frames.append(pd.DataFrame({
-                "name": [self.names[i] for i, _ in pairs], "vs": [self.names[j] for _, j in pairs],
-                "measure": label, "diff": ppi.statistic, "ci_low": ppi.confidence_interval.low,
-                "ci_high": ppi.confidence_interval.high, "lambda": ppi.lam, "p-value": ppi.pvalue,
-                "human-only diff": human.statistic, "human-only ci_low": human.confidence_interval.low,
-                "human-only ci_high": human.confidence_interval.high, "auto-only diff": auto.statistic,
-                "auto-only ci_low": auto.confidence_interval.low, "auto-only ci_high": auto.confidence_interval.high,
-                "estimand": self.estimand,
-            }))
-        return pd.concat(frames, ignore_index=True)
+    def _flags(self, m: int, weights: np.ndarray) -> list[str]:
+        auto = np.concatenate([self.auto_labeled[m], self.auto_unlabeled[m]])
+        return column_flags(weights, {"mostly 0": (auto == 0).mean(0) > MOSTLY_ZERO})
 
     def per_query(self) -> pd.DataFrame:
         """Per-topic scores in long form: ``name, qid, measure, judge ("human" / "auto"), value``."""
@@ -209,37 +134,6 @@ class PPIEvaluation:
                     rows.append(pd.DataFrame({"name": name, "qid": list(qids), "measure": label, "judge": judge,
                                               "value": values[:, s]}))
         return pd.concat(rows, ignore_index=True)
-
-
-def _first(result: PPIResult) -> PPIResult:
-    """A one-column result as scalars."""
-    ci = result.confidence_interval
-    return replace(result, statistic=float(result.statistic[0]), standard_error=float(result.standard_error[0]),
-                   pvalue=float(result.pvalue[0]), lam=float(result.lam[0]), df=float(result.df[0]),
-                   confidence_interval=ConfidenceInterval(float(ci.low[0]), float(ci.high[0])))
-
-
-def _put(columns: dict, label: str, results: dict[str, PPIResult], *, diff: bool, blank: int | None = None):
-    def values(a):
-        a = np.array(a, dtype=float)
-        if blank is not None:
-            a[blank] = np.nan
-        return a
-
-    ppi = results["ppi"]
-    head = f"{label} diff" if diff else label
-    columns[head] = values(ppi.statistic)
-    columns[f"{head} ci_low"] = values(ppi.confidence_interval.low)
-    columns[f"{head} ci_high"] = values(ppi.confidence_interval.high)
-    columns[f"{head} lambda"] = values(ppi.lam)
-    if diff:
-        columns[f"{label} p-value"] = values(ppi.pvalue)
-    for kind in ("human-only", "auto-only"):
-        res = results[kind]
-        name = f"{label} {kind} diff" if diff else f"{label} {kind}"
-        columns[name] = values(res.statistic)
-        columns[f"{name} ci_low"] = values(res.confidence_interval.low)
-        columns[f"{name} ci_high"] = values(res.confidence_interval.high)
 
 
 @one_warning_per_kind()
@@ -259,8 +153,10 @@ def ppi_evaluate(runs: RunsLike, auto_qrels: QrelsLike, human_qrels: QrelsLike,
                  measures: MeasuresLike, *, topics: TopicsLike | None = None,
                  names: Sequence[str] | None = None, confidence_level: float = 0.95,
                  lam: float | None = None, small_sample: bool = True, estimand: str = "population",
-                 batch_size: int | None = None, verbose: bool = False) -> PPIEvaluation:
-    """Evaluate runs with automatic qrels on every topic and human qrels on a subset of topics.
+                 plan: JudgingPlan | None = None, n_replicates: int = DEFAULT_REPLICATES, rng: RngLike = None,
+                 batch_size: int | None = None, verbose: bool = False) -> PPIEvaluation | SampledPPIEvaluation:
+    """Evaluate runs with automatic qrels on every topic and human qrels on a subset of topics, or,
+    with a judging ``plan``, on a random sample of the pool's documents.
 
     Each run is read (or run) once and scored per topic with both sets of qrels by
     :func:`pyterrier_boot.evaluate`. The topics in ``human_qrels`` are the labeled sample, the
@@ -272,8 +168,8 @@ def ppi_evaluate(runs: RunsLike, auto_qrels: QrelsLike, human_qrels: QrelsLike,
         runs: runs or transformers, anything :func:`pyterrier_boot.read_runs` accepts.
         auto_qrels: automatic judgments (e.g. from an LLM) covering every topic.
         human_qrels: human judgments of a subset of those topics. Each of its topics is taken as
-            completely judged by people: its qrels give the gold per-topic score. Judging a sample
-            of documents *within* a topic is not supported (see ``pt_docs/ppi.md``).
+            completely judged by people: its qrels give the gold per-topic score. With a ``plan``:
+            people's labels of exactly ``plan.sample`` (the pairs the plan drew, from every topic).
         measures: mean-aggregated measures (ir_measures syntax or trec_eval names).
         topics: topics to run transformers on; when given, both qrels are limited to them.
         names: names of the runs (as in :func:`read_runs`).
@@ -286,6 +182,14 @@ def ppi_evaluate(runs: RunsLike, auto_qrels: QrelsLike, human_qrels: QrelsLike,
             judged automatically, the human-judged ones a random subset), with the
             finite-population correction: narrower, and of zero width when every topic is
             human-judged (the mean is then known). ``pt_docs/ppi.md`` says which to choose.
+        plan: a :class:`pyterrier_boot.JudgingPlan` made from these runs and ``auto_qrels``: the
+            human labels are then a sample of documents, and every run's mean and difference is
+            estimated from the automatic labels corrected by the sampled human ones, weighted by
+            their inclusion probabilities (statAP-style; ``pt_docs/ppi.md``, "Judging fewer
+            documents"). ``lam`` is then the weight of the automatic labels (None: tuned per measure
+            from the sample); ``small_sample`` does not apply. Returns a :class:`SampledPPIEvaluation`.
+        n_replicates, rng: with a ``plan`` and ``estimand="topics"``: design replicates of the
+            document sampling's variance (default 200) and their seed (None: 42).
         batch_size, verbose: as in :func:`read_runs`.
 
     Returns:
@@ -298,6 +202,10 @@ def ppi_evaluate(runs: RunsLike, auto_qrels: QrelsLike, human_qrels: QrelsLike,
     population estimand, the topics a random sample of the population the statement is about.
     """
     _check_evaluate_options(confidence_level, lam, small_sample, estimand)
+    if plan is not None:
+        read = read_runs(runs, topics=topics, names=names, batch_size=batch_size, verbose=verbose)
+        return evaluate_with_plan(read, auto_qrels, human_qrels, measures, plan, confidence_level=confidence_level,
+                                  lam=lam, estimand=estimand, n_replicates=n_replicates, rng=rng)
     parsed = parse_measures(measures)
     require_mean_aggregated(parsed, context="a prediction-powered interval")
     auto, human, topics = _read_qrels(auto_qrels, human_qrels, topics)

@@ -1,0 +1,84 @@
+"""Estimated labels of every pool pair from automatic labels and a probability sample of human ones.
+
+For a function ``f`` of a grade (a 0/1 relevance indicator, a gain), pair ``i``'s estimate is the
+difference estimator (Sarndal, Swensson & Wretman 1992, Sec. 6.3) with the automatic label as the
+control variate:
+
+    x_i = lam * f(a_i) + s_i * (f(h_i) - lam * f(a_i)) / pi_i
+
+``a_i`` the automatic grade, ``h_i`` the human one (known where sampled, ``s_i = 1``), ``pi_i`` the
+inclusion probability. Its expectation over the sample is ``f(h_i)`` for any fixed ``lam``:
+``lam = 0`` is the Horvitz-Thompson estimate from the human sample alone (statAP's), ``lam = 1``
+corrects the judge's label where people saw the pair. :func:`tuned_lambda` picks the ``lam`` that
+minimises the Poisson design variance ``sum (1 - pi) / pi * (f(h) - lam f(a))^2`` (a regression
+coefficient estimated from the sample, clipped to [0, 1]; the GREG idea).
+
+Replicates (:func:`replicate_estimates`) redraw the sample's weights so that the spread of any
+statistic over them estimates its design variance (a generalised bootstrap, Bertail & Combris
+1997; Beaumont & Patak 2012): each sampled pair's correction is multiplied by ``1 + c_i z_i``
+with ``z`` a Rademacher sign shared by every ``f``, and
+
+* Poisson design: ``c_i^2 = 1 - pi_i``, so a linear statistic's replicate variance is the
+  Horvitz-Thompson variance estimator ``sum_s (1 - pi) d^2 / pi^2``;
+* stratified design: the signs are centred within each stratum (they sum to 0 there, as the
+  counts of a with-replacement resample of the stratum do, Rao & Wu 1988) and
+  ``c^2 = (1 - n_h / N_h) n_h / (n_h - 1)``, so that any linear statistic ``sum_i v_i x_i`` gets
+  the stratified variance estimator ``N_h^2 (1 - n_h/N_h) s_h^2 / n_h`` of its own values
+  ``v_i x_i`` in each stratum (Cochran 1977, Sec. 5.3), whichever pairs of a stratum it reads.
+
+A nonlinear statistic (AP, nDCG) computed on each replicate gets its variance to first order.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["point_estimates", "replicate_estimates", "sign_draws", "tuned_lambda"]
+
+
+def tuned_lambda(auto: np.ndarray, human: np.ndarray, probability: np.ndarray) -> float:
+    """The ``lam`` minimising the estimated Poisson variance of the corrections, clipped to [0, 1].
+
+    ``auto``, ``human``: ``f`` of the automatic and human grades of the *sampled* pairs;
+    ``probability``: their inclusion probabilities. Each sampled pair stands for ``1 / pi`` pairs.
+    1 when the sample has no design variance (every ``pi = 1``) or the judge gives ``f = 0`` everywhere."""
+    weight = (1.0 - probability) / probability**2
+    denominator = float((weight * auto * auto).sum())
+    if denominator <= 0:
+        return 1.0
+    return float(np.clip((weight * auto * human).sum() / denominator, 0.0, 1.0))
+
+
+def point_estimates(auto: np.ndarray, sampled: np.ndarray, human: np.ndarray, probability: np.ndarray,
+                    lam: float) -> np.ndarray:
+    """``x_i`` of every pool pair (``auto`` over the pool; ``human`` and ``probability`` of the
+    ``sampled`` pairs, a boolean mask over the pool)."""
+    x = lam * auto.astype(np.float64)
+    x[sampled] += (human - lam * auto[sampled]) / probability
+    return x
+
+
+def sign_draws(rng: np.random.Generator, n_replicates: int, n_sampled: int) -> np.ndarray:
+    """Rademacher signs ``(replicates, sampled pairs)``, shared by every label function."""
+    return rng.integers(0, 2, size=(n_replicates, n_sampled), dtype=np.int8) * 2.0 - 1.0
+
+
+def replicate_estimates(auto: np.ndarray, sampled: np.ndarray, human: np.ndarray, probability: np.ndarray,
+                        lam: float, signs: np.ndarray, stratum: np.ndarray | None) -> np.ndarray:
+    """``(1 + replicates, pool pairs)`` estimates: the point estimate, then one row per row of ``signs``.
+
+    ``stratum``: the sampled pairs' strata under the stratified design, None under Poisson."""
+    base = lam * auto.astype(np.float64)
+    correction = (human - lam * auto[sampled]) / probability  # each sampled pair's HT correction
+    if stratum is None:
+        moved = correction * (1.0 + np.sqrt(1.0 - probability) * signs)
+    else:
+        size = np.bincount(stratum).astype(float)  # n_h
+        n_h = size[stratum]
+        centred = signs - (np.stack([np.bincount(stratum, weights=row) for row in signs]) / size)[:, stratum]
+        scale = np.sqrt(np.where(n_h > 1, (1.0 - probability) * n_h / np.maximum(n_h - 1, 1), 0.0))
+        moved = correction * (1.0 + scale * centred)
+    out = np.empty((1 + signs.shape[0], len(base)))
+    out[:] = base
+    out[0, sampled] += correction
+    out[1:, sampled] += moved
+    return out

@@ -1,0 +1,355 @@
+"""``ppi_evaluate(..., plan=plan)``: intervals from automatic labels of the whole pool and human
+labels of a probability sample of its (topic, document) pairs.
+
+Each pool pair's human label is estimated without bias from the design (the automatic label
+corrected where people judged it, weighted by ``1 / inclusion probability``:
+:mod:`pyterrier_boot.judging.estimation`), and every measure is computed from these estimates
+(:mod:`pyterrier_boot.judging.ranked`, statAP-style), giving one estimate per topic and run:
+
+* estimand ``"population"``: the topics are a sample of a population and the per-topic estimates
+  are independent across topics, so Student's t interval over topics of the per-topic estimates
+  (or their differences) accounts for both the topic and the document sampling (the *ultimate
+  cluster* variance of two-stage sampling, Cochran 1977, Sec. 11.2);
+* estimand ``"topics"``: these topics are the target and only the document sampling varies; its
+  variance comes from design replicates of the whole computation (a generalised bootstrap), with a
+  normal quantile.
+
+Beside them: ``"human-only"`` (the same estimators with the human sample alone, ``lam = 0``,
+the statAP estimate) and ``"auto-only"`` (the automatic labels as if right). See
+``pt_docs/ppi.md`` ("Judging fewer documents").
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from .._random import as_generator
+from .._warnings import InputWarning, warn
+from ..inputs.overlap import check_topic_overlap
+from ..inputs.qrels import read_qrels
+from ..inputs.runs import read_runs
+from ..judging import JudgingPlan
+from ..judging.estimation import point_estimates, replicate_estimates, sign_draws, tuned_lambda
+from ..judging.pool import run_positions
+from ..judging.ranked import RANKED_KINDS, ideal_dcg, ranked_values
+from ..measures.lowering import AP, NDCG, R, RPREC, RR, SUCCESS, lower
+from ..measures.parsing import parse_measures, require_mean_aggregated
+from .intervals import PPIResult, _normal_result, classical_mean_ci
+from .tables import MOSTLY_ZERO, IntervalTables, column_flags
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from .._typing import MeasuresLike, QrelsLike, RngLike, RunsLike
+
+__all__ = ["DEFAULT_REPLICATES", "PlanEstimator", "SampledPPIEvaluation", "evaluate_with_plan"]
+
+#: design replicates of the ``"topics"`` estimand's variance
+DEFAULT_REPLICATES = 200
+#: measures normalised by an estimated quantity (R, the ideal DCG): their per-topic estimates are ratios
+_RATIOS = (AP, NDCG, R, RPREC)
+
+
+@dataclass(frozen=True, eq=False)
+class SampledPPIEvaluation(IntervalTables):
+    """Per-topic estimates of runs' scores from a judging plan's human sample and automatic labels.
+
+    Attributes:
+        names, measures: run names, measure labels.
+        qids: the topics (the plan's).
+        estimates: ``{"ppi", "human-only", "auto-only"} -> (measures, rows, topics, runs)``; row 0
+            is the estimate, rows 1... the design replicates (estimand ``"topics"``; none for auto-only).
+        lam: per measure, the weight of the automatic labels (of its relevance or gain estimates).
+        n_labels: human labels used; n_pool: pool pairs.
+        sampled_in_top: ``(measures, topics, runs)``: sampled pairs in each run's ranks the measure
+            reads (its cutoff, else the top 10), for the flags.
+        confidence_level, estimand, design: as given / the plan's design.
+    """
+
+    names: tuple[str, ...]
+    measures: tuple[str, ...]
+    qids: tuple[str, ...]
+    estimates: dict
+    lam: tuple[float, ...]
+    n_labels: int
+    n_pool: int
+    sampled_in_top: np.ndarray
+    confidence_level: float = 0.95
+    estimand: str = "population"
+    design: str = "poisson"
+
+    def describe_estimand(self) -> str:
+        """What the intervals are about, in words."""
+        if self.estimand == "topics":
+            return f"estimand 'topics': the mean over these {len(self.qids)} topics"
+        return "estimand 'population': the mean over the population the topics are sampled from"
+
+    def __repr__(self) -> str:
+        return (f"SampledPPIEvaluation({len(self.names)} runs, measures {list(self.measures)}, {len(self.qids)} "
+                f"topics, {self.n_labels} human labels of {self.n_pool} pool pairs ({self.design} design), "
+                f"confidence_level={self.confidence_level:g}; {self.describe_estimand()})")
+
+    def _intervals(self, m: int, weights: np.ndarray) -> dict[str, PPIResult]:
+        out = {}
+        for kind, values in self.estimates.items():
+            combined = values[m] @ weights  # (rows, topics, columns)
+            lam = 0.0 if kind == "human-only" else self.lam[m] if kind == "ppi" else 1.0
+            out[kind] = self._interval(combined, lam, kind)
+        return out
+
+    def _interval(self, combined: np.ndarray, lam: float, kind: str) -> PPIResult:
+        level = self.confidence_level
+        n_topics = combined.shape[1]
+        if self.estimand == "population" or kind == "auto-only":
+            size = n_topics if self.estimand == "topics" else None
+            result = classical_mean_ci(combined[0], confidence_level=level, population_size=size)
+        else:
+            estimate = combined[0].mean(0)
+            spread = combined[1:].mean(1) - estimate
+            se = np.sqrt((spread**2).mean(0))
+            result = _normal_result(estimate, se, level, "two-sided", 0.0, np.full(estimate.shape, lam),
+                                    self.n_labels, self.n_pool - self.n_labels, "design replicates",
+                                    estimand=self.estimand)
+        method = {"ppi": "difference estimator", "human-only": "horvitz-thompson"}.get(kind, "classical")
+        return _with(result, lam=np.full(np.shape(result.statistic), lam), method=method,
+                     n_labeled=self.n_labels, n_unlabeled=self.n_pool - self.n_labels)
+
+    def _flags(self, m: int, weights: np.ndarray) -> list[str]:
+        return _flags(self, m, weights)
+
+    def per_query(self) -> pd.DataFrame:
+        """Per-topic estimates in long form: ``name, qid, measure, kind, value``."""
+        frames = []
+        for kind, values in self.estimates.items():
+            for m, label in enumerate(self.measures):
+                for s, name in enumerate(self.names):
+                    frames.append(pd.DataFrame({"name": name, "qid": list(self.qids), "measure": label,
+                                                "kind": kind, "value": values[m, 0, :, s]}))
+        return pd.concat(frames, ignore_index=True)
+
+
+def _with(result: PPIResult, **changes) -> PPIResult:
+    from dataclasses import replace
+
+    return replace(result, **changes)
+
+
+def _flags(evaluation: SampledPPIEvaluation, m: int, weights: np.ndarray) -> list[str]:
+    """See pt_docs/ppi.md, "Flags"."""
+    auto = evaluation.estimates["auto-only"][m, 0]  # (topics, runs)
+    in_top = evaluation.sampled_in_top[m].sum(0)  # per run: sampled pairs in its top ranks
+    return column_flags(weights, {"mostly 0": (auto == 0).mean(0) > MOSTLY_ZERO,
+                                  "few labels in top ranks": in_top < FEW_LABELS_IN_TOP * len(evaluation.qids)})
+
+
+#: fewer sampled pairs per topic than this in a run's top ranks flags it "few labels in top ranks"
+FEW_LABELS_IN_TOP = 1.0
+
+
+def _human_labels(human_qrels: QrelsLike, plan: JudgingPlan) -> np.ndarray:
+    """The human grade of every sampled pair, in pool order; a ValueError for labels of pairs the
+    plan did not sample, sampled pairs without a label, or inclusion probabilities other than the plan's."""
+    human = read_qrels(human_qrels).frame
+    sample = plan.pool[plan.pool["sampled"].to_numpy(bool)]
+    wanted = pd.MultiIndex.from_frame(sample[["qid", "docno"]])
+    given = pd.MultiIndex.from_frame(human[["qid", "docno"]].astype(str))
+    outside = ~given.isin(wanted)
+    if outside.any():
+        qid, docno = given[np.flatnonzero(outside)[0]]
+        raise ValueError(f"'human_qrels' labels {int(outside.sum())} pair(s) the judging plan did not sample (e.g. "
+                         f"topic {qid!r}, document {docno!r}): the estimates need exactly the plan's sample; drop "
+                         "the other labels (a label chosen after seeing the scores would bias every estimate)")
+    position = given.get_indexer(wanted)
+    if (position < 0).any():
+        qid, docno = wanted[np.flatnonzero(position < 0)[0]]
+        raise ValueError(f"'human_qrels' has no label for {int((position < 0).sum())} of the plan's {len(wanted)} "
+                         f"sampled pair(s) (e.g. topic {qid!r}, document {docno!r}): every sampled pair needs a "
+                         "human label (a pair left out because it was hard to judge would bias the estimates)")
+    if isinstance(human_qrels, pd.DataFrame) and "inclusion_probability" in human_qrels.columns:
+        _check_probabilities(human_qrels, human, sample)
+    return human["label"].to_numpy(np.int64)[position]
+
+
+def _check_probabilities(source: pd.DataFrame, human: pd.DataFrame, sample: pd.DataFrame) -> None:
+    given = pd.Series(pd.to_numeric(source["inclusion_probability"], errors="coerce").to_numpy(float),
+                      index=pd.MultiIndex.from_frame(human[["qid", "docno"]].astype(str)))
+    planned = sample.set_index(["qid", "docno"])["inclusion_probability"]
+    differ = ~np.isclose(given.reindex(planned.index).to_numpy(), planned.to_numpy(), rtol=1e-9, atol=0)
+    if differ.any():
+        qid, docno = planned.index[np.flatnonzero(differ)[0]]
+        raise ValueError(f"'human_qrels' column 'inclusion_probability' differs from the judging plan's for "
+                         f"{int(differ.sum())} pair(s) (e.g. topic {qid!r}, document {docno!r}): the labels belong "
+                         "to another plan, or the plan was changed")
+
+
+def _kernel_measures(parsed) -> list:
+    lowered = [lower(p.measure) for p in parsed]
+    bad = [p.label for p, km in zip(parsed, lowered)
+           if km is None or km.kind not in RANKED_KINDS or km.judged_only or km.scheme not in ("grade", "exp2")]
+    if bad:
+        raise ValueError(f"with a judging plan, measures must be AP, nDCG, P, R, RR, Rprec or Success (with optional "
+                         f"cutoff, rel and gains), got {bad}")
+    zero_rel = [p.label for p, km in zip(parsed, lowered) if km.kind != NDCG and km.rel < 1]
+    if zero_rel:
+        raise ValueError(f"with a judging plan every pool pair has a label, so rel=0 would count the whole pool "
+                         f"relevant: use rel of at least 1, got {zero_rel}")
+    return lowered
+
+
+class PlanEstimator:
+    """Runs and a judging plan's pool, prepared once; :meth:`estimate` from any probability sample of
+    the pool (``ppi_evaluate(..., plan=)`` draws one; a coverage study draws many).
+
+    Args:
+        runs: read runs (:func:`read_runs`), ranked over the whole of each ranking.
+        pool: the plan's pool (``qid, docno, auto_label``, sorted by ``qid, docno``).
+        measures: measures (AP, nDCG, P, R, RR, Rprec, Success)."""
+
+    def __init__(self, runs, pool: pd.DataFrame, measures: MeasuresLike):
+        self.parsed = parse_measures(measures)
+        require_mean_aggregated(self.parsed, context="a prediction-powered interval")
+        self.lowered = _kernel_measures(self.parsed)
+        self.names = tuple(runs)
+        self.auto = pool["auto_label"].to_numpy(np.int64)
+        qid_code, qids = pd.factorize(pool["qid"], sort=True)
+        self.starts = np.flatnonzero(np.r_[True, qid_code[1:] != qid_code[:-1]])
+        self.qids = tuple(qids)
+        self.positions = run_positions(runs, pool)
+        offsets = self.positions[0]
+        self.cell = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
+
+    def estimate(self, sampled: np.ndarray, human: np.ndarray, probability: np.ndarray, *,
+                 stratum: np.ndarray | None = None, confidence_level: float = 0.95, lam: float | None = None,
+                 estimand: str = "population", n_replicates: int = DEFAULT_REPLICATES,
+                 rng: RngLike = None) -> SampledPPIEvaluation:
+        """Estimates from a sample: ``sampled`` (a boolean mask over the pool), the human grades and
+        inclusion probabilities of the sampled pairs (in pool order) and, under the stratified
+        design, their strata (None: Poisson)."""
+        replicates = n_replicates if estimand == "topics" else 0
+        design = _Sample(self, sampled, human, probability, stratum, sign_draws(as_generator(rng), replicates,
+                                                                               int(sampled.sum())))
+        estimates: dict[str, list] = {"ppi": [], "human-only": [], "auto-only": []}
+        used = []
+        for km in self.lowered:
+            for kind in estimates:
+                values, weight = design.measure(km, kind, lam)
+                estimates[kind].append(values)
+                if kind == "ppi":
+                    used.append(weight)
+        return SampledPPIEvaluation(
+            names=self.names, measures=tuple(p.label for p in self.parsed), qids=self.qids,
+            estimates={k: np.stack(v) for k, v in estimates.items()}, lam=tuple(used),
+            n_labels=int(sampled.sum()), n_pool=len(self.auto), sampled_in_top=self._sampled_in_top(sampled),
+            confidence_level=float(confidence_level), estimand=estimand,
+            design="poisson" if stratum is None else "stratified")
+
+    def _sampled_in_top(self, sampled: np.ndarray) -> np.ndarray:
+        """``(measures, topics, runs)``: sampled pairs among each run's ranks up to the measure's
+        cutoff (10 without one)."""
+        offsets, ranks, pairs, _, n_runs = self.positions
+        cell = self.cell
+        out = []
+        for km in self.lowered:
+            hit = (ranks <= (km.cutoff if km.cutoff > 0 else 10)) & sampled[pairs]
+            counts = np.bincount(cell[hit], minlength=len(offsets) - 1)
+            out.append(counts.reshape(n_runs, len(self.qids)).T)
+        return np.stack(out)
+
+
+class _Sample:
+    """One sample of a pool: estimates of each label function, then of each measure."""
+
+    def __init__(self, estimator: PlanEstimator, sampled, human, probability, stratum, signs):
+        self.estimator = estimator
+        self.sampled, self.human, self.probability, self.signs = sampled, human, probability, signs
+        self.stratum = None if stratum is None else pd.factorize(stratum)[0]
+
+    def rows(self, f_auto: np.ndarray, f_human: np.ndarray, lam: float) -> np.ndarray:
+        """Estimates of ``f`` for every pair: the point estimate, then the replicates."""
+        if not len(self.signs):
+            return point_estimates(f_auto, self.sampled, f_human, self.probability, lam)[None]
+        return replicate_estimates(f_auto, self.sampled, f_human, self.probability, lam, self.signs, self.stratum)
+
+    def per_topic(self, rows: np.ndarray) -> np.ndarray:
+        """``(rows, topics)`` sums of ``rows`` over each topic's pairs."""
+        return np.add.reduceat(rows, self.estimator.starts, axis=1)
+
+    def measure(self, km, kind: str, lam: float | None) -> tuple[np.ndarray, float]:
+        """``(rows, topics, runs)`` estimates of one measure for one kind, and the ``lam`` used."""
+        auto = self.estimator.auto
+        grades = np.unique(np.r_[auto, self.human])
+        if km.kind == NDCG:
+            f = {int(g): km.gain(int(g)) for g in grades}
+        else:
+            f = {int(g): float(g >= km.rel) for g in grades}
+        values = np.array([f[int(g)] for g in grades])
+        f_auto, f_human = values[np.searchsorted(grades, auto)], values[np.searchsorted(grades, self.human)]
+        if kind == "auto-only":
+            used, rows = 1.0, f_auto[None]
+        else:
+            used = 0.0 if kind == "human-only" else (
+                tuned_lambda(f_auto[self.sampled], f_human, self.probability) if lam is None else lam)
+            rows = self.rows(f_auto, f_human, used)
+        if km.kind == NDCG:
+            levels = np.unique(values[values > 0])[::-1]
+            counts = [self.per_topic(self._level_rows(f_auto, f_human, v, used, kind)) for v in levels]
+            norm = ideal_dcg(levels, np.stack(counts, axis=-1) if counts else
+                             np.zeros(rows.shape[:1] + (len(self.estimator.qids), 0)), km.cutoff)
+        else:
+            norm = self.per_topic(rows)
+        offsets, ranks, pairs, cell_topic, n_runs = self.estimator.positions
+        # positions whose estimate is 0 in every row add nothing
+        keep = ((f_auto != 0) & (kind != "human-only") | self.sampled & (kind != "auto-only"))[pairs]
+        kept = np.r_[0, np.cumsum(np.bincount(self.estimator.cell[keep], minlength=len(offsets) - 1))]
+        values = ranked_values(km.kind, km.cutoff, kept, ranks[keep], pairs[keep], cell_topic, rows, norm)
+        values = values.reshape(len(rows), n_runs, len(self.estimator.qids)).transpose(0, 2, 1)
+        if km.kind in _RATIOS:
+            values = np.clip(values, 0.0, 1.0)
+        return values, used
+
+    def _level_rows(self, f_auto, f_human, level: float, lam: float, kind: str) -> np.ndarray:
+        at_auto, at_human = (f_auto == level).astype(float), (f_human == level).astype(float)
+        if kind == "auto-only":
+            return at_auto[None]
+        return self.rows(at_auto, at_human, lam)
+
+
+def evaluate_with_plan(runs: RunsLike, auto_qrels: QrelsLike, human_qrels: QrelsLike, measures: MeasuresLike,
+                       plan: JudgingPlan, *, names: Sequence[str] | None = None, confidence_level: float = 0.95,
+                       lam: float | None = None, estimand: str = "population",
+                       n_replicates: int = DEFAULT_REPLICATES, rng: RngLike = None,
+                       batch_size: int | None = None, verbose: bool = False) -> SampledPPIEvaluation:
+    """The body of ``ppi_evaluate(..., plan=plan)`` (its docstring says what each argument does)."""
+    if not isinstance(plan, JudgingPlan):
+        raise TypeError(f"'plan' must be a JudgingPlan (judging_plan(...) or JudgingPlan.load(path)), got "
+                        f"{type(plan).__name__}")
+    if isinstance(n_replicates, bool) or not isinstance(n_replicates, (int, np.integer)) or n_replicates < 20:
+        raise ValueError(f"'n_replicates' must be an integer of at least 20, got {n_replicates!r}")
+    read = read_runs(runs, names=names, batch_size=batch_size, verbose=verbose)
+    parsed = parse_measures(measures)
+    require_mean_aggregated(parsed, context="a prediction-powered interval")
+    lowered = _kernel_measures(parsed)
+    check_topic_overlap({name: run["qid"].unique() for name, run in read.items()}, plan.pool["qid"].unique())
+    plan.check(read, auto_qrels)
+    human = _human_labels(human_qrels, plan)
+    pool = plan.pool
+    _warn_unreached(parsed, lowered, pool["auto_label"].to_numpy(), human)
+    sampled = pool["sampled"].to_numpy(bool)
+    stratum = pool["stratum"].to_numpy(np.int64)[sampled] if plan.design == "stratified" else None
+    return PlanEstimator(read, pool, parsed).estimate(
+        sampled, human, pool["inclusion_probability"].to_numpy(float)[sampled], stratum=stratum,
+        confidence_level=confidence_level, lam=lam, estimand=estimand, n_replicates=n_replicates, rng=rng)
+
+
+def _warn_unreached(parsed, lowered, auto: np.ndarray, human: np.ndarray) -> None:
+    unreached = [p.label for p, km in zip(parsed, lowered)
+                 if km.kind != NDCG and auto.max(initial=0) < km.rel <= human.max(initial=0)]
+    if unreached:
+        warn(InputWarning(
+            f"the automatic qrels' highest label is {auto.max(initial=0)} and the human labels' "
+            f"{human.max(initial=0)}: no automatic label counts as relevant for {', '.join(unreached)}, so the "
+            "automatic labels correct nothing and PPI gives the human-only estimate; put both on one scale "
+            "(e.g. the judge's 1 as the human 2)"))
