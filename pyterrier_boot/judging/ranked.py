@@ -7,8 +7,17 @@ numbers so that its parts keep their expectation (Aslam, Pavlu & Yilmaz 2006, st
 * linear parts are sums of estimates: ``P@k``, ``DCG@k``, the number of relevant documents ``R``;
 * products of *different* pairs' estimates are unbiased when pairs are drawn independently
   (Poisson design): ``AP``'s numerator ``sum_k x_k (1 + sum_{j<k} x_j) / k`` (the square
-  ``x_k * x_k`` of a binary label is ``x_k``), ``RR = sum_k x_k / k * prod_{j<k} (1 - x_j)`` and
-  ``Success@k = 1 - prod_{j<=k} (1 - x_j)``;
+  ``x_k * x_k`` of a binary label is ``x_k``);
+* the first relevant document's measures, ``RR = sum_k w_k h_k prod_{j<k} (1 - h_j)`` with
+  ``w_k = 1 / k`` and ``Success@c`` with ``w_k = 1`` (``k <= c``), are products of many labels:
+  the same product of estimates ``x``, unbiased as it is, is ruled by the few largest ``1 / pi``
+  and useless in practice. They are linearised instead around *imputed* labels ``y`` in [0, 1]
+  (the human label where sampled, else the relevance rate of the pair's stratum in the sample):
+  ``m(y) + sum_k g_k (x_k - y_k)`` with ``g_k`` the measure's derivative in label ``k`` at ``y``
+  (the model-assisted, GREG-style estimator; Sarndal, Swensson & Wretman 1992, ch. 6): exact at
+  ``y = h`` and, to first order, unbiased whatever ``y``. One pass computes it, with
+  ``Q_k = prod_{j<k} (1 - y_j)`` and ``A_{k+1} = A_k (1 - y_k) + Q_k (x_k - y_k)``:
+  ``sum_k w_k (Q_k x_k - y_k A_k)``;
 * normalised measures are ratios of such estimates: ``AP``, ``R@k`` and ``Rprec`` divide by the
   estimated ``R`` and ``nDCG@k`` by the ideal DCG of the estimated number of documents of each
   gain, filled in gain order with a fractional last document (``Rprec`` likewise reads
@@ -23,7 +32,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from ..measures.lowering import AP, NDCG, P, R, RPREC, RR, SUCCESS
+from ..measures.lowering import AP, NDCG, RPREC, RR, SUCCESS, P, R
 
 __all__ = ["RANKED_KINDS", "ranked_values", "ideal_dcg"]
 
@@ -32,28 +41,24 @@ RANKED_KINDS = (AP, NDCG, P, R, RR, RPREC, SUCCESS)
 
 
 @numba.njit(cache=True, nogil=True)
-def _cell(kind, cutoff, ranks, pairs, x, norm):
-    """One ranking's value for one row of estimates ``x`` (pool-indexed); ``norm`` is the topic's
-    estimated R (AP, R, Rprec) or ideal DCG (nDCG)."""
+def _cell(kind, cutoff, ranks, pairs, x, y, norm):
+    """One ranking's value for one row of estimates ``x`` (pool-indexed); ``y`` the imputed labels
+    (RR, Success); ``norm`` is the topic's estimated R (AP, R, Rprec) or ideal DCG (nDCG)."""
     total = 0.0
     if kind == P:
         for e in range(len(ranks)):
             if ranks[e] <= cutoff:
                 total += x[pairs[e]]
         return total / cutoff
-    if kind == SUCCESS:
-        miss = 1.0
+    if kind == SUCCESS or kind == RR:
+        miss = 1.0  # Q: by the imputed labels, the chance that no document above is relevant
+        carried = 0.0  # A: the corrections above, carried down through the imputed labels
         for e in range(len(ranks)):
             if ranks[e] <= cutoff:
-                miss *= 1.0 - x[pairs[e]]
-        return 1.0 - miss
-    if kind == RR:
-        miss = 1.0
-        for e in range(len(ranks)):
-            if ranks[e] <= cutoff:
-                v = x[pairs[e]]
-                total += miss * v / ranks[e]
-                miss *= 1.0 - v
+                v, u = x[pairs[e]], y[pairs[e]]
+                total += (miss * v - u * carried) / (ranks[e] if kind == RR else 1.0)
+                carried = carried * (1.0 - u) + miss * (v - u)
+                miss *= 1.0 - u
         return total
     if kind == NDCG:
         if norm <= 0.0:
@@ -88,17 +93,17 @@ def _cell(kind, cutoff, ranks, pairs, x, norm):
 
 
 @numba.njit(cache=True, parallel=True)
-def _cells(kind, cutoff, offsets, ranks, pairs, cell_topic, x, norm, out):
+def _cells(kind, cutoff, offsets, ranks, pairs, cell_topic, x, y, norm, out):
     n_cells = len(offsets) - 1
     for c in numba.prange(n_cells):
         lo, hi = offsets[c], offsets[c + 1]
         t = cell_topic[c]
         for r in range(x.shape[0]):
-            out[r, c] = _cell(kind, cutoff, ranks[lo:hi], pairs[lo:hi], x[r], norm[r, t])
+            out[r, c] = _cell(kind, cutoff, ranks[lo:hi], pairs[lo:hi], x[r], y, norm[r, t])
 
 
 def ranked_values(kind: int, cutoff: int, offsets: np.ndarray, ranks: np.ndarray, pairs: np.ndarray,
-                  cell_topic: np.ndarray, x: np.ndarray, norm: np.ndarray) -> np.ndarray:
+                  cell_topic: np.ndarray, x: np.ndarray, norm: np.ndarray, y: np.ndarray | None = None) -> np.ndarray:
     """The measure of every ranking (cell) for every row of estimates.
 
     Args:
@@ -108,12 +113,14 @@ def ranked_values(kind: int, cutoff: int, offsets: np.ndarray, ranks: np.ndarray
         cell_topic: each cell's topic.
         x: ``(rows, pairs)`` estimated labels (0/1 relevance or gains).
         norm: ``(rows, topics)`` the estimated R, or the ideal DCG for nDCG (unused by P, RR, Success).
+        y: ``(pairs,)`` imputed labels in [0, 1] for RR and Success (default: ``x``'s first row).
 
     Returns ``(rows, cells)``."""
     out = np.empty((x.shape[0], len(offsets) - 1))
     limit = cutoff if cutoff > 0 else np.iinfo(np.int64).max
-    _cells(kind, limit, offsets, ranks, pairs, cell_topic, np.ascontiguousarray(x, dtype=np.float64),
-           np.ascontiguousarray(norm, dtype=np.float64), out)
+    x = np.ascontiguousarray(x, dtype=np.float64)
+    y = x[0] if y is None else np.ascontiguousarray(y, dtype=np.float64)
+    _cells(kind, limit, offsets, ranks, pairs, cell_topic, x, y, np.ascontiguousarray(norm, dtype=np.float64), out)
     return out
 
 

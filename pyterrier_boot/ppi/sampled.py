@@ -31,11 +31,11 @@ from .._warnings import InputWarning, warn
 from ..inputs.overlap import check_topic_overlap
 from ..inputs.qrels import read_qrels
 from ..inputs.runs import read_runs
-from ..judging import JudgingPlan
+from ..judging import JudgingPlan, designs
 from ..judging.estimation import point_estimates, replicate_estimates, sign_draws, tuned_lambda
 from ..judging.pool import run_positions
 from ..judging.ranked import RANKED_KINDS, ideal_dcg, ranked_values
-from ..measures.lowering import AP, NDCG, R, RPREC, RR, SUCCESS, lower
+from ..measures.lowering import AP, NDCG, RPREC, R, lower
 from ..measures.parsing import parse_measures, require_mean_aggregated
 from .intervals import PPIResult, _normal_result, classical_mean_ci
 from .tables import MOSTLY_ZERO, IntervalTables, column_flags
@@ -206,9 +206,10 @@ class PlanEstimator:
     Args:
         runs: read runs (:func:`read_runs`), ranked over the whole of each ranking.
         pool: the plan's pool (``qid, docno, auto_label``, sorted by ``qid, docno``).
-        measures: measures (AP, nDCG, P, R, RR, Rprec, Success)."""
+        measures: measures (AP, nDCG, P, R, RR, Rprec, Success).
+        depth: the plan's depth (its rank bands make the strata whose relevance rates RR and Success impute)."""
 
-    def __init__(self, runs, pool: pd.DataFrame, measures: MeasuresLike):
+    def __init__(self, runs, pool: pd.DataFrame, measures: MeasuresLike, *, depth: int = 100):
         self.parsed = parse_measures(measures)
         require_mean_aggregated(self.parsed, context="a prediction-powered interval")
         self.lowered = _kernel_measures(self.parsed)
@@ -217,6 +218,7 @@ class PlanEstimator:
         qid_code, qids = pd.factorize(pool["qid"], sort=True)
         self.starts = np.flatnonzero(np.r_[True, qid_code[1:] != qid_code[:-1]])
         self.qids = tuple(qids)
+        self.strata = designs.strata(pool, depth)
         self.positions = run_positions(runs, pool)
         offsets = self.positions[0]
         self.cell = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
@@ -277,6 +279,18 @@ class _Sample:
         """``(rows, topics)`` sums of ``rows`` over each topic's pairs."""
         return np.add.reduceat(rows, self.estimator.starts, axis=1)
 
+    def imputed(self, f_auto: np.ndarray, f_human: np.ndarray) -> np.ndarray:
+        """Labels in [0, 1] for the products of RR and Success: the human one where sampled, else the
+        share relevant among the sampled pairs of the pair's stratum (topic x automatic label x
+        rank band; the automatic label where the stratum has no sampled pair)."""
+        strata = self.estimator.strata
+        taken = strata[self.sampled]
+        count = np.bincount(taken, minlength=strata.max() + 1)
+        rate = np.bincount(taken, weights=f_human, minlength=strata.max() + 1) / np.maximum(count, 1)
+        y = np.where(count[strata] > 0, rate[strata], f_auto)
+        y[self.sampled] = f_human
+        return np.clip(y, 0.0, 1.0)
+
     def measure(self, km, kind: str, lam: float | None) -> tuple[np.ndarray, float]:
         """``(rows, topics, runs)`` estimates of one measure for one kind, and the ``lam`` used."""
         auto = self.estimator.auto
@@ -301,10 +315,11 @@ class _Sample:
         else:
             norm = self.per_topic(rows)
         offsets, ranks, pairs, cell_topic, n_runs = self.estimator.positions
-        # positions whose estimate is 0 in every row add nothing
-        keep = ((f_auto != 0) & (kind != "human-only") | self.sampled & (kind != "auto-only"))[pairs]
+        imputed = f_auto if kind == "auto-only" else self.imputed(f_auto, f_human)
+        # positions whose estimate (and imputed label) is 0 in every row add nothing
+        keep = ((f_auto != 0) & (kind != "human-only") | self.sampled & (kind != "auto-only") | (imputed != 0))[pairs]
         kept = np.r_[0, np.cumsum(np.bincount(self.estimator.cell[keep], minlength=len(offsets) - 1))]
-        values = ranked_values(km.kind, km.cutoff, kept, ranks[keep], pairs[keep], cell_topic, rows, norm)
+        values = ranked_values(km.kind, km.cutoff, kept, ranks[keep], pairs[keep], cell_topic, rows, norm, imputed)
         values = values.reshape(len(rows), n_runs, len(self.estimator.qids)).transpose(0, 2, 1)
         if km.kind in _RATIOS:
             values = np.clip(values, 0.0, 1.0)
@@ -339,7 +354,7 @@ def evaluate_with_plan(runs: RunsLike, auto_qrels: QrelsLike, human_qrels: Qrels
     _warn_unreached(parsed, lowered, pool["auto_label"].to_numpy(), human)
     sampled = pool["sampled"].to_numpy(bool)
     stratum = pool["stratum"].to_numpy(np.int64)[sampled] if plan.design == "stratified" else None
-    return PlanEstimator(read, pool, parsed).estimate(
+    return PlanEstimator(read, pool, parsed, depth=plan.depth).estimate(
         sampled, human, pool["inclusion_probability"].to_numpy(float)[sampled], stratum=stratum,
         confidence_level=confidence_level, lam=lam, estimand=estimand, n_replicates=n_replicates, rng=rng)
 
