@@ -44,51 +44,44 @@ RANKED_KINDS = (AP, NDCG, P, R, RR, RPREC, SUCCESS)
 def _cell(kind, cutoff, ranks, pairs, x, y, norm):
     """One ranking's value for one row of estimates ``x`` (pool-indexed); ``y`` the imputed labels
     (RR, Success); ``norm`` is the topic's estimated R (AP, R, Rprec) or ideal DCG (nDCG)."""
+    n = np.searchsorted(ranks, cutoff, side="right")  # positions are sorted by rank
     total = 0.0
     if kind == P:
-        for e in range(len(ranks)):
-            if ranks[e] <= cutoff:
-                total += x[pairs[e]]
+        for e in range(n):
+            total += x[pairs[e]]
         return total / cutoff
     if kind == SUCCESS or kind == RR:
         miss = 1.0  # Q: by the imputed labels, the chance that no document above is relevant
         carried = 0.0  # A: the corrections above, carried down through the imputed labels
-        for e in range(len(ranks)):
-            if ranks[e] <= cutoff:
-                v, u = x[pairs[e]], y[pairs[e]]
-                total += (miss * v - u * carried) / (ranks[e] if kind == RR else 1.0)
-                carried = carried * (1.0 - u) + miss * (v - u)
-                miss *= 1.0 - u
+        for e in range(n):
+            v, u = x[pairs[e]], y[pairs[e]]
+            total += (miss * v - u * carried) / (ranks[e] if kind == RR else 1.0)
+            carried = carried * (1.0 - u) + miss * (v - u)
+            miss *= 1.0 - u
         return total
-    if kind == NDCG:
-        if norm <= 0.0:
-            return 0.0
-        for e in range(len(ranks)):
-            if ranks[e] <= cutoff:
-                total += x[pairs[e]] / np.log2(ranks[e] + 1.0)
-        return total / norm
     if norm <= 0.0:  # no relevant document: 0, as trec_eval
         return 0.0
+    if kind == NDCG:
+        for e in range(n):
+            total += x[pairs[e]] / np.log2(ranks[e] + 1.0)
+        return total / norm
     if kind == R:
-        for e in range(len(ranks)):
-            if ranks[e] <= cutoff:
-                total += x[pairs[e]]
+        for e in range(n):
+            total += x[pairs[e]]
         return total / norm
     if kind == AP:
         above = 0.0
-        for e in range(len(ranks)):
-            if ranks[e] <= cutoff:
-                v = x[pairs[e]]
-                total += v * (1.0 + above) / ranks[e]
-                above += v
+        for e in range(n):
+            v = x[pairs[e]]
+            total += v * (1.0 + above) / ranks[e]
+            above += v
         return total / norm
     # RPREC: precision at the (fractional) rank R, read off the cumulated estimates
     whole = np.floor(norm)
     for e in range(len(ranks)):
-        if ranks[e] <= whole:
-            total += x[pairs[e]]
-        elif ranks[e] == whole + 1:
-            total += (norm - whole) * x[pairs[e]]
+        if ranks[e] > whole + 1:
+            break
+        total += x[pairs[e]] * (1.0 if ranks[e] <= whole else norm - whole)
     return total / norm
 
 
