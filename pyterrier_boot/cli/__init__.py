@@ -62,6 +62,9 @@ _HINTS = (
     ("max_memory=", "--max-memory "),
     ("or use design='poisson'", "or use --design poisson"),
     ("'budget' ", "--budget "),
+    ("'n_replicates' must be", "--replicates must be"),
+    ("use the plan's qrels, or make a new plan",
+     "give the plan's --auto-qrels (and its --probabilities, if it was made with them), or make a new plan"),
 )
 
 
