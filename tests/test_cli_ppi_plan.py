@@ -245,3 +245,21 @@ def test_help_names_the_plan_options(capsys):
     assert main(["ppi", "--help"]) == 0
     out = capsys.readouterr().out
     assert "--plan FILE" in out and "judge-plan" in out and f"(default {DEFAULT_REPLICATES})" in out
+
+
+def test_an_active_plan_needs_the_same_probabilities(files, tmp_path, capsys):
+    folder = files["folder"]
+    pairs = pd.read_csv(folder / "auto.txt", sep=" ", header=None, dtype=str)
+    p = np.random.default_rng(4).uniform(size=len(pairs))
+    (tmp_path / "auto.prob").write_text("".join(f"{q} 0 {d} {float(v)!r}\n" for q, d, v in zip(pairs[0], pairs[2], p)))
+    plan = _judge_plan(files, tmp_path / "plan", "--budget", "0.2", "--strategy", "active", "--probabilities",
+                       str(tmp_path / "auto.prob"))
+    judged = {"plan": plan, "human": _label(files, plan / "to_judge.txt", tmp_path / "human.txt")}
+    assert _ppi(files, judged, "-m", "AP") == 1
+    assert "give the plan's --auto-qrels (and its --probabilities, if it was made with them)" in capsys.readouterr().err
+    assert _ppi(files, judged, "-m", "AP", "--probabilities", str(tmp_path / "auto.prob"), "--format", "csv") == 0
+    written = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    auto = pb.read_qrels(folder / "auto.txt").frame.assign(probability=p)  # the file's order
+    expected = pb.ppi_evaluate(pb.read_runs(folder / "runs"), auto, pb.read_qrels(judged["human"]), ["AP"],
+                               plan=pb.JudgingPlan.load(plan / "plan.txt")).table()
+    np.testing.assert_allclose(written["AP ci_low"], expected["AP ci_low"], rtol=1e-5)
