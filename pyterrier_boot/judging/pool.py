@@ -15,6 +15,7 @@ a distribution over a run's top ``D`` that is largest at the top ranks, where AP
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
 
     from .._typing import QrelsLike
 
-__all__ = ["build_pool", "fingerprint", "ranked_pairs", "read_auto_qrels", "run_positions"]
+__all__ = ["Positions", "build_pool", "fingerprint", "ranked_pairs", "read_auto_qrels", "run_positions"]
 
 #: columns of the automatic qrels that carry the judge's probability of relevance, in the order looked for
 PROBABILITY_COLUMNS = ("probability", "score")
@@ -119,15 +120,29 @@ def ranked_pairs(runs: Mapping[str, pd.DataFrame], topics: set, depth: int) -> p
                          "rank": rank.astype(np.int64), "weight": prior / runs_per_topic[topic]})
 
 
-def run_positions(runs: Mapping[str, pd.DataFrame], pool: pd.DataFrame):
-    """Where each run ranks the pool's pairs, as the arrays of :func:`.ranked.ranked_values`.
+@dataclass(frozen=True)
+class Positions:
+    """Where runs rank a pool's pairs (:func:`run_positions`), as :func:`.ranked.ranked_values` reads them.
 
-    Returns ``offsets, ranks, pairs, cell_topic, cell_run``: cell ``c`` (one run's ranking of one
-    topic of the pool: ``cell_topic`` its position among the pool's sorted topics, ``cell_run`` the
-    run's) holds, by rank, the ranks (over the run's whole ranking, trec_eval's order) and pool rows
-    of its documents that are in the pool; documents outside the pool are non-relevant. The rankings
-    come from :class:`~pyterrier_boot.measures.arrays.JudgedRuns` with the pool as qrels whose label
-    is the pair's row."""
+    Cell ``c`` is one run's ranking of one topic of the pool (``cell_topic``: its position among the
+    pool's sorted topics; ``cell_run``: the run's); its positions ``offsets[c]:offsets[c + 1]`` hold,
+    by rank, the ranks (over the run's whole ranking, in trec_eval's order) and pool rows
+    (``pairs``) of its documents that are in the pool. ``outside``: how many of the runs' top
+    ``depth`` documents are not in the pool, ``example`` the first such (qid, docno)."""
+
+    offsets: np.ndarray
+    ranks: np.ndarray
+    pairs: np.ndarray
+    cell_topic: np.ndarray
+    cell_run: np.ndarray
+    outside: int
+    example: tuple | None
+
+
+def run_positions(runs: Mapping[str, pd.DataFrame], pool: pd.DataFrame, depth: int = 100) -> Positions:
+    """Where each run ranks the pool's pairs; documents outside the pool are non-relevant. The
+    rankings come from :class:`~pyterrier_boot.measures.arrays.JudgedRuns` with the pool as qrels
+    whose label is the pair's row."""
     qids = np.sort(pool["qid"].unique())
     rows = pd.DataFrame({"qid": pool["qid"], "docno": pool["docno"], "label": np.arange(len(pool))})
     arrays = JudgedRuns.build(runs, rows, warn_unjudged=False, warn_missing=False)
@@ -135,12 +150,17 @@ def run_positions(runs: Mapping[str, pd.DataFrame], pool: pd.DataFrame):
     within = np.arange(len(arrays.run_codes)) - np.repeat(arrays.run_offsets[:-1], lengths)
     pair = arrays.grades_of(arrays.run_codes)
     keep = pair != UNJUDGED
-    cell = np.repeat(np.arange(len(lengths)), lengths)[keep]
-    offsets = np.r_[0, np.cumsum(np.bincount(cell, minlength=len(lengths)))].astype(np.int64)
-    topic_of = np.searchsorted(qids, arrays.qids.astype(str))
-    cells = np.arange(len(lengths))
-    return (offsets, (within[keep] + 1).astype(np.int64), pair[keep].astype(np.int64),
-            topic_of[cells % arrays.n_topics], cells // arrays.n_topics)
+    cells = np.repeat(np.arange(len(lengths)), lengths)
+    offsets = np.r_[0, np.cumsum(np.bincount(cells[keep], minlength=len(lengths)))].astype(np.int64)
+    missing = np.flatnonzero(~keep & (within < depth))
+    example = None
+    if len(missing):
+        first = missing[0]
+        example = (str(arrays.qids[cells[first] % arrays.n_topics]), str(arrays.docnos[arrays.run_docs[first]]))
+    every = np.arange(len(lengths))
+    return Positions(offsets, (within[keep] + 1).astype(np.int64), pair[keep].astype(np.int64),
+                     np.searchsorted(qids, arrays.qids.astype(str))[every % arrays.n_topics],
+                     every // arrays.n_topics, len(missing), example)
 
 
 def build_pool(runs: Mapping[str, pd.DataFrame], auto: pd.DataFrame, depth: int) -> pd.DataFrame:
