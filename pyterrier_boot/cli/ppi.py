@@ -205,8 +205,7 @@ def _header(result) -> str:
 
     level = f"{100 * result.confidence_level:g}%"
     if isinstance(result, SampledPPIEvaluation):
-        replicates = result.estimates["ppi"].shape[1] - 1
-        kind = f"normal, {replicates} design replicates" if result.estimand == "topics" else "t over topics"
+        kind = f"normal, {result.n_replicates} design replicates" if result.estimand == "topics" else "t over topics"
         return (f"PPI {level} intervals from a judging plan ({kind}): the human labels are a sample of documents, "
                 f"{result.n_labels} labels of {result.n_pool} pool pairs over {len(result.qids)} topics "
                 f"({result.design} design); {result.describe_estimand()}")

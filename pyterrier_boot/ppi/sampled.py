@@ -38,7 +38,7 @@ from ..judging.pool import run_positions
 from ..judging.ranked import RANKED_KINDS, ideal_dcg, ranked_values
 from ..measures.lowering import AP, NDCG, RPREC, RR, SUCCESS, R, lower
 from ..measures.parsing import parse_measures, require_mean_aggregated
-from .intervals import PPIResult, _normal_result, classical_mean_ci
+from .intervals import PPIResult, _normal_result, classical_mean_ci, warn_few_topics
 from .tables import MOSTLY_ZERO, IntervalTables, column_flags
 
 if TYPE_CHECKING:
@@ -67,6 +67,7 @@ class SampledPPIEvaluation(IntervalTables):
         n_labels: human labels used; n_pool: pool pairs.
         sampled_in_top: ``(measures, topics, runs)``: sampled pairs in each run's ranks the measure
             reads (its cutoff, else the top 10), for the flags.
+        n_replicates: design replicates behind the ``"topics"`` intervals (0 for ``"population"``).
         confidence_level, estimand, design: as given / the plan's design.
     """
 
@@ -78,6 +79,7 @@ class SampledPPIEvaluation(IntervalTables):
     n_labels: int
     n_pool: int
     sampled_in_top: np.ndarray
+    n_replicates: int = 0
     confidence_level: float = 0.95
     estimand: str = "population"
     design: str = "poisson"
@@ -246,6 +248,7 @@ class PlanEstimator:
             names=self.names, measures=tuple(p.label for p in self.parsed), qids=self.qids,
             estimates={k: np.stack(v) for k, v in estimates.items()}, lam=tuple(used),
             n_labels=int(sampled.sum()), n_pool=len(self.auto), sampled_in_top=self._sampled_in_top(sampled),
+            n_replicates=replicates,
             confidence_level=float(confidence_level), estimand=estimand,
             design="poisson" if stratum is None else "stratified")
 
@@ -365,6 +368,8 @@ def evaluate_with_plan(runs: RunsLike, auto_qrels: QrelsLike, human_qrels: Qrels
         raise_outside_pool(estimator.positions.outside, estimator.positions.example, plan.depth)
     human = _human_labels(human_qrels, plan)
     _warn_unreached(parsed, lowered, pool["auto_label"].to_numpy(), human)
+    if estimand == "population":
+        warn_few_topics(len(estimator.qids), what="topics with a per-topic estimate")
     sampled = pool["sampled"].to_numpy(bool)
     stratum = pool["stratum"].to_numpy(np.int64)[sampled] if plan.design == "stratified" else None
     return estimator.estimate(
