@@ -350,10 +350,10 @@ def _small_sample_lambda(y, yhat, yhat_u, lam, estimand):
     return weight, weight, _fixed_name(1.0 if lam is None else lam)
 
 
-def warn_few_topics(n: int, what: str = "human-judged topic(s)") -> None:
+def warn_few_topics(n: int) -> None:
     """The one warning below :data:`FEW_TOPICS` human-judged topics (pooled per public call)."""
     if n < FEW_TOPICS:
-        report(FitWarning, f"only {{cases}} {what}: below {FEW_TOPICS}, no interval keeps its nominal "
+        report(FitWarning, f"only {{cases}} human-judged topic(s): below {FEW_TOPICS}, no interval keeps its nominal "
                "coverage in our measurements on TREC collections (95% intervals: PPI 92-95%, human-only 91-95% with "
                "4-10 topics); judge more topics, chosen at random (see the ppi page of the docs)", [n])
 

@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from .._random import as_generator
-from .._warnings import InputWarning, warn
+from .._warnings import FitWarning, InputWarning, report, warn
 from ..inputs.overlap import check_topic_overlap
 from ..inputs.qrels import read_qrels
 from ..inputs.runs import read_runs
@@ -38,7 +38,7 @@ from ..judging.pool import run_positions
 from ..judging.ranked import RANKED_KINDS, ideal_dcg, ranked_values
 from ..measures.lowering import AP, NDCG, RPREC, RR, SUCCESS, R, lower
 from ..measures.parsing import parse_measures, require_mean_aggregated
-from .intervals import PPIResult, _normal_result, classical_mean_ci, warn_few_topics
+from .intervals import FEW_TOPICS, PPIResult, _normal_result, classical_mean_ci
 from .tables import MOSTLY_ZERO, IntervalTables, column_flags
 
 if TYPE_CHECKING:
@@ -368,8 +368,10 @@ def evaluate_with_plan(runs: RunsLike, auto_qrels: QrelsLike, human_qrels: Qrels
         raise_outside_pool(estimator.positions.outside, estimator.positions.example, plan.depth)
     human = _human_labels(human_qrels, plan)
     _warn_unreached(parsed, lowered, pool["auto_label"].to_numpy(), human)
-    if estimand == "population":
-        warn_few_topics(len(estimator.qids), what="topics with a per-topic estimate")
+    if estimand == "population" and len(estimator.qids) < FEW_TOPICS:
+        report(FitWarning, "only {cases} topics: the population interval is Student's t over the topics' estimates, "
+               f"which below {FEW_TOPICS} topics rests on their being nearly normal; evaluate more topics, or use "
+               "estimand='topics' for the mean over these", [len(estimator.qids)])
     sampled = pool["sampled"].to_numpy(bool)
     stratum = pool["stratum"].to_numpy(np.int64)[sampled] if plan.design == "stratified" else None
     return estimator.estimate(
