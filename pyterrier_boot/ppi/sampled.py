@@ -20,7 +20,7 @@ the statAP estimate) and ``"auto-only"`` (the automatic labels as if right). See
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -50,6 +50,10 @@ __all__ = ["DEFAULT_REPLICATES", "PlanEstimator", "SampledPPIEvaluation", "evalu
 
 #: design replicates of the ``"topics"`` estimand's variance
 DEFAULT_REPLICATES = 200
+#: fewer sampled pairs per topic than this in a run's top ranks flags it "few labels in top ranks"
+FEW_LABELS_IN_TOP = 1.0
+#: the ``method`` of each kind's intervals
+_METHODS = {"ppi": "difference estimator", "human-only": "horvitz-thompson", "auto-only": "classical"}
 #: measures normalised by an estimated quantity (R, the ideal DCG): their per-topic estimates are ratios
 _RATIOS = (AP, NDCG, R, RPREC)
 
@@ -104,24 +108,24 @@ class SampledPPIEvaluation(IntervalTables):
         return out
 
     def _interval(self, combined: np.ndarray, lam: float, kind: str) -> PPIResult:
-        level = self.confidence_level
-        n_topics = combined.shape[1]
-        if self.estimand == "population" or kind == "auto-only":
-            size = n_topics if self.estimand == "topics" else None
-            result = classical_mean_ci(combined[0], confidence_level=level, population_size=size)
+        """The interval of ``combined`` (rows x topics x columns: estimates, then replicates)."""
+        level, n_topics = self.confidence_level, combined.shape[1]
+        if self.estimand == "population" or kind == "auto-only":  # auto-only: no sampling error
+            result = classical_mean_ci(combined[0], confidence_level=level,
+                                       population_size=n_topics if self.estimand == "topics" else None)
         else:
             estimate = combined[0].mean(0)
-            spread = combined[1:].mean(1) - estimate
-            se = np.sqrt((spread**2).mean(0))
-            result = _normal_result(estimate, se, level, "two-sided", 0.0, np.full(estimate.shape, lam),
-                                    self.n_labels, self.n_pool - self.n_labels, "design replicates",
-                                    estimand=self.estimand)
-        method = {"ppi": "difference estimator", "human-only": "horvitz-thompson"}.get(kind, "classical")
-        return _with(result, lam=np.full(np.shape(result.statistic), lam), method=method,
-                     n_labeled=self.n_labels, n_unlabeled=self.n_pool - self.n_labels)
+            se = np.sqrt(((combined[1:].mean(1) - estimate) ** 2).mean(0))
+            result = _normal_result(estimate, se, level, "two-sided", 0.0, lam, 0, 0, "", estimand=self.estimand)
+        return replace(result, lam=np.full(np.shape(result.statistic), lam), method=_METHODS[kind],
+                       n_labeled=self.n_labels, n_unlabeled=self.n_pool - self.n_labels)
 
     def _flags(self, m: int, weights: np.ndarray) -> list[str]:
-        return _flags(self, m, weights)
+        """See pt_docs/ppi.md, "Flags"."""
+        auto = self.estimates["auto-only"][m, 0]  # (topics, runs)
+        in_top = self.sampled_in_top[m].sum(0)  # per run: sampled pairs in its top ranks
+        return column_flags(weights, {"mostly 0": (auto == 0).mean(0) > MOSTLY_ZERO,
+                                      "few labels in top ranks": in_top < FEW_LABELS_IN_TOP * len(self.qids)})
 
     def per_query(self) -> pd.DataFrame:
         """Per-topic estimates in long form: ``name, qid, measure, kind, value``."""
@@ -132,24 +136,6 @@ class SampledPPIEvaluation(IntervalTables):
                     frames.append(pd.DataFrame({"name": name, "qid": list(self.qids), "measure": label,
                                                 "kind": kind, "value": values[m, 0, :, s]}))
         return pd.concat(frames, ignore_index=True)
-
-
-def _with(result: PPIResult, **changes) -> PPIResult:
-    from dataclasses import replace
-
-    return replace(result, **changes)
-
-
-def _flags(evaluation: SampledPPIEvaluation, m: int, weights: np.ndarray) -> list[str]:
-    """See pt_docs/ppi.md, "Flags"."""
-    auto = evaluation.estimates["auto-only"][m, 0]  # (topics, runs)
-    in_top = evaluation.sampled_in_top[m].sum(0)  # per run: sampled pairs in its top ranks
-    return column_flags(weights, {"mostly 0": (auto == 0).mean(0) > MOSTLY_ZERO,
-                                  "few labels in top ranks": in_top < FEW_LABELS_IN_TOP * len(evaluation.qids)})
-
-
-#: fewer sampled pairs per topic than this in a run's top ranks flags it "few labels in top ranks"
-FEW_LABELS_IN_TOP = 1.0
 
 
 def _human_labels(human_qrels: QrelsLike, plan: JudgingPlan) -> np.ndarray:
