@@ -135,12 +135,9 @@ def Experiment(retr_systems: Any, topics: TopicsLike, qrels: QrelsLike, eval_met
             with the corpus bootstrap the p-value is the replicate test. baseline: also a list.
         corpus_size, model: the corpus bootstrap's ``N`` and image model (``"poisson"``, ``"multinomial"``).
         rng: seed or Generator (SPEC 7; None is :data:`DEFAULT_SEED`). max_memory: bytes the bootstrap may hold.
-        human_qrels: human judgments of some topics, ``qrels`` automatic: prediction-powered
-            intervals (Angelopoulos et al. 2023; ``pt_docs/ppi.md``). estimand: with ``human_qrels``,
-            ``"population"`` (default) or ``"topics"`` (the mean over these topics), as ``ppi_evaluate``.
-            judging_plan: with ``human_qrels`` holding people's labels of its sample of documents, a
-            :class:`pyterrier_boot.JudgingPlan` (``ppi_evaluate``'s ``plan``; named so because
-            ``plan`` is ``pt.Experiment``'s execution plan); ``rng`` seeds its design replicates.
+        human_qrels, estimand, judging_plan: prediction-powered intervals with ``qrels`` automatic
+            (``pt_docs/ppi.md``): ``ppi_evaluate``'s ``human_qrels``, ``estimand`` and ``plan``
+            (named ``judging_plan`` here, ``plan`` being ``pt.Experiment``'s execution plan).
         executor: our extra door: a ``concurrent.futures.Executor`` for the bootstrap (``pt_docs/scale.md``).
     """
     if kwargs:

@@ -182,14 +182,12 @@ def ppi_evaluate(runs: RunsLike, auto_qrels: QrelsLike, human_qrels: QrelsLike,
             judged automatically, the human-judged ones a random subset), with the
             finite-population correction: narrower, and of zero width when every topic is
             human-judged (the mean is then known). ``pt_docs/ppi.md`` says which to choose.
-        plan: a :class:`pyterrier_boot.JudgingPlan` made from these runs and ``auto_qrels``: the
-            human labels are then a sample of documents, and every run's mean and difference is
-            estimated from the automatic labels corrected by the sampled human ones, weighted by
-            their inclusion probabilities (statAP-style; ``pt_docs/ppi.md``, "Judging fewer
-            documents"). ``lam`` is then the weight of the automatic labels (None: tuned per measure
-            from the sample); ``small_sample`` does not apply. Returns a :class:`SampledPPIEvaluation`.
-        n_replicates, rng: with a ``plan`` and ``estimand="topics"``: design replicates of the
-            document sampling's variance (default 200) and their seed (None: 42).
+        plan: a :class:`pyterrier_boot.JudgingPlan` of these runs and ``auto_qrels``: the human
+            labels are then its sample of documents, and means and differences are estimated from
+            the automatic labels corrected by them (``pt_docs/ppi.md``, "Judging fewer documents");
+            ``lam`` weighs the automatic labels (None: tuned per measure); returns a
+            :class:`SampledPPIEvaluation`. n_replicates, rng: its ``"topics"`` design replicates
+            (default 200) and their seed (None: 42).
         batch_size, verbose: as in :func:`read_runs`.
 
     Returns:
@@ -206,6 +204,13 @@ def ppi_evaluate(runs: RunsLike, auto_qrels: QrelsLike, human_qrels: QrelsLike,
         read = read_runs(runs, topics=topics, names=names, batch_size=batch_size, verbose=verbose)
         return evaluate_with_plan(read, auto_qrels, human_qrels, measures, plan, confidence_level=confidence_level,
                                   lam=lam, estimand=estimand, n_replicates=n_replicates, rng=rng)
+    return _evaluate_topic_sample(runs, auto_qrels, human_qrels, measures, topics, names, confidence_level, lam,
+                                  small_sample, estimand, batch_size, verbose)
+
+
+def _evaluate_topic_sample(runs, auto_qrels, human_qrels, measures, topics, names, confidence_level, lam,
+                           small_sample, estimand, batch_size, verbose) -> PPIEvaluation:
+    """``ppi_evaluate`` without a plan: human qrels for a random subset of the topics."""
     parsed = parse_measures(measures)
     require_mean_aggregated(parsed, context="a prediction-powered interval")
     auto, human, topics = _read_qrels(auto_qrels, human_qrels, topics)
