@@ -2,11 +2,19 @@
 from __future__ import annotations
 
 import numbers
+import warnings
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .._checks import ALTERNATIVES, check_choice, check_confidence_level, check_positive_int
+from .._checks import (
+    ALTERNATIVES,
+    check_choice,
+    check_confidence_level,
+    check_positive_int,
+    describe,
+)
+from .._warnings import DegenerateWarning
 from .asymptotic import asymptotic_pvalue, asymptotic_sequence
 from .betting import betting_pvalue, betting_sequence
 from .result import ConfidenceSequence
@@ -69,10 +77,26 @@ def confidence_sequence(x: npt.ArrayLike, y: npt.ArrayLike | None = None, *,
         pvalue = None if null is None else asymptotic_pvalue(scores, bounds, alpha, alternative, planned_n, null)
     t = np.arange(1, scores.shape[0] + 1)
     estimate = np.cumsum(scores, axis=0) / t[:, None]
-    squeeze = np.ndim(x) == 1
-    arrays = [a[:, 0] if squeeze and a is not None else a for a in (estimate, low, high, pvalue)]
-    return ConfidenceSequence(t, *arrays, method=method, confidence_level=level, alternative=alternative,
-                              bounds=bounds, null=null, planned_n=planned_n)
+    if np.ndim(x) == 1:
+        estimate, low, high = estimate[:, 0], low[:, 0], high[:, 0]
+        pvalue = None if pvalue is None else pvalue[:, 0]
+    return ConfidenceSequence(t, estimate, low, high, pvalue, method=method, confidence_level=level,
+                              alternative=alternative, bounds=bounds, null=null, planned_n=planned_n)
+
+
+def _warn_if_empty(low: np.ndarray) -> None:
+    """One DegenerateWarning naming the columns whose betting sequence became empty (NaN ends)."""
+    empty = np.isnan(low)
+    if not empty.any():
+        return
+    columns = np.flatnonzero(empty.any(axis=0))
+    first = int(np.argmax(empty.any(axis=1))) + 1
+    where = "" if low.shape[1] == 1 else f" in {len(columns)} column(s) {describe(columns)}"
+    warnings.warn(DegenerateWarning(
+        f"the betting confidence sequence became empty (every candidate mean rejected){where}, first "
+        f"after {first} topics; its ends are NaN from there on. This happens with probability at most "
+        "1 - confidence_level when the scores share one mean; more often when the mean drifts over the "
+        "topics (e.g. topics sorted by difficulty)", cases=columns.tolist()), stacklevel=3)
 
 
 def _betting(scores, bounds, alpha, alternative, null):
@@ -80,6 +104,7 @@ def _betting(scores, bounds, alpha, alternative, null):
     lo, width = bounds[0], bounds[1] - bounds[0]
     z = np.clip((scores - lo) / width, 0.0, 1.0)  # clip: rounding of values exactly at a bound
     low, high = betting_sequence(z, alpha, alternative)
+    _warn_if_empty(low)
     pvalue = None if null is None else betting_pvalue(z, alpha, alternative, (null - lo) / width)
     return lo + width * low, lo + width * high, pvalue
 
