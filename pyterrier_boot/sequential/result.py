@@ -70,8 +70,8 @@ class ConfidenceSequence:
         if ax is None:
             ax = plt.subplots()[1]
         level = f"{self.confidence_level:.0%}"
-        ax.fill_between(self.n, low, high, alpha=0.3, step=None, label=f"{level} confidence sequence")
-        ax.plot(self.n, estimate, label="running mean")
+        band = ax.fill_between(self.n, low, high, alpha=0.3, label=f"{level} {self.method} confidence sequence")
+        ax.plot(self.n, estimate, color=band.get_facecolor()[0][:3], label="running mean")
         if self.null is not None:
             ax.axhline(self.null, color="grey", linestyle=":", linewidth=1)
         ax.set_xlabel("topics")

@@ -61,6 +61,11 @@ def confidence_sequence(x: npt.ArrayLike, y: npt.ArrayLike | None = None, *,
         planned_n: ``"asymptotic"`` only: the number of topics at which it is tightest
             (default :data:`PLANNED_N`).
 
+    The betting ends are found on a grid of 513 candidate means refined by bisection: exact to
+    ``1e-6 * (high - low)`` of ``bounds``, rounded outwards. Both sequences are running
+    intersections (they never widen). 1,711 paired sequences over 250 topics take about 1 s
+    (betting) or 0.05 s (asymptotic).
+
     Returns:
         A :class:`~pyterrier_boot.sequential.result.ConfidenceSequence`.
     """
