@@ -9,24 +9,26 @@ a nonnegative martingale, so by Ville's inequality it ever reaches ``1/alpha`` w
 most ``alpha``: the candidates whose capital stays below ``1/alpha`` form a confidence sequence,
 valid at every ``t`` at once and at any data-dependent stopping time.
 
-* **Bets** (their predictable plug-in rule, Sec. 5): ``lam_t = sqrt(2 log(k/alpha) /
+* **Bets** (their predictable plug-in rule): ``lam_t = sqrt(2 log(k/alpha) /
   (s2_{t-1} t log(1 + t)))`` from the regularised running variance ``s2_t = (1/4 + sum_{i<=t}
   (x_i - mu_i)^2) / (t + 1)``, ``mu_i = (1/2 + sum_{j<=i} x_j) / (i + 1)``: a function of the
   earlier scores only (``k = 2`` two-sided, 1 one-sided).
-* **Hedging** (their Sec. 4, Thm. 3): a gambler betting on scores above ``m`` (stake
+* **Hedging** (their hedged capital process): a gambler betting on scores above ``m`` (stake
   ``min(lam_t, c/m)``) and one betting below (``min(lam_t, c/(1-m))``), each with half the
   capital; the sum ``K = (K+ + K-)/2`` is the two-sided capital. A one-sided sequence uses one
   gambler with all the capital. The truncation keeps every factor at least ``1 - c``; ``c = 3/4``
   (:data:`TRUNCATION`, one of the two values the paper suggests) gave sequences 10-25% narrower
   than ``c = 1/2`` on TREC DL 2020 and Robust 2003 scores at 25 and 50 topics.
 * **Search**: the set ``{m : K_t(m) < 1/alpha}`` is read on a grid of :data:`GRID` points over
-  [0, 1] (spacing 1/(GRID-1)), each end then refined by bisection to :data:`RESOLUTION`, and the
-  reported ends are moved outwards by that resolution (never narrower than the exact set's hull).
+  [0, 1] (spacing 1/(GRID-1)), each end then refined by bisection within its grid cell to
+  :data:`RESOLUTION` and moved outwards by that resolution (exact when the capital crosses
+  ``1/alpha`` once per cell).
   The sequence is the running intersection of these intervals, so it never widens; a grid point
   once outside is never evaluated again. A set of candidates narrower than the grid spacing that
   lies entirely between two grid points outside the running interval would be missed.
 * **p-value**: ``min(1, 1 / max_{s<=t} K_s(m0))`` is an anytime-valid p-value for ``mean = m0``
-  (Ville's inequality again); it is at most ``alpha`` exactly when ``m0`` has left the sequence.
+  (Ville's inequality again); it is at most ``alpha`` exactly when ``m0`` has left the sequence
+  (up to the resolution).
 """
 from __future__ import annotations
 
