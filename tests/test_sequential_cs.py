@@ -58,6 +58,27 @@ def test_betting_ends_are_where_the_running_capital_crosses_one_over_alpha(alter
     assert checked >= 5
 
 
+def test_candidates_the_betting_capital_accepts_form_an_interval_at_every_t():
+    """The search (grid, then bisection within one cell per end) assumes it: checked on a grid of
+    4,001 candidates, with the capital written out independently of the package."""
+    rng = np.random.default_rng(12)
+    m = np.linspace(0, 1, 4001)
+    for z in (rng.beta(2, 5, 100), (rng.random(100) < 0.2) * 1.0, (np.where(rng.random(100) < 0.8, 0, 0.1) + 1) / 2):
+        variance, total, squares = 0.25, 0.0, 0.0
+        up, down = np.ones_like(m), np.ones_like(m)
+        with np.errstate(divide="ignore"):
+            cap_up, cap_down = 0.75 / m, 0.75 / (1 - m)
+        for i, zi in enumerate(z):
+            lam = math.sqrt(2 * math.log(2 / ALPHA) / (variance * (i + 1) * math.log(i + 2)))
+            up *= 1 + np.minimum(lam, cap_up) * (zi - m)
+            down *= 1 - np.minimum(lam, cap_down) * (zi - m)
+            total += zi
+            squares += (zi - (0.5 + total) / (i + 2)) ** 2
+            variance = (0.25 + squares) / (i + 2)
+            accepted = np.flatnonzero((up + down) / 2 < 1 / ALPHA)
+            assert accepted.size == accepted[-1] - accepted[0] + 1, i
+
+
 def test_betting_sequence_is_the_full_range_until_the_capital_can_reach_one_over_alpha():
     res = ptb.confidence_sequence([0.5, 0.5])
     assert res.ci_low.tolist() == [0.0, 0.0] and res.ci_high.tolist() == [1.0, 1.0]
