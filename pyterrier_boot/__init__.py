@@ -151,6 +151,9 @@ _EXPORTS = {
     "simulate_judge": "pyterrier_boot.ppi.judge",
     "judging_plan": "pyterrier_boot.judging.plan",
     "JudgingPlan": "pyterrier_boot.judging.plan",
+    # anytime-valid inference (confidence sequences over topics)
+    "confidence_sequence": "pyterrier_boot.sequential.sequence",
+    "ConfidenceSequence": "pyterrier_boot.sequential.result",
     # command line, reports and plots
     "plot_means": "pyterrier_boot.plotting",
     "plot_pairwise": "pyterrier_boot.plotting",
