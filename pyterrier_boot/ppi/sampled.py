@@ -115,6 +115,8 @@ class SampledPPIEvaluation(IntervalTables):
                                        population_size=n_topics if self.estimand == "topics" else None)
         else:
             estimate = combined[0].mean(0)
+            # the replicates' root mean squared distance from the estimate: their spread, and the
+            # distance of their mean (a ratio measure's bias, in part; about 0 for a linear one)
             se = np.sqrt(((combined[1:].mean(1) - estimate) ** 2).mean(0))
             result = _normal_result(estimate, se, level, "two-sided", 0.0, lam, 0, 0, "", estimand=self.estimand)
         return replace(result, lam=np.full(np.shape(result.statistic), lam), method=_METHODS[kind],
