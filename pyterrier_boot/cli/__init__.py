@@ -14,7 +14,7 @@ Commands:
 * ``pyterrier-boot split-half``: do corpus-bootstrap intervals hold on random halves of the
   collection (:mod:`.split_half`).
 * ``pyterrier-boot ppi``: prediction-powered intervals from automatic qrels for every topic and
-  human qrels for some (:mod:`.ppi`).
+  human qrels for some topics, or for a judging plan's sample of documents (:mod:`.ppi`).
 * ``pyterrier-boot judge-plan``: which pool pairs to give people, with known inclusion
   probabilities (:mod:`.judge_plan`).
 * ``pyterrier-boot reproduce``: original against reproduced runs (:mod:`.reproduce`).
@@ -62,6 +62,9 @@ _HINTS = (
     ("max_memory=", "--max-memory "),
     ("or use design='poisson'", "or use --design poisson"),
     ("'budget' ", "--budget "),
+    ("'n_replicates' must be", "--replicates must be"),
+    ("use the plan's qrels, or make a new plan",
+     "give the plan's --auto-qrels (and its --probabilities, if it was made with them), or make a new plan"),
 )
 
 

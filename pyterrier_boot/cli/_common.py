@@ -340,6 +340,33 @@ def read_qrels(source, *, corpus_size=None, rel=None, remap=False):
     return qrels
 
 
+def with_probabilities(qrels, path):
+    """The automatic qrels (read), as a frame with the judge's probability of relevance of each pair
+    from ``path`` (lines ``qid iter docno p``; ``--probabilities``), or as they are when ``path`` is None."""
+    if path is None:
+        return qrels
+    import pandas as pd
+
+    try:
+        table = pd.read_csv(path, sep=r"\s+", header=None, dtype=str, comment="#")
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as error:
+        raise ValueError(f"'{path}': not a file of 'qid iter docno probability' lines ({error})") from None
+    if table.shape[1] != 4:
+        raise ValueError(f"'{path}': lines must be 'qid iter docno probability' (4 fields), got {table.shape[1]} fields")
+    table = table.rename(columns={0: "qid", 2: "docno", 3: "probability"})[["qid", "docno", "probability"]]
+    merged = qrels.frame.merge(table, on=["qid", "docno"], how="outer", indicator=True)
+    extra = merged[merged["_merge"] == "right_only"]
+    if len(extra):
+        raise ValueError(f"'{path}' has {len(extra)} pairs that are not in --auto-qrels (e.g. topic "
+                         f"{extra['qid'].iloc[0]!r}, document {extra['docno'].iloc[0]!r})")
+    lacking = merged[merged["_merge"] == "left_only"]
+    if len(lacking):
+        raise ValueError(f"'{path}' lacks the probability of {len(lacking)} pairs of --auto-qrels (e.g. "
+                         f"topic {lacking['qid'].iloc[0]!r}, document {lacking['docno'].iloc[0]!r}): give one for "
+                         "every pair")
+    return merged.drop(columns="_merge").reset_index(drop=True)
+
+
 def read_runs(paths, qrels, *, verbose=False):
     """Read the runs (files, .gz, folders); refuse a run that shares no topic with the qrels and
     drop (with one warning) the results for topics not in the qrels, as trec_eval ignores them

@@ -5,8 +5,6 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-import pandas as pd
-
 from . import _common
 
 EXAMPLES = """\
@@ -84,32 +82,6 @@ def _check(args, parser) -> None:
         parser.error("--strategy active needs the judge's probabilities: --probabilities FILE")
 
 
-def _auto_qrels(args, auto):
-    """The automatic qrels, with the judge's probabilities as a column when given."""
-    if args.probabilities is None:
-        return auto
-    frame = auto.frame
-    try:
-        table = pd.read_csv(args.probabilities, sep=r"\s+", header=None, dtype=str, comment="#")
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as error:
-        raise ValueError(f"'{args.probabilities}': not a file of 'qid iter docno probability' lines ({error})") from None
-    if table.shape[1] != 4:
-        raise ValueError(f"'{args.probabilities}': lines must be 'qid iter docno probability' (4 fields), "
-                         f"got {table.shape[1]} fields")
-    table = table.rename(columns={0: "qid", 2: "docno", 3: "probability"})[["qid", "docno", "probability"]]
-    merged = frame.merge(table, on=["qid", "docno"], how="outer", indicator=True)
-    extra = merged[merged["_merge"] == "right_only"]
-    if len(extra):
-        raise ValueError(f"'{args.probabilities}' has {len(extra)} pairs that are not in --auto-qrels (e.g. topic "
-                         f"{extra['qid'].iloc[0]!r}, document {extra['docno'].iloc[0]!r})")
-    lacking = merged[merged["_merge"] == "left_only"]
-    if len(lacking):
-        raise ValueError(f"'{args.probabilities}' lacks the probability of {len(lacking)} pairs of --auto-qrels (e.g. "
-                         f"topic {lacking['qid'].iloc[0]!r}, document {lacking['docno'].iloc[0]!r}): give one for "
-                         "every pair")
-    return merged.drop(columns="_merge").reset_index(drop=True)
-
-
 def run(args: argparse.Namespace) -> int:
     from ..judging import judging_plan
 
@@ -120,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
     with _common.output_folder(args, "judge-plan") as out:
         qrels = _common.read_qrels(args.auto_qrels)
         runs = _common.read_runs(args.runs, qrels, verbose=_common.progress_enabled(args))
-        plan = judging_plan(runs, _auto_qrels(args, qrels), args.budget, strategy=args.strategy, design=args.design,
+        plan = judging_plan(runs, _common.with_probabilities(qrels, args.probabilities), args.budget, strategy=args.strategy, design=args.design,
                             depth=args.depth, uniform_share=args.uniform_share, rng=seed)
         sample = plan.sample
         plan.save(out / "plan.txt")

@@ -1,5 +1,7 @@
 """``pyterrier-boot ppi``: prediction-powered intervals from automatic qrels for every topic and
-human qrels for some (Angelopoulos et al. 2023; PPI++, Angelopoulos, Duchi & Zrnic 2024)."""
+human qrels for some topics (Angelopoulos et al. 2023; PPI++, Angelopoulos, Duchi & Zrnic 2024), or,
+with ``--plan``, for a judging plan's sample of documents (statAP-style design weights, Aslam,
+Pavlu & Yilmaz 2006)."""
 from __future__ import annotations
 
 import argparse
@@ -25,6 +27,10 @@ examples:
   # the asymptotic intervals of the PPI papers and ppi_py (z quantile, PPI++ lambda tuned in-sample)
   pyterrier-boot ppi --auto-qrels llm.qrels --human-qrels human.qrels runs/ --asymptotic
 
+  # people judged a sample of documents of every topic: plan/to_judge.txt of 'judge-plan', graded
+  pyterrier-boot judge-plan --auto-qrels llm.qrels runs/ --budget 0.1 --out plan/
+  pyterrier-boot ppi --auto-qrels llm.qrels --human-qrels judged.qrels --plan plan/plan.txt runs/
+
 what is printed, for each measure and run (or difference against --baseline):
   PPI          the prediction-powered estimate of the mean human score and its interval
   lambda       the weight of the automatic scores (1 = plain PPI below 30 human-judged topics,
@@ -38,6 +44,12 @@ column of the CSV tables): 'population' (default), the mean over the population 
 sampled from; 'topics', the mean over the topics of --auto-qrels (narrower; zero width when every
 topic is human-judged).
 The human-judged topics must be a random subset of the topics; see the ppi page of the docs.
+With --plan, the human labels are of exactly the plan's sample of (topic, document) pairs, every
+topic's measure is estimated from the automatic labels corrected by the human ones weighted by
+their inclusion probabilities, PPI is that estimate, human-only the human sample alone
+(Horvitz-Thompson, statAP) and lambda the weight of the automatic labels.
+A flag number beside an interval (explained under the tables) marks a run, or a difference
+involving one, whose interval under-covered in our measurements.
 exit status: 0 success, 1 error (bad input, unreadable file), 2 wrong usage.
 """
 
@@ -57,7 +69,18 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
     p.add_argument("--auto-qrels", required=True, metavar="QRELS",
                    help="automatic judgments (e.g. an LLM's) of every topic: a TREC qrels file or 'irds:<id>'")
     p.add_argument("--human-qrels", required=True, metavar="QRELS",
-                   help="human judgments of a random subset of those topics (each of its topics fully judged)")
+                   help="human judgments of a random subset of those topics (each of its topics fully judged); "
+                        "with --plan, of exactly the plan's sample of documents")
+    p.add_argument("--plan", metavar="FILE",
+                   help="a judging plan (plan.txt of 'pyterrier-boot judge-plan', made from these runs and "
+                        "--auto-qrels): the human labels are a sample of documents of every topic")
+    p.add_argument("--probabilities", metavar="FILE",
+                   help="with --plan: the judge's probabilities the plan was made with (judge-plan --probabilities)")
+    p.add_argument("--replicates", type=_common.count, metavar="N",
+                   help="with --plan and --estimand topics: design replicates of the document sampling's "
+                        "variance (default 200)")
+    p.add_argument("--rng", type=int, metavar="SEED",
+                   help="with --plan and --estimand topics: seed of the design replicates (default 42)")
     p.add_argument("-m", "--measures", nargs="+", action="extend", metavar="MEASURE",
                    help=f"ir_measures or trec_eval names (default: {' '.join(_common.DEFAULT_MEASURES)})")
     p.add_argument("-b", "--baseline", metavar="NAME", help="also give each run's difference from this run")
@@ -65,7 +88,8 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
                    help="confidence level of every interval (default 0.95)")
     p.add_argument("--lam", default="tune", metavar="LAMBDA",
                    help="weight of the automatic scores: 'tune' (default: plain PPI below 30 human-judged topics, "
-                        "cross-fitted PPI++ from 30), 1 (plain PPI) or a number in [0, 1]")
+                        "cross-fitted PPI++ from 30; with --plan, tuned per measure from the sample), 1 (plain "
+                        "PPI) or a number in [0, 1]")
     p.add_argument("--estimand", choices=("population", "topics"), default="population",
                    help="what the intervals are about: 'population' (default: the population of topics these are "
                         "a sample of) or 'topics' (the mean over these topics, with the finite-population correction)")
@@ -95,6 +119,7 @@ def _check(args, parser):
     _common.check_output_arguments(args, parser)
     if not 0 <= args.digits <= 10:
         parser.error(f"--digits must be between 0 and 10, got {args.digits}")
+    _check_plan_arguments(args, parser)
     if args.lam == "tune":
         args.lam = None
     else:
@@ -104,6 +129,22 @@ def _check(args, parser):
             parser.error(f"--lam must be 'tune' or a number in [0, 1], got {args.lam!r}")
         if not 0 <= args.lam <= 1:
             parser.error(f"--lam must be 'tune' or a number in [0, 1], got {args.lam:g}")
+
+
+def _check_plan_arguments(args, parser):
+    """Options that belong to --plan (or to the topic-level intervals) given with the other kind."""
+    if args.plan is None:
+        given = [flag for flag, value in (("--probabilities", args.probabilities),
+                                          ("--replicates", args.replicates), ("--rng", args.rng)) if value is not None]
+        if given:
+            parser.error(f"{', '.join(given)} {'needs' if len(given) == 1 else 'need'} --plan FILE (human labels "
+                         "of a sample of documents)")
+        return
+    if args.asymptotic:
+        parser.error("--asymptotic applies to topic-level intervals, not with --plan")
+    if args.estimand != "topics" and (args.replicates is not None or args.rng is not None):
+        parser.error("--replicates and --rng set the design replicates of --estimand topics; the population "
+                     "estimand has none (its interval is Student's t over topics)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -128,12 +169,15 @@ def _evaluate(args, status, out):
     status(f"reading the qrels {args.auto_qrels} and {args.human_qrels}")
     auto = _common.read_qrels(args.auto_qrels)
     human = _common.read_qrels(args.human_qrels)
+    with_plan = _plan_options(args, status)
     runs = _common.read_runs(args.runs, auto, verbose=_common.progress_enabled(args))
     if args.baseline is not None:
         _common.check_baselines([args.baseline], list(runs))
     status(f"evaluating {len(runs)} run(s) on {', '.join(m.label for m in measures)} with both qrels")
+    if with_plan:
+        auto = _common.with_probabilities(auto, args.probabilities)
     result = ppi_evaluate(runs, auto, human, measures, confidence_level=args.confidence, lam=args.lam,
-                          small_sample=not args.asymptotic, estimand=args.estimand)
+                          small_sample=not args.asymptotic, estimand=args.estimand, **with_plan)
     table = result.table(baseline=args.baseline)
     if out is not None:
         _common.write_csv(out / "ppi_table.csv", table)
@@ -143,12 +187,72 @@ def _evaluate(args, status, out):
     return result, table
 
 
+def _plan_options(args, status) -> dict:
+    """``ppi_evaluate``'s arguments of a judging plan (none without ``--plan``)."""
+    if args.plan is None:
+        return {}
+    from ..judging import JudgingPlan
+    from ..ppi.sampled import DEFAULT_REPLICATES
+
+    status(f"reading the judging plan {args.plan}")
+    replicates = DEFAULT_REPLICATES if args.replicates is None else args.replicates
+    return {"plan": JudgingPlan.load(args.plan), "n_replicates": replicates, "rng": _common.seed(args.rng)}
+
+
+def _header(result) -> str:
+    """The first line: the interval, what the human labels are, the estimand."""
+    from ..ppi.sampled import SampledPPIEvaluation
+
+    level = f"{100 * result.confidence_level:g}%"
+    if isinstance(result, SampledPPIEvaluation):
+        replicates = result.estimates["ppi"].shape[1] - 1
+        kind = f"normal, {replicates} design replicates" if result.estimand == "topics" else "t over topics"
+        return (f"PPI {level} intervals from a judging plan ({kind}): the human labels are a sample of documents, "
+                f"{result.n_labels} labels of {result.n_pool} pool pairs over {len(result.qids)} topics "
+                f"({result.design} design); {result.describe_estimand()}")
+    kind = "small-sample t" if result.small_sample else "asymptotic normal"
+    return (f"{result.method} {level} intervals ({kind}): {len(result.labeled_qids)} human-judged topics, "
+            f"{len(result.unlabeled_qids)} judged only automatically; {result.describe_estimand()}")
+
+
+def _flag_meanings() -> dict[str, str]:
+    """What each reason of the tables' flag columns means."""
+    from ..ppi.sampled import FEW_LABELS_IN_TOP
+    from ..ppi.tables import MOSTLY_ZERO
+
+    return {"mostly 0": f"the run scores 0 on more than {MOSTLY_ZERO:.0%} of the topics by the automatic labels",
+            "few labels in top ranks": "fewer human labels in the run's top ranks (the measure's cutoff, else 10) "
+                                       f"than {FEW_LABELS_IN_TOP:g} per topic, over all topics"}
+
+
+class _Footnotes:
+    """Flag reasons numbered in order of first appearance; a mark per row, the notes at the end."""
+
+    def __init__(self):
+        self.reasons: list[str] = []
+
+    def marks(self, flags) -> list[str]:
+        out = []
+        for flag in flags:
+            reasons = [r for r in str(flag).split(", ") if r]
+            self.reasons += [r for r in reasons if r not in self.reasons]
+            out.append(",".join(str(self.reasons.index(r) + 1) for r in reasons))
+        return out
+
+    def lines(self) -> list[str]:
+        if not self.reasons:
+            return []
+        meanings = _flag_meanings()
+        head = ("flags: intervals that under-covered in our measurements (see the ppi page of the docs); a "
+                "difference is flagged when either run is")
+        return ["", head] + [f"  {i} {reason}" + (f": {meanings[reason]}" if reason in meanings else "")
+                             for i, reason in enumerate(self.reasons, 1)]
+
+
 def _text_blocks(result, table, args) -> str:
     d = args.digits
-    level = f"{100 * result.confidence_level:g}%"
-    kind = "small-sample t" if result.small_sample else "asymptotic normal"
-    lines = [f"{result.method} {level} intervals ({kind}): {len(result.labeled_qids)} human-judged topics, "
-             f"{len(result.unlabeled_qids)} judged only automatically; {result.describe_estimand()}"]
+    lines = [_header(result)]
+    notes = _Footnotes()
 
     def cell(frame, head):
         low, high = frame[f"{head} ci_low"], frame[f"{head} ci_high"]
@@ -164,6 +268,9 @@ def _text_blocks(result, table, args) -> str:
                 block["p-value"] = [("" if np.isnan(v) else f"{v:.{d}g}") for v in table[f"{label} p-value"]]
             for kind in ("human-only", "auto-only"):
                 block[kind] = cell(table, f"{label} {kind} diff" if diff else f"{label} {kind}")
+            flags = table[f"{head} flag"]
+            if flags.astype(bool).any():
+                block.insert(2, "flag", notes.marks(flags))
             title = f"{label}: difference from {args.baseline}" if diff else f"{label}: mean"
             lines += ["", title, block.to_string(index=False)]
-    return "\n".join(lines)
+    return "\n".join(lines + notes.lines())

@@ -58,6 +58,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from .._typing import MeasuresLike, QrelsLike, RngLike, TopicsLike
+    from ..judging import JudgingPlan
 
 
 # test names pt.Experiment accepts ("t", "wilcoxon"), and ours, in every spelling
@@ -81,16 +82,21 @@ class MeasureError(KeyError, TypeError):
         return str(self.args[0])
 
 
-def _no_estimand(estimand) -> None:
-    """``estimand`` belongs to the prediction-powered intervals: a ValueError without ``human_qrels``."""
+def _no_ppi_options(estimand, judging_plan) -> None:
+    """``estimand`` and ``judging_plan`` belong to the prediction-powered intervals: a ValueError
+    without ``human_qrels``."""
     if estimand is not None:
         raise ValueError(f"'estimand' ({estimand!r}) chooses what prediction-powered intervals are about: give it "
                          "with 'human_qrels', or leave it None")
+    if judging_plan is not None:
+        raise ValueError("'judging_plan' says which documents people judged: give it with 'human_qrels' (their "
+                         "labels of the plan's sample), or leave it None")
 
 
-def _check_view_options(estimand, perquery, highlight) -> None:
-    """Errors naming the option for ``estimand`` without ``human_qrels``, a bad ``perquery`` or ``highlight``."""
-    _no_estimand(estimand)
+def _check_view_options(estimand, judging_plan, perquery, highlight) -> None:
+    """Errors naming the option for ``estimand`` or ``judging_plan`` without ``human_qrels``, a bad
+    ``perquery`` or ``highlight``."""
+    _no_ppi_options(estimand, judging_plan)
     if perquery not in (False, True, "both"):
         raise ArgumentError(f"'perquery' must be True, False or 'both', got {perquery!r}")
     if highlight not in (None, "bold", "color", "colour"):
@@ -109,8 +115,8 @@ def Experiment(retr_systems: Any, topics: TopicsLike, qrels: QrelsLike, eval_met
                bootstrap: str | None = "topic", n_resamples: int | None = None,
                confidence_level: float = 0.95, interval: str | None = None, corpus_size: int | None = None,
                model: str = "poisson", rng: RngLike = None, max_memory: int | str | None = DEFAULT_MAX_MEMORY,
-               human_qrels: QrelsLike | None = None, estimand: str | None = None, executor: Executor | None = None,
-               **kwargs: Any) -> Any:
+               human_qrels: QrelsLike | None = None, estimand: str | None = None,
+               judging_plan: JudgingPlan | None = None, executor: Executor | None = None, **kwargs: Any) -> Any:
     """``pt.Experiment`` with confidence intervals from the topic and/or corpus bootstrap.
 
     A drop-in ``pt.Experiment``: every argument means the same and the result has its type and shape,
@@ -132,6 +138,9 @@ def Experiment(retr_systems: Any, topics: TopicsLike, qrels: QrelsLike, eval_met
         human_qrels: human judgments of some topics, ``qrels`` automatic: prediction-powered
             intervals (Angelopoulos et al. 2023; ``pt_docs/ppi.md``). estimand: with ``human_qrels``,
             ``"population"`` (default) or ``"topics"`` (the mean over these topics), as ``ppi_evaluate``.
+            judging_plan: with ``human_qrels`` holding people's labels of its sample of documents, a
+            :class:`pyterrier_boot.JudgingPlan` (``ppi_evaluate``'s ``plan``; named so because
+            ``plan`` is ``pt.Experiment``'s execution plan); ``rng`` seeds its design replicates.
         executor: our extra door: a ``concurrent.futures.Executor`` for the bootstrap (``pt_docs/scale.md``).
     """
     if kwargs:
@@ -140,7 +149,7 @@ def Experiment(retr_systems: Any, topics: TopicsLike, qrels: QrelsLike, eval_met
         from ..ppi.experiment import ppi_experiment
 
         return ppi_experiment(locals())
-    _check_view_options(estimand, perquery, highlight)
+    _check_view_options(estimand, judging_plan, perquery, highlight)
     settings = _Settings(
         names=names, batch_size=batch_size, filter_by_qrels=filter_by_qrels, filter_by_topics=filter_by_topics,
         baseline=baseline, test=test, correction=correction, correction_alpha=correction_alpha, round=round,
@@ -174,6 +183,7 @@ def experiment_result(retr_systems: Any, topics: TopicsLike, qrels: QrelsLike,
                       corpus_size: int | None = None, model: str = "poisson", rng: RngLike = None,
                       max_memory: int | str | None = DEFAULT_MAX_MEMORY,
                       human_qrels: QrelsLike | None = None, estimand: str | None = None,
+                      judging_plan: JudgingPlan | None = None,
                       executor: Executor | None = None) -> ExperimentResult:
     """Run an experiment as :func:`Experiment` does and return everything it measured.
 
@@ -186,7 +196,8 @@ def experiment_result(retr_systems: Any, topics: TopicsLike, qrels: QrelsLike,
     fewer than two judged topics intervals and tests are NaN (one warning). ``save_dir`` writes
     the runs and the table's ``aggregated.csv``/``perquery.csv``. With ``human_qrels`` (as in
     :func:`Experiment`) it returns the :class:`pyterrier_boot.PPIEvaluation` of the
-    prediction-powered intervals instead (``pt_docs/ppi.md``). ``retr_systems`` may also be runs
+    prediction-powered intervals instead (``pt_docs/ppi.md``), with ``judging_plan`` its
+    :class:`~pyterrier_boot.ppi.sampled.SampledPPIEvaluation`. ``retr_systems`` may also be runs
     already interned one at a time (a :class:`~pyterrier_boot.measures.arrays.JudgedRuns` from
     :class:`~pyterrier_boot.measures.arrays.JudgedRunsBuilder`, as ``pyterrier-boot evaluate``
     does), so that hundreds of deep runs never sit in memory as frames; every measure then needs a
@@ -201,7 +212,7 @@ def experiment_result(retr_systems: Any, topics: TopicsLike, qrels: QrelsLike,
         from ..ppi.experiment import ppi_experiment
 
         return ppi_experiment(locals(), rich=True)
-    _no_estimand(estimand)
+    _no_ppi_options(estimand, judging_plan)
     settings = _Settings(
         names=names, batch_size=batch_size, filter_by_qrels=filter_by_qrels, filter_by_topics=filter_by_topics,
         baseline=baseline, test=test, correction=correction, correction_alpha=correction_alpha, round=round,

@@ -22,7 +22,7 @@ from .pool import build_pool, fingerprint, ranked_pairs, read_auto_qrels
 if TYPE_CHECKING:
     from .._typing import PathLike, QrelsLike, RngLike, RunsLike
 
-__all__ = ["JudgingPlan", "judging_plan"]
+__all__ = ["JudgingPlan", "judging_plan", "raise_outside_pool"]
 
 #: the columns of :attr:`JudgingPlan.pool`
 POOL_COLUMNS = ("qid", "docno", "rank", "auto_label", "stratum", "inclusion_probability", "sampled")
@@ -77,18 +77,20 @@ class JudgingPlan:
         ``depth`` leaves the plan's pool (a subset of the plan's runs passes)."""
         from ..inputs.runs import read_runs
 
-        auto = read_auto_qrels(auto_qrels)
-        if _auto_fingerprint(auto) != self.auto_fingerprint:
-            raise ValueError("'auto_qrels' are not the automatic qrels this judging plan was made from (their "
-                             "fingerprint of their pairs, labels and probabilities differs): use the plan's qrels, or make a new plan")
+        auto = self.check_auto_qrels(auto_qrels)
         ranked = ranked_pairs(read_runs(runs), set(auto["qid"]), self.depth)
         pairs = pd.MultiIndex.from_frame(ranked[["qid", "docno"]])
         outside = ~pairs.isin(pd.MultiIndex.from_frame(self.pool[["qid", "docno"]]))
         if outside.any():
-            qid, docno = pairs[np.flatnonzero(outside)[0]]
-            raise ValueError(f"'runs' are not the runs this judging plan was made for: {int(outside.sum())} of their "
-                             f"top-{self.depth} pairs are outside the plan's pool (e.g. topic {qid!r}, document "
-                             f"{docno!r}); make a new plan for these runs")
+            raise_outside_pool(int(outside.sum()), pairs[np.flatnonzero(outside)[0]], self.depth)
+
+    def check_auto_qrels(self, auto_qrels: QrelsLike) -> pd.DataFrame:
+        """The automatic qrels read (:func:`read_auto_qrels`); a ValueError when they are not the plan's."""
+        auto = read_auto_qrels(auto_qrels)
+        if _auto_fingerprint(auto) != self.auto_fingerprint:
+            raise ValueError("'auto_qrels' are not the automatic qrels this judging plan was made from (their "
+                             "fingerprint of their pairs, labels and probabilities differs): use the plan's qrels, or make a new plan")
+        return auto
 
     def save(self, path: PathLike) -> None:
         """Write the plan to a text file (:mod:`pyterrier_boot.judging.storage`)."""
@@ -107,6 +109,14 @@ class JudgingPlan:
         return (f"JudgingPlan(strategy={self.strategy!r}, design={self.design!r}, budget={self.budget}, "
                 f"{int(self.pool['sampled'].sum())} sampled of {len(self.pool)} pool pairs, "
                 f"{self.pool['qid'].nunique()} topics, depth={self.depth})")
+
+
+def raise_outside_pool(count: int, example: tuple, depth: int) -> None:
+    """The ValueError for runs whose top ``depth`` leaves a plan's pool."""
+    qid, docno = example
+    raise ValueError(f"'runs' are not the runs this judging plan was made for: {count} of their top-{depth} pairs "
+                     f"are outside the plan's pool (e.g. topic {qid!r}, document {docno!r}); make a new plan for "
+                     "these runs")
 
 
 def _auto_fingerprint(auto: pd.DataFrame) -> str:

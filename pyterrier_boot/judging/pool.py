@@ -15,19 +15,20 @@ a distribution over a run's top ``D`` that is largest at the top ranks, where AP
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
-from ..measures.arrays import trec_eval_scores
+from ..measures.arrays import UNJUDGED, JudgedRuns, trec_eval_scores
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from .._typing import QrelsLike
 
-__all__ = ["build_pool", "fingerprint", "ranked_pairs", "read_auto_qrels", "run_positions"]
+__all__ = ["Positions", "build_pool", "fingerprint", "ranked_pairs", "read_auto_qrels", "run_positions"]
 
 #: columns of the automatic qrels that carry the judge's probability of relevance, in the order looked for
 PROBABILITY_COLUMNS = ("probability", "score")
@@ -119,38 +120,47 @@ def ranked_pairs(runs: Mapping[str, pd.DataFrame], topics: set, depth: int) -> p
                          "rank": rank.astype(np.int64), "weight": prior / runs_per_topic[topic]})
 
 
-def _pool_rows(pool: pd.DataFrame, qid: np.ndarray, docno: np.ndarray) -> np.ndarray:
-    """The pool row of each (qid, docno), -1 outside the pool: one hash lookup of ``qid + tab + docno``."""
-    keys = pd.Index(pool["qid"].to_numpy(object) + "\t" + pool["docno"].to_numpy(object))
-    return keys.get_indexer(qid.astype(object) + "\t" + docno.astype(object))
+@dataclass(frozen=True)
+class Positions:
+    """Where runs rank a pool's pairs (:func:`run_positions`), as :func:`.ranked.ranked_values` reads them.
+
+    Cell ``c`` is one run's ranking of one topic of the pool (``cell_topic``: its position among the
+    pool's sorted topics; ``cell_run``: the run's); its positions ``offsets[c]:offsets[c + 1]`` hold,
+    by rank, the ranks (over the run's whole ranking, in trec_eval's order) and pool rows
+    (``pairs``) of its documents that are in the pool. ``outside``: how many of the runs' top
+    ``depth`` documents are not in the pool, ``example`` the first such (qid, docno)."""
+
+    offsets: np.ndarray
+    ranks: np.ndarray
+    pairs: np.ndarray
+    cell_topic: np.ndarray
+    cell_run: np.ndarray
+    outside: int
+    example: tuple | None
 
 
-def run_positions(runs: Mapping[str, pd.DataFrame], pool: pd.DataFrame):
-    """Where each run ranks the pool's pairs, as the arrays of :func:`.ranked.ranked_values`.
-
-    Returns ``offsets, ranks, pairs, cell_topic, n_runs``: cell ``s * T + t`` (run ``s``, the pool's
-    ``t``-th topic in sorted order) holds, by rank, the ranks (over the run's whole ranking) and
-    pool rows of its documents that are in the pool; documents outside the pool are non-relevant."""
+def run_positions(runs: Mapping[str, pd.DataFrame], pool: pd.DataFrame, depth: int = 100) -> Positions:
+    """Where each run ranks the pool's pairs; documents outside the pool are non-relevant. The
+    rankings come from :class:`~pyterrier_boot.measures.arrays.JudgedRuns` with the pool as qrels
+    whose label is the pair's row."""
     qids = np.sort(pool["qid"].unique())
-    topics = set(qids)
-    parts = [run.loc[run["qid"].isin(topics), ["qid", "docno", "score"]] for run in runs.values()]
-    sizes = np.array([len(part) for part in parts], dtype=np.int64)
-    n_cells = len(parts) * len(qids)
-    if sizes.sum() == 0:
-        empty = np.zeros(0, np.int64)
-        return np.zeros(n_cells + 1, np.int64), empty, empty, np.tile(np.arange(len(qids)), len(parts)), len(parts)
-    frame = pd.concat(parts, ignore_index=True)
-    run_id = np.repeat(np.arange(len(parts)), sizes)
-    order, rank, _, _, _, qid_code, found = _trec_ranks(frame, run_id)
-    row_qid = np.asarray(found)[qid_code[order]]
-    pair = _pool_rows(pool, row_qid, frame["docno"].to_numpy()[order])
-    keep = pair >= 0
-    topic = np.searchsorted(qids, row_qid[keep])
-    cell = run_id[order][keep] * len(qids) + topic
-    offsets = np.zeros(n_cells + 1, np.int64)
-    np.cumsum(np.bincount(cell, minlength=n_cells), out=offsets[1:])
-    return (offsets, rank[keep].astype(np.int64), pair[keep].astype(np.int64),
-            np.tile(np.arange(len(qids)), len(parts)), len(parts))
+    rows = pd.DataFrame({"qid": pool["qid"], "docno": pool["docno"], "label": np.arange(len(pool))})
+    arrays = JudgedRuns.build(runs, rows, warn_unjudged=False, warn_missing=False)
+    lengths = np.diff(arrays.run_offsets)
+    within = np.arange(len(arrays.run_codes)) - np.repeat(arrays.run_offsets[:-1], lengths)
+    pair = arrays.grades_of(arrays.run_codes)
+    keep = pair != UNJUDGED
+    cells = np.repeat(np.arange(len(lengths)), lengths)
+    offsets = np.r_[0, np.cumsum(np.bincount(cells[keep], minlength=len(lengths)))].astype(np.int64)
+    missing = np.flatnonzero(~keep & (within < depth))
+    example = None
+    if len(missing):
+        first = missing[0]
+        example = (str(arrays.qids[cells[first] % arrays.n_topics]), str(arrays.docnos[arrays.run_docs[first]]))
+    every = np.arange(len(lengths))
+    return Positions(offsets, (within[keep] + 1).astype(np.int64), pair[keep].astype(np.int64),
+                     np.searchsorted(qids, arrays.qids.astype(str))[every % arrays.n_topics],
+                     every // arrays.n_topics, len(missing), example)
 
 
 def build_pool(runs: Mapping[str, pd.DataFrame], auto: pd.DataFrame, depth: int) -> pd.DataFrame:

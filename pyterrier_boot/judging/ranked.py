@@ -41,65 +41,56 @@ RANKED_KINDS = (AP, NDCG, P, R, RR, RPREC, SUCCESS)
 
 
 @numba.njit(cache=True, nogil=True)
-def _cell(kind, cutoff, ranks, pairs, x, y, norm):
-    """One ranking's value for one row of estimates ``x`` (pool-indexed); ``y`` the imputed labels
-    (RR, Success); ``norm`` is the topic's estimated R (AP, R, Rprec) or ideal DCG (nDCG)."""
-    total = 0.0
-    if kind == P:
-        for e in range(len(ranks)):
-            if ranks[e] <= cutoff:
-                total += x[pairs[e]]
-        return total / cutoff
-    if kind == SUCCESS or kind == RR:
+def _cell(kind, cutoff, ranks, pairs, x, y, norm, out):
+    """One ranking's value for every row of estimates: ``x`` is ``(pairs, rows)``, ``y`` the imputed
+    labels (RR, Success), ``norm`` the topic's estimated R (AP, R, Rprec) or ideal DCG (nDCG) per
+    row; the values go to ``out`` (one per row)."""
+    n = np.searchsorted(ranks, cutoff, side="right")  # positions are sorted by rank
+    rows = x.shape[1]
+    total = np.zeros(rows)
+    if kind == RPREC:  # precision at the (fractional) rank R, read off the cumulated estimates
+        for r in range(rows):
+            whole = np.floor(norm[r])
+            for e in range(len(ranks)):
+                if ranks[e] > whole + 1:
+                    break
+                total[r] += x[pairs[e], r] * (1.0 if ranks[e] <= whole else norm[r] - whole)
+    elif kind == SUCCESS or kind == RR:
         miss = 1.0  # Q: by the imputed labels, the chance that no document above is relevant
-        carried = 0.0  # A: the corrections above, carried down through the imputed labels
-        for e in range(len(ranks)):
-            if ranks[e] <= cutoff:
-                v, u = x[pairs[e]], y[pairs[e]]
-                total += (miss * v - u * carried) / (ranks[e] if kind == RR else 1.0)
-                carried = carried * (1.0 - u) + miss * (v - u)
-                miss *= 1.0 - u
-        return total
-    if kind == NDCG:
-        if norm <= 0.0:
-            return 0.0
-        for e in range(len(ranks)):
-            if ranks[e] <= cutoff:
-                total += x[pairs[e]] / np.log2(ranks[e] + 1.0)
-        return total / norm
-    if norm <= 0.0:  # no relevant document: 0, as trec_eval
-        return 0.0
-    if kind == R:
-        for e in range(len(ranks)):
-            if ranks[e] <= cutoff:
-                total += x[pairs[e]]
-        return total / norm
-    if kind == AP:
-        above = 0.0
-        for e in range(len(ranks)):
-            if ranks[e] <= cutoff:
-                v = x[pairs[e]]
-                total += v * (1.0 + above) / ranks[e]
-                above += v
-        return total / norm
-    # RPREC: precision at the (fractional) rank R, read off the cumulated estimates
-    whole = np.floor(norm)
-    for e in range(len(ranks)):
-        if ranks[e] <= whole:
-            total += x[pairs[e]]
-        elif ranks[e] == whole + 1:
-            total += (norm - whole) * x[pairs[e]]
-    return total / norm
+        carried = np.zeros(rows)  # A: the corrections above, carried down through the imputed labels
+        for e in range(n):
+            u, w = y[pairs[e]], 1.0 / ranks[e] if kind == RR else 1.0
+            v = x[pairs[e]]
+            for r in range(rows):
+                total[r] += w * (miss * v[r] - u * carried[r])
+                carried[r] = carried[r] * (1.0 - u) + miss * (v[r] - u)
+            miss *= 1.0 - u
+    elif kind == AP:
+        above = np.zeros(rows)
+        for e in range(n):
+            v, w = x[pairs[e]], 1.0 / ranks[e]
+            for r in range(rows):
+                total[r] += v[r] * (1.0 + above[r]) * w
+                above[r] += v[r]
+    else:  # P, R, nDCG: sums, discounted for nDCG
+        for e in range(n):
+            v, w = x[pairs[e]], 1.0 / np.log2(ranks[e] + 1.0) if kind == NDCG else 1.0
+            for r in range(rows):
+                total[r] += w * v[r]
+    for r in range(rows):
+        if kind == P:
+            out[r] = total[r] / cutoff
+        elif kind == SUCCESS or kind == RR:
+            out[r] = total[r]
+        else:  # normalised: 0 without relevant documents, as trec_eval
+            out[r] = total[r] / norm[r] if norm[r] > 0.0 else 0.0
 
 
 @numba.njit(cache=True, parallel=True)
 def _cells(kind, cutoff, offsets, ranks, pairs, cell_topic, x, y, norm, out):
-    n_cells = len(offsets) - 1
-    for c in numba.prange(n_cells):
+    for c in numba.prange(len(offsets) - 1):
         lo, hi = offsets[c], offsets[c + 1]
-        t = cell_topic[c]
-        for r in range(x.shape[0]):
-            out[r, c] = _cell(kind, cutoff, ranks[lo:hi], pairs[lo:hi], x[r], y, norm[r, t])
+        _cell(kind, cutoff, ranks[lo:hi], pairs[lo:hi], x, y, norm[cell_topic[c]], out[c])
 
 
 def ranked_values(kind: int, cutoff: int, offsets: np.ndarray, ranks: np.ndarray, pairs: np.ndarray,
@@ -116,12 +107,13 @@ def ranked_values(kind: int, cutoff: int, offsets: np.ndarray, ranks: np.ndarray
         y: ``(pairs,)`` imputed labels in [0, 1] for RR and Success (default: ``x``'s first row).
 
     Returns ``(rows, cells)``."""
-    out = np.empty((x.shape[0], len(offsets) - 1))
+    out = np.empty((len(offsets) - 1, x.shape[0]))
     limit = cutoff if cutoff > 0 else np.iinfo(np.int64).max
-    x = np.ascontiguousarray(x, dtype=np.float64)
-    y = x[0] if y is None else np.ascontiguousarray(y, dtype=np.float64)
-    _cells(kind, limit, offsets, ranks, pairs, cell_topic, x, y, np.ascontiguousarray(norm, dtype=np.float64), out)
-    return out
+    by_pair = np.ascontiguousarray(np.asarray(x, dtype=np.float64).T)  # a position reads one row of it
+    y = by_pair[:, 0].copy() if y is None else np.ascontiguousarray(y, dtype=np.float64)
+    _cells(kind, limit, offsets, ranks, pairs, cell_topic, by_pair, y,
+           np.ascontiguousarray(np.asarray(norm, dtype=np.float64).T), out)
+    return out.T
 
 
 def ideal_dcg(gains: np.ndarray, counts: np.ndarray, cutoff: int) -> np.ndarray:

@@ -9,8 +9,11 @@ human-only and automatic-only intervals in columns named so. The other outputs k
 prediction-powered estimates; ``perquery`` the per-topic scores with ``qrels`` (the automatic
 judgments), in ``pt.Experiment``'s frame or dict. ``estimand="topics"`` (default
 ``"population"``) makes the intervals about the mean over these topics (``pt_docs/ppi.md``); the
-table's last column, ``estimand``, says which. ``experiment_result(..., human_qrels=...)``
-returns the :class:`PPIEvaluation` itself.
+table's last column, ``estimand``, says which. With ``judging_plan=plan`` the human qrels are
+people's labels of the plan's sample of documents (``ppi_evaluate(..., plan=plan)``; ``rng`` seeds
+the design replicates) and ``perquery`` gives each run's per-topic score with the automatic
+labels of the plan's pool. ``experiment_result(..., human_qrels=...)`` returns the
+:class:`PPIEvaluation` (with a plan, the :class:`SampledPPIEvaluation`) itself.
 """
 from __future__ import annotations
 
@@ -21,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from .evaluation import ppi_evaluate
+from .sampled import SampledPPIEvaluation
 
 if TYPE_CHECKING:
     from typing import Any
@@ -31,7 +35,7 @@ __all__ = ["ppi_experiment"]
 # Experiment arguments this door uses; every other one must keep its default
 USED = {"retr_systems", "topics", "qrels", "eval_metrics", "names", "baseline", "dataframe", "perquery",
         "batch_size", "round", "verbose", "confidence_level", "human_qrels", "rng", "filter_by_topics",
-        "estimand"}
+        "estimand", "judging_plan"}
 
 
 def ppi_experiment(arguments: dict, *, rich: bool = False) -> Any:
@@ -72,6 +76,7 @@ def ppi_experiment(arguments: dict, *, rich: bool = False) -> Any:
     result = ppi_evaluate(systems, arguments["qrels"], arguments["human_qrels"], metrics, topics=topics,
                           confidence_level=arguments.get("confidence_level", 0.95),
                           estimand="population" if arguments.get("estimand") is None else arguments["estimand"],
+                          plan=arguments.get("judging_plan"), rng=arguments.get("rng"),
                           batch_size=arguments.get("batch_size"), verbose=arguments.get("verbose") is True)
     if rich:
         return result
@@ -119,8 +124,7 @@ def _averages(result, names: list[str], rounding) -> dict:
 def _per_query(result, names: list[str], dataframe: bool, rounding):
     """``pt.Experiment(perquery=True)``'s output (frame ``name, qid, measure, value`` sorted by name and
     qid, or dict ``{position: {qid: {measure: value}}}``) with the scores under the automatic qrels."""
-    qids = list(result.labeled_qids) + list(result.unlabeled_qids)
-    auto = np.concatenate([result.auto_labeled, result.auto_unlabeled], axis=1)  # (measures, topics, runs)
+    qids, auto = _auto_scores(result)
     by_system: dict = {}
     for s in range(len(names)):
         by_system[s] = {q: {label: _round(float(auto[m, t, s]), label, rounding)
@@ -130,6 +134,14 @@ def _per_query(result, names: list[str], dataframe: bool, rounding):
     rows = [(names[s], q, label, value) for s, per_topic in by_system.items()
             for q, values in per_topic.items() for label, value in values.items()]
     return pd.DataFrame(rows, columns=["name", "qid", "measure", "value"]).sort_values(["name", "qid"])
+
+
+def _auto_scores(result) -> tuple[list[str], np.ndarray]:
+    """The topics and the per-topic scores with the automatic labels, ``(measures, topics, runs)``."""
+    if isinstance(result, SampledPPIEvaluation):
+        return list(result.qids), result.estimates["auto-only"][:, 0]
+    return (list(result.labeled_qids) + list(result.unlabeled_qids),
+            np.concatenate([result.auto_labeled, result.auto_unlabeled], axis=1))
 
 
 def _same(value, default) -> bool:

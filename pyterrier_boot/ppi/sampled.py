@@ -33,9 +33,10 @@ from ..inputs.qrels import read_qrels
 from ..inputs.runs import read_runs
 from ..judging import JudgingPlan, designs
 from ..judging.estimation import point_estimates, replicate_estimates, sign_draws, tuned_lambda
+from ..judging.plan import raise_outside_pool
 from ..judging.pool import run_positions
 from ..judging.ranked import RANKED_KINDS, ideal_dcg, ranked_values
-from ..measures.lowering import AP, NDCG, RPREC, R, lower
+from ..measures.lowering import AP, NDCG, RPREC, RR, SUCCESS, R, lower
 from ..measures.parsing import parse_measures, require_mean_aggregated
 from .intervals import PPIResult, _normal_result, classical_mean_ci
 from .tables import MOSTLY_ZERO, IntervalTables, column_flags
@@ -219,8 +220,8 @@ class PlanEstimator:
         self.starts = np.flatnonzero(np.r_[True, qid_code[1:] != qid_code[:-1]])
         self.qids = tuple(qids)
         self.strata = designs.strata(pool, depth)
-        self.positions = run_positions(runs, pool)
-        offsets = self.positions[0]
+        self.positions = run_positions(runs, pool, depth)
+        offsets = self.positions.offsets
         self.cell = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
 
     def estimate(self, sampled: np.ndarray, human: np.ndarray, probability: np.ndarray, *,
@@ -251,14 +252,19 @@ class PlanEstimator:
     def _sampled_in_top(self, sampled: np.ndarray) -> np.ndarray:
         """``(measures, topics, runs)``: sampled pairs among each run's ranks up to the measure's
         cutoff (10 without one)."""
-        offsets, ranks, pairs, _, n_runs = self.positions
-        cell = self.cell
+        offsets, ranks, pairs = self.positions.offsets, self.positions.ranks, self.positions.pairs
         out = []
         for km in self.lowered:
             hit = (ranks <= (km.cutoff if km.cutoff > 0 else 10)) & sampled[pairs]
-            counts = np.bincount(cell[hit], minlength=len(offsets) - 1)
-            out.append(counts.reshape(n_runs, len(self.qids)).T)
+            out.append(self.by_topic_and_run(np.bincount(self.cell[hit], minlength=len(offsets) - 1)[None])[0])
         return np.stack(out)
+
+    def by_topic_and_run(self, values: np.ndarray) -> np.ndarray:
+        """``(rows, cells)`` values as ``(rows, topics, runs)``; a topic a run has no cell for scores 0."""
+        cell_topic, cell_run = self.positions.cell_topic, self.positions.cell_run
+        out = np.zeros((values.shape[0], len(self.qids), len(self.names)), dtype=values.dtype)
+        out[:, cell_topic, cell_run] = values
+        return out
 
 
 class _Sample:
@@ -314,13 +320,17 @@ class _Sample:
                              np.zeros(rows.shape[:1] + (len(self.estimator.qids), 0)), km.cutoff)
         else:
             norm = self.per_topic(rows)
-        offsets, ranks, pairs, cell_topic, n_runs = self.estimator.positions
+        positions = self.estimator.positions
+        offsets, ranks, pairs, cell_topic = positions.offsets, positions.ranks, positions.pairs, positions.cell_topic
         imputed = f_auto if kind == "auto-only" else self.imputed(f_auto, f_human)
         # positions whose estimate (and imputed label) is 0 in every row add nothing
-        keep = ((f_auto != 0) & (kind != "human-only") | self.sampled & (kind != "auto-only") | (imputed != 0))[pairs]
+        keep = (f_auto != 0) & (kind != "human-only") | self.sampled & (kind != "auto-only")
+        if km.kind in (RR, SUCCESS):
+            keep = keep | (imputed != 0)
+        keep = keep[pairs]
         kept = np.r_[0, np.cumsum(np.bincount(self.estimator.cell[keep], minlength=len(offsets) - 1))]
         values = ranked_values(km.kind, km.cutoff, kept, ranks[keep], pairs[keep], cell_topic, rows, norm, imputed)
-        values = values.reshape(len(rows), n_runs, len(self.estimator.qids)).transpose(0, 2, 1)
+        values = self.estimator.by_topic_and_run(values)
         if km.kind in _RATIOS:
             values = np.clip(values, 0.0, 1.0)
         return values, used
@@ -348,13 +358,16 @@ def evaluate_with_plan(runs: RunsLike, auto_qrels: QrelsLike, human_qrels: Qrels
     require_mean_aggregated(parsed, context="a prediction-powered interval")
     lowered = _kernel_measures(parsed)
     check_topic_overlap({name: run["qid"].unique() for name, run in read.items()}, plan.pool["qid"].unique())
-    plan.check(read, auto_qrels)
-    human = _human_labels(human_qrels, plan)
+    plan.check_auto_qrels(auto_qrels)
     pool = plan.pool
+    estimator = PlanEstimator(read, pool, parsed, depth=plan.depth)
+    if estimator.positions.outside:  # the runs' top depth must be in the pool
+        raise_outside_pool(estimator.positions.outside, estimator.positions.example, plan.depth)
+    human = _human_labels(human_qrels, plan)
     _warn_unreached(parsed, lowered, pool["auto_label"].to_numpy(), human)
     sampled = pool["sampled"].to_numpy(bool)
     stratum = pool["stratum"].to_numpy(np.int64)[sampled] if plan.design == "stratified" else None
-    return PlanEstimator(read, pool, parsed, depth=plan.depth).estimate(
+    return estimator.estimate(
         sampled, human, pool["inclusion_probability"].to_numpy(float)[sampled], stratum=stratum,
         confidence_level=confidence_level, lam=lam, estimand=estimand, n_replicates=n_replicates, rng=rng)
 
