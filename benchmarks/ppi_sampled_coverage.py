@@ -131,16 +131,18 @@ class Cell:
         self.truth_cols, self.auto_zero = truth_cols, auto_zero  # (M, C); (M, T, S)
         self.pi = pool["inclusion_probability"].to_numpy(float)
         self.stratum = pool["stratum"].to_numpy(np.int64)
-        self.take = np.bincount(self.stratum, weights=pool["sampled"].to_numpy(float)).astype(np.int64)
-        self.n_labels = int(self.take.sum())
+        self.design = plan.design
+        self.take = np.bincount(self.stratum, weights=pool["sampled"].to_numpy(float)).astype(np.int64) \
+            if plan.design == "stratified" else None
+        self.n_labels = int(plan.budget)  # the Poisson design's expected sample size
         self.n_pool = len(pool)
 
     def estimate(self, estimand: str, rng: np.random.Generator):
         from pyterrier_boot.judging import designs
 
-        s = designs.draw(self.pi, self.stratum, "stratified", rng, self.take)
-        return self.estimator.estimate(s, self.human[s], self.pi[s], stratum=self.stratum[s], estimand=estimand,
-                                       rng=rng)
+        s = designs.draw(self.pi, self.stratum, self.design, rng, self.take)
+        stratum = self.stratum[s] if self.design == "stratified" else None
+        return self.estimator.estimate(s, self.human[s], self.pi[s], stratum=stratum, estimand=estimand, rng=rng)
 
     def draws(self, estimand: str, k: int, rng: np.random.Generator, check: bool) -> dict:
         """``k`` independent full-pool draws reduced to what assembly needs, per kind (ppi, human-only):
@@ -411,7 +413,7 @@ def main(argv=None):
     print(f"load average at start: {os.getloadavg()[0]:.2f} (1 min), {os.cpu_count()} cores", file=sys.stderr)
     start = time.perf_counter()
     root = np.random.default_rng(args.rng)
-    rows, timings, skipped = [], [], []
+    rows, timings, fallbacks = [], [], []
     settings = [(c, j) for c, j in product(args.collections, args.judges) if j != "simulated" or c == args.simulated_on]
     for key, judge in settings:
         t0 = time.perf_counter()
@@ -425,32 +427,34 @@ def main(argv=None):
         truth_cols = np.stack([truth_topics[m].mean(0) @ w for m, w in enumerate(weights)])
         for budget in args.budgets:
             t1 = time.perf_counter()
+            seed = root.spawn(1)[0]
             try:
-                plan = ptb.judging_plan(runs, auto, budget, rng=root.spawn(1)[0])
+                plan = ptb.judging_plan(runs, auto, budget, rng=seed)
             except ValueError as error:  # a budget below the stratified design's two pairs per stratum
-                skipped.append({"collection": key, "judge": judge, "budget": budget, "reason": str(error)})
-                print(f"  budget {budget:g}: skipped: {error}", file=sys.stderr)
-                continue
+                fallbacks.append({"collection": key, "judge": judge, "budget": budget, "reason": str(error)})
+                print(f"  budget {budget:g}: {error}; the Poisson design instead", file=sys.stderr)
+                plan = ptb.judging_plan(runs, auto, budget, design="poisson", rng=seed)
             if plan.pool_fingerprint != pool_fingerprint:
                 raise AssertionError("the plan's pool is not the estimator's")
             cell = Cell(estimator, plan, human, weights, truth_cols, auto_zero)
             timing = {}
             for estimand in args.estimands:
                 for row in run_cell(cell, estimand, truth_topics, auto_topics, args, root.spawn(1)[0], timing):
-                    rows.append({"collection": key, "judge": judge, "budget": budget, **row})
+                    rows.append({"collection": key, "judge": judge, "budget": budget, "design": plan.design, **row})
             timings.append({"collection": key, "judge": judge, "budget": budget, **timing,
                             "total": time.perf_counter() - t1})
             print(f"  budget {budget:g}: {cell.n_labels} labels; " + ", ".join(f"{k} {v:.0f}s" for k, v in timing.items())
                   + f", total {timings[-1]['total']:.0f}s", file=sys.stderr)
     table = pd.DataFrame(rows)
     report(table)
-    for skip in skipped:
-        print(f"\nskipped {skip['collection']} {skip['judge']} {skip['budget']:.0%}: {skip['reason']}")
+    for skip in fallbacks:
+        print(f"\n{skip['collection']} {skip['judge']} {skip['budget']:.0%}: design 'poisson' (the stratified design "
+              f"refused: {skip['reason']})")
     elapsed = time.perf_counter() - start
     print(f"\ntotal {elapsed:.0f}s; load average at end: {os.getloadavg()[0]:.2f} (1 min)")
     if args.out:
         args.out.write_text(json.dumps({"args": {k: str(v) for k, v in vars(args).items()}, "seconds": elapsed,
-                                        "load_average_end": os.getloadavg(), "timings": timings, "skipped": skipped,
+                                        "load_average_end": os.getloadavg(), "timings": timings, "poisson_fallbacks": fallbacks,
                                         "rows": table.to_dict(orient="records")}, indent=1))
 
 
@@ -461,6 +465,7 @@ def report(table: pd.DataFrame) -> None:
 
     shown = pd.DataFrame({
         "coll": table["collection"], "judge": table["judge"], "budget": table["budget"].map(lambda b: f"{b:.0%}"),
+        "design": table["design"],
         "estimand": table["estimand"], "measure": table["measure"], "column": table["column"],
         "ppi cov % (SE)": [pct(c, s) for c, s in zip(table["cov ppi"], table["se ppi"])],
         "unflagged": [pct(c, s) for c, s in zip(table["cov unflagged"], table["se unflagged"])],
@@ -471,6 +476,14 @@ def report(table: pd.DataFrame) -> None:
         "w ppi": table["width ppi"].round(4), "w human-only": table["width human-only"].round(4),
         "w (a)": table["width (a)"].round(4), "(a) topics": table["topics (a)"],
         "w full NIST": table["width full NIST"].round(4), "lam": table["lam"].round(2)})
+    for estimand, part in table.groupby("estimand"):
+        first = part.iloc[0]
+        print(f"estimand {estimand!r}: {first['replications']} replications per cell assembled from {first['draws']} "
+              f"independent full-pool draws in {first['groups']} groups of {first['draws'] // first['groups']} (a "
+              "replication takes each topic copy from a draw of one group); SEs (in brackets, percentage points) "
+              f"clustered by group: {first['groups']} independent units. (a): {first['replications']} independent "
+              "replications, SE over them.")
+    print()
     print(shown.to_markdown(index=False))
     print()
     summary = table.groupby(["estimand", "budget"]).agg(
