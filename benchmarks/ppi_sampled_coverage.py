@@ -40,7 +40,7 @@ judge's on all; same estimand; independent replications); (c) the full NIST qrel
 over the drawn topics for ``"population"``, 0 for ``"topics"``). Coverage is also split by the
 table's flags (``"mostly 0"``, ``"few labels in top ranks"``, computed per replication).
 
-Cost: the default run (19 cells of 2 x 1,000 replications from 8 + 64 draws each; DL 2019 at 2%
+Cost: the default run (20 cells of 2 x 1,000 replications from 8 + 64 draws each; DL 2019 at 2%
 and the simulated judge at 2% fall back to the Poisson design, the stratified one refusing so small a
 budget) took 1,058 s at a load average of 3.3-4 on 2 cores (Nov 2026); no multiprocessing, as the
 estimator's kernels already use both cores. More ``--draws-topics`` narrow the "topics" SEs.
