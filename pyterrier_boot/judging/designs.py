@@ -69,12 +69,14 @@ def target_probabilities(weights: np.ndarray, budget: int, uniform_share: float)
     return cap_at_one(mixed, float(budget))
 
 
-def strata(pool: pd.DataFrame, depth: int) -> np.ndarray:
-    """The stratum (0, 1, ...) of every pair: topic x automatic label x rank band."""
+def strata(pool: pd.DataFrame, depth: int, *, by_label: bool = True) -> np.ndarray:
+    """The stratum (0, 1, ...) of every pair: topic x automatic label x rank band (topic x rank
+    band without ``by_label``)."""
     rank = pool["rank"].to_numpy()
     edges = [edge for edge in RANK_BANDS if edge < depth]
     band = np.where(rank == 0, len(edges) + 1, np.searchsorted(np.asarray(edges), rank, side="left"))
-    keys = pd.MultiIndex.from_arrays([pool["qid"], pool["auto_label"], band])
+    label = pool["auto_label"] if by_label else np.zeros(len(pool), np.int64)
+    keys = pd.MultiIndex.from_arrays([pool["qid"], label, band])
     codes, _ = pd.factorize(keys, sort=True)
     return codes.astype(np.int64)
 

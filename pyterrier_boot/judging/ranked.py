@@ -86,11 +86,22 @@ def _cell(kind, cutoff, ranks, pairs, x, y, norm, out):
             out[r] = total[r] / norm[r] if norm[r] > 0.0 else 0.0
 
 
+@numba.njit(cache=True)
+def _cells_serial(kind, cutoff, offsets, ranks, pairs, cell_topic, x, y, norm, out):
+    for c in range(len(offsets) - 1):
+        lo, hi = offsets[c], offsets[c + 1]
+        _cell(kind, cutoff, ranks[lo:hi], pairs[lo:hi], x, y, norm[cell_topic[c]], out[c])
+
+
 @numba.njit(cache=True, parallel=True)
-def _cells(kind, cutoff, offsets, ranks, pairs, cell_topic, x, y, norm, out):
+def _cells_parallel(kind, cutoff, offsets, ranks, pairs, cell_topic, x, y, norm, out):
     for c in numba.prange(len(offsets) - 1):
         lo, hi = offsets[c], offsets[c + 1]
         _cell(kind, cutoff, ranks[lo:hi], pairs[lo:hi], x, y, norm[cell_topic[c]], out[c])
+
+
+#: positions x rows from which the cells are shared among threads (below, starting them costs more)
+PARALLEL_WORK = 200_000
 
 
 def ranked_values(kind: int, cutoff: int, offsets: np.ndarray, ranks: np.ndarray, pairs: np.ndarray,
@@ -111,8 +122,9 @@ def ranked_values(kind: int, cutoff: int, offsets: np.ndarray, ranks: np.ndarray
     limit = cutoff if cutoff > 0 else np.iinfo(np.int64).max
     by_pair = np.ascontiguousarray(np.asarray(x, dtype=np.float64).T)  # a position reads one row of it
     y = by_pair[:, 0].copy() if y is None else np.ascontiguousarray(y, dtype=np.float64)
-    _cells(kind, limit, offsets, ranks, pairs, cell_topic, by_pair, y,
-           np.ascontiguousarray(np.asarray(norm, dtype=np.float64).T), out)
+    cells = _cells_parallel if len(ranks) * by_pair.shape[1] >= PARALLEL_WORK else _cells_serial
+    cells(kind, limit, offsets, ranks, pairs, cell_topic, by_pair, y,
+          np.ascontiguousarray(np.asarray(norm, dtype=np.float64).T), out)
     return out.T
 
 

@@ -210,6 +210,7 @@ class PlanEstimator:
         self.starts = np.flatnonzero(np.r_[True, qid_code[1:] != qid_code[:-1]])
         self.qids = tuple(qids)
         self.strata = designs.strata(pool, depth)
+        self.bands = designs.strata(pool, depth, by_label=False)  # for the human sample alone
         self.positions = run_positions(runs, pool, depth)
         offsets = self.positions.offsets
         self.cell = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
@@ -276,15 +277,18 @@ class _Sample:
         """``(rows, topics)`` sums of ``rows`` over each topic's pairs."""
         return np.add.reduceat(rows, self.estimator.starts, axis=1)
 
-    def imputed(self, f_auto: np.ndarray, f_human: np.ndarray) -> np.ndarray:
+    def imputed(self, f_auto: np.ndarray, f_human: np.ndarray, kind: str) -> np.ndarray:
         """Labels in [0, 1] for the products of RR and Success: the human one where sampled, else the
-        share relevant among the sampled pairs of the pair's stratum (topic x automatic label x
-        rank band; the automatic label where the stratum has no sampled pair)."""
-        strata = self.estimator.strata
+        share relevant among the sampled pairs of the pair's stratum: topic x automatic label x rank
+        band (the automatic label where the stratum has no sampled pair); for ``"human-only"``,
+        topic x rank band (0 where none is sampled), so that no automatic label enters."""
+        if kind == "auto-only":
+            return f_auto
+        strata = self.estimator.strata if kind == "ppi" else self.estimator.bands
         taken = strata[self.sampled]
         count = np.bincount(taken, minlength=strata.max() + 1)
         rate = np.bincount(taken, weights=f_human, minlength=strata.max() + 1) / np.maximum(count, 1)
-        y = np.where(count[strata] > 0, rate[strata], f_auto)
+        y = np.where(count[strata] > 0, rate[strata], f_auto if kind == "ppi" else 0.0)
         y[self.sampled] = f_human
         return np.clip(y, 0.0, 1.0)
 
@@ -313,7 +317,7 @@ class _Sample:
             norm = self.per_topic(rows)
         positions = self.estimator.positions
         offsets, ranks, pairs, cell_topic = positions.offsets, positions.ranks, positions.pairs, positions.cell_topic
-        imputed = f_auto if kind == "auto-only" else self.imputed(f_auto, f_human)
+        imputed = self.imputed(f_auto, f_human, kind)
         # positions whose estimate (and imputed label) is 0 in every row add nothing
         keep = (f_auto != 0) & (kind != "human-only") | self.sampled & (kind != "auto-only")
         if km.kind in (RR, SUCCESS):
