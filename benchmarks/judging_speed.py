@@ -54,7 +54,7 @@ def main(argv=None):
     people = people.astype({"label": int})[["qid", "docno", "label"]]
     print(f"judging_plan (10% = {plan.budget} pairs of {len(plan.pool)}): {plan_time:.2f} s")
     for estimand in ("population", "topics"):
-        seconds, _ = best(lambda: pb.ppi_evaluate(runs, llm, people, MEASURES, plan=plan, estimand=estimand),
+        seconds, _ = best(lambda e=estimand: pb.ppi_evaluate(runs, llm, people, MEASURES, plan=plan, estimand=e),
                           args.repeat)
         print(f"ppi_evaluate(plan=, estimand={estimand!r}): {seconds:.2f} s; with the plan "
               f"{plan_time + seconds:.2f} s (target 5 s)")
