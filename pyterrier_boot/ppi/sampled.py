@@ -36,7 +36,7 @@ from ..judging.estimation import point_estimates, replicate_estimates, sign_draw
 from ..judging.plan import raise_outside_pool
 from ..judging.pool import run_positions
 from ..judging.ranked import RANKED_KINDS, ideal_dcg, ranked_values
-from ..measures.lowering import AP, NDCG, RPREC, RR, SUCCESS, R, lower
+from ..measures.lowering import AP, NDCG, RPREC, RR, SUCCESS, KernelMeasure, R, lower
 from ..measures.parsing import parse_measures, require_mean_aggregated
 from .intervals import FEW_TOPICS, PPIResult, _normal_result, classical_mean_ci
 from .tables import MOSTLY_ZERO, IntervalTables, column_flags
@@ -176,18 +176,16 @@ def _check_probabilities(source: pd.DataFrame, human: pd.DataFrame, sample: pd.D
                          "to another plan, or the plan was changed")
 
 
-def _kernel_measures(parsed) -> list:
+def _kernel_measures(parsed) -> list[KernelMeasure]:
+    """The measures as kernels see them; a ValueError naming those the estimators do not cover
+    (``rel`` is at least 1: the measure parser refuses ``rel=0``)."""
     lowered = [lower(p.measure) for p in parsed]
     bad = [p.label for p, km in zip(parsed, lowered)
            if km is None or km.kind not in RANKED_KINDS or km.judged_only or km.scheme not in ("grade", "exp2")]
     if bad:
         raise ValueError(f"with a judging plan, measures must be AP, nDCG, P, R, RR, Rprec or Success (with optional "
                          f"cutoff, rel and gains), got {bad}")
-    zero_rel = [p.label for p, km in zip(parsed, lowered) if km.kind != NDCG and km.rel < 1]
-    if zero_rel:
-        raise ValueError(f"with a judging plan every pool pair has a label, so rel=0 would count the whole pool "
-                         f"relevant: use rel of at least 1, got {zero_rel}")
-    return lowered
+    return [km for km in lowered if km is not None]
 
 
 class PlanEstimator:
@@ -356,7 +354,7 @@ def evaluate_with_plan(runs: RunsLike, auto_qrels: QrelsLike, human_qrels: Qrels
     plan.check_auto_qrels(auto_qrels)
     pool = plan.pool
     estimator = PlanEstimator(read, pool, parsed, depth=plan.depth)
-    if estimator.positions.outside:  # the runs' top depth must be in the pool
+    if estimator.positions.example is not None:  # the runs' top depth must be in the pool
         raise_outside_pool(estimator.positions.outside, estimator.positions.example, plan.depth)
     human = _human_labels(human_qrels, plan)
     _warn_unreached(parsed, lowered, pool["auto_label"].to_numpy(), human)

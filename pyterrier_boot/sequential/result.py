@@ -71,7 +71,8 @@ class ConfidenceSequence:
             ax = plt.subplots()[1]
         level = f"{self.confidence_level:.0%}"
         band = ax.fill_between(self.n, low, high, alpha=0.3, label=f"{level} {self.method} confidence sequence")
-        ax.plot(self.n, estimate, color=band.get_facecolor()[0][:3], label="running mean")
+        colour = tuple(np.asarray(band.get_facecolor(), dtype=float).reshape(-1, 4)[0, :3])  # the band colour, opaque
+        ax.plot(self.n, estimate, color=colour, label="running mean")
         if self.null is not None:
             ax.axhline(self.null, color="grey", linestyle=":", linewidth=1)
         ax.set_xlabel("topics")
