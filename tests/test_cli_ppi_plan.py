@@ -213,14 +213,14 @@ def test_flags_are_marked_and_explained(files, with_a_zero_run, tmp_path, capsys
     runs = with_a_zero_run / "runs"
     plan = _judge_plan(files, tmp_path / "plan", "--budget", "0.05", "--design", "poisson", runs=runs)
     human = _label(files, plan / "to_judge.txt", tmp_path / "human.txt")
-    assert _ppi(files, {"plan": plan, "human": human}, "-m", "AP", "-b", "S1", runs=runs) == 0
+    assert _ppi(files, {"plan": plan, "human": human}, "-m", "P@10", "-b", "S1", runs=runs) == 0
     printed = capsys.readouterr().out
     folder = files["folder"]
-    table = pb.ppi_evaluate(pb.read_runs(runs), pb.read_qrels(folder / "auto.txt"), pb.read_qrels(human), ["AP"],
+    table = pb.ppi_evaluate(pb.read_runs(runs), pb.read_qrels(folder / "auto.txt"), pb.read_qrels(human), ["P@10"],
                             plan=pb.JudgingPlan.load(plan / "plan.txt")).table(baseline="S1")
-    assert table.set_index("name").loc["Z0", "AP flag"] == "mostly 0, few labels in top ranks"
-    assert _flag_rows(printed, "AP: mean") == {"S1": "", "S2": "", "S3": "", "Z0": "1,2"}
-    assert _flag_rows(printed, "AP: difference from S1")["Z0"] == "1,2"
+    assert table.set_index("name").loc["Z0", "P@10 flag"] == "mostly 0, few labels in top ranks"
+    assert _flag_rows(printed, "P@10: mean") == {"S1": "", "S2": "", "S3": "", "Z0": "1,2"}
+    assert _flag_rows(printed, "P@10: difference from S1")["Z0"] == "1,2"
     assert "\n  1 mostly 0: the run scores 0 on more than 50% of the topics by the automatic labels\n" in printed
     assert "\n  2 few labels in top ranks: fewer human labels in the run's top ranks" in printed
     # the topic-level command: people judged topics 1 to 4 completely

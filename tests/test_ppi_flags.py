@@ -86,3 +86,17 @@ def test_topic_level_ppi_flags_mostly_zero(collection):
         zero_share = (scores.reindex(columns=[name]).fillna(0.0).to_numpy() == 0).mean()
         assert flags[s] == ("mostly 0" if zero_share > MOSTLY_ZERO else "")
     assert isinstance(res.pairwise(), pd.DataFrame) and "flag" in res.pairwise().columns
+
+
+def test_ratio_measures_are_flagged_below_a_tenth_of_the_pool_and_for_the_topics_estimand(collection):
+    sim, runs, auto = collection
+    plan = pb.judging_plan(runs, auto, 0.08, strategy="uniform", rng=3)
+    people = _people(plan, sim.qrels)
+    small = pb.ppi_evaluate(runs, auto, people, ["P@5", "AP", "nDCG@5"], plan=plan).table()
+    assert all("budget under 10% for a ratio" in f for f in small["AP flag"])
+    assert all("budget under 10% for a ratio" in f for f in small["nDCG@5 flag"])
+    assert not any("ratio" in f for f in small["P@5 flag"])
+    topics = pb.ppi_evaluate(runs, auto, people, ["P@5", "AP"], plan=plan, estimand="topics",
+                             n_replicates=40).pairwise()
+    assert topics.loc[topics["measure"] == "AP", "flag"].str.contains("ratio bias").all()
+    assert not topics.loc[topics["measure"] == "P@5", "flag"].str.contains("ratio").any()
