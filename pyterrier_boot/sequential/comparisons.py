@@ -89,58 +89,74 @@ def decide(ci_low: npt.ArrayLike, ci_high: npt.ArrayLike, margin: float = 0.0) -
     return out
 
 
+#: the half-width of the betting sequence approaches ``ASYMPTOTIC * sd * sqrt(2 log(2/alpha) log(1 + n) / n)``
+#: (measured: 0.41-0.48 at 5,000 topics, for standard deviations 0.05-0.3 and alpha 0.05-0.0005)
+ASYMPTOTIC = 0.45
+
+
 def _decay(n: np.ndarray | float) -> np.ndarray | float:
-    """How the width of a betting sequence shrinks with ``n``: ``sqrt(log(1 + n) / n)``."""
+    """How the half-width of a betting sequence shrinks with ``n`` once the spread is known."""
     return np.sqrt(np.log1p(n) / n)
 
 
-def topics_needed(n: int, estimate: npt.ArrayLike, ci_low: npt.ArrayLike, ci_high: npt.ArrayLike,
-                  margin: float = 0.0) -> np.ndarray:
+def topics_needed(n: int, estimate: npt.ArrayLike, ci_low: npt.ArrayLike, ci_high: npt.ArrayLike, *,
+                  sd: npt.ArrayLike, confidence_level: float, margin: float = 0.0) -> np.ndarray:
     """A rough projection of how many more topics each undecided pair needs (0 once decided).
 
-    Each end's distance from the running mean after ``n`` topics is scaled by ``r(m) = sqrt(log(1 +
-    m) / m) / sqrt(log(1 + n) / n)`` (how a betting sequence narrows once the scores' spread is
-    known); the answer is the least ``m - n`` at which the scaled sequence would exclude 0 or lie
-    within ``[-margin, margin]``. It assumes that the running mean and the spread stay as they
-    are: a guide for planning, not a promise (the mean moves, and a true difference of 0 with no
-    margin is never decided). ``inf`` when no decision is in sight within :data:`MAX_PROJECTION`
-    topics, NaN for an empty sequence.
+    Model of the half-width after ``m`` topics: ``h(m) = sd * sqrt(2 log(2/alpha) log(1 + m) / m)
+    * c(m)`` (``sd``: the running standard deviation of the differences; ``alpha = 1 -
+    confidence_level``, the level of the sequence), where the factor ``c(m)`` is the one observed
+    now, ``c(n)``, at ``m = n`` and falls towards its large-``n`` value :data:`ASYMPTOTIC` as
+    ``c(m) = ASYMPTOTIC + (c(n) - ASYMPTOTIC) n / m`` (early on, the betting sequence is wider than
+    its asymptotic form: its bets start from a cautious guess of the spread). Both ends' distances
+    from the running mean are scaled by ``h(m) / h(n)``; the answer is the least ``m - n`` at
+    which the scaled sequence would exclude 0 or lie within ``[-margin, margin]``. It assumes that
+    the running mean and spread stay as they are: a guide for planning, not a promise (a true
+    difference of 0 with no margin is never decided). ``inf`` when no decision is in sight within
+    :data:`MAX_PROJECTION` topics, NaN for an empty sequence.
     """
     margin = check_margin(margin)
-    needed = _projection(n, estimate, ci_low, ci_high, margin)
+    alpha = 1.0 - check_alpha(confidence_level, "confidence_level")
+    needed = _projection(n, estimate, ci_low, ci_high, sd, alpha, margin)
     needed[decide(ci_low, ci_high, margin) != "undecided"] = 0.0
     return needed
 
 
-def _projection(n, estimate, ci_low, ci_high, margin) -> np.ndarray:
+def _projection(n, estimate, ci_low, ci_high, sd, alpha, margin) -> np.ndarray:
     """:func:`topics_needed` before the decided pairs are set to 0 (at least 1 for every pair)."""
     estimate = np.asarray(estimate, dtype=float)
     below = estimate - np.asarray(ci_low, dtype=float)  # distances of the ends from the mean
     above = np.asarray(ci_high, dtype=float) - estimate
     with np.errstate(divide="ignore", invalid="ignore"):
-        # the shrink factor r at which the scaled sequence excludes 0, or fits within the margin
+        # the shrink factor at which the scaled sequence excludes 0, or fits within the margin
         excludes = np.where(estimate > 0, estimate / below, np.where(estimate < 0, -estimate / above, 0.0))
         fits = np.where(np.abs(estimate) < margin,
                         np.minimum((margin - estimate) / above, (margin + estimate) / below), 0.0)
+        # the share of the current half-width that the asymptotic form explains
+        asymptotic = ASYMPTOTIC * np.asarray(sd, dtype=float) * math.sqrt(2 * math.log(2 / alpha)) * _decay(n)
+        share = np.clip(asymptotic / ((below + above) / 2), 0.0, 1.0)
     ratio = np.maximum(np.nan_to_num(excludes, nan=0.0, posinf=1.0), np.nan_to_num(fits, nan=0.0, posinf=1.0))
+    share = np.broadcast_to(np.nan_to_num(share, nan=1.0), estimate.shape)
     out = np.full(estimate.shape, np.nan)
     for i in np.ndindex(estimate.shape):
         if np.isfinite(below[i]) and np.isfinite(above[i]):
-            out[i] = _more_topics(n, ratio[i])
+            out[i] = _more_topics(n, ratio[i], share[i])
     return out
 
 
-def _more_topics(n: int, ratio: float) -> float:
-    """Least ``m - n >= 1`` with ``decay(m) <= ratio * decay(n)`` (bisection: decay falls with m)."""
-    goal = ratio * _decay(n)
-    if _decay(n + 1) <= goal:
+def _more_topics(n: int, ratio: float, share: float) -> float:
+    """Least ``m - n >= 1`` with ``h(m) / h(n) <= ratio`` (bisection: ``h`` falls with ``m``)."""
+    def shrink(m):
+        return _decay(m) / _decay(n) * (share + (1.0 - share) * n / m)
+
+    if shrink(n + 1) <= ratio:
         return 1.0
-    if _decay(MAX_PROJECTION) > goal:
+    if shrink(MAX_PROJECTION) > ratio:
         return math.inf
     lo, hi = n + 1, MAX_PROJECTION  # the condition fails at lo, holds at hi
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        if _decay(mid) <= goal:
+        if shrink(mid) <= ratio:
             hi = mid
         else:
             lo = mid
@@ -179,7 +195,7 @@ def sequential_comparisons(scores: npt.ArrayLike, names: Sequence[str], *, basel
         p-value for ``a = b``, ``1 / max_s K_s(0)``, bets at the level of the correction),
         ``evalue`` (``K_t(0)``), ``reject`` (``a = b`` rejected by the correction: Bonferroni
         ``pvalue <= alpha / K``, or e-BH), ``decision`` (:data:`DECISIONS`), ``topics_needed``
-        (:func:`topics_needed`).
+        (:func:`topics_needed`, for the level ``1 - alpha / K`` sequence).
     """
     x, names, index, alpha, correction = _check(scores, names, baseline, bounds, confidence_level, correction)
     k = len(index)
@@ -197,7 +213,7 @@ def sequential_comparisons(scores: npt.ArrayLike, names: Sequence[str], *, basel
     if correction == "e-bh":
         differs = np.where(estimate > 0, "better", np.where(estimate < 0, "worse", "undecided"))
         decision = np.where(reject, differs, np.where(np.isin(decision, ("better", "worse")), "undecided", decision))
-    needed = _projection(len(x), estimate, low, high, check_margin(margin))
+    needed = _projection(len(x), estimate, low, high, diffs.std(axis=0), alpha / k, check_margin(margin))
     needed[decision != "undecided"] = 0.0
     return pd.DataFrame({
         "system_a": [names[i] for i in a], "system_b": [names[j] for j in b], "n": len(x),
