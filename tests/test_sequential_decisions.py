@@ -82,10 +82,10 @@ def test_betting_capital_matches_a_plain_reimplementation():
 # ---------------------------------------------------------------------- comparisons
 
 
-def _shifted(rng, n, shifts):
+def _shifted(rng, n, shifts, noise=0.08):
     """Scores in [0, 1]: a common topic effect plus each system's shift and noise (clipped)."""
     topic = rng.beta(2, 3, size=(n, 1))
-    return np.clip(topic + np.asarray(shifts) + rng.normal(0, 0.08, size=(n, len(shifts))), 0, 1)
+    return np.clip(topic + np.asarray(shifts) + rng.normal(0, noise, size=(n, len(shifts))), 0, 1)
 
 
 def test_bonferroni_is_each_sequence_at_alpha_over_k():
@@ -208,14 +208,15 @@ def _ever_rejected_naive(x, alpha):
     return any(stats.ttest_1samp(d[:t], 0.0).pvalue <= alpha for t in range(5, len(d) + 1))
 
 
-@pytest.mark.slow  # about 10 s: 1,000 sequences under each correction
+@pytest.mark.slow  # about 15 s each: 1,000 sequences under each correction
 @pytest.mark.parametrize("rule", [_ever_rejected_bonferroni, _ever_rejected_e_bh])
 def test_type_one_error_under_a_check_after_every_topic(rule):
-    # four systems with one mean (exchangeable, dependent pairs through the topic effect): the share
-    # of sequences of 200 topics in which any pair is ever called better or worse is at most alpha
+    # four systems with one mean (exchangeable, dependent pairs through the topic effect; per-topic
+    # differences with sd ~0.3): the share of sequences of 200 topics in which any pair is ever
+    # called better or worse is at most alpha (measured: 0.6% Bonferroni, 0.4% e-BH, SE 0.2%)
     rng = np.random.default_rng(8)
     alpha, reps = 0.05, 1000
-    rate = np.mean([rule(_shifted(rng, 200, [0.0] * 4), alpha) for _ in range(reps)])
+    rate = np.mean([rule(_shifted(rng, 200, [0.0] * 4, noise=0.25), alpha) for _ in range(reps)])
     se = math.sqrt(max(rate, 1 / reps) * (1 - rate) / reps)
     print(f"{rule.__name__}: {rate:.3f} (SE {se:.3f})")
     assert rate <= alpha
