@@ -295,6 +295,10 @@ def test_constructor_refusals():
         ptb.SequentialEvaluation(wide[["a"]])
     with pytest.raises(TypeError, match="DataFrame"):
         ptb.SequentialEvaluation(wide.to_numpy())
+    with pytest.raises(TypeError, match="numeric"):
+        ptb.SequentialEvaluation(wide.astype(str).assign(a="x"))
+    # the topics as a column rather than the index
+    assert ptb.SequentialEvaluation(wide.reset_index()).scores().equals(ptb.SequentialEvaluation(wide).scores())
     with pytest.raises(ValueError, match="'margin'"):
         ptb.SequentialEvaluation(wide).decisions(-0.01)
 

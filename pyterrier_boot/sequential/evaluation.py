@@ -244,8 +244,15 @@ def _parse_scores(scores, measure, default=None) -> tuple[list[str], list[str], 
                          "(measure, system)")
     if wide.columns.nlevels != 2:
         raise ValueError("'scores' columns must be systems, or (measure, system) pairs")
-    long = wide.stack(list(range(2)), future_stack=True).rename("value").reset_index()
-    long.columns = ["qid", "measure", "name", "value"]
+    try:
+        values = wide.to_numpy(dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError("'scores' must hold numeric scores") from None
+    t, c = values.shape
+    long = pd.DataFrame({"qid": np.repeat(wide.index.astype(str).to_numpy(), c),
+                         "measure": np.tile(wide.columns.get_level_values(0).astype(str).to_numpy(), t),
+                         "name": np.tile(wide.columns.get_level_values(1).astype(str).to_numpy(), t),
+                         "value": values.reshape(-1)})
     return _from_long(long)
 
 
