@@ -1,7 +1,7 @@
 """Anytime-valid comparisons of many systems over one sequence of topics.
 
 Each pair ``(a, b)`` gets the hedged betting confidence sequence of the paired difference
-``a - b`` (Waudby-Smith & Ramdas 2024, JRSS-B) and the betting capital at the null ``a - b = 0``.
+``a - b`` (Waudby-Smith & Ramdas 2024, JRSS-B) and the betting capital at ``a - b = 0``.
 The family of pairs (all pairs, or every system against a baseline) is controlled in one of two
 named ways:
 
@@ -9,16 +9,19 @@ named ways:
   ``1 - alpha`` all ``K`` sequences hold at every topic at once, so no claim read from them (better,
   worse, equivalent within a margin) is wrong, however often the table is looked at: family-wise
   error control.
-* ``"e-bh"``: the e-BH procedure (Wang & Ramdas 2022, JRSS-B 84(3)) on the pairs' e-values at the
-  current topic: the capital ``K_t(0)`` of each pair, bets at level ``alpha``, is an e-value at any
-  stopping time (optional stopping; Vovk & Wang 2021). e-BH rejects the ``k*`` pairs of largest
-  e-value, ``k* = max{k : e_(k) >= K / (alpha k)}``, and keeps the false discovery rate of the
-  claims *differs* at most ``alpha`` under any dependence between the pairs, at any stopping time
-  (so under the global null the chance of ever claiming anything, checking after every topic, is
-  at most ``alpha``). The direction (better or worse) is that of the running mean. e-BH decides
-  sooner than Bonferroni; its claims of equivalence still come from the level ``alpha / K``
-  sequences (which are the ones reported), so a pair may be *better* under e-BH while its
-  sequence still holds 0.
+* ``"e-bh"``: the e-BH procedure (Wang & Ramdas 2022, JRSS-B 84(3)) on e-values at the current
+  topic. Each pair brings two: the capital of a gambler betting on ``a - b > 0`` (all the capital
+  on that side, bets at level ``alpha``: :func:`~.betting.betting_capital` with
+  ``alternative="greater"``), an e-value against *a is better* being false (``a - b <= 0``) at any
+  stopping time by optional stopping (Vovk & Wang 2021, Annals of Statistics 49(3)), and the
+  gambler betting on ``a - b < 0``, an e-value against *a is worse*. e-BH over these ``2K``
+  e-values rejects the ``k*`` largest, ``k* = max{k : e_(k) >= 2K / (alpha k)}``: the expected share
+  of wrong claims among the claims *better* and *worse* (the direction included) is at most
+  ``alpha`` under any dependence between the pairs, at any stopping time (so under the global
+  null the chance of ever claiming anything, checking after every topic, is at most ``alpha``).
+  e-BH decides sooner than Bonferroni when many pairs differ; its claims of equivalence still
+  come from the level ``alpha / K`` sequences (the ones reported), so a pair may be *better*
+  under e-BH while its sequence still holds 0.
 
 :func:`decide` reads a pair's verdict from its sequence and a margin; :func:`topics_needed`
 projects how many more topics an undecided pair is likely to need.
@@ -193,8 +196,9 @@ def sequential_comparisons(scores: npt.ArrayLike, names: Sequence[str], *, basel
         One row per pair: ``system_a, system_b, n, estimate`` (mean of ``a - b``), ``ci_low,
         ci_high`` (the level ``1 - alpha / K`` sequence), ``pvalue`` (the pair's own anytime
         p-value for ``a = b``, ``1 / max_s K_s(0)``, bets at the level of the correction),
-        ``evalue`` (``K_t(0)``), ``reject`` (``a = b`` rejected by the correction: Bonferroni
-        ``pvalue <= alpha / K``, or e-BH), ``decision`` (:data:`DECISIONS`), ``topics_needed``
+        ``evalue`` (Bonferroni: the hedged capital ``K_t(0)``; e-BH: the larger of the two
+        one-sided capitals), ``reject`` (Bonferroni: ``pvalue <= alpha / K``; e-BH: a claim
+        *better* or *worse* made), ``decision`` (:data:`DECISIONS`), ``topics_needed``
         (:func:`topics_needed`, for the level ``1 - alpha / K`` sequence).
     """
     x, names, index, alpha, correction = _check(scores, names, baseline, bounds, confidence_level, correction)
@@ -204,15 +208,20 @@ def sequential_comparisons(scores: npt.ArrayLike, names: Sequence[str], *, basel
     width = bounds[1] - bounds[0]
     sequence = confidence_sequence(diffs, bounds=(-width, width), confidence_level=1 - alpha / k, null=0.0)
     low, high, estimate = sequence.ci_low[-1], sequence.ci_high[-1], sequence.estimate[-1]
+    z = (diffs + width) / (2 * width)  # the differences on [0, 1], a - b = 0 at 0.5
     level = alpha / k if correction == "bonferroni" else alpha
-    capital = betting_capital((diffs + width) / (2 * width), level, "two-sided", 0.5)
+    capital = betting_capital(z, level, "two-sided", 0.5)
     pvalue = 1.0 / np.maximum(np.maximum.accumulate(capital, axis=0)[-1], 1.0)
-    evalue = capital[-1]
-    reject = pvalue <= alpha / k if correction == "bonferroni" else e_bh(evalue, alpha)
     decision = decide(low, high, margin)
-    if correction == "e-bh":
-        differs = np.where(estimate > 0, "better", np.where(estimate < 0, "worse", "undecided"))
-        decision = np.where(reject, differs, np.where(np.isin(decision, ("better", "worse")), "undecided", decision))
+    if correction == "bonferroni":
+        evalue, reject = capital[-1], pvalue <= alpha / k
+    else:
+        up, down = (betting_capital(z, alpha, side, 0.5)[-1] for side in ("greater", "less"))
+        rejected = e_bh(np.concatenate([up, down]), alpha)
+        better, worse = rejected[:k] & ~rejected[k:], rejected[k:] & ~rejected[:k]
+        evalue, reject = np.maximum(up, down), better | worse
+        decision = np.where(better, "better", np.where(worse, "worse", np.where(
+            np.isin(decision, ("better", "worse")), "undecided", decision)))
     needed = _projection(len(x), estimate, low, high, diffs.std(axis=0), alpha / k, check_margin(margin))
     needed[decision != "undecided"] = 0.0
     return pd.DataFrame({
