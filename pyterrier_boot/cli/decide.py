@@ -155,12 +155,12 @@ def _check_same_settings(state, args, runs, path) -> None:
 
 def _header(state, args) -> str:
     settings = state.settings
-    level = f"{100 * settings['confidence_level']:g}%"
-    control = ("family-wise (Bonferroni over the pairs)" if settings["correction"] == "bonferroni"
+    alpha = f"{1 - settings['confidence_level']:.3g}"
+    control = ("family-wise error (Bonferroni over the pairs)" if settings["correction"] == "bonferroni"
                else "false discovery rate (e-BH over the pairs)")
     against = f"against {settings['baseline']}" if settings["baseline"] else "all pairs"
-    return (f"{state.n_topics} topics, {len(state.systems)} runs, {against}; {level} {control}, anytime-valid "
-            f"betting confidence sequences; margin {args.margin:g}")
+    return (f"{state.n_topics} topics, {len(state.systems)} runs, {against}; {control} at most {alpha}, anytime-valid "
+            f"betting confidence sequences at level 1 - {alpha}/pairs; margin {args.margin:g}")
 
 
 def _display(table: pd.DataFrame, digits: int) -> pd.DataFrame:
