@@ -22,6 +22,7 @@ LISTS = {
     "split-half": ("cli.md", "`--out DIR` also writes", "(the z\ndistributions)"),
     "demo": ("cli.md", "prints one table per measure", "(or `--out DIR`)"),
     "judge-plan": ("cli.md", "`--overwrite` to replace it) `plan.txt`", "sorted by topic and document"),
+    "decide": ("cli.md", "With `--out DIR` it also writes", "The state file is text"),
 }
 
 
@@ -70,6 +71,7 @@ def _arguments(command, folder):
         "split-half": ["--qrels", folder / "qrels.txt", *runs, "-m", "AP", "--splits", 2, "--n", 10],
         "demo": ["--topics", 4],
         "judge-plan": ["--auto-qrels", folder / "qrels.txt", *runs, "--budget", 0.5],
+        "decide": ["--state", folder / "decide-state.tsv", "--qrels", folder / "qrels.txt", *runs, "-m", "AP"],
     }[command]
 
 

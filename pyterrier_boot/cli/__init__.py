@@ -18,6 +18,8 @@ Commands:
 * ``pyterrier-boot judge-plan``: which pool pairs to give people, with known inclusion
   probabilities (:mod:`.judge_plan`).
 * ``pyterrier-boot reproduce``: original against reproduced runs (:mod:`.reproduce`).
+* ``pyterrier-boot decide``: judge until decided: a saved sequence of judged topics, updated from
+  each new qrels file, and which pairs of runs it has decided (:mod:`.decide`).
 
 Exit status: 0 on success, 1 when the input is wrong, a file cannot be read or written or the work
 does not fit in memory (one ``error: ...`` line on stderr, never a traceback; ``--debug`` shows it),
@@ -99,6 +101,7 @@ examples:
   pyterrier-boot topics --difference 0.05 --variance 0.02
   pyterrier-boot split-half --qrels qrels.txt runs/ --measures AP nDCG@10 --splits 20
   pyterrier-boot judge-plan --auto-qrels llm.qrels runs/ --budget 0.1 --out plan/
+  pyterrier-boot decide --state state.tsv --qrels qrels.txt runs/ -m nDCG@10 --margin 0.01
 
 'pyterrier-boot COMMAND --help' explains each command.
 exit status: 0 success, 1 error (bad input, unreadable file, too little memory), 2 wrong usage,
@@ -120,7 +123,17 @@ def _common_options():
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``pyterrier-boot`` and its commands."""
     from .. import __version__
-    from . import demo, evaluate, judge_plan, leaderboard, ppi, reproduce, split_half, topics
+    from . import (
+        decide,
+        demo,
+        evaluate,
+        judge_plan,
+        leaderboard,
+        ppi,
+        reproduce,
+        split_half,
+        topics,
+    )
 
     parser = argparse.ArgumentParser(prog="pyterrier-boot", description=DESCRIPTION, epilog=EPILOG,
                                      formatter_class=argparse.RawDescriptionHelpFormatter, allow_abbrev=False)
@@ -136,6 +149,7 @@ def build_parser() -> argparse.ArgumentParser:
     ppi.add_parser(subparsers, common)
     judge_plan.add_parser(subparsers, common)
     reproduce.add_parser(subparsers, common)
+    decide.add_parser(subparsers, common)
     return parser
 
 

@@ -6,5 +6,9 @@
   Ramdas 2024) and its anytime p-value;
 * :mod:`.result`: :class:`ConfidenceSequence`, what both return;
 * :mod:`.sequence`: :func:`confidence_sequence`, the public entry point (argument checks, the
-  rescaling to [0, 1], one sequence per column).
+  rescaling to [0, 1], one sequence per column);
+* :mod:`.comparisons`: many systems over one topic sequence (all pairs or against a baseline),
+  Bonferroni or e-BH over the pairs, verdicts and the projection of the topics still needed;
+* :mod:`.evaluation`: :class:`SequentialEvaluation`, the state that grows topic by topic;
+* :mod:`.storage`: its checksummed text file.
 """

@@ -37,7 +37,7 @@ import math
 import numba
 import numpy as np
 
-__all__ = ["betting_sequence", "betting_pvalue", "bets", "GRID", "RESOLUTION", "TRUNCATION"]
+__all__ = ["betting_sequence", "betting_pvalue", "betting_capital", "bets", "GRID", "RESOLUTION", "TRUNCATION"]
 
 #: grid points over [0, 1] on which the candidate means are first read
 GRID = 513
@@ -177,24 +177,31 @@ def _sides(alternative: str) -> tuple[float, float]:
 
 
 @numba.njit(cache=True)
-def _all_pvalues(z, alpha, sides, weight_up, m0, out):
+def _all_capitals(z, alpha, sides, weight_up, m0, out):
     for k in range(z.shape[1]):
         column = np.ascontiguousarray(z[:, k])
         lam = bets(column, alpha, sides)
         cap_up, cap_down = _stakes(m0)
-        up, down, best = 1.0, 1.0, 1.0
+        up, down = 1.0, 1.0
         for i in range(column.shape[0]):
             d = column[i] - m0
             up *= 1.0 + min(lam[i], cap_up) * d
             down *= 1.0 - min(lam[i], cap_down) * d
-            best = max(best, weight_up * up + (1.0 - weight_up) * down)
-            out[i, k] = 1.0 / best
+            out[i, k] = weight_up * up + (1.0 - weight_up) * down
+
+
+def betting_capital(z: np.ndarray, alpha: float, alternative: str, m0: float) -> np.ndarray:
+    """The hedged capital ``K_t(m0)`` after each prefix (topics x columns), with the bets of the
+    sequence at level ``alpha``: an e-value for ``mean == m0`` at any stopping time ``t`` (its
+    expectation is at most 1 when ``m0`` is the mean, by optional stopping)."""
+    out = np.empty(z.shape)
+    sides, weight_up = _sides(alternative)
+    _all_capitals(np.ascontiguousarray(z, dtype=float), float(alpha), sides, weight_up, float(m0), out)
+    return out
 
 
 def betting_pvalue(z: np.ndarray, alpha: float, alternative: str, m0: float) -> np.ndarray:
     """Anytime p-values ``min(1, 1 / max_{s<=t} K_s(m0))`` (topics x columns) for ``mean == m0``
     (``m0`` on the [0, 1] scale), with the bets of the sequence at level ``alpha``."""
-    out = np.empty(z.shape)
-    sides, weight_up = _sides(alternative)
-    _all_pvalues(np.ascontiguousarray(z, dtype=float), float(alpha), sides, weight_up, float(m0), out)
-    return out
+    best = np.maximum.accumulate(betting_capital(z, alpha, alternative, m0), axis=0)
+    return 1.0 / np.maximum(best, 1.0)
