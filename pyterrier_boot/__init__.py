@@ -154,6 +154,8 @@ _EXPORTS = {
     # anytime-valid inference (confidence sequences over topics)
     "confidence_sequence": "pyterrier_boot.sequential.sequence",
     "ConfidenceSequence": "pyterrier_boot.sequential.result",
+    "regression_gate": "pyterrier_boot.sequential.gate",
+    "GateResult": "pyterrier_boot.sequential.gate",
     # command line, reports and plots
     "plot_means": "pyterrier_boot.plotting",
     "plot_pairwise": "pyterrier_boot.plotting",

@@ -6,5 +6,6 @@
   Ramdas 2024) and its anytime p-value;
 * :mod:`.result`: :class:`ConfidenceSequence`, what both return;
 * :mod:`.sequence`: :func:`confidence_sequence`, the public entry point (argument checks, the
-  rescaling to [0, 1], one sequence per column).
+  rescaling to [0, 1], one sequence per column);
+* :mod:`.gate`: :func:`regression_gate`, non-inferiority of a candidate against a baseline for CI.
 """
