@@ -152,14 +152,15 @@ def regression_gate(candidate: npt.ArrayLike, baseline: npt.ArrayLike, *, margin
     Returns:
         A :class:`GateResult`.
     """
-    margin = _check_margin(margin, bounds)
+    lo, hi = _check_bounds(bounds)
+    margin = _check_margin(margin, (lo, hi))
     alpha = 1.0 - check_confidence_level(confidence_level)
     used = spent_alpha(alpha, commit_index, alpha_spending)
     x, y = (_check_one(v, name) for v, name in ((candidate, "candidate"), (baseline, "baseline")))
     if x.shape != y.shape:
         raise ValueError(f"'candidate' ({x.size} topics) and 'baseline' ({y.size} topics) must have one score per "
                          "topic each, for the same topics")
-    lo, hi = _check_bounds(bounds, x, y)
+    _check_within(x, y, lo, hi)
     span = hi - lo
     sequence = confidence_sequence(x, y, bounds=(-span, span), method="betting", confidence_level=1.0 - used)
     codes = gate_verdicts(sequence.ci_low, sequence.ci_high, margin)
@@ -197,17 +198,20 @@ def _check_one(values, name):
     return array
 
 
-def _check_bounds(bounds, x, y):
+def _check_bounds(bounds):
     try:
         lo, hi = (float(b) for b in bounds)
     except (TypeError, ValueError):
         raise TypeError(f"'bounds' must be a pair of numbers (low, high), got {bounds!r}") from None
     if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi):
         raise ValueError(f"'bounds' must be two finite numbers with low < high, got {bounds!r}")
+    return lo, hi
+
+
+def _check_within(x, y, lo, hi):
     for values, name in ((x, "candidate"), (y, "baseline")):
         outside = (values < lo) | (values > hi)
         if outside.any():
             i = int(np.argmax(outside))
             raise ValueError(f"{name!r} has {int(outside.sum())} scores outside bounds ({lo:g}, {hi:g}), e.g. "
                              f"{values[i]:.6g} at position {i}")
-    return lo, hi
