@@ -207,3 +207,13 @@ def test_bad_arguments(kwargs, error, message):
 def test_bad_scores(candidate, baseline, message):
     with pytest.raises(ValueError, match=message):
         ptb.regression_gate(candidate, baseline, margin=0.01)
+
+
+def test_an_empty_sequence_is_undecided_and_warns():
+    """Differences that drift (topics sorted so the candidate first wins, then loses): no single mean
+    fits, the betting sequence becomes empty, the gate says undecided and the summary says why."""
+    candidate = np.r_[np.ones(150), np.zeros(150)]
+    with pytest.warns(ptb.DegenerateWarning, match="became empty"):
+        result = ptb.regression_gate(candidate, np.full(300, 0.5), margin=0.05)
+    assert result.verdict == "undecided" and np.isnan(result.ci_low)
+    assert "| 0.95 confidence sequence | empty: no single mean fits these topics" in result.summary("AP")

@@ -110,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
                              alpha_spending=args.alpha_spending, commit_index=args.commit_index)
     d = args.digits
     print(f"{result.verdict} ({label}, {result.n} topics): candidate - baseline = {result.estimate:+.{d}f}, "
-          f"{1 - result.alpha_used:.4g} confidence sequence [{result.ci_low:+.{d}f}, {result.ci_high:+.{d}f}], "
+          f"{1 - result.alpha_used:.4g} confidence sequence {result.interval(d)}, "
           f"margin {result.margin:g}")
     if args.summary:
         _common.write_text(Path(args.summary), result.summary(label, digits=d))

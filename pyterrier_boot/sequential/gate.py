@@ -13,7 +13,9 @@ The sequence covers the mean difference at every number of topics at once with p
 and the comparison stopped whenever it is decided: a wrong verdict ("not worse" when the
 candidate is worse by more than ``delta``, or "worse" when it is not) has probability at most
 ``alpha`` however often one looks. Its ends never move back (running intersection), so a verdict
-once reached stays.
+once reached stays; unless the betting sequence becomes empty (every mean rejected: the scores
+do not look like draws with one mean, e.g. topics sorted by difficulty), which warns
+(:class:`~pyterrier_boot.DegenerateWarning`) and makes the gate undecided.
 
 A series of commits is a series of comparisons. With ``alpha_spending="constant"`` each gets
 ``alpha``: the error rate holds per comparison, and over ``K`` commits the chance that at least
@@ -112,6 +114,12 @@ class GateResult:
                 "re-checked as topics or judgments are added; over a series of K commits, each a new comparison, "
                 f"up to K x {self.alpha:g} (use alpha spending over the series to bound it by {self.alpha:g}).")
 
+    def interval(self, digits: int = 4) -> str:
+        """The sequence's ends after all the topics, ``[low, high]``, or why there are none."""
+        if np.isnan(self.ci_low):
+            return "empty: no single mean fits these topics (are they in an order that follows their scores?)"
+        return f"[{self.ci_low:+.{digits}f}, {self.ci_high:+.{digits}f}]"
+
     def summary(self, measure: str = "score", *, digits: int = 4) -> str:
         """A Markdown summary for a pull request: verdict, measure, topics, estimate, sequence, margin,
         and the guarantee."""
@@ -119,9 +127,10 @@ class GateResult:
         level = 1.0 - self.alpha_used
         decided = (f"decided after {self.decided_at} of {self.n} topics" if self.decided_at is not None
                    else f"not decided after {self.n} topics")
+        interval = self.interval(digits)
         rows = [("measure", measure), ("topics", str(self.n)),
                 ("mean difference (candidate - baseline)", f"{self.estimate:+.{digits}f}"),
-                (f"{level:.4g} confidence sequence", f"[{self.ci_low:+.{digits}f}, {self.ci_high:+.{digits}f}]"),
+                (f"{level:.4g} confidence sequence", interval),
                 ("margin", f"{self.margin:.{digits}g} (worse by more than this fails)"),
                 ("verdict", f"**{self.verdict}** ({decided}; exit {self.exit_code})")]
         table = ["| | |", "|---|---|"] + [f"| {key} | {value} |" for key, value in rows]
