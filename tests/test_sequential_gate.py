@@ -217,3 +217,28 @@ def test_an_empty_sequence_is_undecided_and_warns():
         result = ptb.regression_gate(candidate, np.full(300, 0.5), margin=0.05)
     assert result.verdict == "undecided" and np.isnan(result.ci_low)
     assert "| 0.95 confidence sequence | empty: no single mean fits these topics" in result.summary("AP")
+
+
+def test_command_scores_match_ir_measures(tmp_path, capsys):
+    """The command's mean difference and topic count against ir_measures on the same files."""
+    import ir_measures
+    from conftest import small_collection, write_trec
+
+    runs, qrels = small_collection(seed=3, n_topics=12, systems="ab")
+    folder = write_trec(runs, qrels, tmp_path)
+    code = main(["gate", "--qrels", str(folder / "qrels.txt"), "--baseline", str(folder / "runs" / "a.txt"),
+                 "--candidate", str(folder / "runs" / "b.txt"), "--measure", "nDCG@10", "--margin", "0.01",
+                 "--quiet", "--digits", "6"])
+    assert code == 2
+    truth = list(ir_measures.read_trec_qrels(str(folder / "qrels.txt")))
+
+    def per_topic(name):
+        run = list(ir_measures.read_trec_run(str(folder / "runs" / f"{name}.txt")))
+        return {m.query_id: m.value for m in ir_measures.iter_calc([ir_measures.nDCG @ 10], truth, run)}
+
+    a, b = per_topic("a"), per_topic("b")
+    topics = {r.query_id for r in truth}
+    difference = np.mean([b.get(q, 0.0) - a.get(q, 0.0) for q in topics])
+    out = capsys.readouterr().out
+    assert f"(nDCG@10, {len(topics)} topics)" in out
+    assert f"candidate - baseline = {difference:+.6f}" in out
