@@ -156,6 +156,8 @@ _EXPORTS = {
     "ConfidenceSequence": "pyterrier_boot.sequential.result",
     "SequentialEvaluation": "pyterrier_boot.sequential.evaluation",
     "sequential_comparisons": "pyterrier_boot.sequential.comparisons",
+    "regression_gate": "pyterrier_boot.sequential.gate",
+    "GateResult": "pyterrier_boot.sequential.gate",
     # command line, reports and plots
     "plot_means": "pyterrier_boot.plotting",
     "plot_pairwise": "pyterrier_boot.plotting",

@@ -20,10 +20,12 @@ Commands:
 * ``pyterrier-boot reproduce``: original against reproduced runs (:mod:`.reproduce`).
 * ``pyterrier-boot decide``: judge until decided: a saved sequence of judged topics, updated from
   each new qrels file, and which pairs of runs it has decided (:mod:`.decide`).
+* ``pyterrier-boot gate``: a regression gate for CI, candidate against baseline (:mod:`.gate`).
 
 Exit status: 0 on success, 1 when the input is wrong, a file cannot be read or written or the work
 does not fit in memory (one ``error: ...`` line on stderr, never a traceback; ``--debug`` shows it),
 2 for wrong usage (argparse), 130 when interrupted (Ctrl-C; an ``--out`` folder is left as it was).
+``gate`` uses 0, 1 and 2 for its verdicts, so its errors and wrong usage exit 4 (:data:`ERROR_STATUS`).
 """
 from __future__ import annotations
 
@@ -40,6 +42,9 @@ if TYPE_CHECKING:
 
 
 __all__ = ["main", "build_parser"]
+
+# commands whose exit status 1 and 2 mean something else (a verdict): their errors and wrong usage exit here
+ERROR_STATUS = {"gate": 4}
 
 # errors that are the user's (bad input, missing file, missing optional package): one line, exit 1
 USER_ERRORS = (ValueError, TypeError, FileNotFoundError, ImportError)
@@ -102,10 +107,12 @@ examples:
   pyterrier-boot split-half --qrels qrels.txt runs/ --measures AP nDCG@10 --splits 20
   pyterrier-boot judge-plan --auto-qrels llm.qrels runs/ --budget 0.1 --out plan/
   pyterrier-boot decide --state state.tsv --qrels qrels.txt runs/ -m nDCG@10 --margin 0.01
+  pyterrier-boot gate --qrels qrels.txt --baseline main.run --candidate pr.run --measure nDCG@10 --margin 0.01
 
 'pyterrier-boot COMMAND --help' explains each command.
 exit status: 0 success, 1 error (bad input, unreadable file, too little memory), 2 wrong usage,
-130 interrupted (Ctrl-C). No traceback unless --debug.
+130 interrupted (Ctrl-C). No traceback unless --debug. 'gate' exits 0/1/2 with its verdict and 4
+on an error or wrong usage.
 """
 
 
@@ -127,6 +134,7 @@ def build_parser() -> argparse.ArgumentParser:
         decide,
         demo,
         evaluate,
+        gate,
         judge_plan,
         leaderboard,
         ppi,
@@ -150,6 +158,7 @@ def build_parser() -> argparse.ArgumentParser:
     judge_plan.add_parser(subparsers, common)
     reproduce.add_parser(subparsers, common)
     decide.add_parser(subparsers, common)
+    gate.add_parser(subparsers, common)
     return parser
 
 
@@ -185,21 +194,32 @@ def main(argv: Sequence[str] | None = None) -> int:
         0
     """
     argv = list(sys.argv[1:] if argv is None else argv)
+    command = _command_of(argv)
+    return _run(argv, ERROR_STATUS.get(command, 1), ERROR_STATUS.get(command, 2))
+
+
+def _command_of(argv):
+    """The command named in ``argv`` (the first word not an option; the only global option is a flag)."""
+    return next((word for word in argv if not word.startswith("-")), None)
+
+
+def _run(argv, error_status, usage_status):
+    """``main`` for one command: ``error_status`` is the exit status of an error, ``usage_status`` of wrong usage."""
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
     except SystemExit as exit:  # --help, --version (0) and usage errors (2)
-        return exit.code if isinstance(exit.code, int) else 2
+        return exit.code if isinstance(exit.code, int) and exit.code != 2 else usage_status
     if args.command is None:
         parser.print_help(sys.stderr)
-        return 2
+        return usage_status
     args.command_line = "pyterrier-boot " + shlex.join(argv)
     debug = bool(getattr(args, "debug", False))
     try:
         with _quiet_libraries(debug):
             return args.run(args)
     except SystemExit as exit:  # parser.error() inside a command: wrong usage
-        return exit.code if isinstance(exit.code, int) else 2
+        return exit.code if isinstance(exit.code, int) and exit.code != 2 else usage_status
     except USER_ERRORS as error:
         if debug:
             raise
@@ -210,7 +230,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if isinstance(error, OSError) and error.strerror and error.filename:  # raised by the OS itself
             message = f"{error.strerror}: '{error.filename}'"
         print(f"error: {_command_line(message)}", file=sys.stderr)
-        return 1
+        return error_status
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
@@ -218,21 +238,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         import os
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 1
+        return error_status
     except MemoryError:
         if debug:
             raise
         print("error: out of memory; lower --n (resamples), or use fewer runs, topics or measures", file=sys.stderr)
-        return 1
+        return error_status
     except OSError as error:  # other than a missing file: permissions, full disk, ...
         if debug:
             raise
         where = f": '{error.filename}'" if error.filename else ""
         print(f"error: {error.strerror or error}{where}", file=sys.stderr)
-        return 1
+        return error_status
     except Exception as error:  # a bug: still one line, the traceback with --debug
         if debug:
             raise
         print(f"error: unexpected {type(error).__name__}: {error} (run again with --debug for the traceback, "
               "and please report it)", file=sys.stderr)
-        return 1
+        return error_status

@@ -11,4 +11,5 @@
   Bonferroni or e-BH over the pairs, verdicts and the projection of the topics still needed;
 * :mod:`.evaluation`: :class:`SequentialEvaluation`, the state that grows topic by topic;
 * :mod:`.storage`: its checksummed text file.
+* :mod:`.gate`: :func:`regression_gate`, non-inferiority of a candidate against a baseline for CI.
 """
