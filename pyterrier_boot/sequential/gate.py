@@ -35,7 +35,7 @@ import numpy as np
 
 from .._checks import check_choice, check_confidence_level
 from .result import ConfidenceSequence
-from .sequence import confidence_sequence
+from .sequence import check_bounds, confidence_sequence
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -161,7 +161,7 @@ def regression_gate(candidate: npt.ArrayLike, baseline: npt.ArrayLike, *, margin
     Returns:
         A :class:`GateResult`.
     """
-    lo, hi = _check_bounds(bounds)
+    lo, hi = check_bounds(bounds)
     margin = _check_margin(margin, (lo, hi))
     alpha = 1.0 - check_confidence_level(confidence_level)
     used = spent_alpha(alpha, commit_index, alpha_spending)
@@ -205,16 +205,6 @@ def _check_one(values, name):
         raise ValueError(f"{name!r} has {int(bad.sum())} NaN or infinite topic scores, e.g. at position "
                          f"{int(np.argmax(bad))}: remove those topics from both systems or score them")
     return array
-
-
-def _check_bounds(bounds):
-    try:
-        lo, hi = (float(b) for b in bounds)
-    except (TypeError, ValueError):
-        raise TypeError(f"'bounds' must be a pair of numbers (low, high), got {bounds!r}") from None
-    if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi):
-        raise ValueError(f"'bounds' must be two finite numbers with low < high, got {bounds!r}")
-    return lo, hi
 
 
 def _check_within(x, y, lo, hi):

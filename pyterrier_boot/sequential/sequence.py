@@ -22,7 +22,7 @@ from .result import ConfidenceSequence
 if TYPE_CHECKING:
     import numpy.typing as npt
 
-__all__ = ["confidence_sequence", "METHODS", "PLANNED_N"]
+__all__ = ["confidence_sequence", "check_bounds", "METHODS", "PLANNED_N"]
 
 METHODS = ("betting", "asymptotic")
 #: default number of topics at which the asymptotic sequence is tightest: a typical test collection
@@ -124,7 +124,7 @@ def _check_scores(x, y, bounds, null):
             raise ValueError(f"'x' {np.shape(x)} and 'y' {np.shape(y)} must have the same shape: "
                              "one score of each system per topic")
         scores = scores - other
-    bounds = _check_bounds((0.0, 1.0) if y is None and bounds is None else (-1.0, 1.0) if bounds is None
+    bounds = check_bounds((0.0, 1.0) if y is None and bounds is None else (-1.0, 1.0) if bounds is None
                            else bounds)
     outside = (scores < bounds[0]) | (scores > bounds[1])
     if outside.any():
@@ -153,7 +153,8 @@ def _as_scores(values, name):
     return array.reshape(array.shape[0], -1)
 
 
-def _check_bounds(bounds):
+def check_bounds(bounds) -> tuple[float, float]:
+    """``(low, high)`` as floats; a TypeError or ValueError naming ``bounds`` otherwise."""
     try:
         lo, hi = (float(b) for b in bounds)
     except (TypeError, ValueError):
