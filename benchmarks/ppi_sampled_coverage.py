@@ -39,7 +39,7 @@ pool size per topic whole topics, at least 2, chosen at random, NIST scores on t
 judge's on all; same estimand; independent replications); (c) the full NIST qrels (Student's t
 over the drawn topics for ``"population"``, 0 for ``"topics"``). Coverage is also split by the
 table's flags (``"mostly 0"``, ``"few labels in top ranks"``, computed per replication, and the ratio
-flags of AP and nDCG under a tenth of the pool or for the topics estimand).
+flags of the measures other than P@k under a tenth of the pool or for the topics estimand).
 
 Cost: the default run (20 cells of 2 x 1,000 replications from 8 + 64 draws each; DL 2019 at 2%
 and the simulated judge at 2% fall back to the Poisson design, the stratified one refusing so small a
@@ -65,7 +65,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from pyterrier_boot.ppi.sampled import RATIO_BUDGET
+from pyterrier_boot.ppi.sampled import NONLINEAR_BUDGET
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_DATA = Path(os.environ.get("PYTERRIER_BOOT_SHARED", HERE.parents[1] / "shared")) / "data"
@@ -189,7 +189,7 @@ class Cell:
                 ci = package[kind].confidence_interval
                 if not (np.allclose(low[:, 0], ci.low, atol=1e-9) and np.allclose(high[:, 0], ci.high, atol=1e-9)):
                     raise AssertionError(f"interval of {MEASURES[m]} {kind} ({estimand}) differs from the package's")
-            ratio_flag = res.ratio[m] and (res.n_labels < RATIO_BUDGET * res.n_pool or estimand == "topics")
+            ratio_flag = res.nonlinear[m] and (res.n_labels < NONLINEAR_BUDGET * res.n_pool or estimand == "topics")
             mine = flags(stored, self.auto_zero[m], m, w, counts, n_topics, ratio_flag)[:, 0]
             theirs = np.array([bool(f) for f in res._flags(m, w)])
             if not np.array_equal(mine, theirs):
@@ -218,7 +218,8 @@ def intervals(stored: dict, estimand: str, kind: str, m: int, counts: list[np.nd
 def flags(stored: dict, auto_zero: np.ndarray, m: int, weights: np.ndarray, counts, n_topics: int,
           ratio_flag: bool) -> np.ndarray:
     """``(C, B)``: the column is flagged ("mostly 0" or "few labels in top ranks", as ``_flags``; every
-    column when ``ratio_flag``: a ratio measure under a tenth of the pool or for the topics estimand)."""
+    column when ``ratio_flag``: a measure other than P@k under a tenth of the pool or for the topics
+    estimand)."""
     from pyterrier_boot.ppi.sampled import FEW_LABELS_IN_TOP
     from pyterrier_boot.ppi.tables import MOSTLY_ZERO
 
@@ -304,8 +305,8 @@ def run_cell(cell: Cell, estimand: str, truth_topics: np.ndarray, auto_topics: n
         copies = sum(counts)
         for m, (name, cols) in product(range(len(MEASURES)), kinds.items()):
             goal = cell.truth_cols[m][cols, None]
-            ratio_flag = MEASURES[m].startswith(("AP", "nDCG")) and (
-                cell.n_labels < RATIO_BUDGET * cell.n_pool or estimand == "topics")
+            ratio_flag = not MEASURES[m].startswith("P(") and (
+                cell.n_labels < NONLINEAR_BUDGET * cell.n_pool or estimand == "topics")
             flagged = flags(stored, cell.auto_zero[m], m, cell.weights[m], counts, n_topics, ratio_flag)[cols]
             for kind in ("ppi", "human-only"):
                 low, high, _ = intervals(stored, estimand, kind, m, counts)

@@ -216,16 +216,17 @@ def _header(result) -> str:
 
 def _flag_meanings() -> dict[str, str]:
     """What each reason of the tables' flag columns means."""
-    from ..ppi.sampled import FEW_LABELS_IN_TOP, RATIO_BUDGET
+    from ..ppi.sampled import FEW_LABELS_IN_TOP, NONLINEAR_BUDGET
     from ..ppi.tables import MOSTLY_ZERO
 
     return {"mostly 0": f"the run scores 0 on more than {MOSTLY_ZERO:.0%} of the topics by the automatic labels",
             "few labels in top ranks": "fewer human labels in the run's top ranks (the measure's cutoff, else 10) "
                                        f"than {FEW_LABELS_IN_TOP:g} per topic, over all topics",
-            "budget under 10% for a ratio": f"AP, nDCG, R@k or Rprec from human labels of under {RATIO_BUDGET:.0%} "
-                                            "of the pool: their ratio estimates are biased there",
-            "ratio bias (estimand topics)": "AP, nDCG, R@k or Rprec for these topics: their ratio bias is a large "
-                                            "share of the document sampling's standard error"}
+            "budget under 10% (nonlinear measure)": f"a measure other than P@k from human labels of under "
+                                                    f"{NONLINEAR_BUDGET:.0%} of the pool: its estimates are "
+                                                    "biased there",
+            "bias (estimand topics, nonlinear measure)": "a measure other than P@k for these topics: its bias is a "
+                                                         "large share of the document sampling's standard error"}
 
 
 class _Footnotes:

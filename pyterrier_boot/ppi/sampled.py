@@ -36,7 +36,7 @@ from ..judging.estimation import point_estimates, replicate_estimates, sign_draw
 from ..judging.plan import raise_outside_pool
 from ..judging.pool import run_positions
 from ..judging.ranked import RANKED_KINDS, ideal_dcg, ranked_values
-from ..measures.lowering import AP, NDCG, RPREC, RR, SUCCESS, KernelMeasure, R, lower
+from ..measures.lowering import AP, NDCG, RPREC, RR, SUCCESS, KernelMeasure, P, R, lower
 from ..measures.parsing import parse_measures, require_mean_aggregated
 from .intervals import FEW_TOPICS, PPIResult, _normal_result, classical_mean_ci
 from .tables import MOSTLY_ZERO, IntervalTables, column_flags
@@ -52,9 +52,9 @@ __all__ = ["DEFAULT_REPLICATES", "PlanEstimator", "SampledPPIEvaluation", "evalu
 DEFAULT_REPLICATES = 200
 #: fewer sampled pairs per topic than this in a run's top ranks flags it "few labels in top ranks"
 FEW_LABELS_IN_TOP = 1.0
-#: below this share of the pool in human labels, a ratio measure's interval is flagged (measured: AP and nDCG
-#: under-covered at 2% and, with a weak judge, at 5%; held from 10%)
-RATIO_BUDGET = 0.1
+#: below this share of the pool in human labels, a nonlinear measure's interval is flagged (measured: AP and
+#: nDCG under-covered at 2% and, with a weak judge, at 5%, RR once at 2%; all held from 10%)
+NONLINEAR_BUDGET = 0.1
 #: the ``method`` of each kind's intervals
 _METHODS = {"ppi": "difference estimator", "human-only": "horvitz-thompson", "auto-only": "classical"}
 #: measures normalised by an estimated quantity (R, the ideal DCG): their per-topic estimates are ratios
@@ -74,8 +74,9 @@ class SampledPPIEvaluation(IntervalTables):
         n_labels: human labels used; n_pool: pool pairs.
         sampled_in_top: ``(measures, topics, runs)``: sampled pairs in each run's ranks the measure
             reads (its cutoff, else the top 10), for the flags.
-        ratio: per measure, whether its per-topic estimate is a ratio of estimates (AP, nDCG, R@k,
-            Rprec), biased when its denominator is noisy (for the flags).
+        nonlinear: per measure, whether its per-topic estimate is nonlinear in the estimated labels
+            (every measure but P@k: ratios, or linearised for RR and Success), hence biased when the
+            sample is small (for the flags).
         n_replicates: design replicates behind the ``"topics"`` intervals (0 for ``"population"``).
         confidence_level, estimand, design: as given / the plan's design.
     """
@@ -88,7 +89,7 @@ class SampledPPIEvaluation(IntervalTables):
     n_labels: int
     n_pool: int
     sampled_in_top: np.ndarray
-    ratio: tuple[bool, ...] = ()
+    nonlinear: tuple[bool, ...] = ()
     n_replicates: int = 0
     confidence_level: float = 0.95
     estimand: str = "population"
@@ -133,12 +134,12 @@ class SampledPPIEvaluation(IntervalTables):
         auto = self.estimates["auto-only"][m, 0]  # (topics, runs)
         in_top = self.sampled_in_top[m].sum(0)  # per run: sampled pairs in its top ranks
         every = np.ones(len(self.names), bool)
-        ratio = bool(self.ratio[m]) if self.ratio else False
+        nonlinear = bool(self.nonlinear[m]) if self.nonlinear else False
         return column_flags(weights, {
             "mostly 0": (auto == 0).mean(0) > MOSTLY_ZERO,
             "few labels in top ranks": in_top < FEW_LABELS_IN_TOP * len(self.qids),
-            "budget under 10% for a ratio": every & (ratio and self.n_labels < RATIO_BUDGET * self.n_pool),
-            "ratio bias (estimand topics)": every & (ratio and self.estimand == "topics"),
+            "budget under 10% (nonlinear measure)": every & (nonlinear and self.n_labels < NONLINEAR_BUDGET * self.n_pool),
+            "bias (estimand topics, nonlinear measure)": every & (nonlinear and self.estimand == "topics"),
         })
 
     def per_query(self) -> pd.DataFrame:
@@ -247,7 +248,7 @@ class PlanEstimator:
             names=self.names, measures=tuple(p.label for p in self.parsed), qids=self.qids,
             estimates={k: np.stack(v) for k, v in estimates.items()}, lam=tuple(used),
             n_labels=int(sampled.sum()), n_pool=len(self.auto), sampled_in_top=self._sampled_in_top(sampled),
-            ratio=tuple(km.kind in _RATIOS for km in self.lowered),
+            nonlinear=tuple(km.kind != P for km in self.lowered),
             n_replicates=replicates,
             confidence_level=float(confidence_level), estimand=estimand,
             design="poisson" if stratum is None else "stratified")
