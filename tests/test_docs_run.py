@@ -12,6 +12,7 @@ import re
 import shlex
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -50,7 +51,10 @@ def workdir(tmp_path_factory, irds_home):
         folder / "qrels.txt", sep=" ", header=False, index=False)
     (folder / "runs").mkdir()
     for name, run in sim.runs.items():
-        pt.io.write_results(pt.model.add_ranks(run), str(folder / "runs" / f"{name}.run"), run_name=name)
+        with warnings.catch_warnings():  # PyTerrier's add_ranks uses drop(inplace=True), deprecated by pandas 3.1
+            warnings.filterwarnings("ignore", message="The inplace keyword in DataFrame.drop is deprecated")
+            ranked = pt.model.add_ranks(run)
+        pt.io.write_results(ranked, str(folder / "runs" / f"{name}.run"), run_name=name)
     return folder
 
 
