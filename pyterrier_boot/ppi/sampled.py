@@ -42,7 +42,7 @@ from .intervals import FEW_TOPICS, PPIResult, _normal_result, classical_mean_ci
 from .tables import MOSTLY_ZERO, IntervalTables, column_flags
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
 
     from .._typing import MeasuresLike, QrelsLike, RngLike, RunsLike
 
@@ -211,7 +211,8 @@ class PlanEstimator:
         measures: measures (AP, nDCG, P, R, RR, Rprec, Success).
         depth: the plan's depth (its rank bands make the strata whose relevance rates RR and Success impute)."""
 
-    def __init__(self, runs, pool: pd.DataFrame, measures: MeasuresLike, *, depth: int = 100):
+    def __init__(self, runs: Mapping[str, pd.DataFrame], pool: pd.DataFrame, measures: MeasuresLike, *,
+                 depth: int = 100) -> None:
         self.parsed = parse_measures(measures)
         require_mean_aggregated(self.parsed, context="a prediction-powered interval")
         self.lowered = _kernel_measures(self.parsed)
