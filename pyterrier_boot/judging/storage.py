@@ -10,16 +10,14 @@ probabilities outside (0, 1] or that do not add up to the budget.
 """
 from __future__ import annotations
 
-import hashlib
 import io
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
-from .._atomic import atomic_file
+from .._checked_text import CheckedText
 
 if TYPE_CHECKING:
     from .._typing import PathLike
@@ -27,8 +25,8 @@ if TYPE_CHECKING:
 
 __all__ = ["load_plan", "save_plan"]
 
-MAGIC = "# pyterrier_boot judging plan"
-VERSION = 1
+FORMAT = CheckedText(magic="# pyterrier_boot judging plan", version=1, what="judging plan", writer="JudgingPlan.save",
+                     contents="pairs, probabilities or sample")
 _SETTINGS = ("strategy", "design", "budget", "depth", "uniform_share", "runs", "auto_fingerprint",
              "pool_fingerprint", "seed")
 
@@ -51,12 +49,9 @@ def save_plan(plan: JudgingPlan, path: PathLike) -> None:
         if spaced.any():
             raise ValueError(f"cannot save the judging plan: the {column} {plan.pool[column][spaced].iloc[0]!r} holds "
                              "white space, which the plan's text file (and a TREC file) cannot hold")
-    body = _body(plan)
     settings = {key: getattr(plan, key) for key in _SETTINGS}
     settings["runs"] = list(plan.runs)
-    header = {"version": VERSION, **settings, "body_sha256": hashlib.sha256(body.encode()).hexdigest()}
-    with atomic_file(Path(path), "write the judging plan") as file:
-        file.write(f"{MAGIC}\n# {json.dumps(header)}\n{' '.join(_columns())}\n{body}")
+    FORMAT.write(Path(path), settings, " ".join(_columns()), _body(plan))
 
 
 def _columns() -> tuple[str, ...]:
@@ -65,31 +60,14 @@ def _columns() -> tuple[str, ...]:
     return POOL_COLUMNS
 
 
-def _split(text: str, shown: str) -> tuple[dict, str]:
-    lines = text.split("\n", 3)
-    if len(lines) < 4 or lines[0] != MAGIC or not lines[1].startswith("# "):
-        raise ValueError(f"'{shown}' is not a judging plan written by JudgingPlan.save (its first line is not "
-                         f"{MAGIC!r})")
-    try:
-        header = json.loads(lines[1][2:])
-    except json.JSONDecodeError:
-        raise ValueError(f"'{shown}': the judging plan's header (line 2) is not valid JSON") from None
-    if header.get("version") != VERSION or set(_SETTINGS) - set(header):
-        raise ValueError(f"'{shown}': a judging plan of another version, or its header lacks settings")
-    if lines[2].split() != list(_columns()):
-        raise ValueError(f"'{shown}': line 3 must name the columns {' '.join(_columns())}")
-    return header, lines[3]
-
-
 def load_plan(path: PathLike) -> JudgingPlan:
     """Read a plan written by :func:`save_plan`, checking it (see the module docstring)."""
     from .plan import JudgingPlan
 
     shown = str(path)
-    header, body = _split(Path(path).read_text(encoding="utf-8"), shown)
-    if hashlib.sha256(body.encode()).hexdigest() != header.get("body_sha256"):
-        raise ValueError(f"'{shown}': the pairs, probabilities or sample of this judging plan do not match the "
-                         "checksum written with them: the file was changed after it was saved")
+    header, columns, body = FORMAT.read(Path(path).read_text(encoding="utf-8"), shown, _SETTINGS)
+    if columns.split() != list(_columns()):
+        raise ValueError(f"'{shown}': line 3 must name the columns {' '.join(_columns())}")
     pool = pd.read_csv(io.StringIO(body), sep=" ", header=None, names=list(_columns()), keep_default_na=False,
                        dtype={"qid": str, "docno": str, "rank": np.int64, "auto_label": np.int64,
                               "stratum": np.int64, "inclusion_probability": np.float64, "sampled": np.int64})

@@ -9,24 +9,22 @@ checksum and refuses a file whose topics or scores were changed by hand.
 """
 from __future__ import annotations
 
-import hashlib
 import io
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
-from .._atomic import atomic_file
+from .._checked_text import CheckedText
 
 if TYPE_CHECKING:
     from .._typing import PathLike
 
-__all__ = ["save_state", "load_state", "MAGIC", "VERSION"]
+__all__ = ["save_state", "load_state", "FORMAT"]
 
-MAGIC = "# pyterrier_boot sequential evaluation"
-VERSION = 1
+FORMAT = CheckedText(magic="# pyterrier_boot sequential evaluation", version=1, what="sequential evaluation",
+                     writer="SequentialEvaluation.save", contents="topics or scores")
 SETTINGS = ("baseline", "correction", "confidence_level", "bounds")
 
 
@@ -50,28 +48,11 @@ def save_state(path: PathLike, *, qids: list[str], systems: list[str], measures:
     """Write the state (``values``: topics x systems x measures) to ``path``, all or nothing."""
     for labels, what in ((qids, "topic"), (systems, "system"), (measures, "measure")):
         _check_names(labels, what)
-    body = _body(qids, measures, values)
-    header = {"version": VERSION, **{key: settings[key] for key in SETTINGS}, "systems": systems,
-              "measures": measures, "n_topics": len(qids), "body_sha256": hashlib.sha256(body.encode()).hexdigest()}
+    header = {**{key: settings[key] for key in SETTINGS}, "systems": systems, "measures": measures,
+              "n_topics": len(qids)}
     path = Path(path)
-    with atomic_file(path, "write the sequential evaluation") as file:
-        file.write(f"{MAGIC}\n# {json.dumps(header)}\n" + "\t".join(["qid", "measure", *systems]) + f"\n{body}")
+    FORMAT.write(path, header, "\t".join(["qid", "measure", *systems]), _body(qids, measures, values))
     return path
-
-
-def _split(text: str, shown: str) -> tuple[dict, str, str]:
-    lines = text.split("\n", 3)
-    if len(lines) < 4 or lines[0] != MAGIC or not lines[1].startswith("# "):
-        raise ValueError(f"'{shown}' is not a sequential evaluation written by SequentialEvaluation.save (its first "
-                         f"line is not {MAGIC!r})")
-    try:
-        header = json.loads(lines[1][2:])
-    except json.JSONDecodeError:
-        raise ValueError(f"'{shown}': the header (line 2) of the sequential evaluation is not valid JSON") from None
-    needed = {*SETTINGS, "systems", "measures", "n_topics", "body_sha256"}
-    if not isinstance(header, dict) or header.get("version") != VERSION or needed - set(header):
-        raise ValueError(f"'{shown}': a sequential evaluation of another version, or its header lacks settings")
-    return header, lines[2], lines[3]
 
 
 def load_state(path: PathLike) -> dict[str, Any]:
@@ -83,13 +64,10 @@ def load_state(path: PathLike) -> dict[str, Any]:
         raise ValueError(f"'path': no file '{shown}'") from None
     except (UnicodeDecodeError, IsADirectoryError) as error:
         raise ValueError(f"'{shown}' is not a sequential evaluation ({error})") from None
-    header, columns, body = _split(text, shown)
+    header, columns, body = FORMAT.read(text, shown, (*SETTINGS, "systems", "measures", "n_topics"))
     systems, measures = list(header["systems"]), list(header["measures"])
     if columns.split("\t") != ["qid", "measure", *systems]:
         raise ValueError(f"'{shown}': line 3 must name the columns qid, measure and the systems of the header")
-    if hashlib.sha256(body.encode()).hexdigest() != header["body_sha256"]:
-        raise ValueError(f"'{shown}': the topics or scores of this sequential evaluation do not match the checksum "
-                         "written with them: the file was changed after it was saved")
     table = pd.read_csv(io.StringIO(body), sep="\t", header=None, names=["qid", "measure", *range(len(systems))],
                         dtype={"qid": str, "measure": str}, keep_default_na=False)
     n = header["n_topics"]
