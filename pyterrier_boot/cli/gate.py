@@ -11,6 +11,8 @@ import argparse
 import math
 from pathlib import Path
 
+import numpy as np
+
 from . import _common
 
 #: exit status of wrong usage and of every error (bad input, unreadable file): not a verdict
@@ -84,7 +86,7 @@ def _check(args, parser):
         parser.error(f"--digits must be between 0 and 10, got {args.digits}")
 
 
-def scores(args, status):
+def scores(args: argparse.Namespace, status: _common.Status) -> tuple[str, np.ndarray, np.ndarray]:
     """``(measure label, candidate scores, baseline scores)`` over the topics of --qrels, in the
     order they first appear there (a topic a run has no result for scores 0, with a warning)."""
     import pyterrier_boot as ptb

@@ -48,7 +48,7 @@ TRUNCATION = 0.75
 
 
 @numba.njit(cache=True)
-def bets(z, alpha, sides):
+def bets(z: np.ndarray, alpha: float, sides: float) -> np.ndarray:
     """The predictable plug-in stakes ``lam_1..lam_T`` of the scores ``z`` (in [0, 1])."""
     n = z.shape[0]
     out = np.empty(n)

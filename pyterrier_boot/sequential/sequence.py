@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numbers
 import warnings
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -153,7 +153,7 @@ def _as_scores(values, name):
     return array.reshape(array.shape[0], -1)
 
 
-def check_bounds(bounds) -> tuple[float, float]:
+def check_bounds(bounds: Any) -> tuple[float, float]:
     """``(low, high)`` as floats; a TypeError or ValueError naming ``bounds`` otherwise."""
     try:
         lo, hi = (float(b) for b in bounds)
