@@ -26,15 +26,21 @@ examples:
   # every run against a baseline, false discovery rate control (e-BH) instead of family-wise
   pyterrier-boot decide --state state.tsv --qrels qrels.txt runs/ --baseline bm25 --correction e-bh
 
+  # people label a judging plan's sample of documents (plan/to_judge.txt of 'judge-plan'), topic
+  # by topic: --qrels holds every label so far; a topic enters once its sample is labelled
+  pyterrier-boot decide --state state.tsv --plan plan/plan.txt --qrels labels.qrels runs/ -m nDCG@10
+
 what is printed, per measure and pair (a - b):
   difference   the mean difference over the topics so far, with its confidence sequence
   decision     better / worse (the sequence excludes 0), equivalent (it lies within
                [-margin, margin]) or undecided
   more topics  for an undecided pair, a rough projection of the topics still needed
+  more labels  with --plan: those topics times the plan's sampled documents per topic
 
 The state file keeps the topics in the order they were added (judge topics in a random order),
 the runs, the measures, --baseline, --correction and --confidence; they cannot change once the
-state exists. Scores of topics already in the state are not recomputed.
+state exists. Scores of topics already in the state are not recomputed (with --plan they are,
+and labels that change them are refused). With --plan the measures are AP, nDCG, R or Rprec.
 exit status: 0 success, 1 error (bad input, unreadable file), 2 wrong usage.
 """
 
@@ -52,7 +58,13 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
     p.add_argument("runs", nargs="*", metavar="RUN", help="run files in TREC format (plain or .gz) or folders of them")
     p.add_argument("--state", required=True, metavar="FILE",
                    help="the state file: created when absent, else updated with the new topics of --qrels")
-    p.add_argument("--qrels", required=True, metavar="QRELS", help="judgments: a TREC qrels file or 'irds:<id>'")
+    p.add_argument("--qrels", required=True, metavar="QRELS",
+                   help="judgments: a TREC qrels file or 'irds:<id>'; with --plan, every human label of the plan's "
+                        "sample given so far")
+    p.add_argument("--plan", metavar="FILE",
+                   help="a judging plan (plan.txt of 'pyterrier-boot judge-plan', made from these runs): the state "
+                        "takes a topic once every document of it the plan sampled is labelled in --qrels, scored by "
+                        "the plan's estimators (the automatic labels are the plan's); fixed when the state is created")
     p.add_argument("-m", "--measures", nargs="+", action="extend", metavar="MEASURE",
                    help="ir_measures or trec_eval names, scores in [0, 1] (default: nDCG@10 when the state is "
                         "created; the state's measures after)")
@@ -111,7 +123,10 @@ def _updated_state(args, status) -> tuple[SequentialEvaluation, list[str]]:
 
     status(f"reading the qrels {args.qrels}")
     qrels = _common.read_qrels(args.qrels)
-    runs = _common.read_runs(args.runs, qrels, verbose=_common.progress_enabled(args))
+    plan = _plan(args, status)
+    topics = qrels if plan is None else _common.read_qrels(
+        plan.pool[["qid", "docno", "auto_label"]].rename(columns={"auto_label": "label"}))
+    runs = _common.read_runs(args.runs, topics, verbose=_common.progress_enabled(args))
     path = Path(args.state)
     if not path.exists():
         measures = [m.label for m in _common.parse_measures_rel(args.measures or ["nDCG@10"], args.rel)]
@@ -119,17 +134,31 @@ def _updated_state(args, status) -> tuple[SequentialEvaluation, list[str]]:
                    "confidence_level": 0.95 if args.confidence is None else args.confidence}
         if args.baseline is not None:
             _common.check_baselines([args.baseline], list(runs))
-        state = SequentialEvaluation.from_runs(runs, qrels, measures, **options)
+        state = (SequentialEvaluation.from_runs(runs, qrels, measures, **options) if plan is None else
+                 SequentialEvaluation.from_plan(runs, plan, qrels.frame, measures, **options))
         status(f"created the state {path} with {state.n_topics} topics, {len(runs)} runs, {', '.join(measures)}")
         return state, state.qids
     state = SequentialEvaluation.load(path)
     _check_same_settings(state, args, runs, path)
-    added = state.update_from_runs(runs, qrels)
+    if (plan is None) != (state.settings["plan"] is None):
+        raise ValueError(f"the state {path} was made {'without' if plan is not None else 'with'} a judging plan: "
+                         f"{'leave --plan out' if plan is not None else 'give its --plan'}, or start a new --state")
+    added = state.update_from_runs(runs, qrels) if plan is None else state.update_from_plan(runs, plan, qrels.frame)
     if added:
         status(f"added {len(added)} topics to {path} (now {state.n_topics})")
     else:
         status(f"no topic of {args.qrels} is new: {path} is unchanged ({state.n_topics} topics)")
     return state, added
+
+
+def _plan(args, status):
+    """The judging plan of ``--plan``, or None."""
+    if args.plan is None:
+        return None
+    from ..judging import JudgingPlan
+
+    status(f"reading the judging plan {args.plan}")
+    return JudgingPlan.load(args.plan)
 
 
 def _check_same_settings(state, args, runs, path) -> None:
@@ -159,8 +188,11 @@ def _header(state, args) -> str:
     control = ("family-wise error (Bonferroni over the pairs)" if settings["correction"] == "bonferroni"
                else "false discovery rate (e-BH over the pairs)")
     against = f"against {settings['baseline']}" if settings["baseline"] else "all pairs"
-    return (f"{state.n_topics} topics, {len(state.systems)} runs, {against}; {control} at most {alpha}, anytime-valid "
-            f"betting confidence sequences at level 1 - {alpha}/pairs; margin {args.margin:g}")
+    planned = ("" if settings["plan"] is None else
+               f" (scores estimated from a judging plan's sample, {settings['plan']['labels_per_topic']:.0f} labels "
+               "per topic)")
+    return (f"{state.n_topics} topics{planned}, {len(state.systems)} runs, {against}; {control} at most {alpha}, "
+            f"anytime-valid betting confidence sequences at level 1 - {alpha}/pairs; margin {args.margin:g}")
 
 
 def _display(table: pd.DataFrame, digits: int) -> pd.DataFrame:
@@ -172,12 +204,15 @@ def _display(table: pd.DataFrame, digits: int) -> pd.DataFrame:
     def more(v):
         return "" if v == 0 else "?" if v != v else "never" if math.isinf(v) else f"~{v:.0f}"
 
-    return pd.DataFrame({
+    shown = pd.DataFrame({
         "a": table["system_a"], "b": table["system_b"],
         "difference a - b": [interval(*row) for row in zip(table["estimate"], table["ci_low"], table["ci_high"],
                                                              strict=True)],
         "decision": table["decision"], "more topics": table["topics_needed"].map(more),
     })
+    if "labels_needed" in table:
+        shown["more labels"] = table["labels_needed"].map(more)
+    return shown
 
 
 def _text_blocks(state, table, args) -> str:

@@ -12,6 +12,9 @@ inclusion probability. Its expectation over the sample is ``f(h_i)`` for any fix
 corrects the judge's label where people saw the pair. :func:`tuned_lambda` picks the ``lam`` that
 minimises the Poisson design variance ``sum (1 - pi) / pi * (f(h) - lam f(a))^2`` (a regression
 coefficient estimated from the sample, clipped to [0, 1]; the GREG idea).
+:func:`predictable_lambdas` tunes each topic's ``lam`` on the topics before it in a sequence
+instead, so that a topic's estimate stays unbiased given the topics before it (what a confidence
+sequence over topics needs). ``lam`` may be one number or one per pool pair.
 
 Replicates (:func:`replicate_estimates`) redraw the sample's weights so that the spread of any
 statistic over them estimates its design variance (a generalised bootstrap, Bertail & Combris
@@ -32,7 +35,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["point_estimates", "replicate_estimates", "sign_draws", "tuned_lambda"]
+__all__ = ["point_estimates", "predictable_lambdas", "replicate_estimates", "sign_draws", "tuned_lambda"]
 
 
 def tuned_lambda(auto: np.ndarray, human: np.ndarray, probability: np.ndarray) -> float:
@@ -42,18 +45,39 @@ def tuned_lambda(auto: np.ndarray, human: np.ndarray, probability: np.ndarray) -
     ``probability``: their inclusion probabilities. Each sampled pair stands for ``1 / pi`` pairs.
     1 when the sample has no design variance (every ``pi = 1``) or the judge gives ``f = 0`` everywhere."""
     weight = (1.0 - probability) / probability**2
-    denominator = float((weight * auto * auto).sum())
-    if denominator <= 0:
-        return 1.0
-    return float(np.clip((weight * auto * human).sum() / denominator, 0.0, 1.0))
+    return float(_clipped_ratio((weight * auto * human).sum(), (weight * auto * auto).sum()))
+
+
+def _clipped_ratio(numerator, denominator):
+    """``numerator / denominator`` clipped to [0, 1]; 1 where the denominator is 0."""
+    numerator, denominator = np.asarray(numerator, float), np.asarray(denominator, float)
+    ratio = np.divide(numerator, denominator, out=np.ones_like(denominator), where=denominator > 0)
+    return np.clip(ratio, 0.0, 1.0)
+
+
+def predictable_lambdas(auto: np.ndarray, human: np.ndarray, probability: np.ndarray, topic: np.ndarray,
+                        order: np.ndarray) -> np.ndarray:
+    """Per topic, :func:`tuned_lambda` on the sampled pairs of the topics *before* it in ``order``
+    (1 for the first): ``auto``, ``human``, ``probability`` and ``topic`` (a code in
+    ``0..len(order)-1``) of the sampled pairs; ``order`` the topic codes in sequence order.
+    Returns one ``lam`` per topic code."""
+    weight = (1.0 - probability) / probability**2
+    n = len(order)
+    numerator = np.bincount(topic, weights=weight * auto * human, minlength=n)[order]
+    denominator = np.bincount(topic, weights=weight * auto * auto, minlength=n)[order]
+    before = _clipped_ratio(np.r_[0.0, np.cumsum(numerator)[:-1]], np.r_[0.0, np.cumsum(denominator)[:-1]])
+    out = np.empty(n)
+    out[order] = before
+    return out
 
 
 def point_estimates(auto: np.ndarray, sampled: np.ndarray, human: np.ndarray, probability: np.ndarray,
-                    lam: float) -> np.ndarray:
+                    lam: float | np.ndarray) -> np.ndarray:
     """``x_i`` of every pool pair (``auto`` over the pool; ``human`` and ``probability`` of the
     ``sampled`` pairs, a boolean mask over the pool)."""
-    x = lam * auto.astype(np.float64)
-    x[sampled] += (human - lam * auto[sampled]) / probability
+    lam = np.broadcast_to(np.asarray(lam, dtype=np.float64), auto.shape)
+    x = lam * auto
+    x[sampled] += (human - lam[sampled] * auto[sampled]) / probability
     return x
 
 
@@ -63,12 +87,13 @@ def sign_draws(rng: np.random.Generator, n_replicates: int, n_sampled: int) -> n
 
 
 def replicate_estimates(auto: np.ndarray, sampled: np.ndarray, human: np.ndarray, probability: np.ndarray,
-                        lam: float, signs: np.ndarray, stratum: np.ndarray | None) -> np.ndarray:
+                        lam: float | np.ndarray, signs: np.ndarray, stratum: np.ndarray | None) -> np.ndarray:
     """``(1 + replicates, pool pairs)`` estimates: the point estimate, then one row per row of ``signs``.
 
     ``stratum``: the sampled pairs' strata under the stratified design, None under Poisson."""
-    base = lam * auto.astype(np.float64)
-    correction = (human - lam * auto[sampled]) / probability  # each sampled pair's HT correction
+    lam = np.broadcast_to(np.asarray(lam, dtype=np.float64), auto.shape)
+    base = lam * auto
+    correction = (human - lam[sampled] * auto[sampled]) / probability  # each sampled pair's HT correction
     if stratum is None:
         moved = correction * (1.0 + np.sqrt(1.0 - probability) * signs)
     else:

@@ -92,6 +92,31 @@ class JudgingPlan:
                              "fingerprint of their pairs, labels and probabilities differs): use the plan's qrels, or make a new plan")
         return auto
 
+    def sampled_labels(self, human_qrels: QrelsLike) -> np.ndarray:
+        """The human grade of every sampled pair, in pool order, -1 for a pair not labelled yet.
+
+        A ValueError for labels of pairs the plan did not sample (a label chosen after seeing the
+        scores would bias every estimate), or a frame's ``inclusion_probability`` column differing
+        from the plan's (labels of another plan)."""
+        from ..inputs.qrels import read_qrels
+
+        human = read_qrels(human_qrels).frame
+        sample = self.pool[self.pool["sampled"].to_numpy(bool)]
+        wanted = pd.MultiIndex.from_frame(sample[["qid", "docno"]])
+        given = pd.MultiIndex.from_frame(human[["qid", "docno"]].astype(str))
+        outside = ~given.isin(wanted)
+        if outside.any():
+            qid, docno = given[np.flatnonzero(outside)[0]]
+            raise ValueError(f"'human_qrels' labels {int(outside.sum())} pair(s) the judging plan did not sample "
+                             f"(e.g. topic {qid!r}, document {docno!r}): the estimates need exactly the plan's "
+                             "sample; drop the other labels (a label chosen after seeing the scores would bias "
+                             "every estimate)")
+        if isinstance(human_qrels, pd.DataFrame) and "inclusion_probability" in human_qrels.columns:
+            _check_probabilities(human_qrels, human, sample)
+        position = given.get_indexer(wanted)
+        labels = human["label"].to_numpy(np.int64)
+        return np.where(position >= 0, labels[np.maximum(position, 0)], -1)
+
     def save(self, path: PathLike) -> None:
         """Write the plan to a text file (:mod:`pyterrier_boot.judging.storage`)."""
         from .storage import save_plan
@@ -117,6 +142,18 @@ def raise_outside_pool(count: int, example: tuple, depth: int) -> None:
     raise ValueError(f"'runs' are not the runs this judging plan was made for: {count} of their top-{depth} pairs "
                      f"are outside the plan's pool (e.g. topic {qid!r}, document {docno!r}); make a new plan for "
                      "these runs")
+
+
+def _check_probabilities(source: pd.DataFrame, human: pd.DataFrame, sample: pd.DataFrame) -> None:
+    given = pd.Series(pd.to_numeric(source["inclusion_probability"], errors="coerce").to_numpy(float),
+                      index=pd.MultiIndex.from_frame(human[["qid", "docno"]].astype(str)))
+    planned = sample.set_index(["qid", "docno"])["inclusion_probability"].reindex(given.index)  # labelled pairs
+    differ = ~np.isclose(given.to_numpy(), planned.to_numpy(), rtol=1e-9, atol=0)
+    if differ.any():
+        qid, docno = given.index[np.flatnonzero(differ)[0]]
+        raise ValueError(f"'human_qrels' column 'inclusion_probability' differs from the judging plan's for "
+                         f"{int(differ.sum())} pair(s) (e.g. topic {qid!r}, document {docno!r}): the labels belong "
+                         "to another plan, or the plan was changed")
 
 
 def _auto_fingerprint(auto: pd.DataFrame) -> str:

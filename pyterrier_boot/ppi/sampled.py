@@ -29,10 +29,15 @@ import pandas as pd
 from .._random import as_generator
 from .._warnings import FitWarning, InputWarning, report, warn
 from ..inputs.overlap import check_topic_overlap
-from ..inputs.qrels import read_qrels
 from ..inputs.runs import read_runs
 from ..judging import JudgingPlan, designs
-from ..judging.estimation import point_estimates, replicate_estimates, sign_draws, tuned_lambda
+from ..judging.estimation import (
+    point_estimates,
+    predictable_lambdas,
+    replicate_estimates,
+    sign_draws,
+    tuned_lambda,
+)
 from ..judging.plan import raise_outside_pool
 from ..judging.pool import run_positions
 from ..judging.ranked import RANKED_KINDS, ideal_dcg, ranked_values
@@ -154,39 +159,17 @@ class SampledPPIEvaluation(IntervalTables):
 
 
 def _human_labels(human_qrels: QrelsLike, plan: JudgingPlan) -> np.ndarray:
-    """The human grade of every sampled pair, in pool order; a ValueError for labels of pairs the
-    plan did not sample, sampled pairs without a label, or inclusion probabilities other than the plan's."""
-    human = read_qrels(human_qrels).frame
-    sample = plan.pool[plan.pool["sampled"].to_numpy(bool)]
-    wanted = pd.MultiIndex.from_frame(sample[["qid", "docno"]])
-    given = pd.MultiIndex.from_frame(human[["qid", "docno"]].astype(str))
-    outside = ~given.isin(wanted)
-    if outside.any():
-        qid, docno = given[np.flatnonzero(outside)[0]]
-        raise ValueError(f"'human_qrels' labels {int(outside.sum())} pair(s) the judging plan did not sample (e.g. "
-                         f"topic {qid!r}, document {docno!r}): the estimates need exactly the plan's sample; drop "
-                         "the other labels (a label chosen after seeing the scores would bias every estimate)")
-    position = given.get_indexer(wanted)
-    if (position < 0).any():
-        qid, docno = wanted[np.flatnonzero(position < 0)[0]]
-        raise ValueError(f"'human_qrels' has no label for {int((position < 0).sum())} of the plan's {len(wanted)} "
+    """The human grade of every sampled pair, in pool order (:meth:`JudgingPlan.sampled_labels`); a
+    ValueError also for sampled pairs without a label."""
+    labels = plan.sampled_labels(human_qrels)
+    missing = labels < 0
+    if missing.any():
+        sample = plan.pool[plan.pool["sampled"].to_numpy(bool)]
+        qid, docno = sample[["qid", "docno"]].to_numpy()[np.flatnonzero(missing)[0]]
+        raise ValueError(f"'human_qrels' has no label for {int(missing.sum())} of the plan's {len(labels)} "
                          f"sampled pair(s) (e.g. topic {qid!r}, document {docno!r}): every sampled pair needs a "
                          "human label (a pair left out because it was hard to judge would bias the estimates)")
-    if isinstance(human_qrels, pd.DataFrame) and "inclusion_probability" in human_qrels.columns:
-        _check_probabilities(human_qrels, human, sample)
-    return human["label"].to_numpy(np.int64)[position]
-
-
-def _check_probabilities(source: pd.DataFrame, human: pd.DataFrame, sample: pd.DataFrame) -> None:
-    given = pd.Series(pd.to_numeric(source["inclusion_probability"], errors="coerce").to_numpy(float),
-                      index=pd.MultiIndex.from_frame(human[["qid", "docno"]].astype(str)))
-    planned = sample.set_index(["qid", "docno"])["inclusion_probability"]
-    differ = ~np.isclose(given.reindex(planned.index).to_numpy(), planned.to_numpy(), rtol=1e-9, atol=0)
-    if differ.any():
-        qid, docno = planned.index[np.flatnonzero(differ)[0]]
-        raise ValueError(f"'human_qrels' column 'inclusion_probability' differs from the judging plan's for "
-                         f"{int(differ.sum())} pair(s) (e.g. topic {qid!r}, document {docno!r}): the labels belong "
-                         "to another plan, or the plan was changed")
+    return labels
 
 
 def _kernel_measures(parsed) -> list[KernelMeasure]:
@@ -219,6 +202,7 @@ class PlanEstimator:
         self.names = tuple(runs)
         self.auto = pool["auto_label"].to_numpy(np.int64)
         qid_code, qids = pd.factorize(pool["qid"], sort=True)
+        self.topic = qid_code
         self.starts = np.flatnonzero(np.r_[True, qid_code[1:] != qid_code[:-1]])
         self.qids = tuple(qids)
         self.strata = designs.strata(pool, depth)
@@ -230,13 +214,21 @@ class PlanEstimator:
     def estimate(self, sampled: np.ndarray, human: np.ndarray, probability: np.ndarray, *,
                  stratum: np.ndarray | None = None, confidence_level: float = 0.95, lam: float | None = None,
                  estimand: str = "population", n_replicates: int = DEFAULT_REPLICATES,
-                 rng: RngLike = None) -> SampledPPIEvaluation:
+                 rng: RngLike = None, topic_order: Sequence[str] | None = None) -> SampledPPIEvaluation:
         """Estimates from a sample: ``sampled`` (a boolean mask over the pool), the human grades and
         inclusion probabilities of the sampled pairs (in pool order) and, under the stratified
-        design, their strata (None: Poisson)."""
+        design, their strata (None: Poisson).
+
+        ``topic_order`` (every topic once; with ``lam`` None): tune each topic's ``lam`` on the
+        topics before it in this order (:func:`~pyterrier_boot.judging.estimation.predictable_lambdas`),
+        so that each topic's estimate is unbiased given the earlier topics, as a sequence over
+        topics needs; the ``lam`` reported is the last topic's."""
         replicates = n_replicates if estimand == "topics" else 0
+        if topic_order is not None and sorted(topic_order) != list(self.qids):
+            raise ValueError("'topic_order' must list every topic of the pool once")
+        order = None if topic_order is None else np.searchsorted(self.qids, np.asarray(topic_order, dtype=object))
         design = _Sample(self, sampled, human, probability, stratum, sign_draws(as_generator(rng), replicates,
-                                                                               int(sampled.sum())))
+                                                                               int(sampled.sum())), order)
         estimates: dict[str, list] = {"ppi": [], "human-only": [], "auto-only": []}
         used = []
         for km in self.lowered:
@@ -275,12 +267,12 @@ class PlanEstimator:
 class _Sample:
     """One sample of a pool: estimates of each label function, then of each measure."""
 
-    def __init__(self, estimator: PlanEstimator, sampled, human, probability, stratum, signs):
-        self.estimator = estimator
+    def __init__(self, estimator: PlanEstimator, sampled, human, probability, stratum, signs, order=None):
+        self.estimator, self.order = estimator, order
         self.sampled, self.human, self.probability, self.signs = sampled, human, probability, signs
         self.stratum = None if stratum is None else pd.factorize(stratum)[0]
 
-    def rows(self, f_auto: np.ndarray, f_human: np.ndarray, lam: float) -> np.ndarray:
+    def rows(self, f_auto: np.ndarray, f_human: np.ndarray, lam: float | np.ndarray) -> np.ndarray:
         """Estimates of ``f`` for every pair: the point estimate, then the replicates."""
         if not len(self.signs):
             return point_estimates(f_auto, self.sampled, f_human, self.probability, lam)[None]
@@ -315,11 +307,13 @@ class _Sample:
             f = {int(g): float(g >= km.rel) for g in grades}
         values = np.array([f[int(g)] for g in grades])
         f_auto, f_human = values[np.searchsorted(grades, auto)], values[np.searchsorted(grades, self.human)]
+        reported: float
         if kind == "auto-only":
-            used, rows = 1.0, f_auto[None]
+            used = reported = 1.0
+            rows = f_auto[None]
         else:
-            used = 0.0 if kind == "human-only" else (
-                tuned_lambda(f_auto[self.sampled], f_human, self.probability) if lam is None else lam)
+            used, reported = (0.0, 0.0) if kind == "human-only" else (lam, lam) if lam is not None else \
+                self.tuned(f_auto, f_human)
             rows = self.rows(f_auto, f_human, used)
         if km.kind == NDCG:
             levels = np.unique(values[values > 0])[::-1]
@@ -341,9 +335,21 @@ class _Sample:
         values = self.estimator.by_topic_and_run(values)
         if km.kind in _RATIOS:
             values = np.clip(values, 0.0, 1.0)
-        return values, used
+        return values, reported
 
-    def _level_rows(self, f_auto, f_human, level: float, lam: float, kind: str) -> np.ndarray:
+    def tuned(self, f_auto: np.ndarray, f_human: np.ndarray) -> tuple[float | np.ndarray, float]:
+        """The ``lam`` minimising the design variance (:func:`tuned_lambda`): one from the whole
+        sample or, given a topic order, each topic's from the topics before it (one per pool pair);
+        and the ``lam`` to report (the last topic's)."""
+        if self.order is None:
+            lam = tuned_lambda(f_auto[self.sampled], f_human, self.probability)
+            return lam, lam
+        topic = self.estimator.topic
+        per_topic = predictable_lambdas(f_auto[self.sampled], f_human, self.probability, topic[self.sampled],
+                                        self.order)
+        return per_topic[topic], float(per_topic[self.order[-1]])
+
+    def _level_rows(self, f_auto, f_human, level: float, lam: float | np.ndarray, kind: str) -> np.ndarray:
         at_auto, at_human = (f_auto == level).astype(float), (f_human == level).astype(float)
         if kind == "auto-only":
             return at_auto[None]

@@ -15,6 +15,7 @@ from .sequence import confidence_sequence
 
 if TYPE_CHECKING:
     from .._typing import MeasuresLike, QrelsLike, RunsLike
+    from ..judging import JudgingPlan
     from .result import ConfidenceSequence
 
 __all__ = ["SequentialEvaluation"]
@@ -41,6 +42,11 @@ class SequentialEvaluation:
     The guarantee needs the topics to come in an order unrelated to the systems' differences (a
     random order of the topics to judge, not e.g. sorted by difficulty).
 
+    With a judging plan (:meth:`from_plan`, :meth:`update_from_plan`), people label the plan's
+    sample of documents topic by topic and each topic enters once its sample is labelled
+    (:mod:`pyterrier_boot.sequential.planned`); :meth:`decisions` then also projects the labels
+    still needed.
+
     Example:
         >>> import pandas as pd, pyterrier_boot as ptb
         >>> first = pd.DataFrame({"bm25": [0.2, 0.4], "dense": [0.5, 0.6]}, index=["1", "2"])
@@ -56,12 +62,31 @@ class SequentialEvaluation:
         self._settings = _check_settings(baseline, correction, confidence_level, bounds, systems)
         _check_values(values, qids, systems, measures, self._settings["bounds"])
         self._qids, self._systems, self._measures, self._values = qids, systems, measures, values
+        self._plan: dict[str, Any] | None = None
 
     @classmethod
     def from_runs(cls, runs: RunsLike, qrels: QrelsLike, measures: MeasuresLike, **options: Any) -> SequentialEvaluation:
         """The state of ``runs`` on the topics of ``qrels`` (:func:`~pyterrier_boot.evaluate`), in
         the order the topics first appear in the qrels; ``options`` as the constructor's."""
         return cls(_evaluate(runs, qrels, measures), **options)
+
+    @classmethod
+    def from_plan(cls, runs: RunsLike, plan: JudgingPlan, human_qrels: QrelsLike, measures: MeasuresLike,
+                  **options: Any) -> SequentialEvaluation:
+        """The state of ``runs`` on the topics whose sampled pairs people have all labelled in
+        ``human_qrels`` (the judging ``plan``'s sample; the automatic labels are the plan's), in the
+        order of their first label; ``measures`` AP, nDCG, R or Rprec
+        (:mod:`~pyterrier_boot.sequential.planned`); ``options`` as the constructor's. A
+        ValueError when no topic is fully labelled yet."""
+        from .planned import labels_per_topic, plan_identity, planned_topics
+
+        topics = planned_topics(runs, plan, human_qrels, measures)
+        if not topics.added:
+            raise ValueError(f"'human_qrels' completes no topic of the judging plan yet ({len(topics.partial)} partly "
+                             "labelled): a topic enters once every pair of it the plan sampled is labelled")
+        state = cls(topics.scores, **options)
+        state._plan = {"identity": plan_identity(plan), "labels_per_topic": labels_per_topic(plan)}
+        return state
 
     # ------------------------------------------------------------------ contents
 
@@ -84,8 +109,9 @@ class SequentialEvaluation:
 
     @property
     def settings(self) -> dict[str, Any]:
-        """``baseline, correction, confidence_level, bounds``."""
-        return dict(self._settings)
+        """``baseline, correction, confidence_level, bounds`` and ``plan`` (None, or the judging
+        plan's ``identity`` and its ``labels_per_topic``)."""
+        return {**self._settings, "plan": None if self._plan is None else dict(self._plan)}
 
     def scores(self) -> pd.DataFrame:
         """The long frame ``name, qid, measure, value``, topics in the order added."""
@@ -127,6 +153,35 @@ class SequentialEvaluation:
             self.update(scores[scores["qid"].isin(new)])
         return new
 
+    def update_from_plan(self, runs: RunsLike, plan: JudgingPlan, human_qrels: QrelsLike) -> list[str]:
+        """Append the topics that every label so far (``human_qrels``) completes and the state does
+        not hold, as :meth:`from_plan` does; returns the topics added. A ValueError for another plan,
+        or labels that change the scores of topics already in the state (the state is then unchanged)."""
+        from .planned import plan_identity, planned_topics
+
+        if self._plan is None:
+            raise ValueError("this evaluation was not made from a judging plan (SequentialEvaluation.from_plan): "
+                             "update it with update() or update_from_runs()")
+        if plan_identity(plan) != self._plan["identity"]:
+            raise ValueError("'plan' is not the judging plan this evaluation was made from (its pairs, inclusion "
+                             "probabilities or sample differ)")
+        topics = planned_topics(runs, plan, human_qrels, self._measures, known=self._qids)
+        qids, systems, measures, values = _parse_scores(topics.scores, None)
+        if set(systems) != set(self._systems):
+            raise ValueError(f"'runs' must be the runs of this evaluation, {_listed(self._systems)}; "
+                             f"{_difference(systems, self._systems)}")
+        values = values[:, [systems.index(s) for s in self._systems]][:, :, [measures.index(m) for m in self._measures]]
+        known = len(self._qids)
+        changed = ~np.isclose(values[:known], self._values, rtol=1e-9, atol=1e-12)
+        if changed.any():
+            t = int(np.argwhere(changed)[0][0])
+            raise ValueError(f"'human_qrels' changes the scores of {int(changed.any(axis=(1, 2)).sum())} topic(s) "
+                             f"already in this evaluation (e.g. {self._qids[t]!r}): their labels changed since, or "
+                             "the runs did; the sequence keeps the scores it was built with")
+        if topics.added:
+            self.update(topics.scores[topics.scores["qid"].isin(topics.added)])
+        return topics.added
+
     def _single_measure(self) -> str | None:
         return self._measures[0] if len(self._measures) == 1 else None
 
@@ -137,7 +192,8 @@ class SequentialEvaluation:
         and the verdict ``better`` / ``worse`` / ``equivalent`` (within ``[-margin, margin]``) /
         ``undecided``, with a rough projection of the topics still needed (columns of
         :func:`~pyterrier_boot.sequential.comparisons.sequential_comparisons`, a leading
-        ``measure``, then ``margin`` and ``correction``)."""
+        ``measure``, then ``margin`` and ``correction``). From a judging plan, also
+        ``labels_needed``: the topics still needed times the plan's sampled pairs per topic."""
         margin = check_margin(margin)
         measures = self._measures if measure is None else [self._measure_name(measure)]
         frames = []
@@ -146,7 +202,10 @@ class SequentialEvaluation:
             frame = sequential_comparisons(self._values[:, :, j], self._systems, margin=margin, **self._comparison())
             frame.insert(0, "measure", name)
             frames.append(frame.assign(margin=margin, correction=self._settings["correction"]))
-        return pd.concat(frames, ignore_index=True)
+        table = pd.concat(frames, ignore_index=True)
+        if self._plan is not None:
+            table["labels_needed"] = np.ceil(table["topics_needed"] * self._plan["labels_per_topic"])
+        return table
 
     def sequence(self, system_a: str, system_b: str | None = None, *, measure: str | None = None) -> ConfidenceSequence:
         """The betting sequence over the topics added so far, at the level the decisions use: of
@@ -185,7 +244,7 @@ class SequentialEvaluation:
         from .storage import save_state
 
         return save_state(path, qids=self._qids, systems=self._systems, measures=self._measures,
-                          values=self._values, settings=self._settings)
+                          values=self._values, settings=self.settings)
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> SequentialEvaluation:
@@ -194,8 +253,10 @@ class SequentialEvaluation:
 
         state = load_state(path)
         frame = _long_frame(state["qids"], state["systems"], state["measures"], state["values"])
-        return cls(frame, baseline=state["baseline"], correction=state["correction"],
-                   confidence_level=state["confidence_level"], bounds=state["bounds"])
+        loaded = cls(frame, baseline=state["baseline"], correction=state["correction"],
+                     confidence_level=state["confidence_level"], bounds=state["bounds"])
+        loaded._plan = state["plan"]
+        return loaded
 
 
 # ---------------------------------------------------------------------- inputs

@@ -5,7 +5,9 @@ per topic and measure, in the order the topics were added::
     qid  measure  <system 1>  <system 2>  ...
 
 Scores are written with 17 significant digits (read back exactly). Loading recomputes the body's
-checksum and refuses a file whose topics or scores were changed by hand.
+checksum and refuses a file whose topics or scores were changed by hand. A state made from a judging
+plan also keeps the plan's identity and sampled pairs per topic (``plan``; null otherwise, and
+absent in files written before plans were supported).
 """
 from __future__ import annotations
 
@@ -48,11 +50,21 @@ def save_state(path: PathLike, *, qids: list[str], systems: list[str], measures:
     """Write the state (``values``: topics x systems x measures) to ``path``, all or nothing."""
     for labels, what in ((qids, "topic"), (systems, "system"), (measures, "measure")):
         _check_names(labels, what)
-    header = {**{key: settings[key] for key in SETTINGS}, "systems": systems, "measures": measures,
-              "n_topics": len(qids)}
+    header = {**{key: settings[key] for key in SETTINGS}, "plan": settings.get("plan"), "systems": systems,
+              "measures": measures, "n_topics": len(qids)}
     path = Path(path)
     FORMAT.write(path, header, "\t".join(["qid", "measure", *systems]), _body(qids, measures, values))
     return path
+
+
+def _plan(value: Any, shown: str) -> dict[str, Any] | None:
+    """The header's ``plan`` entry, checked."""
+    if value is None:
+        return None
+    if (not isinstance(value, dict) or set(value) != {"identity", "labels_per_topic"}
+            or not isinstance(value["identity"], str) or not isinstance(value["labels_per_topic"], int | float)):
+        raise ValueError(f"'{shown}': the header's 'plan' must hold the judging plan's identity and labels_per_topic")
+    return {"identity": value["identity"], "labels_per_topic": float(value["labels_per_topic"])}
 
 
 def load_state(path: PathLike) -> dict[str, Any]:
@@ -76,5 +88,6 @@ def load_state(path: PathLike) -> dict[str, Any]:
     values = table[list(range(len(systems)))].to_numpy(float).reshape(n, len(measures), len(systems))
     settings = {key: header[key] for key in SETTINGS}
     settings["bounds"] = tuple(settings["bounds"])
+    settings["plan"] = _plan(header.get("plan"), shown)
     return {"qids": list(table["qid"].iloc[:: len(measures)]), "systems": systems, "measures": measures,
             "values": values.transpose(0, 2, 1).copy(), **settings}

@@ -1,0 +1,154 @@
+"""Per-topic scores for a sequence of topics from a judging plan: automatic labels of the whole pool
+and people's labels of the plan's sample, arriving topic by topic.
+
+A topic enters the sequence once people have labelled every pair of it that the plan sampled
+(a topic only partly labelled waits: leaving out the pairs still to do would bias its estimate).
+Its scores are the plan's estimates (:mod:`pyterrier_boot.ppi.sampled`, the population estimand),
+with one change that a confidence sequence needs: the weight ``lam`` of the automatic labels is
+*predictable*, tuned on the topics before it in the sequence
+(:func:`~pyterrier_boot.judging.estimation.predictable_lambdas`), so that given the earlier topics
+a topic's estimate keeps the expectation of its own sampling design. The estimates of earlier
+topics therefore never change as topics are added.
+
+Only the measures whose per-topic estimates stay within [0, 1] are offered (AP, nDCG, R, Rprec:
+ratios, clipped to [0, 1] as in ``ppi_evaluate(plan=)``): the betting sequence needs known bounds,
+and an estimate of P@k, RR or Success from a sample can reach ``1 / pi`` (10 at a 10% inclusion
+probability), bounds that would make the sequence useless.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from ..inputs.runs import read_runs
+from ..judging import JudgingPlan
+from ..judging.plan import raise_outside_pool
+from ..judging.pool import fingerprint
+from ..measures.lowering import AP, NDCG, RPREC, R, lower
+from ..measures.parsing import parse_measures
+from ..ppi.sampled import PlanEstimator
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from .._typing import MeasuresLike, QrelsLike, RunsLike
+
+__all__ = ["PlannedTopics", "planned_topics", "plan_identity", "labels_per_topic", "check_plan_measures"]
+
+#: measure kinds whose per-topic estimates from a plan lie in [0, 1]
+BOUNDED_KINDS = (AP, NDCG, R, RPREC)
+
+
+@dataclass(frozen=True)
+class PlannedTopics:
+    """The scores of the topics whose sample is labelled, and the topics still waiting.
+
+    Attributes:
+        scores: long frame ``name, qid, measure, value`` of the topics given as known, then of
+            those added, in sequence order.
+        added: the topics that entered now, in the order they were first labelled.
+        partial: topics with some but not all of their sampled pairs labelled.
+    """
+
+    scores: pd.DataFrame
+    added: list[str]
+    partial: list[str]
+
+
+def plan_identity(plan: JudgingPlan) -> str:
+    """The SHA-256 of a plan's pairs, inclusion probabilities and sample (what its estimates rest on)."""
+    pool = plan.pool
+    return fingerprint(pool["qid"], pool["docno"], pool["inclusion_probability"].map(repr),
+                       pool["sampled"].astype(np.int64))
+
+
+def labels_per_topic(plan: JudgingPlan) -> float:
+    """The mean number of sampled pairs per topic of the plan."""
+    return float(plan.pool["sampled"].sum() / plan.pool["qid"].nunique())
+
+
+def check_plan_measures(measures: MeasuresLike) -> list[str]:
+    """The measures' labels; a ValueError for those whose estimates from a plan are unbounded."""
+    parsed = parse_measures(measures)
+    lowered = [lower(p.measure) for p in parsed]
+    bad = [p.label for p, km in zip(parsed, lowered, strict=True) if km is None or km.kind not in BOUNDED_KINDS]
+    if bad:
+        raise ValueError(f"a sequential evaluation from a judging plan takes AP, nDCG, R or Rprec (with optional "
+                         f"cutoff, rel and gains), whose estimates stay within [0, 1]; got {bad}: an estimate of "
+                         "P@k, RR or Success from a sample can reach 1 / (inclusion probability), too wide a range "
+                         "for a confidence sequence")
+    return [p.label for p in parsed]
+
+
+def planned_topics(runs: RunsLike, plan: JudgingPlan, human_qrels: QrelsLike, measures: MeasuresLike, *,
+                   known: Sequence[str] = ()) -> PlannedTopics:
+    """Scores of the ``known`` topics and of the topics newly complete in ``human_qrels``.
+
+    Args:
+        runs: the plan's runs (or some of them).
+        plan: the :class:`~pyterrier_boot.JudgingPlan` whose sample people label.
+        human_qrels: every label given so far (the plan's sampled pairs only), in the order given.
+        measures: AP, nDCG, R or Rprec (:func:`check_plan_measures`).
+        known: the topics already in the sequence, in its order (each must be complete).
+
+    New complete topics follow in the order their first label appears in ``human_qrels``;
+    topics of which the plan sampled no pair (possible under the Poisson design) come last, by id.
+    """
+    if not isinstance(plan, JudgingPlan):
+        raise TypeError(f"'plan' must be a JudgingPlan (judging_plan(...) or JudgingPlan.load(path)), got "
+                        f"{type(plan).__name__}")
+    check_plan_measures(measures)
+    pool = plan.pool
+    sampled = pool["sampled"].to_numpy(bool)
+    labels = plan.sampled_labels(human_qrels)
+    complete, partial, first_seen = _topic_progress(pool[sampled]["qid"].to_numpy(), labels, human_qrels)
+    unsampled = sorted(set(pool["qid"]) - set(pool.loc[sampled, "qid"]))
+    lost = [q for q in known if q not in complete and q not in unsampled]
+    if lost:
+        raise ValueError(f"'human_qrels' lacks labels of {len(lost)} topic(s) already in the sequence (e.g. "
+                         f"{lost[0]!r}): give every label given so far, not only the new ones")
+    new = [q for q in first_seen if q in complete and q not in set(known)]
+    new += [q for q in unsampled if q not in set(known)]
+    order = list(known) + new
+    if not order:
+        return PlannedTopics(pd.DataFrame(columns=["name", "qid", "measure", "value"]), [], partial)
+    return PlannedTopics(_estimates(runs, plan, labels, measures, order), new, partial)
+
+
+def _topic_progress(sample_qids: np.ndarray, labels: np.ndarray, human_qrels: QrelsLike):
+    """Complete topics (a set), partly labelled ones (sorted), and the topics in the order of their
+    first label in ``human_qrels``."""
+    from ..inputs.qrels import read_qrels
+
+    frame = pd.DataFrame({"qid": sample_qids, "done": labels >= 0})
+    done = frame.groupby("qid", sort=True)["done"].agg(["all", "any"])
+    complete = set(done.index[done["all"]])
+    partial = list(done.index[done["any"] & ~done["all"]])
+    first_seen = list(dict.fromkeys(read_qrels(human_qrels).frame["qid"].astype(str)))
+    return complete, partial, first_seen
+
+
+def _estimates(runs, plan: JudgingPlan, labels: np.ndarray, measures, order: list[str]) -> pd.DataFrame:
+    """The per-topic plan estimates of the topics in ``order`` (long frame, sequence order)."""
+    chosen = set(order)
+    pool = plan.pool[plan.pool["qid"].isin(chosen).to_numpy()].reset_index(drop=True)
+    read = {name: run[run["qid"].isin(chosen)] for name, run in read_runs(runs).items()}
+    estimator = PlanEstimator(read, pool, measures, depth=plan.depth)
+    if estimator.positions.example is not None:  # the runs' top depth must be in the pool
+        raise_outside_pool(estimator.positions.outside, estimator.positions.example, plan.depth)
+    sampled = pool["sampled"].to_numpy(bool)
+    in_order = plan.pool["qid"].isin(chosen).to_numpy()[plan.pool["sampled"].to_numpy(bool)]
+    result = estimator.estimate(sampled, labels[in_order], pool["inclusion_probability"].to_numpy(float)[sampled],
+                                topic_order=order)
+    values = result.estimates["ppi"][:, 0]  # (measures, topics, runs)
+    position = [result.qids.index(q) for q in order]
+    t, s = len(order), len(result.names)
+    return pd.DataFrame({
+        "name": np.tile(np.array(result.names, dtype=object), t * len(result.measures)),
+        "qid": np.repeat(np.array(order, dtype=object), s * len(result.measures)),
+        "measure": np.tile(np.repeat(np.array(result.measures, dtype=object), s), t),
+        "value": values[:, position].transpose(1, 0, 2).reshape(-1),
+    })
