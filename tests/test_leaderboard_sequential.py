@@ -167,6 +167,8 @@ def test_defaults_and_errors(sim):
         ptb.leaderboard(runs, qrels, ["AP"], sequential=True, correction="holm")
     with pytest.raises(ValueError, match="'correction' 'e-bh' applies with sequential=True only"):
         ptb.leaderboard(runs, qrels, ["AP"], correction="e-bh", n_resamples=100)
+    with pytest.raises(ValueError, match="'n_resamples' does not apply with sequential=True"):
+        ptb.leaderboard(runs, qrels, ["AP"], sequential=True, n_resamples=1000)
     with pytest.raises(ValueError, match="'test' does not apply with sequential=True"):
         ptb.leaderboard(runs, qrels, ["AP"], sequential=True, test="wilcoxon")
     with pytest.raises(ValueError, match="'measures': 'NumRet' has scores outside \\[0, 1\\].*bounded in \\[0, 1\\]"):

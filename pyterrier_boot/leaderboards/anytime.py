@@ -36,12 +36,15 @@ LABEL = "topics, anytime"
 BOUNDS = (0.0, 1.0)
 
 
-def check_sequential(correction: str | None, bootstrap: str, test: str) -> str:
+def check_sequential(correction: str | None, bootstrap: str, test: str, **unused: Any) -> str:
     """``correction`` if a sequential board takes it and the other two are theirs by default, else a
     ValueError naming the argument that has no sequential form."""
     if bootstrap != "topic":
         raise ValueError(f"'bootstrap' must be 'topic' with sequential=True (the corpus bootstrap has no "
                          f"sequential form), got {bootstrap!r}")
+    for name, value in unused.items():  # bootstrap options, given: they would be ignored
+        if value is not None:
+            raise ValueError(f"'{name}' does not apply with sequential=True (no bootstrap), got {value!r}")
     if test != "t":
         raise ValueError(f"'test' does not apply with sequential=True (pairs are compared by betting confidence "
                          f"sequences): leave it at its default, got {test!r}")

@@ -351,7 +351,8 @@ def leaderboard(runs: Any, qrels: Any, measures: Sequence[Any] | str = ("AP", "n
             (a random order of the topics); each mean has its betting confidence sequence at
             ``confidence_level``; pairs, letters and rank intervals come from
             :func:`~pyterrier_boot.sequential.comparisons.sequential_comparisons` at level ``alpha``.
-            Needs measures bounded in [0, 1] and the topic bootstrap; ``test`` is left at its default.
+            Needs measures bounded in [0, 1] and the topic bootstrap; ``test``, ``n_resamples`` and
+            ``interval`` are left at their defaults (``rng``, ``model``, ``max_memory`` are unused).
 
     Returns:
         a :class:`Leaderboard`: ``to_frame()``, ``to_markdown()``, ``to_latex()``, ``write(site_dir)``
@@ -372,8 +373,9 @@ def leaderboard(runs: Any, qrels: Any, measures: Sequence[Any] | str = ("AP", "n
     runs, measures = _leaderboard_inputs(runs, measures, baseline, bootstrap, letters_method)
     if sequential:
         return _sequential_board(runs, qrels, measures, baseline=baseline, test=test, correction=correction,
-                                 alpha=alpha, bootstrap=bootstrap, confidence_level=confidence_level,
-                                 corpus_size=corpus_size, letters_method=letters_method)
+                                 alpha=alpha, bootstrap=bootstrap, n_resamples=n_resamples, interval=interval,
+                                 confidence_level=confidence_level, corpus_size=corpus_size,
+                                 letters_method=letters_method)
     return _fixed_board(runs, qrels, measures, baseline=baseline, test=test,
                         correction="holm" if correction == DEFAULT_CORRECTION else correction, alpha=alpha,
                         bootstrap=bootstrap, n_resamples=n_resamples, confidence_level=confidence_level,
@@ -407,14 +409,15 @@ def _fixed_board(runs, qrels, measures, *, baseline, test, correction, alpha, bo
                        letters_method=letters_method)
 
 
-def _sequential_board(runs, qrels, measures, *, baseline, test, correction, alpha, bootstrap, confidence_level,
-                      corpus_size, letters_method):
+def _sequential_board(runs, qrels, measures, *, baseline, test, correction, alpha, bootstrap, n_resamples, interval,
+                      confidence_level, corpus_size, letters_method):
     """The anytime-valid board (:mod:`~pyterrier_boot.leaderboards.anytime`), topics in the qrels' order."""
     from ..experiment.experiment import experiment_result
     from ..inputs.qrels import read_qrels
     from .anytime import check_sequential, in_judged_order, sequential_parts
 
-    correction = check_sequential("bonferroni" if correction == DEFAULT_CORRECTION else correction, bootstrap, test)
+    correction = check_sequential("bonferroni" if correction == DEFAULT_CORRECTION else correction, bootstrap, test,
+                                  n_resamples=n_resamples, interval=interval)
     qrels = read_qrels(qrels, corpus_size=corpus_size)
     result = experiment_result(runs, None, qrels, list(measures), bootstrap=None, confidence_level=confidence_level)
     parts = sequential_parts(in_judged_order(result, qrels.judged_order), correction, alpha, confidence_level,
