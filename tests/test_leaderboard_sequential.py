@@ -161,6 +161,8 @@ def test_defaults_and_errors(sim):
     runs, qrels, _ = sim
     board = ptb.leaderboard(runs, qrels, ["AP"], sequential=True)
     assert board.correction == "bonferroni"
+    with pytest.raises(TypeError, match="'sequential' must be True or False"):
+        ptb.leaderboard(runs, qrels, ["AP"], sequential="yes")
     with pytest.raises(ValueError, match="'bootstrap' must be 'topic' with sequential=True"):
         ptb.leaderboard(runs, qrels, ["AP"], sequential=True, bootstrap="corpus")
     with pytest.raises(ValueError, match="'correction' must be one of 'bonferroni', 'e-bh' with sequential=True"):

@@ -113,8 +113,8 @@ class Leaderboard:
         """One row per run, best first: ``rank, run``, then per measure ``<m>`` (mean),
         ``<m> ci_low``, ``<m> ci_high`` (interval of the mean), ``<m> rank``, ``<m> rank ci_low
         (<variance>)``, ``<m> rank ci_high (<variance>)`` (variance: ``topics``, ``corpus`` or
-        ``topics+corpus``; ``topics, anytime`` on a sequential board) and ``<m> group`` (letters). Untested (:attr:`tested`), the same
-        columns with the intervals NaN and the groups empty."""
+        ``topics+corpus``; ``topics, anytime`` on a sequential board) and ``<m> group`` (letters).
+        Untested (:attr:`tested`), the same columns with the intervals NaN and the groups empty."""
         res = self.result
         collection = self._collection_ranks()
         index = {n: i for i, n in enumerate(res.names)}
@@ -277,9 +277,11 @@ def _as_runs(runs) -> dict[str, pd.DataFrame]:
                     f"got {type(runs).__name__}")
 
 
-def _leaderboard_inputs(runs, measures, baseline, bootstrap, letters_method):
+def _leaderboard_inputs(runs, measures, baseline, bootstrap, letters_method, sequential):
     """The arguments checked at the door: the runs as a dict and the measures as a list."""
     check_method(letters_method, "letters_method")
+    if not isinstance(sequential, bool):
+        raise TypeError(f"'sequential' must be True or False, got {sequential!r}")
     if bootstrap not in VARIANCE:
         raise ValueError(f"'bootstrap' must be 'topic', 'corpus' or 'both', got {bootstrap!r}")
     if isinstance(measures, str):
@@ -370,7 +372,7 @@ def leaderboard(runs: Any, qrels: Any, measures: Sequence[Any] | str = ("AP", "n
         >>> board.to_frame().columns[:5].tolist()
         ['rank', 'run', 'AP', 'AP ci_low', 'AP ci_high']
     """
-    runs, measures = _leaderboard_inputs(runs, measures, baseline, bootstrap, letters_method)
+    runs, measures = _leaderboard_inputs(runs, measures, baseline, bootstrap, letters_method, sequential)
     if sequential:
         return _sequential_board(runs, qrels, measures, baseline=baseline, test=test, correction=correction,
                                  alpha=alpha, bootstrap=bootstrap, n_resamples=n_resamples, interval=interval,
