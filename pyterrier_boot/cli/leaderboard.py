@@ -20,6 +20,9 @@ examples:
   # corpus bootstrap as well (rank intervals over corpus images and topics), a baseline
   pyterrier-boot leaderboard -q qrels.txt runs/ -b bm25 --bootstrap both --out site/
 
+  # anytime-valid, to look at every day as topics are judged (qrels listed in the order judged)
+  pyterrier-boot leaderboard -q qrels.txt runs/ --sequential --correction e-bh --out site/
+
 reading the table:
   rank [low, high]  the run's rank (1 = best) and its 95% rank interval over bootstrap replicates
   group             runs that share a letter are not significantly different (all pairs tested,
@@ -30,6 +33,8 @@ exit status: 0 success, 1 error (bad input, unreadable file), 2 wrong usage.
 
 FORMATS = ("table", "csv", "markdown")
 TESTS = ("t", "wilcoxon", "paired-bootstrap", "randomization", "sign")
+SEQUENTIAL = ("betting confidence sequences, right however often the board is looked at as topics are added; "
+              "measures bounded in [0, 1], the topic bootstrap, no --test")
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
@@ -63,12 +68,15 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
     p.add_argument("--confidence", type=float, default=0.95, metavar="LEVEL",
                    help="confidence level of the intervals (default 0.95)")
     p.add_argument("--test", choices=TESTS, default="t", help="paired test of every pair of runs (default t)")
-    p.add_argument("--correction", choices=(*CORRECTIONS, "none"), default="holm",
-                   help="multiple-testing correction within each measure (default holm)")
+    p.add_argument("--correction", choices=(*CORRECTIONS, "none", "e-bh"),
+                   help="multiple-testing correction within each measure (default holm; with --sequential "
+                        "bonferroni or e-bh, default bonferroni)")
     p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
     p.add_argument("--letters", choices=LETTER_METHODS, default=DEFAULT_LETTERS,
                    help="how letter groups are found: a small cover of the indistinguishable pairs (default; Gramm "
                         "et al. 2007) or every maximal group (Piepho 2004; many letters with many close runs)")
+    p.add_argument("--sequential", action="store_true",
+                   help=f"anytime-valid board over the topics in the qrels' order (the order judged): {SEQUENTIAL}")
     p.add_argument("--rel", type=int, metavar="N", help="relevance cut for binary measures, as trec_eval -l N "
                    "(see pyterrier-boot evaluate --help)")
     p.add_argument("--rel-remap", action="store_true", help="with --rel N, also set grades 1..N-1 to 0 in the qrels")
@@ -106,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _leaderboard(args, measures, status, out):
-    from ..leaderboards.board import leaderboard
+    from ..leaderboards.board import DEFAULT_CORRECTION, leaderboard
 
     seed = _common.seed(args.rng)
     progress = _common.progress_enabled(args)
@@ -118,11 +126,14 @@ def _leaderboard(args, measures, status, out):
         raise ValueError(f"a leaderboard needs at least 2 runs, got {len(runs)}")
     _common.check_baselines([args.baseline] if args.baseline else None, list(runs))
     n_pairs = len(runs) * (len(runs) - 1) // 2
-    status(f"ranking {len(runs)} runs on {', '.join(m.label for m in measures)} ({args.bootstrap} bootstrap; "
-           f"{n_pairs:,} pairs, {_common.pair_test_name(args.test, args.bootstrap)}, correction {args.correction}, "
-           f"seed {seed})")
-    board = leaderboard(runs, qrels, measures, baseline=args.baseline, test=args.test,
-                        correction=None if args.correction == "none" else args.correction, alpha=args.alpha,
+    correction = {None: DEFAULT_CORRECTION, "none": None}.get(args.correction, args.correction)
+    how = (f"anytime-valid, topics in the qrels' order; {n_pairs:,} pairs, betting confidence sequences, "
+           f"correction {args.correction or 'bonferroni'}" if args.sequential else
+           f"{args.bootstrap} bootstrap; {n_pairs:,} pairs, {_common.pair_test_name(args.test, args.bootstrap)}, "
+           f"correction {args.correction or 'holm'}, seed {seed}")
+    status(f"ranking {len(runs)} runs on {', '.join(m.label for m in measures)} ({how})")
+    board = leaderboard(runs, qrels, measures, baseline=args.baseline, test=args.test, correction=correction,
+                        alpha=args.alpha, sequential=args.sequential,
                         bootstrap=args.bootstrap, n_resamples=args.n_resamples, confidence_level=args.confidence,
                         corpus_size=args.corpus_size, rng=seed, max_memory=args.max_memory,
                         letters_method=args.letters,
@@ -148,8 +159,11 @@ def _leaderboard(args, measures, status, out):
         "runs": f"{len(runs)}",
         "run files": [Path(r) for r in args.runs],
         "measures": ", ".join(m.label for m in measures),
-        "seed": f"{seed} (--rng {seed} gives the same numbers)",
     }
+    if args.sequential:
+        settings["sequential"] = "anytime-valid: topics in the order they first appear in the qrels"
+    else:
+        settings["seed"] = f"{seed} (--rng {seed} gives the same numbers)"
     if args.rel is not None:
         settings["relevance"] = (f"binary measures count grade >= {args.rel} as relevant"
                                  + (f"; qrels grades 1..{args.rel - 1} set to 0" if args.rel_remap else ""))
@@ -187,5 +201,6 @@ def _print(board, args, seed):
              _text.wrap(board.caption(), width)]
     if board.tested:
         lines.append(_text.wrap(f"Letter groups: {groups}.", width))
-    lines.append(f"Seed {seed}: --rng {seed} reproduces these numbers.")
+    if not board.sequential:  # no randomness in a sequential board
+        lines.append(f"Seed {seed}: --rng {seed} reproduces these numbers.")
     print("\n".join(lines))

@@ -76,6 +76,12 @@ class Qrels:
             )
         object.__setattr__(self, "corpus_size", _check_corpus_size(self.corpus_size))
 
+    @property
+    def judged_order(self) -> list[str]:
+        """The topics in the order they first appear in :attr:`frame`: the order judged, when the
+        qrels list topics as their assessors finished them (what anytime-valid sequences read)."""
+        return list(dict.fromkeys(self.frame["qid"]))
+
     def restrict(self, qids: Iterable[str]) -> Qrels:
         """The judgements of the topics in ``qids`` only (same ``corpus_size`` and ``source``)."""
         inside = self.frame["qid"].isin(set(qids))

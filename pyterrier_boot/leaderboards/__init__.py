@@ -3,7 +3,8 @@ cannot tell apart, as a table and as a static web site a shared task can publish
 
 * ``board``: :func:`leaderboard` and the :class:`Leaderboard` it returns;
 * ``site``: the static site (:meth:`Leaderboard.write`);
-* ``storage``: one zip file of a board (:meth:`Leaderboard.save`, :meth:`Leaderboard.load`).
+* ``storage``: one zip file of a board (:meth:`Leaderboard.save`, :meth:`Leaderboard.load`);
+* ``anytime``: the parts of a sequential (anytime-valid) board, ``leaderboard(..., sequential=True)``.
 """
 from .board import Leaderboard, leaderboard
 

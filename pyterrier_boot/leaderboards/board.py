@@ -19,6 +19,8 @@ __all__ = ["leaderboard", "Leaderboard"]
 
 #: what each bootstrap's replicates vary, as written in column names
 VARIANCE = {"topic": "topics", "corpus": "corpus", "both": "topics+corpus"}
+#: ``correction``'s default: ``"holm"`` for the fixed-n board, ``"bonferroni"`` for a sequential one
+DEFAULT_CORRECTION = "default"
 
 
 @dataclass(frozen=True, eq=False)
@@ -38,6 +40,14 @@ class Leaderboard:
         baseline: the baseline run, or None.
         test, correction, alpha: how the pairs were tested.
         letters_method: how the groups were found (``"cover"``, the default, or ``"insert-absorb"``).
+        sequential: whether the board is anytime-valid (``leaderboard(..., sequential=True)``,
+            :mod:`~pyterrier_boot.leaderboards.anytime`): then ``pairwise`` is the
+            :func:`~pyterrier_boot.sequential.comparisons.sequential_comparisons` table per measure,
+            ``ranks`` holds rank intervals counted from its decisions (no replicates: an empty
+            ``bootstrap_distribution``), ``test`` is ``"betting"`` and ``correction`` ``"bonferroni"``
+            or ``"e-bh"``.
+        mean_intervals: sequential boards: ``[run, measure, 2]`` each run's betting confidence
+            sequence after the last topic (the means' intervals; the experiment has none). Else None.
     """
 
     result: Any
@@ -50,6 +60,8 @@ class Leaderboard:
     correction: str | None
     alpha: float
     letters_method: str = DEFAULT_METHOD
+    sequential: bool = False
+    mean_intervals: Any = None
 
     @property
     def measures(self) -> tuple[str, ...]:
@@ -76,10 +88,18 @@ class Leaderboard:
 
     def _rank_columns(self) -> list[tuple[str, Any]]:
         """(variance label, RankIntervals or None when untested) of every rank interval, the experiment's first."""
+        if self.sequential:
+            from .anytime import LABEL
+
+            return [(LABEL, self.ranks)]
         out = [(VARIANCE[self.result.bootstrap], self.ranks)]
         if self.result.bootstrap != "topic":
             out.append((VARIANCE["topic"], self.topic_ranks))
         return out
+
+    def _intervals(self) -> np.ndarray | None:
+        """``[run, measure, 2]`` the means' intervals: the sequences of a sequential board, else the experiment's."""
+        return self.mean_intervals if self.sequential else self.result.intervals
 
     def _collection_ranks(self) -> np.ndarray:
         """``[run, measure]`` rank of each mean (1 = best, ties share the average rank)."""
@@ -93,18 +113,19 @@ class Leaderboard:
         """One row per run, best first: ``rank, run``, then per measure ``<m>`` (mean),
         ``<m> ci_low``, ``<m> ci_high`` (interval of the mean), ``<m> rank``, ``<m> rank ci_low
         (<variance>)``, ``<m> rank ci_high (<variance>)`` (variance: ``topics``, ``corpus`` or
-        ``topics+corpus``) and ``<m> group`` (letters). Untested (:attr:`tested`), the same
-        columns with the intervals NaN and the groups empty."""
+        ``topics+corpus``; ``topics, anytime`` on a sequential board) and ``<m> group`` (letters).
+        Untested (:attr:`tested`), the same columns with the intervals NaN and the groups empty."""
         res = self.result
         collection = self._collection_ranks()
         index = {n: i for i, n in enumerate(res.names)}
         rows = [index[n] for n in self.order]
+        intervals = self._intervals()
         frame = pd.DataFrame({"rank": np.arange(1, len(rows) + 1), "run": self.order})
         for j, m in enumerate(self.measures):
             frame[m] = res.means[rows, j]
-            if res.intervals is not None:
-                frame[f"{m} ci_low"] = res.intervals[rows, j, 0]
-                frame[f"{m} ci_high"] = res.intervals[rows, j, 1]
+            if intervals is not None:
+                frame[f"{m} ci_low"] = intervals[rows, j, 0]
+                frame[f"{m} ci_high"] = intervals[rows, j, 1]
             frame[f"{m} rank"] = collection[rows, j]
             for label, ranks in self._rank_columns():
                 low, high = ((np.full(len(rows), np.nan),) * 2 if ranks is None else
@@ -142,6 +163,10 @@ class Leaderboard:
 
     def caption(self) -> str:
         """What the columns mean, in one paragraph."""
+        if self.sequential:
+            from .anytime import sequential_caption
+
+            return sequential_caption(self)
         res = self.result
         level = f"{100 * res.confidence_level:g}%"
         from ..experiment.display import describe_intervals
@@ -252,9 +277,11 @@ def _as_runs(runs) -> dict[str, pd.DataFrame]:
                     f"got {type(runs).__name__}")
 
 
-def _leaderboard_inputs(runs, measures, baseline, bootstrap, letters_method):
+def _leaderboard_inputs(runs, measures, baseline, bootstrap, letters_method, sequential):
     """The arguments checked at the door: the runs as a dict and the measures as a list."""
     check_method(letters_method, "letters_method")
+    if not isinstance(sequential, bool):
+        raise TypeError(f"'sequential' must be True or False, got {sequential!r}")
     if bootstrap not in VARIANCE:
         raise ValueError(f"'bootstrap' must be 'topic', 'corpus' or 'both', got {bootstrap!r}")
     if isinstance(measures, str):
@@ -297,11 +324,11 @@ def _groups_and_ranks(result, pairwise, letters_method, bootstrap, confidence_le
 
 @renamed_keywords(letters="letters_method")
 def leaderboard(runs: Any, qrels: Any, measures: Sequence[Any] | str = ("AP", "nDCG@10"), *,
-                baseline: str | None = None, test: str = "t", correction: str | None = "holm",
+                baseline: str | None = None, test: str = "t", correction: str | None = DEFAULT_CORRECTION,
                 alpha: float = 0.05, bootstrap: str = "topic", n_resamples: int | None = None,
                 confidence_level: float = 0.95, interval: str | None = None, corpus_size: int | None = None,
                 model: str = "poisson", rng: Any = None, max_memory: int = DEFAULT_MAX_MEMORY,
-                letters_method: str = DEFAULT_METHOD, verbose: bool = False) -> Leaderboard:
+                letters_method: str = DEFAULT_METHOD, verbose: bool = False, sequential: bool = False) -> Leaderboard:
     """Rank runs with honest uncertainty: mean and interval per measure, rank intervals, letter groups.
 
     Args:
@@ -310,7 +337,9 @@ def leaderboard(runs: Any, qrels: Any, measures: Sequence[Any] | str = ("AP", "n
         baseline: a run's name: each run's page shows its per-topic differences and test against it.
         test: the paired test of every pair of runs (``"t"``, ``"wilcoxon"``, ``"paired-bootstrap"``,
             ...); with the corpus bootstrap the replicate test (:meth:`ExperimentResult.pairwise`).
-        correction, alpha: multiple-testing correction within each measure and its level.
+        correction, alpha: multiple-testing correction within each measure and its level. The default
+            is ``"holm"``, or ``"bonferroni"`` with ``sequential`` (which takes ``"bonferroni"`` or
+            ``"e-bh"`` only).
         bootstrap: ``"topic"`` (default), ``"corpus"`` or ``"both"`` (then rank intervals over
             topic resamples alone are shown as well).
         n_resamples, confidence_level, interval, corpus_size, model, max_memory, verbose, rng: as
@@ -318,15 +347,23 @@ def leaderboard(runs: Any, qrels: Any, measures: Sequence[Any] | str = ("AP", "n
         letters_method: how the letter groups are found: ``"cover"`` (default; Gramm et al. 2007)
             or ``"insert-absorb"`` (Piepho 2004), as :func:`~pyterrier_boot.compact_letter_display`
             and every other table of letters (``letters=`` is its deprecated name).
+        sequential: an anytime-valid board, right however often it is looked at as topics are
+            added (:mod:`~pyterrier_boot.leaderboards.anytime`): the topics are taken in the order
+            they first appear in the qrels, so list the qrels in the order the topics were judged
+            (a random order of the topics); each mean has its betting confidence sequence at
+            ``confidence_level``; pairs, letters and rank intervals come from
+            :func:`~pyterrier_boot.sequential.comparisons.sequential_comparisons` at level ``alpha``.
+            Needs measures bounded in [0, 1] and the topic bootstrap; ``test``, ``n_resamples`` and
+            ``interval`` are left at their defaults (``rng``, ``model``, ``max_memory`` are unused).
 
     Returns:
         a :class:`Leaderboard`: ``to_frame()``, ``to_markdown()``, ``to_latex()``, ``write(site_dir)``
         (a site), ``save(path)`` (read back with ``Leaderboard.load``).
 
     Rank intervals as Zobel & Rashidi (2020, Fig. 5); runs sharing a letter are not significantly
-    different (``pt_docs/leaderboard.md``). With qrels judging one topic the board ranks the means
-    with no intervals, rank intervals or letters (``board.tested`` False), after the experiment's one
-    warning; the caption says so.
+    different (``pt_docs/leaderboard.md``). With qrels judging one topic the fixed-n board ranks the
+    means with no intervals, rank intervals or letters (``board.tested`` False), after the experiment's
+    one warning; the caption says so.
 
     Example:
         >>> import pyterrier_boot as ptb
@@ -335,9 +372,28 @@ def leaderboard(runs: Any, qrels: Any, measures: Sequence[Any] | str = ("AP", "n
         >>> board.to_frame().columns[:5].tolist()
         ['rank', 'run', 'AP', 'AP ci_low', 'AP ci_high']
     """
-    from ..experiment.experiment import experiment_result
+    runs, measures = _leaderboard_inputs(runs, measures, baseline, bootstrap, letters_method, sequential)
+    if sequential:
+        return _sequential_board(runs, qrels, measures, baseline=baseline, test=test, correction=correction,
+                                 alpha=alpha, bootstrap=bootstrap, n_resamples=n_resamples, interval=interval,
+                                 confidence_level=confidence_level, corpus_size=corpus_size,
+                                 letters_method=letters_method)
+    return _fixed_board(runs, qrels, measures, baseline=baseline, test=test,
+                        correction="holm" if correction == DEFAULT_CORRECTION else correction, alpha=alpha,
+                        bootstrap=bootstrap, n_resamples=n_resamples, confidence_level=confidence_level,
+                        interval=interval, corpus_size=corpus_size, model=model, rng=rng, max_memory=max_memory,
+                        letters_method=letters_method, verbose=verbose)
 
-    runs, measures = _leaderboard_inputs(runs, measures, baseline, bootstrap, letters_method)
+
+def _fixed_board(runs, qrels, measures, *, baseline, test, correction, alpha, bootstrap, n_resamples,
+                 confidence_level, interval, corpus_size, model, rng, max_memory, letters_method, verbose):
+    """The fixed-n board: bootstrap intervals, the paired test of every pair, bootstrap rank intervals."""
+    from ..experiment.experiment import experiment_result
+    from ..stats.correction import METHODS
+
+    if correction == "e-bh":  # others are checked where they are used, aliases included
+        raise ValueError(f"'correction' 'e-bh' applies with sequential=True only; the fixed-n board takes None or "
+                         f"one of {', '.join(map(repr, METHODS))} (default 'holm')")
     test = {"paired-bootstrap": "paired_bootstrap"}.get(test, test)
     # the same rng as experiment_result and res.pairwise get by default, so that the board's intervals
     # and tests are the notebook's and the command line's (a Generator advances from one to the next)
@@ -353,3 +409,20 @@ def leaderboard(runs: Any, qrels: Any, measures: Sequence[Any] | str = ("AP", "n
     return Leaderboard(result=result, pairwise=pairwise, letters=groups, ranks=ranks, topic_ranks=topic_ranks,
                        baseline=baseline, test=test, correction=correction, alpha=alpha,
                        letters_method=letters_method)
+
+
+def _sequential_board(runs, qrels, measures, *, baseline, test, correction, alpha, bootstrap, n_resamples, interval,
+                      confidence_level, corpus_size, letters_method):
+    """The anytime-valid board (:mod:`~pyterrier_boot.leaderboards.anytime`), topics in the qrels' order."""
+    from ..experiment.experiment import experiment_result
+    from ..inputs.qrels import read_qrels
+    from .anytime import check_sequential, in_judged_order, sequential_parts
+
+    correction = check_sequential("bonferroni" if correction == DEFAULT_CORRECTION else correction, bootstrap, test,
+                                  n_resamples=n_resamples, interval=interval)
+    qrels = read_qrels(qrels, corpus_size=corpus_size)
+    result = experiment_result(runs, None, qrels, list(measures), bootstrap=None, confidence_level=confidence_level)
+    parts = sequential_parts(in_judged_order(result, qrels.judged_order), correction, alpha, confidence_level,
+                             letters_method)
+    return Leaderboard(**parts, baseline=baseline, test="betting", correction=correction, alpha=alpha,
+                       letters_method=letters_method, sequential=True)

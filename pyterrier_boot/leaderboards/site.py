@@ -46,6 +46,10 @@ class SiteBoard(Protocol):
     def measures(self) -> tuple[str, ...]: ...
     @property
     def tested(self) -> bool: ...
+    @property
+    def sequential(self) -> bool: ...
+    @property
+    def mean_intervals(self) -> Any: ...
     def display_frame(self, digits: int = 3) -> pd.DataFrame: ...
     def to_frame(self) -> pd.DataFrame: ...
     def caption(self) -> str: ...
@@ -93,14 +97,21 @@ def _figures(board, folder: Path) -> list[str]:
     from ..plotting import plot_means, plot_ranks
 
     res = board.result
+    if board.sequential:  # the means' plot draws the sequences; no replicates to rank
+        from dataclasses import replace
+
+        res = replace(res, intervals=board.mean_intervals)
     parts = []
     for i, m in enumerate(board.measures, start=1):
         shown = []
         kinds = [("means", plot_means, "mean and interval of each run" if board.tested else
                   f"mean of each run (no intervals: {len(res.qids)} topic)"),
                  ("ranks", plot_ranks, "rank of each run over the bootstrap replicates")]
+        if board.sequential:
+            kinds = [("means", plot_means, f"mean and {100 * res.confidence_level:g}% confidence sequence "
+                                           "(anytime-valid) of each run")]
         for kind, draw, what in kinds if board.tested else kinds[:1]:  # untested: no replicates to rank
-            ax = draw(res, m)
+            ax = draw(res, m, title=f"{m}: {what}") if board.sequential else draw(res, m)
             name = f"figures/{kind}-{i}.svg"
             _write(folder / name, svg_figure(ax.figure, alt=f"{m}: {what}") + "\n")
             shown.append(f'<figure><a href="{name}"><img src="{name}" alt="{escape(m)}: {escape(what)}">'
@@ -154,7 +165,9 @@ def _run_page(board, name: str, title: str) -> str:
     body = [f'<p><a href="../index.html">&larr; {escape(title)}</a></p>', f"<h1>{escape(name)}</h1>",
             sortable_table(line, caption="Its line of the leaderboard (see the leaderboard for what the columns mean)"),
             ]
-    if b is not None and b != s and res.comparisons is not None:
+    if b is not None and b != s and board.sequential:
+        body += _sequential_baseline(board, name)
+    elif b is not None and b != s and res.comparisons is not None:
         frame = res.comparisons.frame
         rows = frame[(frame["name"] == name) & (frame["baseline"] == board.baseline)]
         keep = [c for c in ("measure", "diff", "ci_low", "ci_high", "+", "-", "p-value", "p-value corrected", "reject")
@@ -169,6 +182,19 @@ def _run_page(board, name: str, title: str) -> str:
                  f"{len(res.names)} runs on that topic" + (", and the difference to the baseline" if b is not None
                                                            and b != s else "") + "."))]
     return page(f"{name}: {title}", "\n".join(body))
+
+
+def _sequential_baseline(board, name: str) -> list[str]:
+    """A sequential board's rows of the pair (run, baseline), as the all-pairs table holds them."""
+    frame = board.pairwise
+    rows = frame[frame["system_a"].isin([name, board.baseline]) & frame["system_b"].isin([name, board.baseline])]
+    keep = ["measure", "system_a", "system_b", "estimate", "ci_low", "ci_high", "pvalue", "decision",
+            "topics_needed"]
+    return [f"<h2>Against the baseline {escape(board.baseline)}</h2>",
+            sortable_table(rows[keep], digits=4, caption=(
+                "The pair's row of the all-pairs table (pairwise.csv): mean difference system_a minus system_b "
+                "with its anytime-valid confidence sequence (level of the correction), the anytime p-value, "
+                "the decision and a rough projection of the topics still needed."))]
 
 
 def write_site(board: SiteBoard, site_dir: str | os.PathLike, *, title: str = "Leaderboard",

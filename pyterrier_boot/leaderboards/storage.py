@@ -6,9 +6,10 @@ The same zip of open formats as a saved :class:`~pyterrier_boot.ExperimentResult
 * ``leaderboard.json``: the experiment behind the board (as ``ExperimentResult.save`` writes it,
   its provenance included: test, resample counts, the rng's seed, package versions), the all-pairs
   table, the letters, the rank intervals' labels and level, how the pairs were tested and the
-  letters found, the package versions that saved it, and the format version;
+  letters found, whether the board is sequential (anytime-valid, format version 2; version 1 files
+  read as fixed-n boards), the package versions that saved it, and the format version;
 * ``arrays/<name>.npy``: every numeric array (per-topic values, intervals, bootstrap
-  distributions, ranks on every replicate), bit for bit;
+  distributions, ranks on every replicate, a sequential board's mean intervals), bit for bit;
 * ``leaderboard.csv``, ``perquery.csv``, ``pairwise.csv``: the site's tables, for any tool (not read back;
   no ``pairwise.csv`` when no pair is tested, on one topic).
 
@@ -41,8 +42,10 @@ from ..stats.ranking import RankIntervals
 __all__ = ["save_board", "read_board"]
 
 FORMAT = "pyterrier-boot-leaderboard"
-VERSION = 1
-_SETTINGS = ("baseline", "test", "correction", "alpha", "letters_method")
+#: 2 added ``sequential`` to the settings and the sequential board's ``mean_intervals``; version 1
+#: files read as fixed-n boards
+VERSION = 2
+_SETTINGS = ("baseline", "test", "correction", "alpha", "letters_method", "sequential")
 
 
 def _ranks_json(ranks: RankIntervals | None, writer: ArrayWriter, key: str) -> dict | None:
@@ -79,6 +82,8 @@ def save_board(board: Any, path: str | os.PathLike) -> Path:
                     **frame_json(board.letters)},
         "ranks": _ranks_json(board.ranks, writer, "ranks"),
         "topic_ranks": _ranks_json(board.topic_ranks, writer, "topic_ranks"),
+        "mean_intervals": None if board.mean_intervals is None else writer.array("mean_intervals",
+                                                                                 board.mean_intervals),
         "settings": json_value({name: getattr(board, name) for name in _SETTINGS}),
         "provenance": {"versions": package_versions()},
     }
@@ -97,9 +102,14 @@ def read_board(path: str | os.PathLike) -> dict[str, Any]:
                       what="leaderboard") as (archive, doc):
         letters = frame_from_json(doc["letters"])
         letters.index = pd.Index(doc["letters"]["index"], name=doc["letters"]["index_name"])
+        settings = from_json(doc["settings"])
+        pairwise = frame_from_json(doc["pairwise"])
+        intervals = doc.get("mean_intervals")  # absent from version 1
         return {"result": decode_result(archive, doc["experiment"]),
-                "pairwise": PairwiseTable.of(frame_from_json(doc["pairwise"])),  # as result.pairwise() gives it
+                # as result.pairwise() gives it; a sequential board's is sequential_comparisons' frame
+                "pairwise": pairwise if settings.get("sequential") else PairwiseTable.of(pairwise),
                 "letters": letters,
+                "mean_intervals": None if intervals is None else read_array(archive, intervals),
                 "ranks": _ranks_from_json(archive, doc["ranks"]),
                 "topic_ranks": _ranks_from_json(archive, doc["topic_ranks"]),
-                **from_json(doc["settings"])}
+                **settings}
