@@ -282,7 +282,7 @@ def _evaluate(runs, qrels, measures) -> pd.DataFrame:
     scores = evaluate(runs, qrels, measures)
     if "name" not in scores:
         raise ValueError("'runs' must hold several runs (a dict, a list or a folder of runs) to compare")
-    order = {q: i for i, q in enumerate(dict.fromkeys(qrels.frame["qid"]))}
+    order = {q: i for i, q in enumerate(qrels.judged_order)}
     position = scores["qid"].map(order)
     return scores.iloc[np.lexsort((np.arange(len(scores)), position.to_numpy()))].reset_index(drop=True)
 

@@ -127,7 +127,7 @@ def _topic_progress(sample_qids: np.ndarray, labels: np.ndarray, human_qrels: Qr
     done = frame.groupby("qid", sort=True)["done"].agg(["all", "any"])
     complete = set(done.index[done["all"]])
     partial = list(done.index[done["any"] & ~done["all"]])
-    first_seen = list(dict.fromkeys(read_qrels(human_qrels).frame["qid"].astype(str)))
+    first_seen = read_qrels(human_qrels).judged_order
     return complete, partial, first_seen
 
 
