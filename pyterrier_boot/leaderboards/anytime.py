@@ -136,7 +136,8 @@ def sequential_caption(board: Any) -> str:
     family = (f"Bonferroni over {k} pairs per measure (family-wise error at most {board.alpha:g}: every pair's "
               f"sequence at level {board.alpha:g}/{k})" if board.correction == "bonferroni" else
               f"e-BH (Wang & Ramdas 2022) over the 2 x {k} one-sided e-values of the pairs per measure (false "
-              f"discovery rate of the claims better/worse at most {board.alpha:g})")
+              f"discovery rate of the claims better/worse at most {board.alpha:g}; each pair's interval is the e-BY "
+              "interval at the last topic, which excludes 0 exactly when the pair is decided)")
     ranks = (f"simultaneous anytime-valid rank intervals at {100 * (1 - board.alpha):g}%"
              if board.correction == "bonferroni" else
              "counts of FDR-controlled claims, with no coverage guarantee")

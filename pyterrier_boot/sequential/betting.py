@@ -29,6 +29,12 @@ valid at every ``t`` at once and at any data-dependent stopping time.
 * **p-value**: ``min(1, 1 / max_{s<=t} K_s(m0))`` is an anytime-valid p-value for ``mean = m0``
   (Ville's inequality again); it is at most ``alpha`` exactly when ``m0`` has left the sequence
   (up to the resolution).
+* **e-interval** (:func:`capital_interval`): at the current topic only, the candidates that
+  neither one-sided gambler's capital (bets at level ``alpha``) has raised to a threshold. With
+  threshold ``1/delta`` it is a ``1 - 2 delta`` interval at any stopping time (each capital is an
+  e-value there: optional stopping), and 0 lies outside it exactly when a one-sided capital at 0
+  reaches the threshold: the interval that agrees with e-value based claims (e-BY, Xu, Wang &
+  Ramdas 2022).
 """
 from __future__ import annotations
 
@@ -37,7 +43,8 @@ import math
 import numba
 import numpy as np
 
-__all__ = ["betting_sequence", "betting_pvalue", "betting_capital", "bets", "GRID", "RESOLUTION", "TRUNCATION"]
+__all__ = ["betting_sequence", "betting_pvalue", "betting_capital", "capital_interval", "bets", "GRID", "RESOLUTION",
+           "TRUNCATION"]
 
 #: grid points over [0, 1] on which the candidate means are first read
 GRID = 513
@@ -205,3 +212,55 @@ def betting_pvalue(z: np.ndarray, alpha: float, alternative: str, m0: float) -> 
     (``m0`` on the [0, 1] scale), with the bets of the sequence at level ``alpha``."""
     best = np.maximum.accumulate(betting_capital(z, alpha, alternative, m0), axis=0)
     return 1.0 / np.maximum(best, 1.0)
+
+
+@numba.njit(cache=True)
+def _side_capital(z, lam, m, up):
+    """The capital of the one-sided gambler betting on scores above ``m`` (``up``) or below it."""
+    cap_up, cap_down = _stakes(m)
+    out = 1.0
+    for i in range(z.shape[0]):
+        if up:
+            out *= 1.0 + min(lam[i], cap_up) * (z[i] - m)
+        else:
+            out *= 1.0 - min(lam[i], cap_down) * (z[i] - m)
+    return out
+
+
+@numba.njit(cache=True)
+def _side_end(z, lam, threshold, up):
+    """The outer end of the candidates the one-sided gambler leaves poorer than ``threshold``: its
+    capital falls with ``m`` (``up``) or rises with it, so bisection finds the crossing; the end
+    reported is the last rejected candidate (conservative by at most RESOLUTION), or the bound."""
+    outside, inside = (0.0, 1.0) if up else (1.0, 0.0)
+    if _side_capital(z, lam, outside, up) < threshold:
+        return outside
+    while abs(inside - outside) > RESOLUTION:
+        middle = 0.5 * (inside + outside)
+        if _side_capital(z, lam, middle, up) < threshold:
+            inside = middle
+        else:
+            outside = middle
+    return outside
+
+
+@numba.njit(cache=True)
+def _all_capital_intervals(z, alpha, threshold, low, high):
+    for k in range(z.shape[1]):
+        column = np.ascontiguousarray(z[:, k])
+        lam = bets(column, alpha, 1.0)
+        low[k] = _side_end(column, lam, threshold, True)
+        high[k] = _side_end(column, lam, threshold, False)
+
+
+def capital_interval(z: np.ndarray, alpha: float, threshold: float) -> tuple[np.ndarray, np.ndarray]:
+    """``(low, high)`` per column of ``z`` (topics x columns, [0, 1] scale) after the last topic:
+    the candidates ``m`` whose one-sided capitals (all the capital on one side, bets at level
+    ``alpha``: :func:`betting_capital` with ``alternative="greater"`` and ``"less"``) both stay below
+    ``threshold``; NaN where none does."""
+    z = np.ascontiguousarray(z, dtype=float)
+    low, high = np.empty(z.shape[1]), np.empty(z.shape[1])
+    _all_capital_intervals(z, float(alpha), float(threshold), low, high)
+    empty = low > high
+    low[empty], high[empty] = np.nan, np.nan
+    return low, high

@@ -19,9 +19,15 @@ named ways:
   of wrong claims among the claims *better* and *worse* (the direction included) is at most
   ``alpha`` under any dependence between the pairs, at any stopping time (so under the global
   null the chance of ever claiming anything, checking after every topic, is at most ``alpha``).
-  e-BH decides sooner than Bonferroni when many pairs differ; its claims of equivalence still
-  come from the level ``alpha / K`` sequences (the ones reported), so a pair may be *better*
-  under e-BH while its sequence still holds 0.
+  The intervals reported beside these claims are the same gamblers' e-intervals at the current
+  topic (:func:`~.betting.capital_interval`) at the threshold ``2K / (alpha max(k*, 1))``: the e-BY
+  intervals of Xu, Wang & Ramdas (2022, *Post-selection inference for e-value based confidence
+  intervals*). 0 lies outside a pair's interval exactly when e-BH claims it better or worse, so
+  the table tells one story, and among the pairs given any verdict (better, worse, or equivalent
+  read from these intervals) the expected share whose interval misses the true difference is at
+  most ``alpha`` (false coverage rate), whichever pairs they are. e-BH decides sooner than
+  Bonferroni when many pairs differ; its intervals are not sequences (they may widen as ``k*``
+  falls) and hold at the topic one stops at.
 
 :func:`decide` reads a pair's verdict from its sequence and a margin; :func:`topics_needed`
 projects how many more topics an undecided pair is likely to need.
@@ -37,7 +43,7 @@ import numpy as np
 import pandas as pd
 
 from .._checks import check_alpha, check_choice
-from .betting import betting_capital
+from .betting import betting_capital, capital_interval
 from .sequence import confidence_sequence
 
 if TYPE_CHECKING:
@@ -194,12 +200,13 @@ def sequential_comparisons(scores: npt.ArrayLike, names: Sequence[str], *, basel
 
     Returns:
         One row per pair: ``system_a, system_b, n, estimate`` (mean of ``a - b``), ``ci_low,
-        ci_high`` (the level ``1 - alpha / K`` sequence), ``pvalue`` (the pair's own anytime
+        ci_high`` (Bonferroni: the level ``1 - alpha / K`` sequence; e-BH: the e-BY interval at
+        the current topic, module docstring), ``pvalue`` (the pair's own anytime
         p-value for ``a = b``, ``1 / max_s K_s(0)``, bets at the level of the correction),
         ``evalue`` (Bonferroni: the hedged capital ``K_t(0)``; e-BH: the larger of the two
         one-sided capitals), ``reject`` (Bonferroni: ``pvalue <= alpha / K``; e-BH: a claim
         *better* or *worse* made), ``decision`` (:data:`DECISIONS`), ``topics_needed``
-        (:func:`topics_needed`, for the level ``1 - alpha / K`` sequence).
+        (:func:`topics_needed`, for the intervals reported).
     """
     x, names, index, alpha, correction = _check(scores, names, baseline, bounds, confidence_level, correction)
     k = len(index)
@@ -213,6 +220,7 @@ def sequential_comparisons(scores: npt.ArrayLike, names: Sequence[str], *, basel
     capital = betting_capital(z, level, "two-sided", 0.5)
     pvalue = 1.0 / np.maximum(np.maximum.accumulate(capital, axis=0)[-1], 1.0)
     decision = decide(low, high, margin)
+    level = alpha / k  # two-sided level of the intervals reported
     if correction == "bonferroni":
         evalue, reject = capital[-1], pvalue <= alpha / k
     else:
@@ -220,9 +228,12 @@ def sequential_comparisons(scores: npt.ArrayLike, names: Sequence[str], *, basel
         rejected = e_bh(np.concatenate([up, down]), alpha)
         better, worse = rejected[:k] & ~rejected[k:], rejected[k:] & ~rejected[:k]
         evalue, reject = np.maximum(up, down), better | worse
+        level = alpha * max(int(rejected.sum()), 1) / k  # e-BY: each side at half of it
+        low, high = (width * (2 * end - 1) for end in capital_interval(z, alpha, 2 / level))
+        decision = decide(low, high, margin)
         decision = np.where(better, "better", np.where(worse, "worse", np.where(
             np.isin(decision, ("better", "worse")), "undecided", decision)))
-    needed = _projection(len(x), estimate, low, high, diffs.std(axis=0), alpha / k, check_margin(margin))
+    needed = _projection(len(x), estimate, low, high, diffs.std(axis=0), level, check_margin(margin))
     needed[decision != "undecided"] = 0.0
     return pd.DataFrame({
         "system_a": [names[i] for i in a], "system_b": [names[j] for j in b], "n": len(x),
