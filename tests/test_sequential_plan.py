@@ -228,3 +228,11 @@ def test_labels_with_the_plans_probabilities_are_checked_pair_by_pair(collection
     wrong = day1.assign(inclusion_probability=day1["inclusion_probability"] * 0.5)
     with pytest.raises(ValueError, match="'inclusion_probability' differs from the judging plan's"):
         pb.SequentialEvaluation.from_plan(collection["runs"], plan, wrong, MEASURES)
+
+
+def test_a_plan_under_ten_percent_of_the_pool_warns_once(collection):
+    plan = pb.judging_plan(collection["runs"], collection["auto"], 0.05, depth=30, design="poisson", rng=7)
+    labels = _labels(plan, collection["truth"], _order(plan))
+    with pytest.warns(pb.FitWarning, match=r"gives people 5\.\d% of the pool, under 10%") as caught:
+        pb.SequentialEvaluation.from_plan(collection["runs"], plan, labels, MEASURES)
+    assert len([w for w in caught if issubclass(w.category, pb.BootWarning)]) == 1

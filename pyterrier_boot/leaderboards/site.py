@@ -193,7 +193,8 @@ def _sequential_baseline(board, name: str) -> list[str]:
     return [f"<h2>Against the baseline {escape(board.baseline)}</h2>",
             sortable_table(rows[keep], digits=4, caption=(
                 "The pair's row of the all-pairs table (pairwise.csv): mean difference system_a minus system_b "
-                "with its anytime-valid confidence sequence (level of the correction), the anytime p-value, "
+                "with its anytime-valid interval (Bonferroni: the confidence sequence at level alpha / pairs; e-BH: "
+                "the e-BY interval at the last topic), the anytime p-value, "
                 "the decision and a rough projection of the topics still needed."))]
 
 

@@ -77,10 +77,12 @@ class SequentialEvaluation:
         ``human_qrels`` (the judging ``plan``'s sample; the automatic labels are the plan's), in the
         order of their first label; ``measures`` AP, nDCG, R or Rprec
         (:mod:`~pyterrier_boot.sequential.planned`); ``options`` as the constructor's. A
-        ValueError when no topic is fully labelled yet."""
-        from .planned import labels_per_topic, plan_identity, planned_topics
+        ValueError when no topic is fully labelled yet; a FitWarning when the plan gives people
+        under 10% of the pool (the ratio estimates' bias then shows in the sequences)."""
+        from .planned import labels_per_topic, plan_identity, planned_topics, warn_small_budget
 
         topics = planned_topics(runs, plan, human_qrels, measures)
+        warn_small_budget(plan)
         if not topics.added:
             raise ValueError(f"'human_qrels' completes no topic of the judging plan yet ({len(topics.partial)} partly "
                              "labelled): a topic enters once every pair of it the plan sampled is labelled")
