@@ -157,7 +157,7 @@ def test_site(boards, tmp_path):
     table = pd.read_csv(folder / "leaderboard.csv")
     assert table["AP rank ci_low (topics, anytime)"].tolist() == board.to_frame()["AP rank ci_low (topics, anytime)"].tolist()
     page = (folder / "runs" / "S2.html").read_text()
-    assert "Against the baseline S1" in page and "anytime-valid confidence sequence" in page
+    assert "Against the baseline S1" in page and "anytime-valid interval" in page
     assert "anytime-valid" in (folder / "index.html").read_text()
 
 
