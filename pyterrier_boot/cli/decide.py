@@ -32,6 +32,7 @@ examples:
 
 what is printed, per measure and pair (a - b):
   difference   the mean difference over the topics so far, with its confidence sequence
+               (with e-bh: its e-BY interval, which excludes 0 exactly when e-BH decides)
   decision     better / worse (the sequence excludes 0), equivalent (it lies within
                [-margin, margin]) or undecided
   more topics  for an undecided pair, a rough projection of the topics still needed
@@ -192,7 +193,14 @@ def _header(state, args) -> str:
                f" (scores estimated from a judging plan's sample, {settings['plan']['labels_per_topic']:.0f} labels "
                "per topic)")
     return (f"{state.n_topics} topics{planned}, {len(state.systems)} runs, {against}; {control} at most {alpha}, "
-            f"anytime-valid betting confidence sequences at level 1 - {alpha}/pairs; margin {args.margin:g}")
+            f"{_intervals(settings['correction'], alpha)}; margin {args.margin:g}")
+
+
+def _intervals(correction: str, alpha: str) -> str:
+    """What the printed intervals are, in words."""
+    if correction == "bonferroni":
+        return f"anytime-valid betting confidence sequences at level 1 - {alpha}/pairs"
+    return "e-BY intervals of the same bets at the last topic (0 outside exactly when decided)"
 
 
 def _display(table: pd.DataFrame, digits: int) -> pd.DataFrame:

@@ -210,9 +210,10 @@ class SequentialEvaluation:
         return table
 
     def sequence(self, system_a: str, system_b: str | None = None, *, measure: str | None = None) -> ConfidenceSequence:
-        """The betting sequence over the topics added so far, at the level the decisions use: of
-        ``system_a - system_b`` (a compared pair, or against the baseline when ``system_b`` is
-        None), for ``plot()`` or a look at its history."""
+        """The betting sequence over the topics added so far of ``system_a - system_b`` (a compared
+        pair, or against the baseline when ``system_b`` is None), for ``plot()`` or a look at its
+        history, at level ``1 - alpha / K``: the intervals of :meth:`decisions` under Bonferroni
+        (under e-BH those are e-BY intervals at the last topic, which have no history)."""
         j = self._measures.index(self._measure_name(measure))
         names = self._systems
         system_b = self._settings["baseline"] if system_b is None else system_b
