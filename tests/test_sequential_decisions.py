@@ -436,9 +436,10 @@ def test_cli_round_trip_adds_the_new_topics(collection, tmp_path, capsys):
 
 
 @pytest.mark.parametrize(("extra", "message"), [
-    (["--correction", "e-bh"], "was created with --correction bonferroni, not e-bh"),
+    (["--correction", "e-bh"], "was created with --correction bonferroni, not --correction e-bh"),
     (["-m", "P@5"], "holds the measures AP, not P@5"),
-    (["--baseline", "S1"], "was created with --baseline None, not S1"),
+    (["--baseline", "S1"], "was created without --baseline, not --baseline S1"),
+    (["--rel", "2"], "holds the measures AP, not AP(rel=2)"),
 ])
 def test_cli_refuses_other_settings(collection, tmp_path, capsys, extra, message):
     folder, _ = collection

@@ -70,10 +70,10 @@ def test_topics_enter_when_their_sample_is_labelled_in_label_order(collection):
     labels = _labels(plan, collection["truth"], order)
     cut = int(np.flatnonzero(labels["qid"] == order[5])[1])  # topic 6 partly labelled
     state = pb.SequentialEvaluation.from_plan(collection["runs"], plan, labels.iloc[:cut], MEASURES)
-    assert state.qids == order[:5]
+    assert state.qids == order[:5] and state.waiting == [order[5]]
     assert state.update_from_plan(collection["runs"], plan, labels.iloc[:cut]) == []
     assert state.update_from_plan(collection["runs"], plan, labels) == order[5:]
-    assert state.qids == order
+    assert state.qids == order and state.waiting == []
 
 
 def test_scores_equal_the_estimator_in_sequence_order_and_do_not_change(collection):
@@ -132,11 +132,11 @@ def test_refusals(collection):
     changed = labels.copy()
     last = changed.index[changed["qid"] == order[5]]  # the last topic in the state: the earlier ones keep their lam
     changed.loc[last, "label"] = 1 - changed.loc[last, "label"].clip(0, 1)
-    with pytest.raises(ValueError, match=f"changes the scores of 1 topic.*'{order[5]}'"):
+    with pytest.raises(ValueError, match=f"changes the scores of 1 topic.*from '{order[5]}' on"):
         state.update_from_plan(runs, plan, changed)
     first = changed.index[changed["qid"] == order[0]]  # the first: every later topic's lam changes too
     changed.loc[first, "label"] = 1 - changed.loc[first, "label"].clip(0, 1)
-    with pytest.raises(ValueError, match=f"changes the scores of 6 topic.*'{order[0]}'"):
+    with pytest.raises(ValueError, match=f"changes the scores of 6 topic.*from '{order[0]}' on"):
         state.update_from_plan(runs, plan, changed)
     with pytest.raises(ValueError, match="lacks labels of"):
         state.update_from_plan(runs, plan, labels[~labels["qid"].isin(order[:1])])

@@ -137,7 +137,8 @@ def _updated_state(args, status) -> tuple[SequentialEvaluation, list[str]]:
             _common.check_baselines([args.baseline], list(runs))
         state = (SequentialEvaluation.from_runs(runs, qrels, measures, **options) if plan is None else
                  SequentialEvaluation.from_plan(runs, plan, qrels.frame, measures, **options))
-        status(f"created the state {path} with {state.n_topics} topics, {len(runs)} runs, {', '.join(measures)}")
+        status(f"created the state {path} with {_topics(state.n_topics)}, {len(runs)} runs, {', '.join(measures)}")
+        _report_waiting(state, status)
         return state, state.qids
     state = SequentialEvaluation.load(path)
     _check_same_settings(state, args, runs, path)
@@ -146,10 +147,22 @@ def _updated_state(args, status) -> tuple[SequentialEvaluation, list[str]]:
                          f"{'leave --plan out' if plan is not None else 'give its --plan'}, or start a new --state")
     added = state.update_from_runs(runs, qrels) if plan is None else state.update_from_plan(runs, plan, qrels.frame)
     if added:
-        status(f"added {len(added)} topics to {path} (now {state.n_topics})")
+        status(f"added {_topics(len(added))} to {path} (now {state.n_topics})")
     else:
-        status(f"no topic of {args.qrels} is new: {path} is unchanged ({state.n_topics} topics)")
+        status(f"no topic of {args.qrels} is new: {path} is unchanged ({_topics(state.n_topics)})")
+    _report_waiting(state, status)
     return state, added
+
+
+def _topics(n: int) -> str:
+    return f"{n} topic{'' if n == 1 else 's'}"
+
+
+def _report_waiting(state, status) -> None:
+    """With a plan, the topics partly labelled (they enter once their sample is complete)."""
+    if state.waiting:
+        status(f"{_topics(len(state.waiting))} partly labelled (e.g. {state.waiting[0]!r}) wait for the rest of "
+               "their sampled documents")
 
 
 def _plan(args, status):
@@ -169,10 +182,11 @@ def _check_same_settings(state, args, runs, path) -> None:
              "--confidence": (args.confidence, settings["confidence_level"])}
     for flag, (value, saved) in given.items():
         if value is not None and value != saved:
-            raise ValueError(f"the state {path} was created with {flag} {saved}, not {value}: these settings are "
+            created = f"without {flag}" if saved is None else f"with {flag} {saved}"
+            raise ValueError(f"the state {path} was created {created}, not {flag} {value}: these settings are "
                              "fixed for a sequence (leave the option out, or start a new --state)")
-    if args.measures:
-        measures = [m.label for m in _common.parse_measures_rel(args.measures, args.rel)]
+    if args.measures or args.rel is not None:  # --rel alone re-reads the state's measures with it
+        measures = [m.label for m in _common.parse_measures_rel(args.measures or state.measures, args.rel)]
         if measures != state.measures:
             raise ValueError(f"the state {path} holds the measures {' '.join(state.measures)}, not "
                              f"{' '.join(measures)}: leave --measures out, or start a new --state")
@@ -192,7 +206,7 @@ def _header(state, args) -> str:
     planned = ("" if settings["plan"] is None else
                f" (scores estimated from a judging plan's sample, {settings['plan']['labels_per_topic']:.0f} labels "
                "per topic)")
-    return (f"{state.n_topics} topics{planned}, {len(state.systems)} runs, {against}; {control} at most {alpha}, "
+    return (f"{_topics(state.n_topics)}{planned}, {len(state.systems)} runs, {against}; {control} at most {alpha}, "
             f"{_intervals(settings['correction'], alpha)}; margin {args.margin:g}")
 
 

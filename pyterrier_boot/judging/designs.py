@@ -89,8 +89,9 @@ def allocate(targets: np.ndarray, stratum: np.ndarray, budget: int) -> np.ndarra
     if low.sum() > budget:
         raise ValueError(
             f"'budget' {budget} is below what design='stratified' needs: {int(low.sum())} pairs, two in each of its "
-            f"{len(size)} strata (topic x automatic label x rank band) so that every stratum's variance can be "
-            "estimated; raise the budget or use design='poisson'")
+            f"{len(size)} strata (topic x automatic label x rank band; one in the {int((size == 1).sum())} strata of "
+            "a single pair) so that every stratum's variance can be estimated; raise the budget or use "
+            "design='poisson'")
     share = np.bincount(stratum, weights=targets)
     lo, hi = 0.0, 1.0
     while np.clip(hi * share, low, size).sum() < budget:

@@ -66,9 +66,10 @@ def check_bounded(result: Any) -> None:
     for j, m in enumerate(result.measures):
         values = result.values[:, :, j]
         if result.summed[j] or values.min() < BOUNDS[0] or values.max() > BOUNDS[1]:
-            raise ValueError(f"'measures': {m!r} has scores outside [0, 1] (from {values.min():g} to "
-                             f"{values.max():g}{', summed over topics' if result.summed[j] else ''}); sequential "
-                             "boards need measures bounded in [0, 1] (e.g. AP, nDCG@10, P@10, RR)")
+            what = ("is summed over topics, not averaged" if result.summed[j] else
+                    f"has scores outside [0, 1] (from {values.min():g} to {values.max():g})")
+            raise ValueError(f"'measures': {m!r} {what}; sequential boards need measures averaged over topics and "
+                             "bounded in [0, 1] (e.g. AP, nDCG@10, P@10, RR)")
 
 
 def sequential_pairwise(result: Any, correction: str, alpha: float) -> pd.DataFrame:

@@ -227,21 +227,26 @@ def _side_capital(z, lam, m, up):
     return out
 
 
+#: resolution of the ends of :func:`capital_interval` (the accepted end of the final bracket is reported)
+END_RESOLUTION = 1e-10
+
+
 @numba.njit(cache=True)
 def _side_end(z, lam, threshold, up):
     """The outer end of the candidates the one-sided gambler leaves poorer than ``threshold``: its
     capital falls with ``m`` (``up``) or rises with it, so bisection finds the crossing; the end
-    reported is the last rejected candidate (conservative by at most RESOLUTION), or the bound."""
+    reported is the accepted end of the final bracket (within END_RESOLUTION of the crossing, so a
+    rejected candidate is never inside), or the bound."""
     outside, inside = (0.0, 1.0) if up else (1.0, 0.0)
     if _side_capital(z, lam, outside, up) < threshold:
         return outside
-    while abs(inside - outside) > RESOLUTION:
+    while abs(inside - outside) > END_RESOLUTION:
         middle = 0.5 * (inside + outside)
         if _side_capital(z, lam, middle, up) < threshold:
             inside = middle
         else:
             outside = middle
-    return outside
+    return inside
 
 
 @numba.njit(cache=True)

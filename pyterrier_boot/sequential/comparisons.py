@@ -122,7 +122,7 @@ def topics_needed(n: int, estimate: npt.ArrayLike, ci_low: npt.ArrayLike, ci_hig
     which the scaled sequence would exclude 0 or lie within ``[-margin, margin]``. It assumes that
     the running mean and spread stay as they are: a guide for planning, not a promise (a true
     difference of 0 with no margin is never decided). ``inf`` when no decision is in sight within
-    :data:`MAX_PROJECTION` topics, NaN for an empty sequence.
+    :data:`MAX_PROJECTION` topics, NaN for an empty sequence or before 2 topics (no spread yet).
     """
     margin = check_margin(margin)
     alpha = 1.0 - check_alpha(confidence_level, "confidence_level")
@@ -147,6 +147,8 @@ def _projection(n, estimate, ci_low, ci_high, sd, alpha, margin) -> np.ndarray:
     ratio = np.maximum(np.nan_to_num(excludes, nan=0.0, posinf=1.0), np.nan_to_num(fits, nan=0.0, posinf=1.0))
     share = np.broadcast_to(np.nan_to_num(share, nan=1.0), estimate.shape)
     out = np.full(estimate.shape, np.nan)
+    if n < 2:  # no spread yet: nothing to project from
+        return out
     for i in np.ndindex(estimate.shape):
         if np.isfinite(below[i]) and np.isfinite(above[i]):
             out[i] = _more_topics(n, ratio[i], share[i])

@@ -63,6 +63,7 @@ class SequentialEvaluation:
         _check_values(values, qids, systems, measures, self._settings["bounds"])
         self._qids, self._systems, self._measures, self._values = qids, systems, measures, values
         self._plan: dict[str, Any] | None = None
+        self._waiting: list[str] = []
 
     @classmethod
     def from_runs(cls, runs: RunsLike, qrels: QrelsLike, measures: MeasuresLike, **options: Any) -> SequentialEvaluation:
@@ -88,6 +89,7 @@ class SequentialEvaluation:
                              "labelled): a topic enters once every pair of it the plan sampled is labelled")
         state = cls(topics.scores, **options)
         state._plan = {"identity": plan_identity(plan), "labels_per_topic": labels_per_topic(plan)}
+        state._waiting = topics.partial
         return state
 
     # ------------------------------------------------------------------ contents
@@ -108,6 +110,12 @@ class SequentialEvaluation:
     @property
     def n_topics(self) -> int:
         return len(self._qids)
+
+    @property
+    def waiting(self) -> list[str]:
+        """With a judging plan: the topics partly labelled at the last :meth:`from_plan` or
+        :meth:`update_from_plan`, which enter once their sample is complete (not saved)."""
+        return list(self._waiting)
 
     @property
     def settings(self) -> dict[str, Any]:
@@ -178,10 +186,13 @@ class SequentialEvaluation:
         if changed.any():
             t = int(np.argwhere(changed)[0][0])
             raise ValueError(f"'human_qrels' changes the scores of {int(changed.any(axis=(1, 2)).sum())} topic(s) "
-                             f"already in this evaluation (e.g. {self._qids[t]!r}): their labels changed since, or "
-                             "the runs did; the sequence keeps the scores it was built with")
+                             f"already in this evaluation, from {self._qids[t]!r} on: labels of {self._qids[t]!r} "
+                             "changed since (each later topic's weight of the automatic labels is tuned on the "
+                             "topics before it, so its scores move too), or the runs did; the sequence keeps the "
+                             "scores it was built with")
         if topics.added:
             self.update(topics.scores[topics.scores["qid"].isin(topics.added)])
+        self._waiting = topics.partial
         return topics.added
 
     def _single_measure(self) -> str | None:
