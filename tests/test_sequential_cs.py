@@ -16,15 +16,15 @@ ALPHA = 0.05
 
 def direct_capital(z, m, kind="two-sided", alpha=ALPHA):
     """``K_1(m)..K_T(m)`` of scores ``z`` in [0, 1], written out from Waudby-Smith & Ramdas (2024):
-    plug-in bets from the regularised running mean and variance, truncated at 3/4 of 1/m, 1/(1-m)."""
+    plug-in bets from the regularised running mean and variance, truncated at 0.9 of 1/m, 1/(1-m)."""
     k = 2 if kind == "two-sided" else 1
     variance, total, squares = 0.25, 0.0, 0.0
     up = down = 1.0
     out = []
     for i, zi in enumerate(z):
         lam = math.sqrt(2 * math.log(k / alpha) / (variance * (i + 1) * math.log(i + 2)))
-        up *= 1 + (min(lam, 0.75 / m) if m > 0 else lam) * (zi - m)
-        down *= 1 - (min(lam, 0.75 / (1 - m)) if m < 1 else lam) * (zi - m)
+        up *= 1 + (min(lam, 0.9 / m) if m > 0 else lam) * (zi - m)
+        down *= 1 - (min(lam, 0.9 / (1 - m)) if m < 1 else lam) * (zi - m)
         total += zi
         squares += (zi - (0.5 + total) / (i + 2)) ** 2
         variance = (0.25 + squares) / (i + 2)
@@ -67,7 +67,7 @@ def test_candidates_the_betting_capital_accepts_form_an_interval_at_every_t():
         variance, total, squares = 0.25, 0.0, 0.0
         up, down = np.ones_like(m), np.ones_like(m)
         with np.errstate(divide="ignore"):
-            cap_up, cap_down = 0.75 / m, 0.75 / (1 - m)
+            cap_up, cap_down = 0.9 / m, 0.9 / (1 - m)
         for i, zi in enumerate(z):
             lam = math.sqrt(2 * math.log(2 / ALPHA) / (variance * (i + 1) * math.log(i + 2)))
             up *= 1 + np.minimum(lam, cap_up) * (zi - m)
