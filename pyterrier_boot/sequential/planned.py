@@ -81,7 +81,7 @@ def warn_small_budget(plan: JudgingPlan) -> None:
         warn(FitWarning(
             f"the judging plan gives people {share:.1%} of the pool, under {NONLINEAR_BUDGET:.0%}: AP and nDCG "
             "estimated from it are ratios, biased when the sample is small, and their confidence sequences may "
-            "miss more often than promised (measured on TREC DL 2019 and 2020 at 5% with Llama 3.2 as the judge: 6-15% "
+            "miss more often than promised (measured on TREC DL 2019 and 2020 at 5% with Llama 3.2 as the judge: 6-12% "
             f"of the sequences of means); plan at least {NONLINEAR_BUDGET:.0%} of the pool"))
 
 
