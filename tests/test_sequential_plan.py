@@ -231,8 +231,36 @@ def test_labels_with_the_plans_probabilities_are_checked_pair_by_pair(collection
 
 
 def test_a_plan_under_ten_percent_of_the_pool_warns_once(collection):
-    plan = pb.judging_plan(collection["runs"], collection["auto"], 0.05, depth=30, design="poisson", rng=7)
+    plan = pb.judging_plan(collection["runs"], collection["auto"], 0.09, depth=30, strategy="uniform", rng=7)
     labels = _labels(plan, collection["truth"], _order(plan))
-    with pytest.warns(pb.FitWarning, match=r"gives people 5\.\d% of the pool, under 10%") as caught:
+    with pytest.warns(pb.FitWarning, match=r"gives people 9\.\d% of the pool, under 10%") as caught:
         pb.SequentialEvaluation.from_plan(collection["runs"], plan, labels, MEASURES)
     assert len([w for w in caught if issubclass(w.category, pb.BootWarning)]) == 1
+
+
+def test_plans_that_cannot_make_a_sequence_and_plain_updates_are_refused(collection):
+    runs, truth = collection["runs"], collection["truth"]
+    poisson = pb.judging_plan(runs, collection["auto"], 0.01, depth=30, design="poisson", rng=3)
+    sampled = set(poisson.pool.loc[poisson.pool["sampled"], "qid"])
+    assert sampled != set(poisson.pool["qid"])  # this plan samples no pair of some topic
+    with pytest.raises(ValueError, match="'plan' samples no pair of .* design='stratified'"):
+        pb.SequentialEvaluation.from_plan(runs, poisson, _labels(poisson, truth, _order(poisson)), MEASURES)
+    plan, order = collection["plan"], _order(collection["plan"])
+    labels = _labels(plan, truth, order)
+    state = pb.SequentialEvaluation.from_plan(runs, plan, labels[labels["qid"].isin(order[:3])], MEASURES)
+    with pytest.raises(ValueError, match="made from a judging plan: add topics with update_from_plan"):
+        state.update_from_runs(runs, truth)
+    with pytest.raises(ValueError, match="made from a judging plan"):
+        state.update(state.scores())
+    assert state.n_topics == 3
+
+
+def test_a_negative_grade_is_a_label(collection):
+    """TREC qrels may hold negative grades (e.g. -2, junk): they label a pair (as non-relevant)."""
+    plan, order = collection["plan"], _order(collection["plan"])
+    labels = _labels(plan, collection["truth"], order)
+    first = labels.index[labels["qid"] == order[0]]
+    negative = labels.copy()
+    negative.loc[first[0], "label"] = -2
+    state = pb.SequentialEvaluation.from_plan(collection["runs"], plan, negative, MEASURES)
+    assert state.qids == order and state.waiting == []

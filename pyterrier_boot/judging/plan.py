@@ -92,8 +92,9 @@ class JudgingPlan:
                              "fingerprint of their pairs, labels and probabilities differs): use the plan's qrels, or make a new plan")
         return auto
 
-    def sampled_labels(self, human_qrels: QrelsLike) -> np.ndarray:
-        """The human grade of every sampled pair, in pool order, -1 for a pair not labelled yet.
+    def sampled_labels(self, human_qrels: QrelsLike) -> tuple[np.ndarray, np.ndarray]:
+        """``(grades, labelled)``: the human grade of every sampled pair, in pool order (0 where
+        ``labelled`` is False: not labelled yet; any grade, negative ones included, counts as a label).
 
         A ValueError for labels of pairs the plan did not sample (a label chosen after seeing the
         scores would bias every estimate), or a frame's ``inclusion_probability`` column differing
@@ -114,8 +115,9 @@ class JudgingPlan:
         if isinstance(human_qrels, pd.DataFrame) and "inclusion_probability" in human_qrels.columns:
             _check_probabilities(human_qrels, human, sample)
         position = given.get_indexer(wanted)
-        labels = human["label"].to_numpy(np.int64)
-        return np.where(position >= 0, labels[np.maximum(position, 0)], -1)
+        labelled = position >= 0
+        grades = np.where(labelled, human["label"].to_numpy(np.int64)[np.maximum(position, 0)], 0)
+        return grades, labelled
 
     def save(self, path: PathLike) -> None:
         """Write the plan to a text file (:mod:`pyterrier_boot.judging.storage`)."""

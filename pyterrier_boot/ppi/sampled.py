@@ -161,8 +161,8 @@ class SampledPPIEvaluation(IntervalTables):
 def _human_labels(human_qrels: QrelsLike, plan: JudgingPlan) -> np.ndarray:
     """The human grade of every sampled pair, in pool order (:meth:`JudgingPlan.sampled_labels`); a
     ValueError also for sampled pairs without a label."""
-    labels = plan.sampled_labels(human_qrels)
-    missing = labels < 0
+    labels, labelled = plan.sampled_labels(human_qrels)
+    missing = ~labelled
     if missing.any():
         sample = plan.pool[plan.pool["sampled"].to_numpy(bool)]
         qid, docno = sample[["qid", "docno"]].to_numpy()[np.flatnonzero(missing)[0]]

@@ -215,16 +215,16 @@ def sequential_comparisons(scores: npt.ArrayLike, names: Sequence[str], *, basel
     a, b = np.array([i for i, _ in index]), np.array([j for _, j in index])
     diffs = x[:, a] - x[:, b]
     width = bounds[1] - bounds[0]
-    sequence = confidence_sequence(diffs, bounds=(-width, width), confidence_level=1 - alpha / k, null=0.0)
-    low, high, estimate = sequence.ci_low[-1], sequence.ci_high[-1], sequence.estimate[-1]
+    estimate = diffs.mean(axis=0)
     z = (diffs + width) / (2 * width)  # the differences on [0, 1], a - b = 0 at 0.5
-    level = alpha / k if correction == "bonferroni" else alpha
-    capital = betting_capital(z, level, "two-sided", 0.5)
+    capital = betting_capital(z, alpha / k if correction == "bonferroni" else alpha, "two-sided", 0.5)
     pvalue = 1.0 / np.maximum(np.maximum.accumulate(capital, axis=0)[-1], 1.0)
-    decision = decide(low, high, margin)
-    level = alpha / k  # two-sided level of the intervals reported
     if correction == "bonferroni":
-        evalue, reject = capital[-1], pvalue <= alpha / k
+        level = alpha / k  # the two-sided level of the intervals reported
+        sequence = confidence_sequence(diffs, bounds=(-width, width), confidence_level=1 - level)
+        low, high = sequence.ci_low[-1], sequence.ci_high[-1]
+        evalue, reject = capital[-1], pvalue <= level
+        decision = decide(low, high, margin)
     else:
         up, down = (betting_capital(z, alpha, side, 0.5)[-1] for side in ("greater", "less"))
         rejected = e_bh(np.concatenate([up, down]), alpha)
@@ -232,6 +232,7 @@ def sequential_comparisons(scores: npt.ArrayLike, names: Sequence[str], *, basel
         evalue, reject = np.maximum(up, down), better | worse
         level = alpha * max(int(rejected.sum()), 1) / k  # e-BY: each side at half of it
         low, high = (width * (2 * end - 1) for end in capital_interval(z, alpha, 2 / level))
+        # the claims are e-BH's (the e-BY intervals exclude 0 exactly for them); equivalence from the intervals
         decision = decide(low, high, margin)
         decision = np.where(better, "better", np.where(worse, "worse", np.where(
             np.isin(decision, ("better", "worse")), "undecided", decision)))

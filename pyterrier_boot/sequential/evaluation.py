@@ -136,7 +136,18 @@ class SequentialEvaluation:
     def update(self, new_scores: pd.DataFrame, *, measure: str | None = None) -> SequentialEvaluation:
         """Append newly judged topics (the forms the constructor takes), in their order; returns
         ``self``. A topic already in the state, or scores of other systems or measures, are a ValueError
-        (and the state is left as it was)."""
+        (and the state is left as it was), as is a state made from a judging plan (its topics come
+        from :meth:`update_from_plan`)."""
+        self._refuse_if_planned()
+        return self._append(new_scores, measure)
+
+    def _refuse_if_planned(self) -> None:
+        if self._plan is not None:
+            raise ValueError("this evaluation was made from a judging plan: add topics with update_from_plan(runs, "
+                             "plan, human_qrels), which scores them as the plan's estimators do")
+
+    def _append(self, new_scores: pd.DataFrame, measure: str | None) -> SequentialEvaluation:
+        """:meth:`update` without the check that the state is not a plan's."""
         qids, systems, measures, values = _parse_scores(new_scores, measure, default=self._single_measure())
         if set(systems) != set(self._systems):
             raise ValueError(f"'new_scores' must hold the systems of this evaluation, {_listed(self._systems)}; "
@@ -156,7 +167,9 @@ class SequentialEvaluation:
 
     def update_from_runs(self, runs: RunsLike, qrels: QrelsLike) -> list[str]:
         """Append the topics of ``qrels`` not yet in the state (in the qrels' order), scored as
-        :meth:`from_runs` does; returns the topics added (none: the state is unchanged)."""
+        :meth:`from_runs` does; returns the topics added (none: the state is unchanged). A state made
+        from a judging plan refuses it, as :meth:`update` does."""
+        self._refuse_if_planned()
         scores = _evaluate(runs, qrels, self._measures)
         new = [q for q in dict.fromkeys(scores["qid"]) if q not in set(self._qids)]
         if new:
@@ -191,7 +204,7 @@ class SequentialEvaluation:
                              "topics before it, so its scores move too), or the runs did; the sequence keeps the "
                              "scores it was built with")
         if topics.added:
-            self.update(topics.scores[topics.scores["qid"].isin(topics.added)])
+            self._append(topics.scores[topics.scores["qid"].isin(topics.added)], None)
         self._waiting = topics.partial
         return topics.added
 

@@ -61,9 +61,10 @@ class PlannedTopics:
 
 
 def plan_identity(plan: JudgingPlan) -> str:
-    """The SHA-256 of a plan's pairs, inclusion probabilities and sample (what its estimates rest on)."""
+    """The SHA-256 of a plan's pairs, automatic labels, inclusion probabilities and sample (what its
+    estimates rest on)."""
     pool = plan.pool
-    return fingerprint(pool["qid"], pool["docno"], pool["inclusion_probability"].map(repr),
+    return fingerprint(pool["qid"], pool["docno"], pool["auto_label"], pool["inclusion_probability"].map(repr),
                        pool["sampled"].astype(np.int64))
 
 
@@ -109,8 +110,8 @@ def planned_topics(runs: RunsLike, plan: JudgingPlan, human_qrels: QrelsLike, me
         measures: AP, nDCG, R or Rprec (:func:`check_plan_measures`).
         known: the topics already in the sequence, in its order (each must be complete).
 
-    New complete topics follow in the order their first label appears in ``human_qrels``;
-    topics of which the plan sampled no pair (possible under the Poisson design) come last, by id.
+    New complete topics follow in the order their first label appears in ``human_qrels``. A plan
+    that samples no pair of some topic (possible under the Poisson design) is refused.
     """
     if not isinstance(plan, JudgingPlan):
         raise TypeError(f"'plan' must be a JudgingPlan (judging_plan(...) or JudgingPlan.load(path)), got "
@@ -118,27 +119,38 @@ def planned_topics(runs: RunsLike, plan: JudgingPlan, human_qrels: QrelsLike, me
     check_plan_measures(measures)
     pool = plan.pool
     sampled = pool["sampled"].to_numpy(bool)
-    labels = plan.sampled_labels(human_qrels)
-    complete, partial, first_seen = _topic_progress(pool[sampled]["qid"].to_numpy(), labels, human_qrels)
-    unsampled = sorted(set(pool["qid"]) - set(pool.loc[sampled, "qid"]))
-    lost = [q for q in known if q not in complete and q not in unsampled]
+    _check_every_topic_sampled(pool, sampled)
+    labels, labelled = plan.sampled_labels(human_qrels)
+    complete, partial, first_seen = _topic_progress(pool[sampled]["qid"].to_numpy(), labelled, human_qrels)
+    lost = [q for q in known if q not in complete]
     if lost:
         raise ValueError(f"'human_qrels' lacks labels of {len(lost)} topic(s) already in the sequence (e.g. "
                          f"{lost[0]!r}): give every label given so far, not only the new ones")
-    new = [q for q in first_seen if q in complete and q not in set(known)]
-    new += [q for q in unsampled if q not in set(known)]
+    seen = set(known)
+    new = [q for q in first_seen if q in complete and q not in seen]
     order = list(known) + new
     if not order:
         return PlannedTopics(pd.DataFrame(columns=["name", "qid", "measure", "value"]), [], partial)
     return PlannedTopics(_estimates(runs, plan, labels, measures, order), new, partial)
 
 
-def _topic_progress(sample_qids: np.ndarray, labels: np.ndarray, human_qrels: QrelsLike):
+def _check_every_topic_sampled(pool: pd.DataFrame, sampled: np.ndarray) -> None:
+    """A ValueError when the plan sampled no pair of some topic: such a topic would be complete
+    because its sample is empty, so when it entered would depend on the sample, and its score
+    would be the automatic labels' alone."""
+    unsampled = sorted(set(pool["qid"]) - set(pool.loc[sampled, "qid"]))
+    if unsampled:
+        raise ValueError(f"'plan' samples no pair of {len(unsampled)} topic(s) (e.g. {unsampled[0]!r}): a sequence "
+                         "needs people's labels of every topic; use design='stratified' (pairs of every topic) or "
+                         "a larger budget")
+
+
+def _topic_progress(sample_qids: np.ndarray, labelled: np.ndarray, human_qrels: QrelsLike):
     """Complete topics (a set), partly labelled ones (sorted), and the topics in the order of their
     first label in ``human_qrels``."""
     from ..inputs.qrels import read_qrels
 
-    frame = pd.DataFrame({"qid": sample_qids, "done": labels >= 0})
+    frame = pd.DataFrame({"qid": sample_qids, "done": labelled})
     done = frame.groupby("qid", sort=True)["done"].agg(["all", "any"])
     complete = set(done.index[done["all"]])
     partial = list(done.index[done["any"] & ~done["all"]])

@@ -62,7 +62,8 @@ def _plan(value: Any, shown: str) -> dict[str, Any] | None:
     if value is None:
         return None
     if (not isinstance(value, dict) or set(value) != {"identity", "labels_per_topic"}
-            or not isinstance(value["identity"], str) or not isinstance(value["labels_per_topic"], int | float)):
+            or not isinstance(value["identity"], str) or isinstance(value["labels_per_topic"], bool)
+            or not isinstance(value["labels_per_topic"], int | float)):
         raise ValueError(f"'{shown}': the header's 'plan' must hold the judging plan's identity and labels_per_topic")
     return {"identity": value["identity"], "labels_per_topic": float(value["labels_per_topic"])}
 
