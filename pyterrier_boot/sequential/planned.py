@@ -31,6 +31,7 @@ from ..judging.pool import fingerprint
 from ..measures.lowering import AP, NDCG, RPREC, R, lower
 from ..measures.parsing import parse_measures
 from ..ppi.sampled import NONLINEAR_BUDGET, PlanEstimator
+from .evaluation import _long_frame
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -161,21 +162,16 @@ def _topic_progress(sample_qids: np.ndarray, labelled: np.ndarray, human_qrels: 
 def _estimates(runs, plan: JudgingPlan, labels: np.ndarray, measures, order: list[str]) -> pd.DataFrame:
     """The per-topic plan estimates of the topics in ``order`` (long frame, sequence order)."""
     chosen = set(order)
-    pool = plan.pool[plan.pool["qid"].isin(chosen).to_numpy()].reset_index(drop=True)
+    keep = plan.pool["qid"].isin(chosen).to_numpy()
+    pool = plan.pool[keep].reset_index(drop=True)
     read = {name: run[run["qid"].isin(chosen)] for name, run in read_runs(runs).items()}
     estimator = PlanEstimator(read, pool, measures, depth=plan.depth)
     if estimator.positions.example is not None:  # the runs' top depth must be in the pool
         raise_outside_pool(estimator.positions.outside, estimator.positions.example, plan.depth)
     sampled = pool["sampled"].to_numpy(bool)
-    in_order = plan.pool["qid"].isin(chosen).to_numpy()[plan.pool["sampled"].to_numpy(bool)]
+    in_order = keep[plan.pool["sampled"].to_numpy(bool)]
     result = estimator.estimate(sampled, labels[in_order], pool["inclusion_probability"].to_numpy(float)[sampled],
                                 topic_order=order)
     values = result.estimates["ppi"][:, 0]  # (measures, topics, runs)
     position = [result.qids.index(q) for q in order]
-    t, s = len(order), len(result.names)
-    return pd.DataFrame({
-        "name": np.tile(np.array(result.names, dtype=object), t * len(result.measures)),
-        "qid": np.repeat(np.array(order, dtype=object), s * len(result.measures)),
-        "measure": np.tile(np.repeat(np.array(result.measures, dtype=object), s), t),
-        "value": values[:, position].transpose(1, 0, 2).reshape(-1),
-    })
+    return _long_frame(order, list(result.names), list(result.measures), values[:, position].transpose(1, 2, 0))
