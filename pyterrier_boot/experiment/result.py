@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
     from .._typing import FloatArray, MeasureLike, MeasuresLike, RngLike
     from ..corpus.result import CorpusBootstrapResult
+    from ..seeds.scores import RunScores
     from ..stats.resampling import ResamplePlan, SignFlipPlan
     from .display import ResultTable
 
@@ -67,10 +68,13 @@ class Comparisons:
               measures: MeasuresLike, *, test: str, plan: ResamplePlan | SignFlipPlan | None, rng: RngLike, correction: str | None,
               correction_alpha: float, confidence_level: float = 0.95,
               bootstrap: str | None = None, interval: str | None = None, corpus: Any = None,
-              max_memory: int | str | None = DEFAULT_MAX_MEMORY, executor: Executor | None = None) -> Comparisons:
+              max_memory: int | str | None = DEFAULT_MAX_MEMORY, executor: Executor | None = None,
+              run_scores: RunScores | None = None) -> Comparisons:
         """The tests and, with a bootstrap, the interval each one inverts (see
         :func:`~pyterrier_boot.experiment.uncertainty.matched_intervals`): topic tests with their own
-        intervals, or with the corpus bootstrap the replicate test of the shown interval."""
+        intervals, or with the corpus bootstrap the replicate test of the shown interval, or with
+        ``run_scores`` (``seeds="random"``) the t test with seed variance and its interval
+        (:func:`~pyterrier_boot.seeds.comparison.with_seed_tests`)."""
         from ..stats.comparison import interval_alpha
         from ..stats.correction import canonical
         from ..stats.inversion import alpha_of
@@ -104,20 +108,13 @@ class Comparisons:
             frame, intervals, distribution = matched_intervals(
                 frame, values, system_index, baseline_index, bootstrap=bootstrap, interval=interval, plan=plan,
                 corpus=corpus, alpha=ci_alpha, inclusive=inclusive)
-        if correction is not None:
-            import statsmodels.stats.multitest as multitest
+        if run_scores is not None:
+            from ..seeds.comparison import with_seed_tests
 
-            corrected = np.full(len(frame), np.nan)
-            reject = np.zeros(len(frame), dtype=bool)
-            for m in measures:
-                rows = np.flatnonzero((frame["measure"] == m).to_numpy())
-                try:
-                    reject[rows], corrected[rows], _, _ = multitest.multipletests(
-                        frame["p-value"].to_numpy()[rows], alpha=correction_alpha, method=correction)
-                except ValueError as error:
-                    raise ValueError(f"correction={correction!r}: {error}") from None
-            frame["reject"] = reject
-            frame["p-value corrected"] = corrected
+            frame, intervals = with_seed_tests(frame, run_scores, system_index, baseline_index,
+                                               alpha=interval_alpha(alpha, family, P)[0])
+        if correction is not None:
+            frame = _pt_corrected(frame, measures, correction, correction_alpha)
         return cls(tuple(names), tuple(measures), system_index, baseline_index, frame, correction,
                    intervals if bootstrap is not None else None, distribution)
 
@@ -152,6 +149,11 @@ class ExperimentResult:
         plan: the topic-resample plan (:class:`~pyterrier_boot.ResamplePlan`) the intervals used.
         provenance: what produced the result (test, correction and its alpha, baselines,
             resample count, corpus model and size, the rng's seed or state, package versions).
+        seeds: with systems given as several runs, ``"random"`` (intervals and tests include the
+            seed variance) or ``"fixed"`` (these runs' average); None with one run per system.
+        run_scores: every run's per-topic values grouped into systems
+            (:class:`~pyterrier_boot.seeds.scores.RunScores`), with ``seeds``; ``values`` are their
+            per-system means over runs.
     """
 
     names: tuple
@@ -171,6 +173,8 @@ class ExperimentResult:
     topics: tuple | None = None
     plan: ResamplePlan | None = None
     provenance: dict | None = None
+    seeds: str | None = None
+    run_scores: RunScores | None = None
 
     # ------------------------------------------------------------ summaries
 
@@ -191,18 +195,27 @@ class ExperimentResult:
             return value
         return np.round(value, digits) if isinstance(value, np.ndarray) else builtins.round(value, digits)
 
+    @property
+    def seeds_label(self) -> str:
+        """``" (seeds random)"``, ``" (seeds fixed)"`` or ``""``: what the interval and test columns of
+        :meth:`table` end with, saying whether they include the seed variance."""
+        return "" if self.seeds is None else f" (seeds {self.seeds})"
+
     def table(self, *, highlight: Any = None, round: int | None = None) -> Any:
-        """The ``pt.Experiment``-style table (a Styler when ``highlight`` is ``"bold"``/``"color"``)."""
+        """The ``pt.Experiment``-style table (a Styler when ``highlight`` is ``"bold"``/``"color"``).
+        With systems given as several runs the interval and test columns end with
+        :attr:`seeds_label` (``"nDCG@10 ci_low (seeds random)"``)."""
         round = self.round if round is None else round
         columns = {"name": list(self.names)}
         direction = {}
         means = self.means
+        label = self.seeds_label
         for j, m in enumerate(self.measures):
             columns[m] = self._round(m, means[:, j], round)
             direction[m] = "+"
             if self.intervals is not None:
-                columns[f"{m} ci_low"] = self._round(m, self.intervals[:, j, 0], round)
-                columns[f"{m} ci_high"] = self._round(m, self.intervals[:, j, 1], round)
+                columns[f"{m} ci_low{label}"] = self._round(m, self.intervals[:, j, 0], round)
+                columns[f"{m} ci_high{label}"] = self._round(m, self.intervals[:, j, 1], round)
         if self.mrt is not None:
             columns["mrt"] = [self.mrt[n] for n in self.names]
             direction["mrt"] = "-"
@@ -216,6 +229,7 @@ class ExperimentResult:
     def _with_baseline_columns(self, frame, direction, round):
         comp = self.comparisons
         several = len(set(comp.baseline_index.tolist())) > 1
+        label = self.seeds_label
         for b in dict.fromkeys(comp.baseline_index.tolist()):
             suffix = f" vs {self.names[b]}" if several else ""
             for j, m in enumerate(self.measures):
@@ -234,13 +248,14 @@ class ExperimentResult:
                 direction[f"{m} diff{suffix}"] = "+"
                 if comp.intervals is not None:
                     for k, side in enumerate(("ci_low", "ci_high")):
-                        frame[f"{m} diff {side}{suffix}"] = self._round(m, np.array(
+                        frame[f"{m} diff {side}{label}{suffix}"] = self._round(m, np.array(
                             [comp.intervals[by_name[n], j, k] if n in by_name else np.nan for n in self.names]), round)
                 frame[f"{m} effect size{suffix}"] = np.array(column("effect size"), dtype=float)
-                frame[f"{m} p-value{suffix}"] = np.array(column("p-value"), dtype=float)
+                frame[f"{m} p-value{label}{suffix}"] = np.array(column("p-value"), dtype=float)
                 if comp.correction is not None:
-                    frame[f"{m} reject{suffix}"] = [bool(v) if v is not None else False for v in column("reject")]
-                    frame[f"{m} p-value corrected{suffix}"] = np.array(column("p-value corrected"), dtype=float)
+                    frame[f"{m} reject{label}{suffix}"] = [bool(v) if v is not None else False for v in column("reject")]
+                    frame[f"{m} p-value corrected{label}{suffix}"] = np.array(column("p-value corrected"),
+                                                                              dtype=float)
         return frame
 
     def per_query(self) -> pd.DataFrame:
@@ -284,21 +299,23 @@ class ExperimentResult:
         corpus bootstrap (``"corpus"``/``"both"``) the experiment's replicate interval of the
         difference, and ``p-value`` (then ``statistic`` is NaN) is the replicate test that inverts it
         (:func:`~pyterrier_boot.experiment.uncertainty.replicate_test`), so the verdict includes the
-        same corpus variance as the interval. With fewer than 2 topics (no test is defined) every pair
-        gets its difference with NaN p-values and intervals, as :meth:`table` leaves them (the
-        experiment warned once). The table is a :class:`pandas.DataFrame` (a
+        same corpus variance as the interval; under ``seeds="random"`` both are the t test with seed
+        variance (``test="t"`` only; a ``df`` column). With fewer than 2 topics every pair gets its
+        difference with NaN p-values and intervals, as :meth:`table` leaves them (the experiment
+        warned once). The table is a :class:`pandas.DataFrame` (a
         :class:`~pyterrier_boot.experiment.pairwise.PairwiseTable`) that a notebook shows readable:
         rounded, p-values formatted, significant pairs bold with their verdict."""
         from ..stats.comparison import interval_alpha
-        from ..stats.correction import correct_pvalues
         from .uncertainty import matched_intervals
 
         if len(self.qids) < 2:
             return PairwiseTable.of(_untested_pairs(self.values, self.names, self.measures, test, correction, alpha))
+        if self.seeds == "random":
+            _check_random_test(test)
         scores = {m: pd.DataFrame(self.values[:, :, j], index=list(self.names)) for j, m in enumerate(self.measures)}
         table = compare(scores, test=test, correction=correction, alpha=alpha, rng=rng, n_resamples=n_resamples,
                         max_memory=max_memory, executor=executor)
-        if self.bootstrap not in ("corpus", "both"):
+        if self.bootstrap not in ("corpus", "both") and self.seeds != "random":
             return PairwiseTable.of(table)
         index = {n: i for i, n in enumerate(self.names)}
         first = table["measure"] == self.measures[0]
@@ -306,27 +323,49 @@ class ExperimentResult:
         b = table.loc[first, "system_b"].map(index).to_numpy()
         corrected = correction not in (None, "none")
         ci_alpha, inclusive = interval_alpha(alpha, correction if corrected else None, len(a))
-        table, _, _ = matched_intervals(table, self.values, a, b, bootstrap=self.bootstrap, interval=self.interval,
-                                        plan=self.plan, corpus=self.corpus, alpha=ci_alpha, inclusive=inclusive)
-        table["statistic"] = np.nan
-        table["estimate"] = table["difference"]
-        if corrected:
-            for m in self.measures:
-                rows = np.flatnonzero((table["measure"] == m).to_numpy())
-                res = correct_pvalues(table["p-value"].to_numpy()[rows], method=correction, alpha=alpha)  # type: ignore[arg-type]  # corrected: correction is set
-                table.loc[table.index[rows], "p-value corrected"] = res.pvalues
-                table.loc[table.index[rows], "reject"] = res.reject
+        if self.seeds == "random":
+            from ..seeds.comparison import with_seed_tests
+
+            table, _ = with_seed_tests(table, self.run_scores, a, b, alpha=ci_alpha)  # type: ignore[arg-type]  # set with seeds
+            table.attrs["test"] = "t test with seed variance (Satterthwaite df)"
         else:
-            table["p-value corrected"] = table["p-value"]
-            table["reject"] = table["p-value"] < alpha
-        table["reject"] = table["reject"].astype(bool)
+            table, _, _ = matched_intervals(table, self.values, a, b, bootstrap=self.bootstrap, interval=self.interval,
+                                            plan=self.plan, corpus=self.corpus, alpha=ci_alpha, inclusive=inclusive)
+            table["statistic"] = np.nan
+        table["estimate"] = table["difference"]
+        _recorrected(table, self.measures, correction if corrected else None, alpha)
         if self.bootstrap == "corpus":  # the percentile test over images (earlier versions' column)
             from ..corpus.intervals import image_pvalue
 
             theta, dist = self.corpus.system_distribution()  # type: ignore[union-attr]  # corpus is set with the corpus bootstrap
             table["corpus p-value"] = image_pvalue(theta[a] - theta[b], dist[:, a] - dist[:, b]).T.reshape(-1)
-        table.attrs["test"] = f"{self.bootstrap}-bootstrap replicate test ({replicate_name(self.interval)})"
+        if self.seeds != "random":
+            table.attrs["test"] = f"{self.bootstrap}-bootstrap replicate test ({replicate_name(self.interval)})"
         return PairwiseTable.of(table)
+
+    def variance_components(self, *, baseline: str | int | None = None) -> pd.DataFrame:
+        """Each system's seed variance and how much of its mean's (and, against ``baseline``, of the
+        difference's) variance it makes up, per measure (:mod:`pyterrier_boot.seeds.components`).
+
+        Columns: ``measure, name, runs, topics, mean, seed variance, topic-by-seed variance, topic
+        variance, variance (seeds fixed), variance (seeds random), seed share``; with a baseline
+        (default: the experiment's first, if any) also ``baseline, difference, difference variance
+        (seeds fixed)``, ``difference variance (seeds random)`` and ``seed share of difference``. A
+        system with one run, or with identical runs, has seed variance 0. Needs systems given as
+        several runs (a ValueError otherwise).
+        """
+        if self.run_scores is None:
+            raise ValueError("variance_components needs systems given as several runs (a list of runs in place of "
+                             "one, e.g. {'monoT5': [run_s1, run_s2, run_s3]}): this experiment has one run per system")
+        from ..seeds.components import variance_components
+
+        if baseline is None and self.comparisons is not None:
+            baseline = int(self.comparisons.baseline_index[0])
+        if isinstance(baseline, str):
+            if baseline not in self.names:
+                raise ValueError(f"'baseline' {baseline!r} is not one of the systems: {list(self.names)}")
+            baseline = self.names.index(baseline)
+        return variance_components(self.run_scores, self.measures, baseline=baseline)
 
     def ranks(self) -> pd.DataFrame:
         """Each system's rank (1 = best mean) on the collection and across bootstrap replicates,
@@ -486,6 +525,49 @@ class ExperimentResult:
     def plot_rank_intervals(self, measure: MeasureLike | None = None, **kwargs: Any) -> Any:
         """Ranks with their intervals (:func:`pyterrier_boot.plotting.plot_rank_intervals`)."""
         return VIEWS["plot_rank_intervals"](self, measure, **kwargs)
+
+
+def _pt_corrected(frame: pd.DataFrame, measures: Sequence[str], correction: str, correction_alpha: float) -> pd.DataFrame:
+    """``frame`` with ``reject`` and ``p-value corrected`` per measure, as pt.Experiment corrects
+    (statsmodels' ``multipletests``, any spelling it takes)."""
+    import statsmodels.stats.multitest as multitest
+
+    corrected = np.full(len(frame), np.nan)
+    reject = np.zeros(len(frame), dtype=bool)
+    for m in measures:
+        rows = np.flatnonzero((frame["measure"] == m).to_numpy())
+        try:
+            reject[rows], corrected[rows], _, _ = multitest.multipletests(
+                frame["p-value"].to_numpy()[rows], alpha=correction_alpha, method=correction)
+        except ValueError as error:
+            raise ValueError(f"correction={correction!r}: {error}") from None
+    frame["reject"] = reject
+    frame["p-value corrected"] = corrected
+    return frame
+
+
+def _check_random_test(test: str) -> None:
+    """Under ``seeds="random"`` the pairs get the t test with seed variance: other tests are refused."""
+    if test not in ("t",):
+        raise ValueError(f"test={test!r} cannot include the seed variance: with seeds='random' the pairs get the t "
+                         "test with seed variance (Satterthwaite degrees of freedom); use test='t', or run the "
+                         "experiment with seeds='fixed' for the other tests on run-averaged scores")
+
+
+def _recorrected(table: pd.DataFrame, measures: Sequence[str], correction: str | None, alpha: float) -> None:
+    """``p-value corrected`` and ``reject`` of ``table`` from its (replaced) p-values, per measure."""
+    from ..stats.correction import correct_pvalues
+
+    if correction is None:
+        table["p-value corrected"] = table["p-value"]
+        table["reject"] = table["p-value"] < alpha
+    else:
+        for m in measures:
+            rows = np.flatnonzero((table["measure"] == m).to_numpy())
+            res = correct_pvalues(table["p-value"].to_numpy()[rows], method=correction, alpha=alpha)
+            table.loc[table.index[rows], "p-value corrected"] = res.pvalues
+            table.loc[table.index[rows], "reject"] = res.reject
+    table["reject"] = table["reject"].astype(bool)
 
 
 def replicate_name(interval: str | None) -> str:

@@ -19,6 +19,8 @@ __all__ = ["leaderboard", "Leaderboard"]
 
 #: what each bootstrap's replicates vary, as written in column names
 VARIANCE = {"topic": "topics", "corpus": "corpus", "both": "topics+corpus"}
+#: the same with systems given as several runs, by seeds mode
+SEEDS_VARIANCE = {"random": "topics+seeds", "fixed": "topics, seeds fixed"}
 #: ``correction``'s default: ``"holm"`` for the fixed-n board, ``"bonferroni"`` for a sequential one
 DEFAULT_CORRECTION = "default"
 
@@ -92,7 +94,8 @@ class Leaderboard:
             from .anytime import LABEL
 
             return [(LABEL, self.ranks)]
-        out = [(VARIANCE[self.result.bootstrap], self.ranks)]
+        seeds = getattr(self.result, "seeds", None)
+        out = [(SEEDS_VARIANCE[seeds] if seeds else VARIANCE[self.result.bootstrap], self.ranks)]
         if self.result.bootstrap != "topic":
             out.append((VARIANCE["topic"], self.topic_ranks))
         return out
@@ -121,11 +124,12 @@ class Leaderboard:
         rows = [index[n] for n in self.order]
         intervals = self._intervals()
         frame = pd.DataFrame({"rank": np.arange(1, len(rows) + 1), "run": self.order})
+        label = getattr(res, "seeds_label", "")
         for j, m in enumerate(self.measures):
             frame[m] = res.means[rows, j]
             if intervals is not None:
-                frame[f"{m} ci_low"] = intervals[rows, j, 0]
-                frame[f"{m} ci_high"] = intervals[rows, j, 1]
+                frame[f"{m} ci_low{label}"] = intervals[rows, j, 0]
+                frame[f"{m} ci_high{label}"] = intervals[rows, j, 1]
             frame[f"{m} rank"] = collection[rows, j]
             for label, ranks in self._rank_columns():
                 low, high = ((np.full(len(rows), np.nan),) * 2 if ranks is None else
@@ -140,6 +144,7 @@ class Leaderboard:
         variance and the letters; untested (:attr:`tested`), the mean and its rank alone."""
         frame = self.to_frame()
         out = frame[["rank", "run"]].copy()
+        label = getattr(self.result, "seeds_label", "")
 
         def rank(v):
             return f"{v:g}"
@@ -149,9 +154,9 @@ class Leaderboard:
                 out[m] = [f"{v:.{digits}f}" for v in frame[m]]
                 out[f"{m} rank"] = [rank(r) for r in frame[f"{m} rank"]]
                 continue
-            if f"{m} ci_low" in frame:
-                out[m] = [f"{v:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
-                          for v, lo, hi in zip(frame[m], frame[f"{m} ci_low"], frame[f"{m} ci_high"], strict=True)]
+            if f"{m} ci_low{label}" in frame:
+                out[m + label] = [f"{v:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]" for v, lo, hi in
+                                  zip(frame[m], frame[f"{m} ci_low{label}"], frame[f"{m} ci_high{label}"], strict=True)]
             else:
                 out[m] = [f"{v:.{digits}f}" for v in frame[m]]
             for label, _ in self._rank_columns():
@@ -169,7 +174,7 @@ class Leaderboard:
             return sequential_caption(self)
         res = self.result
         level = f"{100 * res.confidence_level:g}%"
-        from ..experiment.display import describe_intervals
+        from ..experiment.display import SEED_TEST, describe_intervals
         from ..experiment.pairwise import untested_phrase
         from ..stats.registry import test_label as test_name
 
@@ -185,6 +190,9 @@ class Leaderboard:
         parts.append(f"Rank [{level} rank interval] {variances} (1 = best; ties share the average rank).")
         tested = (f"{test_name(self.test)} on every pair of runs, {self.correction or 'no'} correction per "
                   f"measure, alpha {self.alpha:g}")
+        if getattr(res, "seeds", None) == "random":
+            tested = (f"the {SEED_TEST} on every pair of systems, {self.correction or 'no'} correction per "
+                      f"measure, alpha {self.alpha:g}")
         if res.bootstrap in ("corpus", "both"):
             tested = (f"the {res.bootstrap}-bootstrap replicate test on every pair of runs, "
                       f"{self.correction or 'no'} correction per measure, alpha {self.alpha:g}")
@@ -260,13 +268,21 @@ class Leaderboard:
 
 
 def _replicates(ranks, label):
-    kind = {"topics": "topic resamples", "corpus": "corpus images", "topics+corpus": "topic resamples on corpus images"}
+    kind = {"topics": "topic resamples", "corpus": "corpus images", "topics+corpus": "topic resamples on corpus images",
+            "topics+seeds": "topic resamples with seed draws", "topics, seeds fixed": "topic resamples"}
     return f"{ranks.bootstrap_distribution.shape[0]:,} {kind[label]}"
 
 
-def _as_runs(runs) -> dict[str, pd.DataFrame]:
+def _as_runs(runs) -> Any:
+    """The runs as a dict name -> frame; a system given as a list of runs keeps a list of frames."""
     from ..inputs.runs import read_runs
+    from ..seeds.groups import GroupedRuns
 
+    if isinstance(runs, GroupedRuns):
+        return runs
+    if isinstance(runs, Mapping) and any(isinstance(v, (list, tuple)) for v in runs.values()):
+        return {str(k): list(read_runs({f"{k}[{i}]": r for i, r in enumerate(v, 1)}).values())
+                if isinstance(v, (list, tuple)) else read_runs({str(k): v})[str(k)] for k, v in runs.items()}
     if isinstance(runs, Mapping):
         return read_runs(dict(runs))
     if isinstance(runs, str | os.PathLike | pd.DataFrame):
@@ -287,10 +303,11 @@ def _leaderboard_inputs(runs, measures, baseline, bootstrap, letters_method, seq
     if isinstance(measures, str):
         measures = [measures]
     runs = _as_runs(runs)
-    if len(runs) < 2:
-        raise ValueError(f"'runs' must hold at least 2 runs for a leaderboard, got {len(runs)}")
-    if baseline is not None and baseline not in runs:
-        raise ValueError(f"'baseline' {baseline!r} is not one of the runs: {list(runs)[:8]}")
+    systems = list(runs.groups) if hasattr(runs, "groups") else list(runs)
+    if len(systems) < 2:
+        raise ValueError(f"'runs' must hold at least 2 runs for a leaderboard, got {len(systems)}")
+    if baseline is not None and baseline not in systems:
+        raise ValueError(f"'baseline' {baseline!r} is not one of the runs: {systems[:8]}")
     return runs, measures
 
 
@@ -328,11 +345,13 @@ def leaderboard(runs: Any, qrels: Any, measures: Sequence[Any] | str = ("AP", "n
                 alpha: float = 0.05, bootstrap: str = "topic", n_resamples: int | None = None,
                 confidence_level: float = 0.95, interval: str | None = None, corpus_size: int | None = None,
                 model: str = "poisson", rng: Any = None, max_memory: int = DEFAULT_MAX_MEMORY,
-                letters_method: str = DEFAULT_METHOD, verbose: bool = False, sequential: bool = False) -> Leaderboard:
+                letters_method: str = DEFAULT_METHOD, verbose: bool = False, sequential: bool = False,
+                seeds: str | None = None) -> Leaderboard:
     """Rank runs with honest uncertainty: mean and interval per measure, rank intervals, letter groups.
 
     Args:
-        runs, qrels: the runs (anything :func:`~pyterrier_boot.read_runs` accepts) and judgments.
+        runs, qrels: the runs (anything :func:`~pyterrier_boot.read_runs` accepts) and judgments; in
+            a dict a system may be a list of runs (seeds, folds), its scores averaged over them.
         measures: measure names or objects (``"nDCG@10"``, ``"AP(rel=2)"``); the first ranks the runs.
         baseline: a run's name: each run's page shows its per-topic differences and test against it.
         test: the paired test of every pair of runs (``"t"``, ``"wilcoxon"``, ``"paired-bootstrap"``,
@@ -355,6 +374,9 @@ def leaderboard(runs: Any, qrels: Any, measures: Sequence[Any] | str = ("AP", "n
             :func:`~pyterrier_boot.sequential.comparisons.sequential_comparisons` at level ``alpha``.
             Needs measures bounded in [0, 1] and the topic bootstrap; ``test``, ``n_resamples`` and
             ``interval`` are left at their defaults (``rng``, ``model``, ``max_memory`` are unused).
+        seeds: for systems given as several runs: ``"random"`` (default: intervals, tests, rank
+            intervals and letters include the seed variance) or ``"fixed"`` (these runs' average), as
+            :func:`~pyterrier_boot.Experiment` (``pt_docs/seeds_and_collections.md``).
 
     Returns:
         a :class:`Leaderboard`: ``to_frame()``, ``to_markdown()``, ``to_latex()``, ``write(site_dir)``
@@ -373,6 +395,10 @@ def leaderboard(runs: Any, qrels: Any, measures: Sequence[Any] | str = ("AP", "n
         ['rank', 'run', 'AP', 'AP ci_low', 'AP ci_high']
     """
     runs, measures = _leaderboard_inputs(runs, measures, baseline, bootstrap, letters_method, sequential)
+    if sequential and (seeds is not None or hasattr(runs, "groups")
+                       or any(isinstance(v, list) for v in runs.values())):
+        raise ValueError("a sequential board takes one run per system: systems given as several runs (and "
+                         "'seeds') need sequential=False")
     if sequential:
         return _sequential_board(runs, qrels, measures, baseline=baseline, test=test, correction=correction,
                                  alpha=alpha, bootstrap=bootstrap, n_resamples=n_resamples, interval=interval,
@@ -382,11 +408,11 @@ def leaderboard(runs: Any, qrels: Any, measures: Sequence[Any] | str = ("AP", "n
                         correction="holm" if correction == DEFAULT_CORRECTION else correction, alpha=alpha,
                         bootstrap=bootstrap, n_resamples=n_resamples, confidence_level=confidence_level,
                         interval=interval, corpus_size=corpus_size, model=model, rng=rng, max_memory=max_memory,
-                        letters_method=letters_method, verbose=verbose)
+                        letters_method=letters_method, verbose=verbose, seeds=seeds)
 
 
 def _fixed_board(runs, qrels, measures, *, baseline, test, correction, alpha, bootstrap, n_resamples,
-                 confidence_level, interval, corpus_size, model, rng, max_memory, letters_method, verbose):
+                 confidence_level, interval, corpus_size, model, rng, max_memory, letters_method, verbose, seeds):
     """The fixed-n board: bootstrap intervals, the paired test of every pair, bootstrap rank intervals."""
     from ..experiment.experiment import experiment_result
     from ..stats.correction import METHODS
@@ -402,7 +428,7 @@ def _fixed_board(runs, qrels, measures, *, baseline, test, correction, alpha, bo
                                correction=correction if baseline is not None else None, correction_alpha=alpha,
                                bootstrap=bootstrap, n_resamples=n_resamples, confidence_level=confidence_level,
                                interval=interval, corpus_size=corpus_size, model=model, rng=rng,
-                               max_memory=max_memory, verbose=verbose)
+                               max_memory=max_memory, verbose=verbose, seeds=seeds)
     pairwise = result.pairwise(test=test, correction=correction, alpha=alpha, rng=rng, max_memory=max_memory)
     groups, ranks, topic_ranks = _groups_and_ranks(result, pairwise, letters_method, bootstrap, confidence_level,
                                                    rng, max_memory)
