@@ -10,7 +10,6 @@ import numpy as np
 
 from .._batches import check_scheduler, executor_from
 from .._warnings import InputWarning, warn
-from ..measures.arrays import JudgedRuns
 from ..stats.registry import PAIRED
 from . import _common, _text
 
@@ -98,6 +97,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
                    help="documents in the collection (corpus bootstrap; needed by --model multinomial)")
     p.add_argument("--model", choices=("poisson", "multinomial"), default="poisson",
                    help="corpus image model (default poisson)")
+    _common.add_seed_arguments(p)
     p.add_argument("--rng", type=int, metavar="SEED",
                    help="random seed; the same seed gives the same output "
                    "(default: 42, as rng=None in Python; printed)")
@@ -181,8 +181,9 @@ def _evaluate(args, measures, status, progress, out, executor=None):
     status(f"reading the qrels {args.qrels}")
     qrels = _common.read_qrels(args.qrels, corpus_size=args.corpus_size, rel=args.rel, remap=args.rel_remap)
     status(f"reading {len(args.runs)} run path{'s' if len(args.runs) > 1 else ''}")
-    runs = _read_runs(args.runs, qrels, measures, progress)
-    names = list(runs.systems if isinstance(runs, JudgedRuns) else runs)
+    files: dict[str, str] = {}
+    runs = _common.grouped_runs(_read_runs(args.runs, qrels, measures, progress, files), args, files)
+    names = _common.system_names(runs)
     _common.check_baselines(args.baseline, names)
 
     from ..experiment.experiment import experiment_result
@@ -195,7 +196,7 @@ def _evaluate(args, measures, status, progress, out, executor=None):
                         bootstrap=bootstrap, n_resamples=args.n_resamples, confidence_level=args.confidence,
                         interval=args.interval, corpus_size=args.corpus_size, model=args.model, rng=seed,
                         max_memory=args.max_memory, verbose=progress and bootstrap in ("corpus", "both"),
-                        executor=executor)
+                        executor=executor, seeds=args.seeds)
     del runs  # the per-topic values are in the result: the rankings are not held through the tests and report
     pairwise = None
     if not args.baseline and len(names) > 1 and len(result.qids) < 2 and bootstrap is None:
@@ -208,20 +209,23 @@ def _evaluate(args, measures, status, progress, out, executor=None):
         pairwise = result.pairwise(test=args.test, correction=correction, alpha=args.alpha,
                                    rng=np.random.default_rng(seed), max_memory=args.max_memory, executor=executor)
     info = settings(args, seed, qrels, names, measures)
+    if result.seeds is not None:
+        info["seeds"] = _common.seeds_setting(result)
     print_result(result, pairwise, args, seed, qrels)
     if out is not None:
         return write_outputs(out, result, pairwise, args, info, seed, status)
     return None
 
 
-def _read_runs(paths, qrels, measures, progress):
+def _read_runs(paths, qrels, measures, progress, files=None):
     """The runs interned one at a time when every measure has a kernel (memory stays flat however
-    many and deep the runs), else read as frames (ir_measures computes the others from them)."""
+    many and deep the runs), else read as frames (ir_measures computes the others from them);
+    ``files`` receives each run's file name."""
     from ..measures.lowering import lower
 
     if all(lower(m.measure) is not None for m in measures):
-        return _common.intern_runs(paths, qrels, verbose=progress)
-    return _common.read_runs(paths, qrels, verbose=progress)
+        return _common.intern_runs(paths, qrels, verbose=progress, files=files)
+    return _common.read_runs(paths, qrels, verbose=progress, files=files)
 
 
 # ---------------------------------------------------------------- printing

@@ -418,7 +418,8 @@ class ExperimentResult:
     def to_dict(self) -> dict:
         """Every summary figure as plain JSON-able values (NaN as None): settings, provenance, per
         system and measure the mean, interval and per-topic values, the comparisons (one record per
-        row). :meth:`save` keeps everything else (distributions, plans, corpus images)."""
+        row), with systems given as several runs the seeds mode and each system's runs. :meth:`save`
+        keeps everything else (distributions, plans, corpus images, every run's scores)."""
         means = self.means
         systems: dict[str, dict[str, Any]] = {}
         for s, name in enumerate(self.names):
@@ -436,6 +437,9 @@ class ExperimentResult:
             "systems": systems,
             "comparisons": None if self.comparisons is None else self.comparisons.frame.to_dict(orient="records"),
             "provenance": self.provenance,
+            "seeds": self.seeds,
+            "runs": None if self.run_scores is None else {n: self.run_scores.run_names(s)
+                                                          for s, n in enumerate(self.names)},
         }
         return json_value(out, tagged=False)
 
