@@ -99,8 +99,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
                    help="corpus image model (default poisson)")
     _common.add_seed_arguments(p)
     p.add_argument("--rng", type=int, metavar="SEED",
-                   help="random seed; the same seed gives the same output "
-                   "(default: 42, as rng=None in Python; printed)")
+                   help="random seed; the same seed gives the same output (default: 42, as rng=None in Python; printed)")
     p.add_argument("-f", "--format", choices=FORMATS, default="table",
                    help="what to print: a readable table (default), or the full table as csv, latex, markdown "
                         "or json")

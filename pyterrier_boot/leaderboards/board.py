@@ -293,7 +293,7 @@ def _as_runs(runs) -> Any:
                     f"got {type(runs).__name__}")
 
 
-def _leaderboard_inputs(runs, measures, baseline, bootstrap, letters_method, sequential):
+def _leaderboard_inputs(runs, measures, baseline, bootstrap, letters_method, sequential, seeds=None):
     """The arguments checked at the door: the runs as a dict and the measures as a list."""
     check_method(letters_method, "letters_method")
     if not isinstance(sequential, bool):
@@ -308,6 +308,9 @@ def _leaderboard_inputs(runs, measures, baseline, bootstrap, letters_method, seq
         raise ValueError(f"'runs' must hold at least 2 runs for a leaderboard, got {len(systems)}")
     if baseline is not None and baseline not in systems:
         raise ValueError(f"'baseline' {baseline!r} is not one of the runs: {systems[:8]}")
+    if sequential and (seeds is not None or hasattr(runs, "groups") or any(isinstance(v, list) for v in runs.values())):
+        raise ValueError("a sequential board takes one run per system: systems given as several runs (and "
+                         "'seeds') need sequential=False")
     return runs, measures
 
 
@@ -350,8 +353,8 @@ def leaderboard(runs: Any, qrels: Any, measures: Sequence[Any] | str = ("AP", "n
     """Rank runs with honest uncertainty: mean and interval per measure, rank intervals, letter groups.
 
     Args:
-        runs, qrels: the runs (anything :func:`~pyterrier_boot.read_runs` accepts) and judgments; in
-            a dict a system may be a list of runs (seeds, folds), its scores averaged over them.
+        runs, qrels: the runs (anything :func:`~pyterrier_boot.read_runs` accepts; in a dict a
+            system may be a list of runs, e.g. seeds) and judgments.
         measures: measure names or objects (``"nDCG@10"``, ``"AP(rel=2)"``); the first ranks the runs.
         baseline: a run's name: each run's page shows its per-topic differences and test against it.
         test: the paired test of every pair of runs (``"t"``, ``"wilcoxon"``, ``"paired-bootstrap"``,
@@ -359,10 +362,9 @@ def leaderboard(runs: Any, qrels: Any, measures: Sequence[Any] | str = ("AP", "n
         correction, alpha: multiple-testing correction within each measure and its level. The default
             is ``"holm"``, or ``"bonferroni"`` with ``sequential`` (which takes ``"bonferroni"`` or
             ``"e-bh"`` only).
-        bootstrap: ``"topic"`` (default), ``"corpus"`` or ``"both"`` (then rank intervals over
-            topic resamples alone are shown as well).
-        n_resamples, confidence_level, interval, corpus_size, model, max_memory, verbose, rng: as
-            :func:`~pyterrier_boot.Experiment` (``rng`` None is the fixed seed 42).
+        bootstrap: ``"topic"`` (default), ``"corpus"`` or ``"both"`` (with rank intervals over topics alone).
+        n_resamples, confidence_level, interval, corpus_size, model, max_memory, verbose, rng, seeds: as
+            :func:`~pyterrier_boot.Experiment` (``rng`` None is the fixed seed 42; ``seeds`` with lists of runs).
         letters_method: how the letter groups are found: ``"cover"`` (default; Gramm et al. 2007)
             or ``"insert-absorb"`` (Piepho 2004), as :func:`~pyterrier_boot.compact_letter_display`
             and every other table of letters (``letters=`` is its deprecated name).
@@ -374,18 +376,14 @@ def leaderboard(runs: Any, qrels: Any, measures: Sequence[Any] | str = ("AP", "n
             :func:`~pyterrier_boot.sequential.comparisons.sequential_comparisons` at level ``alpha``.
             Needs measures bounded in [0, 1] and the topic bootstrap; ``test``, ``n_resamples`` and
             ``interval`` are left at their defaults (``rng``, ``model``, ``max_memory`` are unused).
-        seeds: for systems given as several runs: ``"random"`` (default: intervals, tests, rank
-            intervals and letters include the seed variance) or ``"fixed"`` (these runs' average), as
-            :func:`~pyterrier_boot.Experiment` (``pt_docs/seeds_and_collections.md``).
 
     Returns:
         a :class:`Leaderboard`: ``to_frame()``, ``to_markdown()``, ``to_latex()``, ``write(site_dir)``
         (a site), ``save(path)`` (read back with ``Leaderboard.load``).
 
     Rank intervals as Zobel & Rashidi (2020, Fig. 5); runs sharing a letter are not significantly
-    different (``pt_docs/leaderboard.md``). With qrels judging one topic the fixed-n board ranks the
-    means with no intervals, rank intervals or letters (``board.tested`` False), after the experiment's
-    one warning; the caption says so.
+    different (``pt_docs/leaderboard.md``). With one judged topic the fixed-n board ranks the means
+    with no intervals, rank intervals or letters (``board.tested`` False, one warning; the caption says so).
 
     Example:
         >>> import pyterrier_boot as ptb
@@ -394,21 +392,17 @@ def leaderboard(runs: Any, qrels: Any, measures: Sequence[Any] | str = ("AP", "n
         >>> board.to_frame().columns[:5].tolist()
         ['rank', 'run', 'AP', 'AP ci_low', 'AP ci_high']
     """
-    runs, measures = _leaderboard_inputs(runs, measures, baseline, bootstrap, letters_method, sequential)
-    if sequential and (seeds is not None or hasattr(runs, "groups")
-                       or any(isinstance(v, list) for v in runs.values())):
-        raise ValueError("a sequential board takes one run per system: systems given as several runs (and "
-                         "'seeds') need sequential=False")
+    runs, measures = _leaderboard_inputs(runs, measures, baseline, bootstrap, letters_method, sequential, seeds)
     if sequential:
         return _sequential_board(runs, qrels, measures, baseline=baseline, test=test, correction=correction,
                                  alpha=alpha, bootstrap=bootstrap, n_resamples=n_resamples, interval=interval,
                                  confidence_level=confidence_level, corpus_size=corpus_size,
                                  letters_method=letters_method)
-    return _fixed_board(runs, qrels, measures, baseline=baseline, test=test,
-                        correction="holm" if correction == DEFAULT_CORRECTION else correction, alpha=alpha,
-                        bootstrap=bootstrap, n_resamples=n_resamples, confidence_level=confidence_level,
-                        interval=interval, corpus_size=corpus_size, model=model, rng=rng, max_memory=max_memory,
-                        letters_method=letters_method, verbose=verbose, seeds=seeds)
+    return _fixed_board(runs, qrels, measures, baseline=baseline, test=test, alpha=alpha, bootstrap=bootstrap,
+                        correction="holm" if correction == DEFAULT_CORRECTION else correction, seeds=seeds,
+                        n_resamples=n_resamples, confidence_level=confidence_level, interval=interval,
+                        corpus_size=corpus_size, model=model, rng=rng, max_memory=max_memory,
+                        letters_method=letters_method, verbose=verbose)
 
 
 def _fixed_board(runs, qrels, measures, *, baseline, test, correction, alpha, bootstrap, n_resamples,

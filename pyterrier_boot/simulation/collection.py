@@ -247,19 +247,13 @@ def simulate_collection(n_topics: int = 50, n_systems: int | None = None, *,
         topic_sd: standard deviation of the topic difficulty ``b_q`` (shared by all systems).
         interaction_sd: standard deviation of the system x topic interaction ``c_sq``.
         noise_correlation: share ``ρ`` in [0, 1) of the score noise common to all systems.
-        depth: documents retrieved per topic by every system.
-        pool_depth: documents judged from the top of each pooled system's run (<= ``depth``).
-        pooled_systems: names or positions of the pooled systems (default: all).
-        judge_all: also judge every relevant document, retrieved or not (complete judgements).
-        n_runs: runs per system (one number for all, or one per system): several runs of a system
-            are its training seeds, each shifted by ``u_sr ~ N(0, seed_sd²)`` and on each topic by
-            ``e_sqr ~ N(0, seed_interaction_sd²)``, with its own score noise; ``runs[name]`` is then
-            the list of the system's runs (``pt_docs/seeds_and_collections.md``).
-        seed_sd, seed_interaction_sd: the seed and topic x seed standard deviations (shift units).
+        depth, pool_depth: documents retrieved per topic; judged from the top of each pooled run (<= ``depth``).
+        pooled_systems, judge_all: the pooled systems (names or positions; default all); judge every relevant document.
+        n_runs, seed_sd, seed_interaction_sd: runs per system (seeds; ``runs[name]`` then a list), each
+            shifted by ``N(0, seed_sd²)`` and per topic by ``N(0, seed_interaction_sd²)`` (:class:`CollectionModel`).
         rng: SPEC 7 seed (None, int, SeedSequence or Generator).
 
     Returns a :class:`SimulatedCollection`, deterministic for a given ``rng`` (about 0.1 s by default).
-
     Example:
         >>> import pyterrier_boot as pb
         >>> sim = pb.simulate_collection(n_topics=5, n_systems=3, rng=42)
@@ -271,8 +265,7 @@ def simulate_collection(n_topics: int = 50, n_systems: int | None = None, *,
     model, n_topics = _simulate_collection_iv(
         n_topics, n_systems, effectiveness, corpus_size, matching, relevant, relevant_sd, grades,
         topic_sd, interaction_sd, noise_correlation, depth, pool_depth, pooled_systems, judge_all)
-    rng = as_generator(rng, fresh=True)
-    model = _with_runs(model, n_runs, seed_sd, seed_interaction_sd, rng)
+    model = _with_runs(model, n_runs, seed_sd, seed_interaction_sd, rng := as_generator(rng, fresh=True))
     return _build(model, *draw_topics(model, n_topics, rng))
 
 
