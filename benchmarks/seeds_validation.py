@@ -150,17 +150,35 @@ def satterthwaite_means(x, plan, rng):
 
 
 def pivot_means(x, plan, rng):
-    from pyterrier_boot.seeds.bootstrap import pivot_interval, seed_pivot
-    from pyterrier_boot.seeds.variance import satterthwaite, seed_terms
+    """Shipped: the bootstrap-t over topics with the generalized (fiducial) seed term."""
+    from pyterrier_boot.seeds.bootstrap import pivot_mean_intervals
 
-    scores = run_scores(x)
-    squares = scores.mean_squares()
+    res = pivot_mean_intervals(run_scores(x), plan, rng, confidence_level=1 - ALPHA)
+    return res[:, 0, 0], res[:, 0, 1]
+
+
+def satterthwaite_pivot_means(x, plan, rng):
+    """The bootstrap-t over topics with a seed term on Satterthwaite's degrees of freedom: the seed
+    mean drawn as ``sqrt(V_u) Z`` and its variance estimate as ``V_u chi2(nu) / nu``."""
+    from pyterrier_boot.seeds.variance import satterthwaite, seed_terms
+    from pyterrier_boot.stats.resampling import weighted_sums
+
+    squares = run_scores(x).mean_squares()
     seed = [satterthwaite(seed_terms(ms)) for ms in squares]
-    v_u = np.array([s[0][0] for s in seed])
-    df = np.array([s[1][0] for s in seed])
+    v_u = np.array([s[0][0] for s in seed])[:, None]
+    df = np.array([s[1][0] for s in seed])[:, None]
     z = x.mean(axis=1)
-    se = np.sqrt(z.var(axis=1, ddof=1) / z.shape[1] + v_u)
-    return pivot_interval(z.mean(axis=1), se, seed_pivot(z, v_u, df, plan, rng), confidence_level=1 - ALPHA)
+    n = z.shape[1]
+    w = z - z.mean(axis=1, keepdims=True)
+    mean = weighted_sums(plan, w) / n
+    var = np.maximum(weighted_sums(plan, w * w) - n * mean * mean, 0) / ((n - 1) * n)
+    mean = mean + np.sqrt(v_u) * rng.standard_normal(mean.shape)
+    var = var + v_u * rng.chisquare(np.broadcast_to(df, mean.shape)) / df
+    with np.errstate(divide="ignore", invalid="ignore"):
+        pivot = np.nan_to_num(mean / np.sqrt(var))
+    se = np.sqrt(z.var(axis=1, ddof=1) / n + v_u[:, 0])
+    q_lo, q_hi = np.quantile(pivot, [ALPHA / 2, 1 - ALPHA / 2], axis=1)
+    return z.mean(axis=1) - q_hi * se, z.mean(axis=1) - q_lo * se
 
 
 def pigeonhole(x, plan, rng, y=None):
@@ -208,20 +226,22 @@ def satterthwaite_differences(xa, xb, plan, rng):
     return res.low[:, 0], res.high[:, 0], res.pvalue[:, 0]
 
 
-def pivot_differences(xa, xb, plan, rng):
-    from pyterrier_boot.seeds.bootstrap import pivot_interval, seed_pivot
-    from pyterrier_boot.seeds.variance import satterthwaite, seed_terms
+def generalized_differences(xa, xb, plan, rng):
+    """The t over topics with the generalized seed terms of both systems: ``theta* = d - s T_{n-1}
+    - sqrt(R_a + R_b) Z``; equal-tailed interval and the generalized p-value of ``theta = 0``."""
+    from pyterrier_boot.seeds.fiducial import seed_draws
 
-    R = xa.shape[0]
-    scores = run_scores(np.concatenate([xa, xb]))
-    squares = scores.mean_squares()
-    seed = [satterthwaite(seed_terms(squares[i]) + seed_terms(squares[R + i])) for i in range(R)]
-    v_u = np.array([s[0][0] for s in seed])
-    df = np.array([s[1][0] for s in seed])
+    R, k, n = xa.shape
+    B = plan.n_resamples
+    squares = run_scores(np.concatenate([xa, xb])).mean_squares()
+    seed = np.concatenate([seed_draws([squares[i], squares[R + i]], B, rng) for i in range(R)])
     d = xa.mean(axis=1) - xb.mean(axis=1)
-    se = np.sqrt(d.var(axis=1, ddof=1) / d.shape[1] + v_u)
-    low, high = pivot_interval(d.mean(axis=1), se, seed_pivot(d, v_u, df, plan, rng), confidence_level=1 - ALPHA)
-    return low, high
+    s = d.std(axis=1, ddof=1) / np.sqrt(n)
+    theta = (d.mean(axis=1)[:, None] - s[:, None] * rng.standard_t(n - 1, size=(R, B))
+             - np.sqrt(seed) * rng.standard_normal((R, B)))
+    low, high = np.quantile(theta, [ALPHA / 2, 1 - ALPHA / 2], axis=1)
+    p = np.minimum(1, 2 * (np.minimum((theta <= 0).sum(axis=1), (theta >= 0).sum(axis=1)) + 1) / (B + 1))
+    return low, high, p
 
 
 def per_seed_differences(xa, xb, plan, rng):
@@ -240,14 +260,15 @@ def per_seed_differences(xa, xb, plan, rng):
 
 MEAN_METHODS = {
     "t, Satterthwaite df (ANOVA)": satterthwaite_means,
-    "bootstrap-t + seed term": pivot_means,
+    "bootstrap-t + seed term, Satterthwaite df": satterthwaite_pivot_means,
+    "bootstrap-t + generalized seed term": pivot_means,
     "pigeonhole (Owen 2007), percentile": pigeonhole,
     "two-stage (topics, runs within topic), percentile": two_stage,
     "one score per seed, t": per_seed_means,
 }
 DIFFERENCE_METHODS = {
     "t, Satterthwaite df (ANOVA)": lambda a, b, p, r: satterthwaite_differences(a, b, p, r)[:2],
-    "bootstrap-t + seed term": pivot_differences,
+    "t + generalized seed terms": lambda a, b, p, r: generalized_differences(a, b, p, r)[:2],
     "pigeonhole (Owen 2007), percentile": lambda a, b, p, r: pigeonhole(a, p, r, y=b),
     "one score per seed, Welch t": per_seed_differences,
 }
@@ -302,15 +323,20 @@ def coverage_of(sim, methods, kind, n, k, scenario, reps, resamples, rng):
     return hits
 
 
-def type_one(sim, n, k, scenario, reps, resamples, rng):
-    """Rejections of the t test with seed variance (Satterthwaite df) under the null."""
+TESTS = {"t, Satterthwaite df (ANOVA)": satterthwaite_differences, "t + generalized seed terms": generalized_differences}
+
+
+def type_one(sim, n, k, scenario, reps, resamples, rng, tests=None):
+    """``{test: rejections}`` under the null (default: the shipped t test with seed variance)."""
     _, rho_u, rho_e = scenario
-    rejected = 0
+    tests = tests or {"m": satterthwaite_differences}
+    rejected = dict.fromkeys(tests, 0)
     for start in range(0, reps, BLOCK):
         rows = min(BLOCK, reps - start)
         xa, xb, _, _ = sim.pairs(rows, n, k, rho_u, rho_e, null=True)
-        p = satterthwaite_differences(xa, xb, None, rng)[2]
-        rejected += int(np.sum(p < ALPHA))
+        plan = _plan(n, resamples, rng)
+        for name, test in tests.items():
+            rejected[name] += int(np.sum(test(xa, xb, plan, rng)[2] < ALPHA))
     return rejected
 
 
@@ -347,7 +373,7 @@ def reml_agreement(sim, rng, cases=12):
 
 def part_methods(sim, args, rng):
     lines = ["### Candidates for seeds=\"random\" (coverage of 95% intervals, %)", ""]
-    grid = [(n, k) for n in (10, 50) for k in (3, 5)]
+    grid = [(10, 3), (10, 5), (50, 3), (50, 5), (100, 2), (100, 3)]
     scen = [s for s in SCENARIOS if s[0] in ("no seed effect", "medium", "large")]
     for kind, methods in (("mean", MEAN_METHODS), ("difference", DIFFERENCE_METHODS)):
         header = "| method | " + " | ".join(f"{s[0]}, n={n}, k={k}" for s in scen for n, k in grid) + " |"
@@ -361,6 +387,16 @@ def part_methods(sim, args, rng):
                     cells[m].append(_cell(hits[m], args.replications))
                 print(f"  {kind} {s[0]} n={n} k={k} done", file=sys.stderr, flush=True)
         lines += [f"| {m} | " + " | ".join(c) + " |" for m, c in cells.items()] + [""]
+    lines += ["**Type I error of the difference tests** (%, alpha = 0.05)", "",
+              "| test | " + " | ".join(f"{s[0]}, n={n}, k={k}" for s in scen for n, k in grid) + " |",
+              "|---|" + "---|" * (len(scen) * len(grid))]
+    cells = {m: [] for m in TESTS}
+    for s in scen:
+        for n, k in grid:
+            hits = type_one(sim, n, k, s, args.replications, args.resamples, rng, TESTS)
+            for m in TESTS:
+                cells[m].append(_cell(hits[m], args.replications))
+    lines += [f"| {m} | " + " | ".join(c) + " |" for m, c in cells.items()] + [""]
     worst, failed, t_anova, t_reml = reml_agreement(sim, rng)
     lines.append(f"REML (statsmodels MixedLM, runs and topics crossed) vs the ANOVA estimates on 12 draws "
                  f"(n = 25-100, k = 3-10, medium seed variance): largest relative difference of a component "
@@ -392,7 +428,7 @@ def part_coverage(sim, args, rng):
               "| scenario | k | " + " | ".join(f"n = {n}" for n in sizes) + " |", "|---|---|" + "---|" * len(sizes)]
     for s in SCENARIOS:
         for k in ks:
-            cells = [_cell(type_one(sim, n, k, s, args.replications, args.resamples, rng), args.replications)
+            cells = [_cell(type_one(sim, n, k, s, args.replications, args.resamples, rng)["m"], args.replications)
                      for n in sizes]
             lines.append(f"| {s[0]} | {k} | " + " | ".join(cells) + " |")
     lines += ["", f"**seeds=\"fixed\" coverage of these runs' average, beside today's (one run)** (%, "

@@ -178,18 +178,23 @@ def read_group_file(path: PathLike) -> dict[str, str]:
     """A two-column mapping file (``run system`` per line, whitespace or tab separated; ``#`` starts
     a comment) as ``run -> system``; errors name the file and line."""
     out: dict[str, str] = {}
-    with open(path, encoding="utf-8") as f:
-        for number, line in enumerate(f, 1):
-            text = line.split("#", 1)[0].strip()
-            if not text:
-                continue
-            fields = text.split()
-            if len(fields) != 2:
-                raise ValueError(f"{path}, line {number}: expected two columns 'run system', got {len(fields)}: "
-                                 f"{line.strip()!r}")
-            if fields[0] in out and out[fields[0]] != fields[1]:
-                raise ValueError(f"{path}, line {number}: run {fields[0]!r} is already in system {out[fields[0]]!r}")
-            out[fields[0]] = fields[1]
+    try:
+        with open(path, "rb") as f:
+            lines = f.read().decode("utf-8").splitlines()
+    except UnicodeDecodeError as error:
+        raise ValueError(f"{path} is not UTF-8 text ({error.reason} at byte {error.start}): expected lines "
+                         "'run system'") from None
+    for number, line in enumerate(lines, 1):
+        text = line.split("#", 1)[0].strip()
+        if not text:
+            continue
+        fields = text.split()
+        if len(fields) != 2:
+            raise ValueError(f"{path}, line {number}: expected two columns 'run system', got {len(fields)}: "
+                             f"{line.strip()!r}")
+        if fields[0] in out and out[fields[0]] != fields[1]:
+            raise ValueError(f"{path}, line {number}: run {fields[0]!r} is already in system {out[fields[0]]!r}")
+        out[fields[0]] = fields[1]
     if not out:
         raise ValueError(f"{path} maps no run to a system")
     return out

@@ -2,10 +2,10 @@
 
 Replicate ``b`` of system ``s`` is its run-averaged mean over the topics of the shared plan's
 resample ``b`` (paired across systems, as the topic bootstrap's replicates) plus a draw of its seed
-mean's deviation, ``sqrt(V_u) T_b`` with ``T_b`` a t variate on the seed term's Satterthwaite
-degrees of freedom (the heavier tail of a variance estimated from a few runs; :mod:`.bootstrap`).
-Systems with one run, or no seed variance, keep the topic bootstrap's replicates. The draws come
-from the caller's generator in this process; the weighted sums run in blocks on ``executor``.
+mean's deviation, ``sqrt(R_u,b) Z_b`` with ``R_u,b`` the generalized draw of its seed term
+(:mod:`.fiducial`) and ``Z_b`` standard normal. Systems with one run, or identical runs, keep the
+topic bootstrap's replicates. The draws come from the caller's generator in this process; the
+weighted sums run in blocks on ``executor``.
 """
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..stats.resampling import map_resamples, weighted_sums
+from .fiducial import seed_draws
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor
@@ -36,9 +37,9 @@ def seed_replicates(scores: RunScores, plan: ResamplePlan, rng: np.random.Genera
     S, Q, M = averaged.shape
     rows = np.moveaxis(averaged, 2, 1).reshape(S * M, Q)  # system-major series
     dist = map_resamples(_sums, rows, plan, executor) / Q  # [S * M, B]
-    v_u, df = (a.reshape(-1) for a in scores.seed_term())
-    seeded = np.flatnonzero(v_u > 0)
+    draw_rng, normal_rng = rng.spawn(2)
+    seed = np.concatenate([seed_draws([ms], plan.n_resamples, draw_rng) for ms in scores.mean_squares()])
+    seeded = np.flatnonzero((seed > 0).any(axis=1))
     if len(seeded):
-        draws = rng.standard_t(df[seeded][:, None], size=(len(seeded), plan.n_resamples))
-        dist[seeded] += np.sqrt(v_u[seeded])[:, None] * draws
+        dist[seeded] += np.sqrt(seed[seeded]) * normal_rng.standard_normal((len(seeded), plan.n_resamples))
     return np.moveaxis(dist.reshape(S, M, -1), 2, 0)

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .anova import MeanSquares, mean_squares
-from .variance import satterthwaite, seed_terms
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -73,8 +72,3 @@ class RunScores:
         """Per system, the mean squares of its runs x topics table (one value per measure)."""
         return [mean_squares(np.moveaxis(self.of(s), -1, 0)) for s in range(len(self.names))]
 
-    def seed_term(self) -> tuple[FloatArray, FloatArray]:
-        """``(V_u, nu)`` ``[system, measure]``: each system's seed term ``sigma2_u / k`` in its mean's
-        variance and the term's Satterthwaite degrees of freedom (``V_u`` 0 for a system with one run)."""
-        parts = [satterthwaite(seed_terms(ms)) for ms in self.mean_squares()]
-        return np.stack([p[0] for p in parts]), np.stack([p[1] for p in parts])
