@@ -16,7 +16,12 @@ from pyterrier_boot.seeds.fiducial import seed_draws
 from pyterrier_boot.seeds.inference import t_inference
 from pyterrier_boot.seeds.intervals import difference_inference, mean_inference
 from pyterrier_boot.seeds.scores import RunScores
-from pyterrier_boot.seeds.variance import VarianceEstimate, difference_variance, mean_variance, satterthwaite
+from pyterrier_boot.seeds.variance import (
+    VarianceEstimate,
+    difference_variance,
+    mean_variance,
+    satterthwaite,
+)
 
 MODULES = ["anova", "variance", "inference", "scores", "intervals", "fiducial", "bootstrap", "replicates",
            "components", "comparison", "groups"]
