@@ -313,8 +313,9 @@ class ExperimentResult:
         if self.seeds == "random":
             _check_random_test(test)
         scores = {m: pd.DataFrame(self.values[:, :, j], index=list(self.names)) for j, m in enumerate(self.measures)}
-        table = compare(scores, test=test, correction=correction, alpha=alpha, rng=rng, n_resamples=n_resamples,
-                        max_memory=max_memory, executor=executor)
+        random = self.seeds == "random"  # the p-values are replaced below, then corrected once
+        table = compare(scores, test=test, correction=None if random else correction, alpha=alpha, rng=rng,
+                        n_resamples=n_resamples, max_memory=max_memory, executor=executor)
         if self.bootstrap not in ("corpus", "both") and self.seeds != "random":
             return PairwiseTable.of(table)
         index = {n: i for i, n in enumerate(self.names)}
@@ -327,7 +328,9 @@ class ExperimentResult:
             from ..seeds.comparison import with_seed_tests
 
             table, _ = with_seed_tests(table, self.run_scores, a, b, alpha=ci_alpha)  # type: ignore[arg-type]  # set with seeds
-            table.attrs["test"] = "t test with seed variance (Satterthwaite df)"
+            table["ci_level"] = 1 - ci_alpha
+            table.attrs.update(test="t test with seed variance (Satterthwaite df)", correction=correction,
+                               confidence_level=1 - ci_alpha)
         else:
             table, _, _ = matched_intervals(table, self.values, a, b, bootstrap=self.bootstrap, interval=self.interval,
                                             plan=self.plan, corpus=self.corpus, alpha=ci_alpha, inclusive=inclusive)

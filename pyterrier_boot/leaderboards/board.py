@@ -276,13 +276,14 @@ def _replicates(ranks, label):
 def _as_runs(runs) -> Any:
     """The runs as a dict name -> frame; a system given as a list of runs keeps a list of frames."""
     from ..inputs.runs import read_runs
-    from ..seeds.groups import GroupedRuns
+    from ..seeds.groups import GroupedRuns, split_systems
 
     if isinstance(runs, GroupedRuns):
         return runs
     if isinstance(runs, Mapping) and any(isinstance(v, (list, tuple)) for v in runs.values()):
-        return {str(k): list(read_runs({f"{k}[{i}]": r for i, r in enumerate(v, 1)}).values())
-                if isinstance(v, (list, tuple)) else read_runs({str(k): v})[str(k)] for k, v in runs.items()}
+        flat, _, groups = split_systems(runs, None)  # read once: the experiment does not check them again
+        return GroupedRuns(read_runs(flat), dict(zip(groups.names, ([groups.runs[i] for i in m]
+                                                                   for m in groups.members), strict=True)))
     if isinstance(runs, Mapping):
         return read_runs(dict(runs))
     if isinstance(runs, str | os.PathLike | pd.DataFrame):
@@ -308,7 +309,7 @@ def _leaderboard_inputs(runs, measures, baseline, bootstrap, letters_method, seq
         raise ValueError(f"'runs' must hold at least 2 runs for a leaderboard, got {len(systems)}")
     if baseline is not None and baseline not in systems:
         raise ValueError(f"'baseline' {baseline!r} is not one of the runs: {systems[:8]}")
-    if sequential and (seeds is not None or hasattr(runs, "groups") or any(isinstance(v, list) for v in runs.values())):
+    if sequential and (seeds is not None or hasattr(runs, "groups")):
         raise ValueError("a sequential board takes one run per system: systems given as several runs (and "
                          "'seeds') need sequential=False")
     return runs, measures
@@ -349,7 +350,7 @@ def leaderboard(runs: Any, qrels: Any, measures: Sequence[Any] | str = ("AP", "n
                 confidence_level: float = 0.95, interval: str | None = None, corpus_size: int | None = None,
                 model: str = "poisson", rng: Any = None, max_memory: int = DEFAULT_MAX_MEMORY,
                 letters_method: str = DEFAULT_METHOD, verbose: bool = False, sequential: bool = False,
-                seeds: str | None = None) -> Leaderboard:
+                seeds: str | None = None, executor: Any = None) -> Leaderboard:
     """Rank runs with honest uncertainty: mean and interval per measure, rank intervals, letter groups.
 
     Args:
@@ -363,8 +364,8 @@ def leaderboard(runs: Any, qrels: Any, measures: Sequence[Any] | str = ("AP", "n
             is ``"holm"``, or ``"bonferroni"`` with ``sequential`` (which takes ``"bonferroni"`` or
             ``"e-bh"`` only).
         bootstrap: ``"topic"`` (default), ``"corpus"`` or ``"both"`` (with rank intervals over topics alone).
-        n_resamples, confidence_level, interval, corpus_size, model, max_memory, verbose, rng, seeds: as
-            :func:`~pyterrier_boot.Experiment` (``rng`` None is the fixed seed 42; ``seeds`` with lists of runs).
+        n_resamples, confidence_level, interval, corpus_size, model, max_memory, verbose, rng, seeds,
+            executor: as :func:`~pyterrier_boot.Experiment` (``rng`` None is the fixed seed 42).
         letters_method: how the letter groups are found: ``"cover"`` (default; Gramm et al. 2007)
             or ``"insert-absorb"`` (Piepho 2004), as :func:`~pyterrier_boot.compact_letter_display`
             and every other table of letters (``letters=`` is its deprecated name).
@@ -402,11 +403,12 @@ def leaderboard(runs: Any, qrels: Any, measures: Sequence[Any] | str = ("AP", "n
                         correction="holm" if correction == DEFAULT_CORRECTION else correction, seeds=seeds,
                         n_resamples=n_resamples, confidence_level=confidence_level, interval=interval,
                         corpus_size=corpus_size, model=model, rng=rng, max_memory=max_memory,
-                        letters_method=letters_method, verbose=verbose)
+                        letters_method=letters_method, verbose=verbose, executor=executor)
 
 
 def _fixed_board(runs, qrels, measures, *, baseline, test, correction, alpha, bootstrap, n_resamples,
-                 confidence_level, interval, corpus_size, model, rng, max_memory, letters_method, verbose, seeds):
+                 confidence_level, interval, corpus_size, model, rng, max_memory, letters_method, verbose, seeds,
+                 executor=None):
     """The fixed-n board: bootstrap intervals, the paired test of every pair, bootstrap rank intervals."""
     from ..experiment.experiment import experiment_result
     from ..stats.correction import METHODS
@@ -422,8 +424,9 @@ def _fixed_board(runs, qrels, measures, *, baseline, test, correction, alpha, bo
                                correction=correction if baseline is not None else None, correction_alpha=alpha,
                                bootstrap=bootstrap, n_resamples=n_resamples, confidence_level=confidence_level,
                                interval=interval, corpus_size=corpus_size, model=model, rng=rng,
-                               max_memory=max_memory, verbose=verbose, seeds=seeds)
-    pairwise = result.pairwise(test=test, correction=correction, alpha=alpha, rng=rng, max_memory=max_memory)
+                               max_memory=max_memory, verbose=verbose, seeds=seeds, executor=executor)
+    pairwise = result.pairwise(test=test, correction=correction, alpha=alpha, rng=rng, max_memory=max_memory,
+                               executor=executor)
     groups, ranks, topic_ranks = _groups_and_ranks(result, pairwise, letters_method, bootstrap, confidence_level,
                                                    rng, max_memory)
     return Leaderboard(result=result, pairwise=pairwise, letters=groups, ranks=ranks, topic_ranks=topic_ranks,

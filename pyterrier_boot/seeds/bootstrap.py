@@ -26,29 +26,37 @@ from ..stats.resampling import map_resamples, studentized_pivot
 from .fiducial import seed_draws
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from concurrent.futures import Executor
 
     from .._typing import FloatArray
     from ..stats.resampling import ResamplePlan
+    from .anova import MeanSquares
     from .scores import RunScores
 
 __all__ = ["seed_pivot", "pivot_interval", "pivot_mean_intervals"]
 
 
-def seed_pivot(rows: FloatArray, seed: FloatArray, plan: ResamplePlan, rng: np.random.Generator, *,
+def seed_pivot(rows: FloatArray, squares: Sequence[MeanSquares], plan: ResamplePlan, rng: np.random.Generator, *,
                executor: Executor | None = None) -> tuple[FloatArray, FloatArray]:
     """``(pivot [series, B], s [series])``: ``T*_b + sqrt(R_u,b) Z_b / s`` for each row of ``rows
-    [series, topic]`` (run-averaged scores) with seed draws ``seed [series, B]`` (:mod:`.fiducial`)."""
+    [series, topic]`` (run-averaged scores, system-major: ``len(squares)`` systems, each ``squares[i]``
+    holding one value per row of its block), the seed draws added one system at a time."""
     z = np.asarray(rows, dtype=float)
     n = z.shape[1]
-    w = z - z.mean(axis=1, keepdims=True)
-    pivot = map_resamples(studentized_pivot, w, plan, executor)
+    pivot = map_resamples(studentized_pivot, z - z.mean(axis=1, keepdims=True), plan, executor)
     s = z.std(axis=1, ddof=1) / np.sqrt(n)
     scale = np.where(s > 0, s, 1.0)
-    seeded = np.flatnonzero((seed > 0).any(axis=1))
-    if len(seeded):
-        normal = rng.standard_normal((len(seeded), plan.n_resamples))
-        pivot[seeded] += np.sqrt(seed[seeded]) * normal / scale[seeded, None]
+    per = len(z) // max(len(squares), 1)
+    draw_rng, normal_rng = rng.spawn(2)
+    for i, ms in enumerate(squares):
+        block = slice(i * per, (i + 1) * per)
+        seed = seed_draws([ms], plan.n_resamples, draw_rng)
+        if (seed > 0).any():
+            np.sqrt(seed, out=seed)
+            seed *= normal_rng.standard_normal(seed.shape)
+            seed /= scale[block, None]
+            pivot[block] += seed
     return pivot, scale
 
 
@@ -67,8 +75,6 @@ def pivot_mean_intervals(scores: RunScores, plan: ResamplePlan, rng: np.random.G
     averaged = scores.averaged()  # [S, Q, M]
     S, Q, M = averaged.shape
     rows = np.moveaxis(averaged, 2, 1).reshape(S * M, Q)  # system-major series
-    draw_rng, pivot_rng = rng.spawn(2)
-    seed = np.concatenate([seed_draws([ms], plan.n_resamples, draw_rng) for ms in scores.mean_squares()])
-    pivot, scale = seed_pivot(rows, seed, plan, pivot_rng, executor=executor)
+    pivot, scale = seed_pivot(rows, scores.mean_squares(), plan, rng, executor=executor)
     low, high = pivot_interval(rows.mean(axis=1), scale, pivot, confidence_level=confidence_level)
     return np.stack([low, high], axis=-1).reshape(S, M, 2)

@@ -48,9 +48,13 @@ def seed_draws(squares: Sequence[MeanSquares], n_draws: int, rng: np.random.Gene
         seeded = np.flatnonzero(runs > 0)
         if ms.n_runs > 1 and len(seeded):
             residual = np.atleast_1d(np.asarray(ms.residual, dtype=float))[seeded][:, None]
-            u_runs = rng.chisquare(ms.df_runs, size=(len(seeded), n_draws))
-            u_residual = rng.chisquare(ms.df_residual, size=(len(seeded), n_draws))
-            spread = ms.df_runs * runs[seeded][:, None] / u_runs - ms.df_residual * residual / u_residual
-            out[seeded] = np.maximum(spread, 0.0) / (ms.n_topics * ms.n_runs)
+            spread = rng.chisquare(ms.df_runs, size=(len(seeded), n_draws))  # U_R, then df_R ms_R / U_R
+            np.divide(ms.df_runs * runs[seeded][:, None], spread, out=spread)
+            other = rng.chisquare(ms.df_residual, size=(len(seeded), n_draws))  # U_E, then df_E ms_E / U_E
+            np.divide(ms.df_residual * residual, other, out=other)
+            spread -= other
+            np.maximum(spread, 0.0, out=spread)
+            spread /= ms.n_topics * ms.n_runs
+            out[seeded] = spread
         total = out if total is None else total + out
     return total if total is not None else np.zeros((0, n_draws))

@@ -36,10 +36,13 @@ def seed_replicates(scores: RunScores, plan: ResamplePlan, rng: np.random.Genera
     averaged = scores.averaged()  # [S, Q, M]
     S, Q, M = averaged.shape
     rows = np.moveaxis(averaged, 2, 1).reshape(S * M, Q)  # system-major series
-    dist = map_resamples(_sums, rows, plan, executor) / Q  # [S * M, B]
+    dist = map_resamples(_sums, rows, plan, executor)  # [S * M, B]
+    dist /= Q
     draw_rng, normal_rng = rng.spawn(2)
-    seed = np.concatenate([seed_draws([ms], plan.n_resamples, draw_rng) for ms in scores.mean_squares()])
-    seeded = np.flatnonzero((seed > 0).any(axis=1))
-    if len(seeded):
-        dist[seeded] += np.sqrt(seed[seeded]) * normal_rng.standard_normal((len(seeded), plan.n_resamples))
+    for s, ms in enumerate(scores.mean_squares()):  # one system's draws at a time
+        seed = seed_draws([ms], plan.n_resamples, draw_rng)
+        if (seed > 0).any():
+            np.sqrt(seed, out=seed)
+            seed *= normal_rng.standard_normal(seed.shape)
+            dist[s * M:(s + 1) * M] += seed
     return np.moveaxis(dist.reshape(S, M, -1), 2, 0)
