@@ -17,10 +17,12 @@ tests' Type I error, the second system's scores are shifted so that the populati
 Parts:
 
 * ``methods``: the candidates for ``seeds="random"`` (t with Satterthwaite degrees of freedom from
-  the ANOVA mean squares; the bootstrap-t over topics with a seed term; the pigeonhole bootstrap of
-  Owen 2007; a two-stage bootstrap, topics then runs within each topic; one score per seed) on a
-  smaller grid, and REML (statsmodels MixedLM) against the ANOVA estimates (agreement and time);
-* ``coverage``: the shipped methods over k = 2, 3, 5, 10 runs, n = 10, 25, 50, 100 topics and
+  the ANOVA mean squares; the bootstrap-t over topics with a seed term on Satterthwaite's degrees of
+  freedom or through its generalized pivotal quantity; the pigeonhole bootstrap of Owen 2007; a
+  two-stage bootstrap, topics then runs within each topic; one score per seed; for differences the
+  t with generalized seed terms) on a smaller grid, their tests' Type I error, and REML (statsmodels
+  MixedLM) against the ANOVA estimates (agreement and time);
+* ``coverage``: the shipped methods over k = 2, 3, 4, 5, 10 runs, n = 10, 25, 50, 100 topics and
   four seed-variance scenarios: coverage of means and differences, Type I error of the tests,
   ``seeds="fixed"`` coverage beside today's (one run per system);
 * ``aso``: power at equal Type I error of our test against deep-significance's Almost Stochastic
@@ -150,11 +152,27 @@ def satterthwaite_means(x, plan, rng):
 
 
 def pivot_means(x, plan, rng):
-    """Shipped: the bootstrap-t over topics with the generalized (fiducial) seed term."""
+    """Shipped: the bootstrap-t over topics with a seed term, generalized below 5 runs, Satterthwaite from 5."""
     from pyterrier_boot.seeds.bootstrap import pivot_mean_intervals
 
     res = pivot_mean_intervals(run_scores(x), plan, rng, confidence_level=1 - ALPHA)
     return res[:, 0, 0], res[:, 0, 1]
+
+
+def generalized_pivot_means(x, plan, rng):
+    """The bootstrap-t over topics with the generalized (fiducial) seed term, whatever the runs."""
+    from pyterrier_boot.seeds.fiducial import seed_draws
+    from pyterrier_boot.stats.resampling import studentized_pivot
+
+    squares = run_scores(x).mean_squares()
+    seed = np.concatenate([seed_draws([ms], plan.n_resamples, rng) for ms in squares])
+    z = x.mean(axis=1)
+    s = z.std(axis=1, ddof=1) / np.sqrt(z.shape[1])
+    unit = np.where(s > 0, s, 1.0)
+    pivot = studentized_pivot(z - z.mean(axis=1, keepdims=True), plan)
+    pivot += np.sqrt(seed) * rng.standard_normal(seed.shape) / unit[:, None]
+    q_lo, q_hi = np.quantile(pivot, [ALPHA / 2, 1 - ALPHA / 2], axis=1)
+    return z.mean(axis=1) - q_hi * unit, z.mean(axis=1) - q_lo * unit
 
 
 def satterthwaite_pivot_means(x, plan, rng):
@@ -261,7 +279,8 @@ def per_seed_differences(xa, xb, plan, rng):
 MEAN_METHODS = {
     "t, Satterthwaite df (ANOVA)": satterthwaite_means,
     "bootstrap-t + seed term, Satterthwaite df": satterthwaite_pivot_means,
-    "bootstrap-t + generalized seed term": pivot_means,
+    "bootstrap-t + generalized seed term": generalized_pivot_means,
+    "shipped: generalized below 5 runs, Satterthwaite from 5": pivot_means,
     "pigeonhole (Owen 2007), percentile": pigeonhole,
     "two-stage (topics, runs within topic), percentile": two_stage,
     "one score per seed, t": per_seed_means,
@@ -408,9 +427,10 @@ def part_methods(sim, args, rng):
 def part_coverage(sim, args, rng):
     from pyterrier_boot.seeds.bootstrap import seed_pivot  # noqa: F401 -- fail early without the package
 
-    sizes, ks = (10, 25, 50, 100), (2, 3, 5, 10)
+    sizes, ks = (10, 25, 50, 100), (2, 3, 4, 5, 10)
     lines = []
-    tables = {"mean (bootstrap-t + seed term)": ("mean", {"m": pivot_means}),
+    tables = {"mean (bootstrap-t + seed term: generalized below 5 runs, Satterthwaite from 5)":
+              ("mean", {"m": pivot_means}),
               "difference (t, Satterthwaite df)": ("difference", {"m": lambda a, b, p, r: satterthwaite_differences(a, b, p, r)[:2]})}
     for title, (kind, methods) in tables.items():
         lines += [f"**Coverage, seeds=\"random\", {title}** (%, {args.replications:,} replications per cell)", "",

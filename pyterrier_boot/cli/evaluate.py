@@ -243,7 +243,9 @@ def _summary_lines(result, pairwise, args, seed, qrels, width):
 
     S, Q = len(result.names), len(result.qids)
     cells = _cells(result)
-    lines = [_text.wrap(f"{S} run{'s' if S > 1 else ''} x {Q} topic{'s' if Q != 1 else ''}; qrels {qrels.source}", width),
+    what = f"{S} run{'s' if S > 1 else ''}" if result.run_scores is None else \
+        f"{S} system{'s' if S > 1 else ''} ({len(result.run_scores.runs)} runs)"
+    lines = [_text.wrap(f"{what} x {Q} topic{'s' if Q != 1 else ''}; qrels {qrels.source}", width),
              _text.wrap(f"{cells}; sorted by {result.measures[0]}.", width)]
     table = summary_table(result, pairwise=pairwise, alpha=args.alpha, digits=args.digits)
     lines += ["", _text.render_table(table, width=width), ""]

@@ -179,7 +179,9 @@ class Leaderboard:
         from ..stats.registry import test_label as test_name
 
         n = len(res.qids)
-        parts = [f"{len(res.names)} runs on {n} topic{'s' if n != 1 else ''}, ranked by mean {self.measures[0]}."]
+        scores = getattr(res, "run_scores", None)
+        runs = f"{len(res.names)} runs" if scores is None else f"{len(res.names)} systems ({len(scores.runs)} runs)"
+        parts = [f"{runs} on {n} topic{'s' if n != 1 else ''}, ranked by mean {self.measures[0]}."]
         if res.intervals is not None:
             parts.append(f"Means with {describe_intervals(res)}.")
         if not self.tested:

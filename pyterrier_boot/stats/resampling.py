@@ -309,6 +309,19 @@ def weighted_sums(plan: ResamplePlan | SignFlipPlan, values: FloatArray) -> Floa
     return out
 
 
+def resample_moments(W: FloatArray, plan: ResamplePlan) -> tuple[FloatArray, FloatArray]:
+    """``(mean, variance of the mean)`` of each row of the centred scores ``W`` in every resample
+    ``b``, both (rows, B): ``mean(w*b)`` and ``sd(w*b)^2 / n`` (ddof=1, floored at 0)."""
+    n = W.shape[1]
+    s1 = weighted_sums(plan, W)
+    s1 /= n
+    s2 = weighted_sums(plan, W * W)
+    s2 -= n * s1 * s1
+    np.maximum(s2, 0.0, out=s2)
+    s2 /= (n - 1) * n
+    return s1, s2
+
+
 def studentized_pivot(W: FloatArray, plan: ResamplePlan) -> FloatArray:
     """``t(w*b)`` for each row of the centred scores ``W`` and resample ``b``: (rows, B).
 
@@ -319,13 +332,7 @@ def studentized_pivot(W: FloatArray, plan: ResamplePlan) -> FloatArray:
     ``t = mean / (sd / √n)`` with ``sd`` the resample's own standard deviation (ddof=1); a resample
     with zero spread gives ``±inf``, or 0 when its mean is 0 too.
     """
-    n = W.shape[1]
-    s1 = weighted_sums(plan, W)
-    s1 /= n
-    s2 = weighted_sums(plan, W * W)
-    s2 -= n * s1 * s1
-    np.maximum(s2, 0.0, out=s2)
-    s2 /= (n - 1) * n
+    s1, s2 = resample_moments(W, plan)
     np.sqrt(s2, out=s2)
     with np.errstate(divide="ignore", invalid="ignore"):
         s1 /= s2
