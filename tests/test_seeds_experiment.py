@@ -46,6 +46,7 @@ def test_random_is_the_default_and_names_itself(random_result):
     for column in ("AP ci_low (seeds random)", "AP diff ci_high (seeds random)", "AP p-value (seeds random)"):
         assert column in table.columns
     assert "seeds random" in res.display().caption and "seed variance" in res.display().caption
+    assert "S3: 2 runs, a seed variance on 1 degree of freedom" in res.display().caption  # k = 2 flagged
     assert "seeds" in res.to_dict() and res.to_dict()["runs"]["S1"] == ["S1[1]", "S1[2]", "S1[3]"]
 
 
@@ -130,6 +131,27 @@ def test_save_and_load_keep_the_runs(random_result, tmp_path):
     assert back.seeds == "random" and back.run_scores.runs == random_result.run_scores.runs
     assert back.table().equals(random_result.table())
     assert back.variance_components().equals(random_result.variance_components())
+
+
+def test_a_version_2_result_loads_without_seeds(sim, tmp_path):
+    """Results saved before the seeds fields (format 2) load, with one run per system."""
+    import json
+    import zipfile
+
+    res = ptb.experiment_result({"A": sim.runs["S2"], "B": sim.runs["S1"][0]}, None, sim.qrels, ["AP"],
+                                n_resamples=200)
+    path, old = res.save(tmp_path / "new.zip"), tmp_path / "old.zip"
+    with zipfile.ZipFile(path) as src, zipfile.ZipFile(old, "w") as dst:
+        for name in src.namelist():
+            data = src.read(name)
+            if name == "result.json":
+                doc = json.loads(data)
+                doc["version"] = 2
+                del doc["result"]["seeds"]
+                data = json.dumps(doc)
+            dst.writestr(name, data)
+    back = ptb.load_result(old)
+    assert back.seeds is None and back.run_scores is None and back.table().equals(res.table())
 
 
 def test_experiment_returns_our_table_for_lists(sim):

@@ -179,10 +179,20 @@ def describe_intervals(result: Any) -> str:
         method = ("t intervals with seed variance (Satterthwaite df)" if result.interval == "t" else
                   f"{method} intervals with a seed term (topic, seed and topic-by-seed variance)")
         return (f"{100 * result.confidence_level:g}% {method}, seeds random: a new seed ({n:,} "
-                f"{unit[result.bootstrap]}{_seed_phrase(result.provenance)})")
+                f"{unit[result.bootstrap]}{_seed_phrase(result.provenance)}){_two_runs(result)}")
     fixed = ", seeds fixed: these runs' average" if seeds == "fixed" else ""
     return (f"{100 * result.confidence_level:g}% {result.bootstrap}-bootstrap {method} intervals "
             f"({n:,} {unit[result.bootstrap]}{fixed}{_seed_phrase(result.provenance)})")
+
+
+def _two_runs(result: Any) -> str:
+    """A flag for systems given as exactly two runs: their seed variance rests on one degree of freedom."""
+    counts = result.run_scores.n_runs
+    two = [name for name, k in zip(result.names, counts, strict=True) if k == 2]
+    if not two:
+        return ""
+    return (f"; {', '.join(two[:5])}{', ...' if len(two) > 5 else ''}: 2 runs, a seed variance on 1 degree of "
+            "freedom (wide intervals; 3 or more runs are better)")
 
 
 def variance_label(result: Any) -> str:

@@ -144,7 +144,7 @@ class Leaderboard:
         variance and the letters; untested (:attr:`tested`), the mean and its rank alone."""
         frame = self.to_frame()
         out = frame[["rank", "run"]].copy()
-        label = getattr(self.result, "seeds_label", "")
+        seeds = getattr(self.result, "seeds_label", "")
 
         def rank(v):
             return f"{v:g}"
@@ -154,9 +154,9 @@ class Leaderboard:
                 out[m] = [f"{v:.{digits}f}" for v in frame[m]]
                 out[f"{m} rank"] = [rank(r) for r in frame[f"{m} rank"]]
                 continue
-            if f"{m} ci_low{label}" in frame:
-                out[m + label] = [f"{v:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]" for v, lo, hi in
-                                  zip(frame[m], frame[f"{m} ci_low{label}"], frame[f"{m} ci_high{label}"], strict=True)]
+            if f"{m} ci_low{seeds}" in frame:
+                out[m + seeds] = [f"{v:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]" for v, lo, hi in
+                                  zip(frame[m], frame[f"{m} ci_low{seeds}"], frame[f"{m} ci_high{seeds}"], strict=True)]
             else:
                 out[m] = [f"{v:.{digits}f}" for v in frame[m]]
             for label, _ in self._rank_columns():
