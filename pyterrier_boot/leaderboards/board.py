@@ -282,11 +282,10 @@ def _as_runs(runs) -> Any:
 
     if isinstance(runs, GroupedRuns):
         return runs
-    if isinstance(runs, Mapping) and any(isinstance(v, (list, tuple)) for v in runs.values()):
-        flat, _, groups = split_systems(runs, None)  # read once: the experiment does not check them again
-        return GroupedRuns(read_runs(flat), dict(zip(groups.names, ([groups.runs[i] for i in m]
-                                                                   for m in groups.members), strict=True)))
     if isinstance(runs, Mapping):
+        flat, _, groups = split_systems(runs, None)  # lists of runs: read once, not checked again
+        if groups is not None:
+            return GroupedRuns(read_runs(flat), groups.mapping())
         return read_runs(dict(runs))
     if isinstance(runs, str | os.PathLike | pd.DataFrame):
         return read_runs([runs])

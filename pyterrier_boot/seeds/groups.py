@@ -44,6 +44,10 @@ class RunGroups:
         """Whether any system has two or more runs."""
         return any(len(m) > 1 for m in self.members)
 
+    def mapping(self) -> dict[str, list[str]]:
+        """``system -> run names``."""
+        return {name: [self.runs[r] for r in members] for name, members in zip(self.names, self.members, strict=True)}
+
     @classmethod
     def of(cls, groups: Mapping[str, Sequence[str]], runs: Sequence[str]) -> RunGroups:
         """The groups ``system -> run names`` over ``runs`` (each run in exactly one system)."""
