@@ -444,10 +444,10 @@ def part_coverage(sim, args, rng):
             print(f"  {title} {s[0]} done", file=sys.stderr, flush=True)
         lines.append("")
     lines += [f"**Type I error, t test with seed variance (Satterthwaite df), alpha = {ALPHA}** (%, "
-              f"{args.replications:,} replications per cell)", "",
+              f"{args.replications:,} replications per cell; k = 1 is today's paired t-test on one run each)", "",
               "| scenario | k | " + " | ".join(f"n = {n}" for n in sizes) + " |", "|---|---|" + "---|" * len(sizes)]
     for s in SCENARIOS:
-        for k in ks:
+        for k in (1, *ks):
             cells = [_cell(type_one(sim, n, k, s, args.replications, args.resamples, rng)["m"], args.replications)
                      for n in sizes]
             lines.append(f"| {s[0]} | {k} | " + " | ".join(cells) + " |")
@@ -496,9 +496,23 @@ def part_aso(sim, args, rng):
     return "\n".join(lines)
 
 
+def part_type_one(sim, args, rng):
+    """The Type I error table alone (``coverage`` prints it too)."""
+    sizes, ks = (10, 25, 50, 100), (1, 2, 3, 5, 10)
+    lines = [f"**Type I error, t test with seed variance (Satterthwaite df), alpha = {ALPHA}** (%, "
+             f"{args.replications:,} replications per cell; k = 1 is today's paired t-test on one run each)", "",
+             "| scenario | k | " + " | ".join(f"n = {n}" for n in sizes) + " |", "|---|---|" + "---|" * len(sizes)]
+    for s in SCENARIOS:
+        for k in ks:
+            cells = [_cell(type_one(sim, n, k, s, args.replications, args.resamples, rng)["m"], args.replications)
+                     for n in sizes]
+            lines.append(f"| {s[0]} | {k} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("part", choices=("methods", "coverage", "aso"))
+    parser.add_argument("part", choices=("methods", "coverage", "typeone", "aso"))
     parser.add_argument("--replications", type=int, default=2000)
     parser.add_argument("--resamples", type=int, default=999)
     parser.add_argument("--aso-iterations", type=int, default=1000)
@@ -514,7 +528,8 @@ def main(argv=None):
     rng = np.random.default_rng(args.seed)
     pops = populations(args.data, args.cache)
     sim = Simulator(pops, rng)
-    text = {"methods": part_methods, "coverage": part_coverage, "aso": part_aso}[args.part](sim, args, rng)
+    text = {"methods": part_methods, "coverage": part_coverage, "typeone": part_type_one,
+            "aso": part_aso}[args.part](sim, args, rng)
     load = os.getloadavg()
     text += (f"\n\n(`python benchmarks/seeds_validation.py {args.part} --replications {args.replications}`; "
              f"{sum(len(p) for p in pops.values())} systems of {len(pops)} collections; "

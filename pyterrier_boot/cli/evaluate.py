@@ -188,7 +188,9 @@ def _evaluate(args, measures, status, progress, out, executor=None):
     from ..experiment.experiment import experiment_result
 
     n_text = f", {args.n_resamples:,} resamples" if args.n_resamples else ""
-    status(f"evaluating {len(names)} run{'s' if len(names) > 1 else ''} on {', '.join(m.label for m in measures)}, "
+    what = (f"{len(names)} run{'s' if len(names) > 1 else ''}" if len(files) <= len(names) else
+            f"{len(names)} systems ({len(files)} runs)")
+    status(f"evaluating {what} on {', '.join(m.label for m in measures)}, "
            f"{args.bootstrap} bootstrap{n_text}, seed {seed}")
     result = experiment_result(runs, None, qrels, measures, baseline=args.baseline or None, test=args.test,
                         correction=correction if args.baseline else None, correction_alpha=args.alpha,
