@@ -187,6 +187,17 @@ def test_leaderboard_with_several_runs(sim, tmp_path):
     assert "AP rank ci_low (topics, seeds fixed)" in fixed.to_frame()
 
 
+@pytest.mark.parametrize("lists", [False, True])
+def test_board_columns_with_two_measures(sim, lists):
+    """Every measure's interval columns keep their names (the rank labels once leaked into the second's)."""
+    runs = sim.runs if lists else {"A": sim.runs["S2"], "B": sim.runs["S1"][0]}
+    board = ptb.leaderboard(runs, sim.qrels, ["AP", "P@5"], n_resamples=200)
+    label = " (seeds random)" if lists else ""
+    for m in ("AP", "P@5"):
+        assert {f"{m} ci_low{label}", f"{m} ci_high{label}"} <= set(board.to_frame().columns)
+        assert f"{m}{label}" in board.display_frame().columns
+
+
 def test_simulated_truth_for_a_new_seed_and_for_these_seeds(sim):
     random = sim.truth("AP", n_topics=60, rng=1)
     fixed = sim.truth("AP", n_topics=60, rng=1, seeds="fixed")

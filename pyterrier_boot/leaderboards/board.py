@@ -124,12 +124,12 @@ class Leaderboard:
         rows = [index[n] for n in self.order]
         intervals = self._intervals()
         frame = pd.DataFrame({"rank": np.arange(1, len(rows) + 1), "run": self.order})
-        label = getattr(res, "seeds_label", "")
+        seeds = getattr(res, "seeds_label", "")
         for j, m in enumerate(self.measures):
             frame[m] = res.means[rows, j]
             if intervals is not None:
-                frame[f"{m} ci_low{label}"] = intervals[rows, j, 0]
-                frame[f"{m} ci_high{label}"] = intervals[rows, j, 1]
+                frame[f"{m} ci_low{seeds}"] = intervals[rows, j, 0]
+                frame[f"{m} ci_high{seeds}"] = intervals[rows, j, 1]
             frame[f"{m} rank"] = collection[rows, j]
             for label, ranks in self._rank_columns():
                 low, high = ((np.full(len(rows), np.nan),) * 2 if ranks is None else
