@@ -216,9 +216,12 @@ def test_coverage_and_type_one_error_a_few_examples():
 @pytest.mark.slow
 @pytest.mark.parametrize(("k", "n", "seed_sd"), [(3, 25, 0.1), (5, 25, 0.1), (5, 50, 0.02), (10, 10, 0.05)])
 def test_coverage_and_type_one_error_over_many_replications(k, n, seed_sd):
-    """95% intervals cover at least 93% (k = 3: at least 93%, as validated; 2,000 replications,
-    SE 0.5 points) and the test rejects a true null at most 5% plus 2.5 Monte Carlo SEs."""
+    """95% intervals cover at least 93% with 3 runs and 93-97% from 5 (the validation's targets, with
+    room for the AP-like population's own overcoverage at small n; 2,000 replications, SE 0.5
+    points), and the test rejects a true null at most 5% plus 2.5 Monte Carlo SEs."""
     reps = 2000
     mean, diff, type_one = _coverage(np.random.default_rng(12 + k + n), k, n, reps, seed_sd)
     assert mean >= 0.93 and diff >= 0.93
+    if k >= 5:
+        assert mean <= 0.97 and diff <= 0.97
     assert type_one <= 0.05 + 2.5 * np.sqrt(0.05 * 0.95 / reps)
