@@ -110,10 +110,14 @@ def test_variance_components_need_several_runs(sim):
 
 
 def test_executor_gives_identical_numbers(sim):
-    kwargs = dict(baseline="S2", n_resamples=1000)
-    one = ptb.experiment_result(sim.runs, None, sim.qrels, ["AP"], **kwargs)
+    """Several blocks of resamples on the pool (a system with 5 runs: the Satterthwaite seed term)."""
+    from pyterrier_boot.stats.resampling import RESAMPLE_BLOCK
+
+    kwargs = dict(baseline="S2", n_resamples=2 * RESAMPLE_BLOCK + 17)
+    runs = dict(sim.runs, S4=[*sim.runs["S1"], *sim.runs["S3"]])  # 5 runs
+    one = ptb.experiment_result(runs, None, sim.qrels, ["AP"], **kwargs)
     with ThreadPoolExecutor(2) as pool:
-        two = ptb.experiment_result(sim.runs, None, sim.qrels, ["AP"], executor=pool, **kwargs)
+        two = ptb.experiment_result(runs, None, sim.qrels, ["AP"], executor=pool, **kwargs)
     assert np.array_equal(one.intervals, two.intervals)
     assert np.array_equal(one.distribution_, two.distribution_)
     assert one.table().equals(two.table())

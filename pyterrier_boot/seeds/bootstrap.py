@@ -50,7 +50,9 @@ SATTERTHWAITE_RUNS = 5
 
 
 def _moments(values: FloatArray, plan: ResamplePlan) -> FloatArray:
-    return np.stack(resample_moments(values, plan))
+    """The resample means over the resample variances, stacked row-wise ``[2 series, B]`` (blocks
+    of resamples are joined along the last axis by :func:`~pyterrier_boot.stats.resampling.map_resamples`)."""
+    return np.concatenate(resample_moments(values, plan))
 
 
 def seed_pivot(rows: FloatArray, squares: Sequence[MeanSquares], plan: ResamplePlan, rng: np.random.Generator, *,
@@ -60,7 +62,7 @@ def seed_pivot(rows: FloatArray, squares: Sequence[MeanSquares], plan: ResampleP
     ``squares[i]`` holding one value per row of it)."""
     z = np.asarray(rows, dtype=float)
     n, B = z.shape[1], plan.n_resamples
-    mean, var = map_resamples(_moments, z - z.mean(axis=1, keepdims=True), plan, executor)
+    mean, var = np.split(map_resamples(_moments, z - z.mean(axis=1, keepdims=True), plan, executor), 2)
     s = z.std(axis=1, ddof=1) / np.sqrt(n)
     unit = np.where(s > 0, s, 1.0)
     per = len(z) // max(len(squares), 1)
