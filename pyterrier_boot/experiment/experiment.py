@@ -75,11 +75,26 @@ class ArgumentError(ValueError, AssertionError):
     """A bad argument where ``pt.Experiment`` raises AssertionError: catch it as either."""
 
 
-class MeasureError(KeyError, TypeError):
-    """An entry of ``eval_metrics`` that is no measure (``pt.Experiment`` raises KeyError)."""
+class MeasureError(KeyError, TypeError, ValueError):
+    """An entry of ``eval_metrics`` that is no measure: ``pt.Experiment`` raises ValueError for an
+    unknown name and KeyError for another type, so it is both (and a TypeError)."""
 
     def __str__(self):
         return str(self.args[0])
+
+
+class BaselineError(ArgumentError, TypeError, KeyError):
+    """A bad ``baseline``: ``pt.Experiment`` raises TypeError (a name with a list of systems),
+    AssertionError (a position out of range), ValueError (an unknown name) or KeyError (a
+    fractional position) for one, so it is all four."""
+
+    def __str__(self):
+        return str(self.args[0])
+
+
+class MissingInputError(ValueError, TypeError, AttributeError):
+    """``topics`` or ``qrels`` None where they are needed: ``pt.Experiment`` fails on them with
+    TypeError (topics) or AttributeError (qrels), so it is both (and a ValueError)."""
 
 
 def _no_ppi_options(estimand, judging_plan) -> None:
@@ -367,6 +382,8 @@ def _checked_settings(settings: _Settings, baselines, names) -> tuple[_Settings,
     max_memory = check_max_memory(settings.max_memory)
     _check_options(settings.perquery, baselines, settings.correction, settings.round, settings.save_dir,
                    settings.save_mode, settings.plan, names)
+    _check_running(settings.plan, settings.verbose, settings.batch_size, settings.correction,
+                   settings.correction_alpha)
     return replace(settings, bootstrap=bootstrap, interval=interval, n_resamples=n_resamples,
                    max_memory=max_memory), test_name
 
@@ -374,11 +391,14 @@ def _checked_settings(settings: _Settings, baselines, names) -> tuple[_Settings,
 def _read_inputs(systems, topics, qrels, settings: _Settings) -> _Inputs:
     """Read the qrels and topics (once: inner layers take what is read here) and filter them as
     ``pt.Experiment`` does (``filter_by_qrels``, ``filter_by_topics``)."""
+    if qrels is None:
+        raise MissingInputError("'qrels' is None: give the relevance judgements (a frame, a TREC qrels file, a "
+                                "PyTerrier dataset or 'irds:<id>')")
     qrels_all = read_qrels(qrels, corpus_size=settings.corpus_size)
     qrels = qrels_all
     topics = read_topics(topics) if topics is not None else None
     if topics is None and any(not isinstance(s, pd.DataFrame) for s in systems):
-        raise ValueError("'topics' are needed to run the systems that are transformers")
+        raise MissingInputError("'topics' are needed to run the systems that are transformers")
     topics_all = topics
     no_overlap = ("There is no overlap between the qids found in the topics and qrels. If this is "
                   "intentional, set filter_by_topics=False and filter_by_qrels=False.")
@@ -672,7 +692,7 @@ def _by_query(runs, qrels_frame, by_query, qids):
 def _systems_names_baselines(retr_systems, names, baseline):
     systems, names = named_systems(retr_systems, names)
     if not systems:
-        raise ValueError("'retr_systems' is empty")
+        raise ArgumentError("'retr_systems' is empty")
     check_system_types(systems, names)
     for i, s in enumerate(systems):
         if isinstance(s, pd.DataFrame) and {"measure", "value"} <= set(s.columns) and "docno" not in s.columns:
@@ -681,20 +701,20 @@ def _systems_names_baselines(retr_systems, names, baseline):
                 "score): Experiment evaluates rankings, and the corpus bootstrap resamples their documents; for "
                 "per-query scores use pyterrier_boot.compare or pyterrier_boot.bootstrap_ci directly")
     if isinstance(baseline, str) and not isinstance(retr_systems, dict):
-        raise TypeError("baseline should be an int when retr_systems is a list")
+        raise BaselineError("baseline should be an int when retr_systems is a list")
     baselines = []
     for b in ([] if baseline is None else baseline if isinstance(baseline, (list, tuple)) else [baseline]):
         if isinstance(b, str):
             if b not in names:
-                raise ValueError(f"Unknown baseline '{b}'. Valid options are: {', '.join(names)}")
+                raise BaselineError(f"Unknown baseline '{b}'. Valid options are: {', '.join(names)}")
             baselines.append(names.index(b))
         elif isinstance(b, (int, np.integer)) and not isinstance(b, bool) and 0 <= b < len(systems):
             baselines.append(int(b))
         else:
-            raise ArgumentError(f"baseline {b!r} is not among the systems: give a position 0..{len(systems) - 1} "
-                             f"or one of the names {names}")
+            raise BaselineError(f"baseline {b!r} is not among the systems: give a position 0..{len(systems) - 1} "
+                                f"or one of the names {names}")
     if len(set(baselines)) < len(baselines):
-        raise ArgumentError("'baseline' lists a system more than once")
+        raise BaselineError("'baseline' lists a system more than once")
     return systems, names, baselines
 
 
@@ -710,6 +730,8 @@ def _check_frame_columns(retr_systems, systems):
 def _check_test(test):
     if callable(test):
         return None
+    if not isinstance(test, str):
+        raise TypeError(f"'test' must be a test's name or a callable test(x, y), got {type(test).__name__}: {test!r}")
     if test not in TESTS:
         raise ArgumentError(f"Unknown test function name {test!r}: expected one of {sorted(set(TESTS))} or a callable")
     return TESTS[test]
@@ -775,6 +797,25 @@ def _check_options(perquery, baselines, correction, round, save_dir, save_mode, 
                 raise ValueError(f"Name contains bad characters and save_dir is set, name is {n}")
         if len(set(names)) < len(names):
             raise ValueError("save_dir is set, but names are not unique. Use names= to set unique names")
+
+
+def _check_running(plan, verbose, batch_size, correction, correction_alpha):
+    """``verbose`` of the tree plan, ``batch_size`` and ``correction_alpha``, with pt.Experiment's error
+    types (AssertionError, or TypeError for a value of the wrong type)."""
+    if plan == "tree" and verbose not in ("auto", True, False):
+        raise ArgumentError(f"'verbose' must be 'auto', True or False with plan='tree', got {verbose!r}")
+    if batch_size is not None:
+        if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)):
+            raise TypeError(f"'batch_size' must be a positive integer or None, got {type(batch_size).__name__}: "
+                            f"{batch_size!r}")
+        if batch_size < 1:
+            raise ArgumentError(f"'batch_size' must be a positive integer or None, got {batch_size}")
+    if correction is not None:
+        if isinstance(correction_alpha, bool) or not isinstance(correction_alpha, (int, float, np.number)):
+            raise TypeError(f"'correction_alpha' must be a number in (0, 1), got {type(correction_alpha).__name__}: "
+                            f"{correction_alpha!r}")
+        if not 0 < correction_alpha < 1:
+            raise ValueError(f"'correction_alpha' must be in (0, 1), got {correction_alpha}")
 
 
 def _validate(systems, names, topics, measures, validate):
