@@ -122,8 +122,11 @@ def test_same_call_same_table():
     pd.testing.assert_frame_equal(first, again)
     seeded = ptb.Experiment(list(RUNS), TOPICS, QRELS, ["map"], names=["A", "B", "C"], baseline=0, rng=42)
     pd.testing.assert_frame_equal(first, seeded)  # rng=None is the documented seed 42
-    other = ptb.Experiment(list(RUNS), TOPICS, QRELS, ["map"], names=["A", "B", "C"], baseline=0, rng=7)
-    assert not np.allclose(other["map ci_low"], first["map ci_low"])
+    # another seed, other resamples (with 6 topics, 10,000 resamples put the ends on the same few
+    # distinct means whatever the seed: 200 show the draw)
+    kept, other = (ptb.Experiment(list(RUNS), TOPICS, QRELS, ["map"], names=["A", "B", "C"], baseline=0, rng=rng,
+                                  n_resamples=200) for rng in (None, 7))
+    assert not np.allclose(other[["map ci_low", "map ci_high"]], kept[["map ci_low", "map ci_high"]])
 
 
 # pt.Experiment's own t-test against the baseline on one topic (scipy's variance of one value), as pt.Experiment does
@@ -272,3 +275,69 @@ def test_retr_systems_may_be_a_tuple():
         warnings.simplefilter("ignore")
         table = ptb.Experiment(tuple(RUNS), TOPICS, QRELS, ["map"], bootstrap=None)
     assert len(table) == len(RUNS)
+
+
+def _rag_output():
+    """A RAG-style transformer's output: a context per topic, no documents (PyTerrier's
+    test_expected_columns)."""
+    return pt.Transformer.from_df(pd.DataFrame({"qid": ["1", "2"], "query": "q", "context": ["here", "there!"]}))
+
+
+def test_outputs_without_documents_go_to_measures_that_read_them(tmp_path):
+    """Issue 33: a transformer returning ``qid, query, context`` with a per-query measure reading
+    ``context`` (``ir_measures.define_byquery``) works as in pt.Experiment, with an interval from its
+    per-query values; with a ranking measure both refuse it with the same error type."""
+    context_length = ir_measures.define_byquery(lambda qrels, run: len(run.iloc[0]["context"]),
+                                                run_inputs=["context"], name="context_length")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = _evaluation.Experiment([_rag_output()], TOPICS, QRELS, [context_length], names=["rag"])
+        ours = ptb.Experiment([_rag_output()], TOPICS, QRELS, [context_length], names=["rag"], n_resamples=200)
+    pd.testing.assert_frame_equal(ours[theirs.columns], theirs)
+    assert ours.loc[0, "context_length"] == pytest.approx((4 + 6) / 6)  # two topics of the six judged
+    assert ours.loc[0, "context_length ci_low"] <= ours.loc[0, "context_length"] <= ours.loc[0, "context_length ci_high"]
+    for measures in (["map"], [context_length, "map"]):
+        theirs_error = _raised(_evaluation.Experiment, _bad(retr_systems=[_rag_output()], eval_metrics=measures),
+                               tmp_path / "pt")
+        ours_error = _raised(ptb.Experiment, _bad(retr_systems=[_rag_output()], eval_metrics=measures), tmp_path / "o")
+        assert isinstance(theirs_error, ValueError) and isinstance(ours_error, ValueError), (theirs_error, ours_error)
+
+
+def test_outputs_without_documents_saved_as_pt_experiment_saves_them(tmp_path):
+    """pt.Experiment's test_save_invalid_format: a TypeError naming the missing columns for a TREC run
+    file; with save_format=pickle and a per-query measure the output is saved and evaluated."""
+    import pickle
+
+    dummy = ir_measures.define_byquery(lambda qrels, run: 0)
+    for experiment, folder in ((_evaluation.Experiment, tmp_path / "pt"), (ptb.Experiment, tmp_path / "ours")):
+        folder.mkdir()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with pytest.raises(TypeError, match=r"'docno', 'score', 'rank'"):
+                experiment([_rag_output()], TOPICS, QRELS, ["map"], save_dir=str(folder), names=["t"])
+            table = experiment([_rag_output()], TOPICS, QRELS, [dummy], save_dir=str(folder), names=["t"],
+                               save_format=pickle)
+        assert table.loc[0, "<lambda>"] == 0
+        assert (folder / "t.res.gz").exists() or any(folder.glob("t.*"))
+
+
+@pytest.mark.parametrize("options", [
+    {}, {"baseline": 0}, {"baseline": 1, "correction": "holm"}, {"baseline": [0, 2]},
+    {"baseline": [0, 1], "correction": "bonferroni"}, {"bootstrap": None, "baseline": 0},
+    {"bootstrap": "corpus", "baseline": 0, "correction": "holm"}, {"bootstrap": "both", "baseline": [1, 0]},
+    {"bootstrap": None}, {"mrt": True, "baseline": 0}, {"round": 3, "baseline": 2},
+])
+def test_result_table_has_the_experiments_columns_in_its_order(options):
+    """Issue 33: res.table() orders its columns exactly as pt.boot.Experiment's table (one order),
+    with the same values."""
+    options = dict(options)
+    systems = [pt.Transformer.from_df(run) for run in RUNS] if options.pop("mrt", False) else list(RUNS)
+    measures = ["map", "P_5"] + (["mrt"] if isinstance(systems[0], pt.Transformer) else [])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        table = ptb.Experiment(systems, TOPICS, QRELS, measures, names=["A", "B", "C"], n_resamples=200, **options)
+        result = ptb.experiment_result(systems, TOPICS, QRELS, measures, names=["A", "B", "C"], n_resamples=200,
+                                       **options).table()
+    assert list(result.columns) == list(table.columns)
+    fixed = [c for c in table.columns if c != "mrt"]  # the systems' running time differs between two runs
+    pd.testing.assert_frame_equal(result[fixed], table[fixed], check_dtype=False)

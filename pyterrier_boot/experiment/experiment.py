@@ -36,7 +36,7 @@ from ..measures.arrays import JudgedRuns, natural_order
 from ..measures.engine import FALLBACK_MAX_GRADE, Evaluator
 from ..measures.evaluation import intern
 from ..measures.parsing import LabelledMeasure, parse_measures, require_mean_aggregated
-from ..measures.suggestions import did_you_mean
+from ..measures.suggestions import did_you_mean, measure_registry
 from ..stats.intervals import METHODS as TOPIC_METHODS
 from ..stats.registry import PAIRED, spellings
 from ..stats.resampling import resample_plan
@@ -49,7 +49,7 @@ from .execution import (
     run_systems,
     unique_keys,
 )
-from .result import Comparisons, ExperimentResult
+from .result import Comparisons, ExperimentResult, unit_bounds
 from .uncertainty import BOOTSTRAPS, JOINT_METHODS, difference_spreads, mean_spreads
 
 if TYPE_CHECKING:
@@ -319,10 +319,10 @@ def _experiment(retr_systems, topics, qrels, eval_metrics, settings: _Settings) 
     if interned is not None:
         retr_systems = dict.fromkeys(interned.systems, pd.DataFrame())  # names only: the runs are interned
     systems, names, baselines = _systems_names_baselines(retr_systems, settings.names, settings.baseline)
-    if interned is None:
-        _check_frame_columns(retr_systems, systems)
     settings, test_name = _checked_settings(settings, baselines, names)
     measures = _measures(eval_metrics, summed_allowed=settings.bootstrap is None, rich=settings.rich)
+    if interned is None and measures.rankings:
+        _check_frame_columns(retr_systems, systems)
     if settings.precompute_prefix:
         warnings.warn("precompute_prefix is deprecated. Use plan='tree' instead", DeprecationWarning, stacklevel=3)
     inputs = _read_inputs([] if interned else systems, topics, qrels, settings)
@@ -342,10 +342,14 @@ def _experiment(retr_systems, topics, qrels, eval_metrics, settings: _Settings) 
     rng = as_generator(seed)
     provenance = _provenance(seed, rng, settings.test, settings.correction, settings.correction_alpha,
                              settings.n_resamples, settings.model, inputs.qrels_all.corpus_size, baselines, keys)
-    rngs = rng.spawn(2)  # topics, corpus
+    # the corpus images are drawn from rng itself, as CorpusBootstrap(rng=...) draws them, so that one
+    # seed gives the same images in every door; the topic resamples from a child stream
+    rngs = (rng.spawn(1)[0], rng)  # topics, corpus
+    unit = _in_unit_range(measures.measure_of(labels), values)
     spreads = _Spreads()
     if len(labels) and len(qids) >= 2:
-        spreads = _bootstrap(values, keys, labels, baselines, evaluator, inputs.qrels_all, settings, test_name, rngs)
+        spreads = _bootstrap(values, keys, labels, baselines, evaluator, inputs.qrels_all, settings, test_name, rngs,
+                             unit_bounds(unit))
     elif settings.bootstrap is not None:
         spreads = _Spreads(intervals=np.full((len(keys), len(labels), 2), np.nan))
     result = ExperimentResult(
@@ -353,6 +357,7 @@ def _experiment(retr_systems, topics, qrels, eval_metrics, settings: _Settings) 
         qids=tuple(qids.tolist()),
         measures=tuple(labels),
         summed=tuple(isinstance(m.aggregator(), SumAgg) for m in measures.measure_of(labels)),
+        unit=unit,
         values=values,
         bootstrap=settings.bootstrap,
         interval=settings.interval,
@@ -452,8 +457,9 @@ def _evaluated(runs, keys, qrels: Qrels, measures, settings: _Settings, baseline
 
 
 def _bootstrap(values, keys, labels, baselines, evaluator, qrels: Qrels, settings: _Settings, test_name,
-               rngs) -> _Spreads:
-    """The topic and/or corpus bootstrap of the means and of the differences from the baselines."""
+               rngs, bounds=None) -> _Spreads:
+    """The topic and/or corpus bootstrap of the means and of the differences from the baselines, their
+    intervals kept inside each measure's range ``bounds`` (:func:`unit_bounds`)."""
     s = settings
     topic_rng, corpus_rng = rngs
     topic_plan = corpus = comparisons = None
@@ -464,7 +470,7 @@ def _bootstrap(values, keys, labels, baselines, evaluator, qrels: Qrels, setting
     if s.bootstrap in ("corpus", "both"):
         corpus = _corpus(evaluator, values, qrels, s.n_resamples, s.model, corpus_rng, s.verbose is True, s)
     intervals, distribution = mean_spreads(values, s.bootstrap, s.interval, s.confidence_level, topic_plan, corpus,
-                                           s.executor, names=keys, measures=labels)
+                                           s.executor, names=keys, measures=labels, bounds=bounds)
     if baselines:
         comparisons = Comparisons.build(values, keys, baselines, labels,
                                         test=s.test if test_name is None else test_name, plan=topic_plan,
@@ -480,6 +486,7 @@ def _bootstrap(values, keys, labels, baselines, evaluator, qrels: Qrels, setting
                                                 s.bootstrap, s.interval, s.confidence_level, topic_plan, corpus,
                                                 s.executor)[1]
             comparisons = comparisons.with_intervals(comparisons.intervals, replicates)
+        comparisons = comparisons.bounded(bounds)
     return _Spreads(topic_plan, corpus, intervals, distribution, comparisons)
 
 
@@ -545,6 +552,11 @@ class _Measures:
         objects: every ir_measures measure asked for (for validating the systems' outputs).
         for_pt: ``eval_metrics`` as ``pt.Experiment`` takes them; rename: its labels -> ours.
         mrt: whether the mean response time was asked for.
+
+    ``rankings``: whether the runs must be rankings (``qid, docno, score``): some measure is evaluated
+    by the kernels, or is a trec_eval measure. Otherwise every measure is evaluated per query through
+    ir_measures from whatever columns the systems give (answers, contexts: a RAG pipeline's
+    ``qid, query, context``), as ``pt.Experiment`` does, and the runs are not read as rankings.
     """
 
     kernel: list
@@ -557,6 +569,11 @@ class _Measures:
     def measure_of(self, labels):
         known = {lm.label: lm.measure for lm in self.kernel} | dict(self.by_query)
         return [known[label] for label in labels]
+
+    @property
+    def rankings(self) -> bool:
+        by_query = {id(measure) for _, measure in self.by_query}
+        return bool(self.kernel) or any(id(m) not in by_query for m in self.objects)
 
 
 def _ir_measures_syntax(text):
@@ -617,7 +634,7 @@ def _measures(eval_metrics, *, summed_allowed, rich):
             if rich:
                 require_mean_aggregated(parse_measures([item]), context="a bootstrap interval (use bootstrap=None)")
             continue  # pt.Experiment's value, no interval
-        if not set(ir_measures.run_inputs([measure])) <= _RANKING:
+        if not set(ir_measures.run_inputs([measure])) <= _RANKING or _defined_at_run_time(measure):
             by_query.append((label, measure))
             continue
         try:
@@ -631,6 +648,21 @@ def _measures(eval_metrics, *, summed_allowed, rich):
 
 def _summed(measure):
     return isinstance(measure.aggregator(), SumAgg)
+
+
+def _in_unit_range(measures, values) -> tuple:
+    """Per measure, whether its values lie in [0, 1]: by definition (:func:`unit_measure`) and on
+    these topics (a custom grade scale could take nDCG outside it; then no range is assumed)."""
+    from ..corpus.result import unit_measure  # (the corpus bootstrap's list, loaded when measured)
+
+    inside = ((values >= 0) & (values <= 1)).all(axis=(0, 1)) if values.size else np.ones(values.shape[2], bool)
+    return tuple(bool(unit_measure(m) and ok) for m, ok in zip(measures, inside, strict=True))
+
+
+def _defined_at_run_time(measure):
+    """A measure of ``ir_measures.define``/``define_byquery``: it reads the system's output as it is
+    (whatever its ``run_inputs`` say), as in ``pt.Experiment``."""
+    return getattr(measure, "NAME", None) not in measure_registry()
 
 
 def _values(runs, keys, qrels: Qrels, measures, *, read: bool, interned: JudgedRuns | None = None,
@@ -650,25 +682,37 @@ def _values(runs, keys, qrels: Qrels, measures, *, read: bool, interned: JudgedR
         values = evaluator.evaluate(np.ones((1, interned.n_docs), np.int32), identity=True)[0]
         return [lm.label for lm in kernel], values, evaluator
     frames = dict(zip(keys, runs, strict=True))
-    checked = Runs(frames) if read else read_runs(frames)  # our checks and messages, whatever the measures
     labels = [lm.label for lm in kernel]
     evaluator = None
     if kernel:
         # as pt.Experiment: topics without judgements are not evaluated (silently when the topics were
         # chosen); unlike it, a run without a judged topic is refused (inputs.overlap)
-        evaluator = intern(checked, qrels, parse_measures(kernel), warn_unjudged=not chosen)
+        evaluator = intern(Runs(frames) if read else read_runs(frames), qrels, parse_measures(kernel),
+                           warn_unjudged=not chosen)
         arrays = evaluator.arrays
         values = evaluator.evaluate(np.ones((1, arrays.n_docs), np.int32), identity=True)[0]
         qids = arrays.qids
     else:
         qids = np.array(natural_order(pd.unique(qrels.frame["qid"].to_numpy(object))), dtype=object)
         values = np.zeros((len(runs), len(qids), 0))
+        if measures.rankings:  # our checks and messages
+            checked = dict(Runs(frames) if read else read_runs(frames))
+        else:  # measures reading other columns (answers, contexts): the frames as they are, as pt.Experiment
+            checked = {key: _with_qids(key, frame) for key, frame in frames.items()}
         check_topic_overlap({key: run["qid"].unique() for key, run in checked.items()}, qids,
                             ignored=not chosen)  # the same check as interning makes
     if by_query:
         values = np.concatenate([values, _by_query(runs, qrels.frame, by_query, qids)], axis=2)
         labels += [label for label, _ in by_query]
     return labels, values, evaluator
+
+
+def _with_qids(key, frame):
+    """A system's output for measures that read other columns than a ranking: it needs ``qid``."""
+    if "qid" not in frame.columns and "query_id" not in frame.columns:
+        raise ValueError(f"system {key!r} gives no 'qid' column (it has {list(frame.columns)}): every measure "
+                         "needs to know which topic each row answers")
+    return frame.rename(columns={"query_id": "qid"}).astype({"qid": str})
 
 
 def _by_query(runs, qrels_frame, by_query, qids):
