@@ -42,8 +42,10 @@ _PACKAGES = ("pyterrier_boot", "numpy", "pandas", "scipy", "pyterrier", "ir_meas
 #: the result's fields kept as ``.npy`` arrays (field -> member name); the others are JSON
 _RESULT_ARRAYS = {"values": "values", "intervals": "intervals", "distribution_": "distribution"}
 _RESULT_JSON = ("names", "qids", "measures", "summed", "bootstrap", "interval", "confidence_level", "mrt", "round",
-                "topics", "provenance")
-_TUPLES = ("names", "qids", "measures", "summed")
+                "topics", "provenance", "unit", "seeds")
+_TUPLES = ("names", "qids", "measures", "summed", "unit")
+#: fields files written before them lack, with the value they then mean
+_RESULT_DEFAULTS: dict[str, Any] = {"unit": [], "seeds": None}
 _COMPARISON_ARRAYS = ("system_index", "baseline_index", "intervals", "distribution")
 
 
@@ -78,7 +80,6 @@ def encode_fields(result: Any, writer: ArrayWriter) -> dict:
         if not isinstance(result.corpus, CorpusBootstrapResult):
             raise TypeError(f"cannot save a corpus result of type {type(result.corpus).__name__}")
         doc["corpus"] = record(result.corpus, writer, "corpus")
-    doc["result"]["seeds"] = result.seeds
     if result.run_scores is not None:
         doc["run_scores"] = record(result.run_scores, writer, "run_scores")
     comp = result.comparisons
@@ -99,8 +100,7 @@ def decode_fields(archive: zipfile.ZipFile, doc: dict) -> dict[str, Any]:
     from ..stats import resampling
 
     r = doc["result"]
-    result = {key: from_json(r[key]) for key in _RESULT_JSON}
-    result["seeds"] = r.get("seeds")
+    result = {key: from_json(r[key]) if key in r else _RESULT_DEFAULTS[key] for key in _RESULT_JSON}
     if doc.get("run_scores") is not None:
         values = record_fields(archive, doc["run_scores"])
         result["run_scores"] = RunScores(**{**values, "runs": tuple(values["runs"]), "names": tuple(values["names"])})

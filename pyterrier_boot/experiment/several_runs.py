@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from .._bounds import clipped
 from ..seeds.groups import check_same_topics, retrieved_topics
 from ..seeds.scores import RunScores
 from ..seeds.variance import SEEDS
@@ -57,16 +58,17 @@ def check_seeds(seeds: Any, groups: RunGroups | None, *, bootstrap: str | None, 
     return mode
 
 
-def grouped(values: FloatArray, keys: list[str], mrt: list[float], groups: RunGroups,
-            topic_sets: list[set]) -> tuple[RunScores, FloatArray, list[str], list[float]]:
+def grouped(values: FloatArray, keys: list[str], mrt: list[float], groups: RunGroups, topic_sets: list[set],
+            seeds: str | None) -> tuple[RunScores | None, FloatArray, list[str], list[float]]:
     """``(run scores, per-system values [S, Q, M], system names, per-system mrt)`` from the runs'
-    values, after checking that the runs of each system answer the same topics."""
+    values, after checking that the runs of each system answer the same topics; the run scores are
+    None without a seeds mode (no system with several runs)."""
     check_same_topics(groups, topic_sets)
     position = {k: i for i, k in enumerate(keys)}
     order = [position[r] for r in groups.runs]
     scores = RunScores.from_groups(values[order], [list(m) for m in groups.members], groups.runs, groups.names)
     mrt = [float(np.mean([mrt[order[r]] for r in members])) for members in groups.members]
-    return scores, scores.averaged(), list(groups.names), mrt
+    return scores if seeds is not None else None, scores.averaged(), list(groups.names), mrt
 
 
 def run_topics(runs: list[pd.DataFrame] | None, interned: Any, qids: np.ndarray) -> list[set]:
@@ -79,8 +81,10 @@ def run_topics(runs: list[pd.DataFrame] | None, interned: Any, qids: np.ndarray)
 
 
 def seed_mean_spreads(scores: RunScores, interval: str, confidence_level: float, plan: ResamplePlan,
-                      rng: np.random.Generator, executor: Executor | None) -> tuple[FloatArray, FloatArray]:
-    """``(intervals [S, M, 2], replicates [B, S, M])`` of the systems' means under ``seeds="random"``."""
+                      rng: np.random.Generator, executor: Executor | None,
+                      bounds: tuple | None = None) -> tuple[FloatArray, FloatArray]:
+    """``(intervals [S, M, 2], replicates [B, S, M])`` of the systems' means under ``seeds="random"``,
+    the intervals kept inside each measure's range ``bounds``."""
     from ..seeds.bootstrap import pivot_mean_intervals
     from ..seeds.intervals import mean_inference
     from ..seeds.replicates import seed_replicates
@@ -88,10 +92,11 @@ def seed_mean_spreads(scores: RunScores, interval: str, confidence_level: float,
     pivot_rng, replicate_rng = rng.spawn(2)
     if interval == "t":
         res = mean_inference(scores, seeds="random", alpha=1 - confidence_level)
-        intervals = np.stack([res.low, res.high], axis=-1)
+        low, high = clipped(res.low, res.high, bounds)
+        intervals = np.stack([low, high], axis=-1)
     else:
         intervals = pivot_mean_intervals(scores, plan, pivot_rng, confidence_level=confidence_level,
-                                         executor=executor)
+                                         executor=executor, bounds=bounds)
     return intervals, seed_replicates(scores, plan, replicate_rng, executor=executor)
 
 

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .._bounds import clipped
 from .._quantiles import quantiles
 from ..stats.resampling import map_resamples, resample_moments
 from .fiducial import seed_draws
@@ -101,12 +102,15 @@ def pivot_interval(theta: FloatArray, unit: FloatArray, pivot: FloatArray, *,
 
 
 def pivot_mean_intervals(scores: RunScores, plan: ResamplePlan, rng: np.random.Generator, *,
-                         confidence_level: float = 0.95, executor: Executor | None = None) -> FloatArray:
+                         confidence_level: float = 0.95, executor: Executor | None = None,
+                         bounds: tuple | None = None) -> FloatArray:
     """``[system, measure, 2]`` each system's interval of its mean over topics and runs (module
-    docstring; the studentised topic bootstrap for a system with one run)."""
+    docstring; the studentised topic bootstrap for a system with one run), kept inside each
+    measure's range ``bounds`` (``(lo [M], hi [M])``, as the studentised interval is)."""
     averaged = scores.averaged()  # [S, Q, M]
     S, Q, M = averaged.shape
     rows = np.moveaxis(averaged, 2, 1).reshape(S * M, Q)  # system-major series
     pivot, unit = seed_pivot(rows, scores.mean_squares(), plan, rng, executor=executor)
     low, high = pivot_interval(rows.mean(axis=1), unit, pivot, confidence_level=confidence_level)
+    low, high = clipped(low, high, None if bounds is None else (np.tile(bounds[0], S), np.tile(bounds[1], S)))
     return np.stack([low, high], axis=-1).reshape(S, M, 2)

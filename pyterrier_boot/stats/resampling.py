@@ -311,13 +311,14 @@ def weighted_sums(plan: ResamplePlan | SignFlipPlan, values: FloatArray) -> Floa
 
 def resample_moments(W: FloatArray, plan: ResamplePlan) -> tuple[FloatArray, FloatArray]:
     """``(mean, variance of the mean)`` of each row of the centred scores ``W`` in every resample
-    ``b``, both (rows, B): ``mean(w*b)`` and ``sd(w*b)^2 / n`` (ddof=1, floored at 0)."""
+    ``b``, both (rows, B): ``mean(w*b)`` and ``sd(w*b)^2 / n`` (ddof=1), a variance within rounding of
+    0 (``1e-12`` of the sum of squares or less: one repeated score) set to 0 (:func:`studentized_pivot`)."""
     n = W.shape[1]
     s1 = weighted_sums(plan, W)
     s1 /= n
-    s2 = weighted_sums(plan, W * W)
-    s2 -= n * s1 * s1
-    np.maximum(s2, 0.0, out=s2)
+    squares = weighted_sums(plan, W * W)
+    s2 = squares - n * s1 * s1
+    s2[s2 <= 1e-12 * squares] = 0.0
     s2 /= (n - 1) * n
     return s1, s2
 
@@ -330,7 +331,9 @@ def studentized_pivot(W: FloatArray, plan: ResamplePlan) -> FloatArray:
     their mean).
 
     ``t = mean / (sd / √n)`` with ``sd`` the resample's own standard deviation (ddof=1); a resample
-    with zero spread gives ``±inf``, or 0 when its mean is 0 too.
+    with zero spread gives ``±inf``, or 0 when its mean is 0 too. Zero spread is read to rounding: a
+    resample of one repeated score, whose computed sum of squares about its mean is a rounding
+    residue (``1e-12`` of the sum of squares or less), has zero spread (not ``t = 4e6``).
     """
     s1, s2 = resample_moments(W, plan)
     np.sqrt(s2, out=s2)
