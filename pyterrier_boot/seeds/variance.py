@@ -4,9 +4,8 @@ For a system's mean over ``n`` topics and ``k`` runs (:mod:`.anova`'s model),
 ``Var = sigma2_t / n + sigma2_u / k + sigma2_e / (n k)``. Its unbiased estimate is a linear
 combination of the independent mean squares, ``(MS_T + MS_R - MS_E) / (n k)``, whose distribution
 is approximated by a scaled chi-square with Satterthwaite's (1946) degrees of freedom
-``(sum c_i MS_i)^2 / sum (c_i MS_i)^2 / df_i``. For this balanced design and this contrast the
-Kenward-Roger adjustment equals it (the small-sample bias correction of the standard error
-vanishes), so REML with Kenward-Roger degrees of freedom gives the same interval.
+``(sum c_i MS_i)^2 / sum (c_i MS_i)^2 / df_i``. The combination is unbiased, so the small-sample
+bias correction of Kenward & Roger (1997) has nothing to correct here.
 
 * ``seeds="fixed"`` conditions on the runs (``u_r`` fixed): ``MS_T / (n k)``, the variance over
   topics of the run-averaged scores, with ``n - 1`` degrees of freedom (the t interval on averaged
