@@ -81,9 +81,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
                    "(see pyterrier-boot evaluate --help)")
     p.add_argument("--rel-remap", action="store_true", help="with --rel N, also set grades 1..N-1 to 0 in the qrels")
     p.add_argument("--corpus-size", type=int, metavar="N", help="documents in the collection (corpus bootstrap)")
-    p.add_argument("--rng", type=int, metavar="SEED",
-                   help="random seed; the same seed gives the same output "
-                   "(default: 42, as rng=None in Python; printed)")
+    _common.add_rng_argument(p)
     p.add_argument("-f", "--format", choices=FORMATS, default="table",
                    help="what to print: a readable table (default), csv or markdown")
     p.add_argument("--digits", type=int, default=3, help="decimals in the printed table (default 3)")
@@ -163,7 +161,7 @@ def _leaderboard(args, measures, status, out):
     if args.sequential:
         settings["sequential"] = "anytime-valid: topics in the order they first appear in the qrels"
     else:
-        settings["seed"] = f"{seed} (--rng {seed} gives the same numbers)"
+        settings["seed"] = _common.seed_setting(seed)
     if args.rel is not None:
         settings["relevance"] = (f"binary measures count grade >= {args.rel} as relevant"
                                  + (f"; qrels grades 1..{args.rel - 1} set to 0" if args.rel_remap else ""))
@@ -202,5 +200,5 @@ def _print(board, args, seed):
     if board.tested:
         lines.append(_text.wrap(f"Letter groups: {groups}.", width))
     if not board.sequential:  # no randomness in a sequential board
-        lines.append(f"Seed {seed}: --rng {seed} reproduces these numbers.")
+        lines.append(_common.seed_line(seed))
     print("\n".join(lines))
