@@ -30,7 +30,15 @@ from ._files import (
     parse_integer,
     read_file_bytes,
 )
-from ._sources import IRDS_PREFIX, irds_docs_count, irds_id, irds_reading, load_irds, not_loadable, split_source
+from ._sources import (
+    IRDS_PREFIX,
+    irds_docs_count,
+    irds_id,
+    irds_reading,
+    load_irds,
+    not_loadable,
+    split_source,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
