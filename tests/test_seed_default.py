@@ -121,17 +121,7 @@ def test_every_command_s_rng_defaults_to_the_one_seed():
         assert action.default is None and f"(default: {DEFAULT_SEED}, as " in action.help, (name, action.help)
 
 
-@pytest.fixture
-def small_demo():
-    from pyterrier_boot.cli import demo
-
-    saved = demo.TOPIC_RESAMPLES, demo.CORPUS_IMAGES, demo.TRUTH_TOPICS
-    demo.TOPIC_RESAMPLES, demo.CORPUS_IMAGES, demo.TRUTH_TOPICS = 200, 50, 50
-    yield
-    demo.TOPIC_RESAMPLES, demo.CORPUS_IMAGES, demo.TRUTH_TOPICS = saved
-
-
-def test_the_demo_uses_the_one_seed(capsys, tmp_path, small_demo):
+def test_the_demo_uses_the_one_seed(capsys, tmp_path, demo_constants):
     out = _cli(capsys, "demo", "--topics", 4, "--no-plots", "--quiet", "--out", tmp_path / "demo")
     words = " ".join(out.split())
     assert "(200 topic resamples, seed 42)" in words and "(50 corpus images, seed 42)" in words
