@@ -94,4 +94,4 @@ print(corpus.ranks().query("measure == 'map'")[["name", "rank", "ci_low", "ci_hi
 both = pt.boot.experiment_result(systems, topics, qrels, ["map", "ndcg_cut_10"], bootstrap="both", rng=42)
 print(both.pairwise(correction="holm")[["measure", "system_a", "system_b", "difference", "ci_low", "ci_high",
                                         "p-value corrected"]].round(4).to_string(index=False))
-print(both.to_latex(caption="Vaswani: means with 95% topic-and-corpus bootstrap intervals"))
+print(both.to_latex(caption="Vaswani: means with 95% topic-and-corpus bootstrap intervals."))
