@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import logging
 import shlex
 import sys
 import warnings
@@ -163,26 +162,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 @contextlib.contextmanager
-def _quiet_libraries(debug):
+def _warnings_as_lines():
     """Warnings as one ``warning: ...`` line each, ours shown whatever the caller's warning filters
-    (a test's or ``python -W error``); ir_datasets' download chatter hidden (the error message says
-    what failed) unless ``--debug``."""
+    (a test's or ``python -W error``)."""
     from .._warnings import BootWarning
 
     def show(message, category, filename, lineno, file=None, line=None):
         print(f"warning: {_command_line(str(message))}", file=sys.stderr)
 
-    logger = logging.getLogger("ir_datasets")
-    level = logger.level
     with warnings.catch_warnings():
         warnings.showwarning = show
         warnings.simplefilter("default", BootWarning)
-        if not debug:
-            logger.setLevel(logging.ERROR)
-        try:
-            yield
-        finally:
-            logger.setLevel(level)
+        yield
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -216,7 +207,7 @@ def _run(argv, error_status, usage_status):
     args.command_line = "pyterrier-boot " + shlex.join(argv)
     debug = bool(getattr(args, "debug", False))
     try:
-        with _quiet_libraries(debug):
+        with _warnings_as_lines():
             return args.run(args)
     except SystemExit as exit:  # parser.error() inside a command: wrong usage
         return exit.code if isinstance(exit.code, int) and exit.code != 2 else usage_status

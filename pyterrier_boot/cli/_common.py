@@ -43,6 +43,26 @@ def seed(value):
     return int(value) if value is not None else DEFAULT_SEED
 
 
+def add_rng_argument(parser: argparse.ArgumentParser, what: str = "random seed; the same seed gives the same "
+                     "output", *, like: str = "rng=None in Python", printed: bool = True) -> None:
+    """``--rng SEED``, the same in every command: unset, it is :func:`seed`'s default (42, Python's
+    ``rng=None``), the demo's included."""
+    from .._random import DEFAULT_SEED
+
+    parser.add_argument("--rng", type=int, metavar="SEED",
+                        help=f"{what} (default: {DEFAULT_SEED}, as {like}{'; printed' if printed else ''})")
+
+
+def seed_line(seed: int) -> str:
+    """The line under every table that drew random numbers: which seed, and how to get it again."""
+    return f"Seed {seed}: --rng {seed} reproduces these numbers."
+
+
+def seed_setting(seed: int) -> str:
+    """The seed as a report's or a site's setting."""
+    return f"{seed} (--rng {seed} gives the same numbers)"
+
+
 # ---------------------------------------------------------------- output folder
 
 
