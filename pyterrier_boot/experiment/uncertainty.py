@@ -136,15 +136,19 @@ def difference_spreads(values: FloatArray, a: npt.NDArray[np.intp], b: npt.NDArr
 
 
 def _per_measure(values, pairs, bootstrap, interval, confidence_level, plan, corpus, executor=None, labels=None):
-    """Topic or joint spreads, one measure at a time, of system means or (with ``pairs``) differences;
+    """Topic or joint spreads of system means or (with ``pairs``) differences, per measure;
     ``labels[m]``: the rows' labels for measure ``m`` (None: their positions)."""
+    rows = values if pairs is None else values[pairs[0]] - values[pairs[1]]
+    per_measure = rows.transpose(2, 0, 1)  # [measure, row, topic]
+    if bootstrap == "topic":  # every measure's rows at once: one pass over the plan (the same numbers, row by row)
+        M, R, Q = per_measure.shape
+        spread = topic_spread(per_measure.reshape(M * R, Q), plan, method=interval, confidence_level=confidence_level,
+                              executor=executor, labels=None if labels is None else [x for row in labels for x in row])
+        intervals = np.stack([spread.low, spread.high], axis=-1).reshape(M, R, 2).transpose(1, 0, 2)
+        distribution = spread.distribution.reshape(-1, M, R).transpose(0, 2, 1)
+        return np.ascontiguousarray(intervals), np.ascontiguousarray(distribution)
     spreads = []
-    for m in range(values.shape[2]):
-        rows = values[:, :, m] if pairs is None else values[pairs[0], :, m] - values[pairs[1], :, m]
-        if bootstrap == "topic":
-            spreads.append(topic_spread(rows, plan, method=interval, confidence_level=confidence_level,
-                                        executor=executor, labels=None if labels is None else labels[m]))
-            continue
+    for m, rows in enumerate(per_measure):
         images = corpus.bootstrap_distribution[..., m]  # [image, system, topic]
         if pairs is not None:
             images = images[:, pairs[0]] - images[:, pairs[1]]
