@@ -95,6 +95,21 @@ def dl2020():
     return [pd.DataFrame(r) for r in runs.values()], list(runs), topics, qrels, "TREC DL 2020, 59 runs as frames"
 
 
+def best_times(calls, repeat):
+    """Each call once to warm (numba's cache loaded, the index opened, each path imported), then all
+    of them in turn ``repeat`` times: the best seconds of each, and the load average before."""
+    for call in calls.values():
+        call()
+    best = dict.fromkeys(calls, float("inf"))
+    before = load()
+    for _ in range(repeat):
+        for key, call in calls.items():
+            start = time.perf_counter()
+            call()
+            best[key] = min(best[key], time.perf_counter() - start)
+    return best, before
+
+
 def compare(workload, repeat, resamples):
     """pt.Experiment and ours, interleaved ``repeat`` times: best seconds and ratios to pt.Experiment."""
     from pyterrier import _evaluation
@@ -109,15 +124,7 @@ def compare(workload, repeat, resamples):
         f"ours, topic bootstrap ({resamples:,} resamples)": lambda: ptb.Experiment(
             systems, topics, qrels, MEASURES, names=names, baseline=0, n_resamples=resamples),
     }
-    for call in calls.values():  # warm: numba's cache loaded, the index opened
-        call()
-    best = dict.fromkeys(calls, float("inf"))
-    before = load()
-    for _ in range(repeat):
-        for label, call in calls.items():
-            start = time.perf_counter()
-            call()
-            best[label] = min(best[label], time.perf_counter() - start)
+    best, before = best_times(calls, repeat)
     reference = best["pt.Experiment"]
     print(f"\n{what} x {len(MEASURES)} measures, baseline 0 (best of {repeat}; {before} before, {load()} after):")
     targets = [None, 1.1, 1.25]
@@ -182,15 +189,7 @@ def combinations(workload, repeat, tests, corrections, n_measures):
         for correction in corrections:
             calls.update({("pt", t, correction): pt_call(t, correction) for t in dict.fromkeys(reference.values())})
             calls.update({("ours", t, correction): our_call(t, correction) for t in tests})
-        for call in calls.values():  # warm: numba's cache loaded, the index opened, each path imported
-            call()
-        best = dict.fromkeys(calls, float("inf"))
-        before = load()
-        for _ in range(repeat):
-            for key, call in calls.items():
-                start = time.perf_counter()
-                call()
-                best[key] = min(best[key], time.perf_counter() - start)
+        best, before = best_times(calls, repeat)
         print(f"\n{what} x {n} measures ({', '.join(measures)}), baseline 0, best of {repeat} "
               f"({before} before, {load()} after); ours: topic bootstrap, 10,000 resamples")
         print(f"  {'test':<25} {'correction':<15} {'pt.Experiment':>13} {'ours':>7} {'pt/ours':>8}")

@@ -163,20 +163,23 @@ def test_corrected_pvalues_are_statsmodels_multipletests_of_the_pvalues(correcti
 
 
 @pytest.mark.parametrize("test", ["t", "wilcoxon"])
-def test_a_correction_is_made_once_per_measure_as_pt_experiment_makes_it(test, monkeypatch):
-    """statsmodels' Holm collects garbage at every call (a second in a large session): ours made
-    three calls per measure (compare, the drop-in's pt-style correction, pt's renderer) for one of pt's."""
+def test_a_holm_correction_collects_no_garbage(test, monkeypatch):
+    """statsmodels runs a full garbage collection at every Holm call (0.2-0.5 s in a PyTerrier
+    session): pt.Experiment makes one call per measure; ours made three (compare, the drop-in's
+    own correction, pt's renderer), and now computes Holm without one."""
+    import gc
+
     runs, qrels, measures = _simulated()
     calls = []
-    multipletests = multitest.multipletests
-    monkeypatch.setattr(multitest, "multipletests", lambda *a, **k: calls.append(k["method"]) or multipletests(*a, **k))
+    collect = gc.collect
+    monkeypatch.setattr(gc, "collect", lambda *a: calls.append(1) or collect(*a))
     topics = pd.DataFrame({"qid": qrels["qid"].unique(), "query": "a"})
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         _evaluation.Experiment(runs, topics, qrels, measures, baseline=0, test=test, correction="holm")
-        theirs = calls.count("holm")
+        theirs = len(calls)
         ptb.Experiment(runs, topics, qrels, measures, baseline=0, test=test, correction="holm")
-    assert theirs == len(measures) and calls.count("holm") - theirs == theirs
+    assert theirs == len(measures) and len(calls) == theirs
 
 
 def test_a_callable_test_is_called_as_often_as_by_pt_experiment(monkeypatch):

@@ -72,7 +72,7 @@ class Comparisons:
         :func:`~pyterrier_boot.experiment.uncertainty.matched_intervals`): topic tests with their own
         intervals, or with the corpus bootstrap the replicate test of the shown interval."""
         from ..stats.comparison import interval_alpha
-        from ..stats.correction import canonical
+        from ..stats.correction import canonical, multiple_tests
         from ..stats.inversion import alpha_of
         from .uncertainty import matched_intervals
 
@@ -105,10 +105,17 @@ class Comparisons:
                 frame, values, system_index, baseline_index, bootstrap=bootstrap, interval=interval, plan=plan,
                 corpus=corpus, alpha=ci_alpha, inclusive=inclusive)
         if correction is not None:
-            # compare corrected the same p-values as statsmodels' `family` unless the corpus bootstrap replaced them
-            tested = table if family is not None and bootstrap not in ("corpus", "both") else None
-            frame["reject"], frame["p-value corrected"] = _pt_corrected(frame, measures, correction, correction_alpha,
-                                                                        tested)
+            corrected = np.full(len(frame), np.nan)
+            reject = np.zeros(len(frame), dtype=bool)
+            for m in measures:
+                rows = np.flatnonzero((frame["measure"] == m).to_numpy())
+                try:
+                    reject[rows], corrected[rows] = multiple_tests(
+                        frame["p-value"].to_numpy()[rows], alpha=correction_alpha, method=correction)
+                except ValueError as error:
+                    raise ValueError(f"correction={correction!r}: {error}") from None
+            frame["reject"] = reject
+            frame["p-value corrected"] = corrected
         return cls(tuple(names), tuple(measures), system_index, baseline_index, frame, correction,
                    intervals if bootstrap is not None else None, distribution)
 
@@ -121,29 +128,6 @@ class Comparisons:
 
     def with_intervals(self, intervals: FloatArray | None, distribution: FloatArray | None) -> Comparisons:
         return replace(self, intervals=intervals, distribution=distribution)
-
-
-def _pt_corrected(frame: pd.DataFrame, measures: Sequence[str], correction: str, alpha: float,
-                  tested: pd.DataFrame | None) -> tuple[np.ndarray, np.ndarray]:
-    """``(reject, p-value corrected)`` as ``pt.Experiment`` corrects: statsmodels' ``multipletests``
-    on each measure's p-values, NaN ones included in the family. ``tested``: the table of
-    :func:`compare` that corrected the frame's p-values with the same method and ``alpha``, whose
-    columns are taken where it made that very call (no p-value is NaN: compare leaves those out of
-    the family) rather than computed again (statsmodels' Holm collects garbage at every call)."""
-    pvalues = frame["p-value"].to_numpy(float)
-    if tested is not None and not np.isnan(pvalues).any():
-        return tested["reject"].to_numpy(bool), tested["p-value corrected"].to_numpy(float)
-    import statsmodels.stats.multitest as multitest
-
-    corrected = np.full(len(frame), np.nan)
-    reject = np.zeros(len(frame), dtype=bool)
-    for m in measures:
-        rows = np.flatnonzero((frame["measure"] == m).to_numpy())
-        try:
-            reject[rows], corrected[rows], _, _ = multitest.multipletests(pvalues[rows], alpha=alpha, method=correction)
-        except ValueError as error:
-            raise ValueError(f"correction={correction!r}: {error}") from None
-    return reject, corrected
 
 
 @dataclass(frozen=True, eq=False)
