@@ -14,6 +14,10 @@ same run:
 * ``import pyterrier`` (which loads pyterrier_boot through its entry point), and the heavy
   modules it has loaded by then.
 
+The processes cache Python's bytecode (in a temporary folder), as an installed package has it; one
+row shows the same call where Python compiles pyterrier_boot's sources in every process (a
+checkout run with ``PYTHONDONTWRITEBYTECODE=1``, as on this project's machines).
+
 Two calls: ``evaluate(run, qrels, ["AP"])`` on a one-document run (issue 33's measurement) and
 ``evaluate`` of one TREC DL 2020 run (50,024 rows) on AP(rel=2), nDCG@10, P(rel=2)@10 and
 RR(rel=2), the run and qrels read before the clock starts. Targets (issue 33, idle machine): the
@@ -110,8 +114,10 @@ def calls(repeat, cold_repeat, reference):
                 cold.append(fresh(code, installed(NUMBA_CACHE_DIR=cache)))
         with tempfile.TemporaryDirectory() as cache:
             warm = best(code, repeat, installed(NUMBA_CACHE_DIR=cache))
+            sources = best(code, repeat, dict(os.environ, NUMBA_CACHE_DIR=cache, PYTHONDONTWRITEBYTECODE="1"))
         print(f" {label} ({load()})")
         row("numba's cache filled", warm[0], warm[1], reference, warm_target)
+        row("  the same, Python compiling our sources (no bytecode)", sources[0], sources[1], reference)
         row("numba's cache empty (compiling)", min(c[0] for c in cold), min(c[1] for c in cold), reference, cold_target)
 
 
