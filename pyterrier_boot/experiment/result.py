@@ -72,7 +72,7 @@ class Comparisons:
         :func:`~pyterrier_boot.experiment.uncertainty.matched_intervals`): topic tests with their own
         intervals, or with the corpus bootstrap the replicate test of the shown interval."""
         from ..stats.comparison import interval_alpha
-        from ..stats.correction import canonical
+        from ..stats.correction import canonical, multiple_tests
         from ..stats.inversion import alpha_of
         from .uncertainty import matched_intervals
 
@@ -105,14 +105,12 @@ class Comparisons:
                 frame, values, system_index, baseline_index, bootstrap=bootstrap, interval=interval, plan=plan,
                 corpus=corpus, alpha=ci_alpha, inclusive=inclusive)
         if correction is not None:
-            import statsmodels.stats.multitest as multitest
-
             corrected = np.full(len(frame), np.nan)
             reject = np.zeros(len(frame), dtype=bool)
             for m in measures:
                 rows = np.flatnonzero((frame["measure"] == m).to_numpy())
                 try:
-                    reject[rows], corrected[rows], _, _ = multitest.multipletests(
+                    reject[rows], corrected[rows] = multiple_tests(
                         frame["p-value"].to_numpy()[rows], alpha=correction_alpha, method=correction)
                 except ValueError as error:
                     raise ValueError(f"correction={correction!r}: {error}") from None
