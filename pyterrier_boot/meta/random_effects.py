@@ -1,0 +1,279 @@
+"""Random-effects meta-analysis on numpy arrays: one core for every door that pools effects.
+
+Study ``i`` (a topic, a test collection) gives an effect ``y_i`` with a known sampling variance
+``v_i``; the model is ``y_i ~ N(θ, v_i + τ²)`` (``τ² = 0``: the fixed-effect model). The core
+works on arrays whose last axis holds the ``k`` studies, so many meta-analyses (one per system, or
+per simulated replication) are fitted at once:
+
+* ``τ²`` by DerSimonian & Laird (1986), restricted maximum likelihood (REML, Viechtbauer 2005:
+  Fisher scoring, as R's metafor) or Paule & Mandel (1982), all truncated at 0;
+* the pooled ``θ̂ = Σ w_i y_i / Σ w_i`` with ``w_i = 1 / (v_i + τ²)``;
+* its interval: the Wald interval ``θ̂ ± z SE``, ``SE² = 1 / Σ w_i``, or the
+  Hartung-Knapp-Sidik-Jonkman (HKSJ) interval ``θ̂ ± t_{k-1} sqrt(q / Σ w_i)`` with
+  ``q = Σ w_i (y_i - θ̂)² / (k - 1)`` (IntHout, Ioannidis & Borm 2014: it keeps its level with
+  few studies where the Wald interval does not);
+* the prediction interval of a new study's effect ``θ̂ ± c sqrt(τ² + SE²)`` (Higgins, Thompson &
+  Spiegelhalter 2009), with ``c`` and ``SE`` those of the interval (as metafor's ``predict()``:
+  ``t_{k-1}`` and the HKSJ standard error with HKSJ, ``z`` without);
+* heterogeneity: Cochran's ``Q = Σ v_i⁻¹ (y_i - ȳ_FE)²`` with its chi-squared test, and
+  ``I² = τ² / (τ² + s²)``, the share of the variance of an effect that is between studies, with
+  the typical within-study variance ``s² = (k - 1) Σ v_i⁻¹ / ((Σ v_i⁻¹)² - Σ v_i⁻²)`` (Higgins &
+  Thompson 2002, as metafor); with DerSimonian-Laird's ``τ²`` it is ``max(0, (Q - (k - 1)) / Q)``.
+
+The figures equal metafor's ``rma(yi, vi, method=..., test="knha")`` and ``predict()`` and
+statsmodels' ``combine_effects`` where they overlap (tests/test_meta_random_effects.py; the R
+script beside it). Formulas: ``pt_docs/methods.md``, "Meta-analysis".
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from scipy import stats
+
+from .._checks import ALTERNATIVES, check_choice, check_confidence_level
+from .._quantiles import critical_value
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+    from .._typing import FloatArray
+
+__all__ = ["random_effects", "RandomEffects", "tau2_estimate", "pooled_mean", "p_value", "TAU2_METHODS"]
+
+#: estimators of the between-study variance ``τ²``
+TAU2_METHODS = ("REML", "DL", "PM")
+_TOLERANCE = 1e-12
+_MAX_ITERATIONS = 1000
+
+
+def _dl(y: FloatArray, v: FloatArray) -> FloatArray:
+    """DerSimonian-Laird: ``max(0, (Q - (k - 1)) / (Σ w - Σ w² / Σ w))``, ``w = 1 / v``."""
+    w = 1 / v
+    total = w.sum(axis=-1)
+    q = _cochran_q(y, v)
+    c = total - (w ** 2).sum(axis=-1) / total
+    with np.errstate(divide="ignore", invalid="ignore"):
+        tau2 = (q - (y.shape[-1] - 1)) / c
+    return np.where(c > 0, np.maximum(tau2, 0.0), 0.0)
+
+
+def _cochran_q(y: FloatArray, v: FloatArray) -> FloatArray:
+    w = 1 / v
+    mean = (w * y).sum(axis=-1, keepdims=True) / w.sum(axis=-1, keepdims=True)
+    return (w * (y - mean) ** 2).sum(axis=-1)
+
+
+def _reml(y: FloatArray, v: FloatArray) -> FloatArray:
+    """REML by Fisher scoring from the DerSimonian-Laird value, truncated at 0 (as metafor's
+    ``rma(method="REML")``): the step is ``(Σ w²(y - θ̂)² - tr P) / tr P²`` with
+    ``P = W - w wᵀ / Σ w``, until it changes ``τ²`` by less than 1e-12 (relative)."""
+    tau2 = _dl(y, v)
+    active = np.ones(tau2.shape, dtype=bool)
+    for _ in range(_MAX_ITERATIONS):
+        w = 1 / (v + tau2[..., None])
+        total = w.sum(axis=-1)
+        theta = (w * y).sum(axis=-1) / total
+        w2, w3 = (w ** 2).sum(axis=-1), (w ** 3).sum(axis=-1)
+        trace_p = total - w2 / total
+        trace_pp = w2 - 2 * w3 / total + (w2 / total) ** 2
+        score = (w ** 2 * (y - theta[..., None]) ** 2).sum(axis=-1) - trace_p
+        new = np.maximum(tau2 + score / trace_pp, 0.0)
+        change = np.abs(new - tau2)
+        tau2 = np.where(active, new, tau2)
+        active &= change > _TOLERANCE * np.maximum(1.0, tau2)
+        if not active.any():
+            return tau2
+    raise RuntimeError("REML did not converge in 1000 Fisher scoring steps")  # pragma: no cover - not seen
+
+
+def _pm(y: FloatArray, v: FloatArray) -> FloatArray:
+    """Paule-Mandel: the ``τ²`` at which the generalised ``Q(τ²) = Σ w (y - θ̂)²`` equals ``k - 1``
+    (0 when ``Q(0) <= k - 1``), by bisection: ``Q`` decreases in ``τ²`` and is at most ``k - 1`` at
+    the studies' sample variance."""
+    k = y.shape[-1]
+
+    def excess(tau2):
+        w = 1 / (v + tau2[..., None])
+        theta = (w * y).sum(axis=-1, keepdims=True) / w.sum(axis=-1, keepdims=True)
+        return (w * (y - theta) ** 2).sum(axis=-1) - (k - 1)
+
+    low = np.zeros(y.shape[:-1])
+    high = np.maximum(y.var(axis=-1, ddof=1), 1e-300)
+    positive = excess(low) > 0
+    for _ in range(200):
+        middle = (low + high) / 2
+        above = excess(middle) > 0
+        low, high = np.where(above, middle, low), np.where(above, high, middle)
+        if np.all(high - low <= _TOLERANCE * np.maximum(high, 1e-300)):
+            break
+    return np.where(positive, (low + high) / 2, 0.0)
+
+
+_ESTIMATORS = {"REML": _reml, "DL": _dl, "PM": _pm}
+
+
+def tau2_estimate(effects: npt.ArrayLike, variances: npt.ArrayLike, method: str = "REML") -> FloatArray:
+    """The between-study variance ``τ²`` of each row (studies on the last axis) by ``method``
+    (``"REML"``, ``"DL"`` or ``"PM"``), truncated at 0.
+
+    Example:
+        >>> round(float(tau2_estimate([0.1, 0.5, 0.3, -0.2], [0.04, 0.09, 0.01, 0.05], "DL")), 4)
+        0.0283
+    """
+    check_choice(method, "tau2_method", TAU2_METHODS)
+    y, v = _checked(effects, variances)
+    return _ESTIMATORS[method](y, v)
+
+
+@dataclass(frozen=True)
+class RandomEffects:
+    """Random-effects meta-analyses, one per row of the effects (scalars for one meta-analysis).
+
+    Attributes:
+        estimate, standard_error: pooled ``θ̂`` and its standard error (the HKSJ one with ``hksj``).
+        ci_low, ci_high: its interval at ``confidence_level``; df: the degrees of freedom of its
+            t distribution (``k - 1`` with ``hksj``, infinite for the normal one).
+        statistic, pvalue: ``θ̂ / SE`` and the p-value of ``θ = 0`` for ``alternative``.
+        pi_low, pi_high: prediction interval of a new study's effect (NaN for fewer than 2 studies).
+        tau2: between-study variance; q, q_pvalue: Cochran's Q and its chi-squared p-value
+            (``k - 1`` df); i2: ``I²`` (from ``tau2``); k: number of studies.
+        weights: relative weights of the studies (rows sum to 1).
+        tau2_method, hksj, confidence_level, alternative: as used.
+    """
+
+    estimate: Any
+    standard_error: Any
+    ci_low: Any
+    ci_high: Any
+    df: Any
+    statistic: Any
+    pvalue: Any
+    pi_low: Any
+    pi_high: Any
+    tau2: Any
+    q: Any
+    q_pvalue: Any
+    i2: Any
+    k: int
+    weights: Any
+    tau2_method: str
+    hksj: bool
+    confidence_level: float
+    alternative: str
+
+
+def pooled_mean(effects: FloatArray, variances: FloatArray, tau2: npt.ArrayLike, *, hksj: bool,
+                confidence_level: float, alternative: str = "two-sided") -> dict[str, Any]:
+    """The inverse-variance pooled mean given ``τ²`` (0: fixed effect): ``estimate,
+    standard_error, ci_low, ci_high, df, statistic, pvalue, weights`` (arrays over rows)."""
+    y, v = np.asarray(effects, dtype=float), np.asarray(variances, dtype=float)
+    k = y.shape[-1]
+    w = 1 / (v + np.asarray(tau2, dtype=float)[..., None])
+    total = w.sum(axis=-1)
+    estimate = (w * y).sum(axis=-1) / total
+    if hksj:
+        scale = (w * (y - estimate[..., None]) ** 2).sum(axis=-1) / (k - 1)
+        se, df = np.sqrt(scale / total), float(k - 1)
+    else:
+        se, df = np.sqrt(1 / total), np.inf
+    half = critical_value(df, confidence_level) * se
+    with np.errstate(divide="ignore", invalid="ignore"):
+        statistic = np.where(se > 0, estimate / se, np.sign(estimate) * np.inf)
+    return {"estimate": estimate, "standard_error": se, "ci_low": estimate - half, "ci_high": estimate + half,
+            "df": df, "statistic": statistic, "pvalue": p_value(statistic, df, alternative),
+            "weights": w / total[..., None]}
+
+
+def _i2(v: FloatArray, tau2: FloatArray) -> FloatArray:
+    """``τ² / (τ² + s²)`` with the typical within-study variance ``s²`` (0 when ``τ² = 0``)."""
+    w = 1 / v
+    total = w.sum(axis=-1)
+    typical = (v.shape[-1] - 1) * total / (total ** 2 - (w ** 2).sum(axis=-1))
+    return np.where(tau2 > 0, tau2 / (tau2 + typical), 0.0)
+
+
+def p_value(statistic: npt.ArrayLike, df: npt.ArrayLike, alternative: str = "two-sided") -> FloatArray:
+    """The p-value of a t statistic with ``df`` degrees of freedom (normal where infinite) for
+    ``alternative``."""
+    statistic, df = np.asarray(statistic, dtype=float), np.asarray(df, dtype=float)
+    finite = np.where(np.isinf(df), 1.0, df)
+    if alternative == "greater":
+        return np.where(np.isinf(df), stats.norm.sf(statistic), stats.t.sf(statistic, finite))
+    if alternative == "less":
+        return np.where(np.isinf(df), stats.norm.cdf(statistic), stats.t.cdf(statistic, finite))
+    tail = np.where(np.isinf(df), stats.norm.sf(np.abs(statistic)), stats.t.sf(np.abs(statistic), finite))
+    return np.minimum(1.0, 2 * tail)
+
+
+def _checked(effects, variances):
+    arrays = []
+    for value, name in ((effects, "effects"), (variances, "variances")):
+        try:
+            arr = np.asarray(value, dtype=float)
+        except (TypeError, ValueError):
+            raise TypeError(f"{name!r} must hold numbers") from None
+        if arr.ndim == 0:
+            raise ValueError(f"{name!r} must hold one value per study, got a scalar")
+        if not np.all(np.isfinite(arr)):
+            raise ValueError(f"{name!r} must be finite (no NaN or infinite values)")
+        arrays.append(arr)
+    y, v = arrays
+    if y.shape != v.shape:
+        raise ValueError(f"'effects' and 'variances' must have the same shape, got {y.shape} and {v.shape}")
+    if y.shape[-1] < 2:
+        raise ValueError(f"a meta-analysis needs at least 2 studies, got {y.shape[-1]}")
+    if np.any(v <= 0):
+        raise ValueError("'variances' must be positive: a study with no sampling variance carries no weight to pool")
+    return y, v
+
+
+def random_effects(effects: npt.ArrayLike, variances: npt.ArrayLike, *, tau2_method: str = "REML",
+                   hksj: bool = True, confidence_level: float = 0.95,
+                   alternative: str = "two-sided") -> RandomEffects:
+    """Random-effects meta-analysis of ``k`` studies, or of each row of a 2-D array at once.
+
+    Args:
+        effects: the studies' effects ``y_i`` (last axis: studies).
+        variances: their sampling variances ``v_i`` (squared standard errors), all positive.
+        tau2_method: ``"REML"`` (default, as metafor), ``"DL"`` (DerSimonian-Laird) or ``"PM"``
+            (Paule-Mandel, statsmodels' default).
+        hksj: the Hartung-Knapp-Sidik-Jonkman interval and test (default; metafor's
+            ``test="knha"``), else the normal (Wald) ones.
+        confidence_level: of the interval and the prediction interval.
+        alternative: of the p-value (``"two-sided"``, ``"greater"``, ``"less"``).
+
+    Returns:
+        :class:`RandomEffects` (scalars for 1-D input).
+
+    Example:
+        >>> res = random_effects([0.1, 0.5, 0.3, -0.2], [0.04, 0.09, 0.01, 0.05])
+        >>> round(float(res.estimate), 4), round(float(res.tau2), 4), round(float(res.ci_low), 4)
+        (0.1782, 0.0259, -0.2353)
+
+    References:
+        Viechtbauer, W. (2005). Bias and efficiency of meta-analytic variance estimators in the
+        random-effects model. J. Educ. Behav. Stat. 30(3). IntHout, J., Ioannidis, J. P. A. &
+        Borm, G. F. (2014). The Hartung-Knapp-Sidik-Jonkman method for random effects
+        meta-analysis is straightforward and considerably outperforms the standard
+        DerSimonian-Laird method. BMC Med. Res. Methodol. 14. Higgins, J. P. T., Thompson, S. G. &
+        Spiegelhalter, D. J. (2009). A re-evaluation of random-effects meta-analysis. JRSS-A 172.
+    """
+    check_choice(tau2_method, "tau2_method", TAU2_METHODS)
+    check_choice(alternative, "alternative", ALTERNATIVES)
+    if not isinstance(hksj, (bool, np.bool_)):
+        raise TypeError(f"'hksj' must be True or False, got {hksj!r}")
+    confidence_level = check_confidence_level(confidence_level)
+    y, v = _checked(effects, variances)
+    k = y.shape[-1]
+    tau2 = _ESTIMATORS[tau2_method](y, v)
+    pooled = pooled_mean(y, v, tau2, hksj=bool(hksj), confidence_level=confidence_level, alternative=alternative)
+    half = critical_value(pooled["df"], confidence_level) * np.sqrt(tau2 + pooled["standard_error"] ** 2)
+    q = _cochran_q(y, v)
+    out = {**pooled, "pi_low": pooled["estimate"] - half, "pi_high": pooled["estimate"] + half, "tau2": tau2,
+           "q": q, "q_pvalue": stats.chi2.sf(q, k - 1), "i2": _i2(v, tau2)}
+    if y.ndim == 1:
+        out = {key: value if key == "weights" else float(value) for key, value in out.items()}
+    return RandomEffects(**out, k=k, tau2_method=tau2_method, hksj=bool(hksj), confidence_level=confidence_level,
+                         alternative=alternative)
