@@ -103,7 +103,7 @@ def across_collections(results: Any, measure: MeasureLike, *, baseline: str | No
         rng=rng, executor=check_executor(executor), interval=interval, max_memory=max_memory, verbose=verbose)
     if baseline is not None and baseline not in collections.systems:
         raise ValueError(f"'baseline': {baseline!r} is not one of the systems {list(collections.systems)}")
-    label = collections.labels[0] if isinstance(measure, str) and measure in collections.labels else str(measure)
+    label = collections.labels[0] if len(set(collections.labels)) == 1 else str(measure)
     return AcrossCollections(effects=collection_effects(collections), measure=label, labels=collections.labels,
                              baseline=baseline, standardize=standardize, tau2_method=tau2_method, hksj=hksj,
                              confidence_level=level, results=collections.results)

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 
 import pyterrier as pt
 
-from .._checks import describe
 from .._random import DEFAULT_SEED, as_generator
 from ..experiment.result import ExperimentResult
 from ..inputs.qrels import IRDS_PREFIX
@@ -90,13 +89,15 @@ def _check_systems(names, results, systems):
         if len(systems) < 1 or len(set(systems)) < len(systems):
             raise ValueError(f"'systems' must name each system once, got {systems}")
     wanted = list(systems) if systems is not None else list(results[0].names)
-    missing = {n: [s for s in wanted if s not in r.names] for n, r in zip(names, results, strict=True)}
-    extra = {} if systems is not None else {
-        n: [s for s in r.names if s not in wanted] for n, r in zip(names, results, strict=True)}
-    problems = [f"{describe(m)} missing from {n!r}" for n, m in missing.items() if m]
-    problems += [f"{describe(e)} only in {n!r} (not in {names[0]!r})" for n, e in extra.items() if e]
+    missing = {s: [repr(n) for n, r in zip(names, results, strict=True) if s not in r.names] for s in wanted}
+    problems = [f"system {s!r} is missing from {', '.join(where)}" for s, where in missing.items() if where]
+    if systems is None:
+        for name, result in zip(names[1:], results[1:], strict=True):
+            problems += [f"system {s!r} is only in {name!r}" for s in result.names if s not in wanted]
     if problems:
-        raise ValueError("'results': every collection must hold the same systems: " + "; ".join(problems)
+        argument = "'systems'" if systems is not None else "'results': every collection must hold the same systems"
+        shown = "; ".join(problems[:8]) + (f"; and {len(problems) - 8} more" if len(problems) > 8 else "")
+        raise ValueError(f"{argument}: {shown}"
                          + ("" if systems is not None else "; pass systems=[...] to compare those they share"))
     return tuple(wanted)
 
