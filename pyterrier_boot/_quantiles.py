@@ -121,9 +121,7 @@ def bca_probabilities(dist, theta, jack, confidence_level, alternative):
 def critical_value(df, confidence_level):
     """The two-sided ``confidence_level`` quantile of a t distribution with ``df`` degrees of
     freedom (any shape; the normal one where ``df`` is infinite, NaN where it is NaN)."""
-    from scipy import stats
-
-    tail = (1 - confidence_level) / 2
+    upper = 1 - (1 - confidence_level) / 2
     df = np.asarray(df, dtype=float)
     with np.errstate(invalid="ignore"):
-        return np.where(np.isinf(df), stats.norm.isf(tail), stats.t.isf(tail, np.where(np.isinf(df), 1.0, df)))
+        return np.where(np.isinf(df), special.ndtri(upper), special.stdtrit(np.where(np.isinf(df), 1.0, df), upper))

@@ -74,18 +74,17 @@ def collection_effects(collections: Collections) -> CollectionEffects:
     parts: dict[str, list] = {key: [] for key in ("mean", "se", "df", "low", "high", "diff", "dse", "ddf", "dsd")}
     variance = "topics"
     for result, label in zip(collections.results, collections.labels, strict=True):
-        frame = result.estimates(label).set_index("name").loc[list(collections.systems)]
+        frame = result.estimates(label)
         variance = frame.attrs["variance"]
-        for key, column in (("mean", "estimate"), ("se", "se"), ("df", "df"), ("low", "ci_low"), ("high", "ci_high")):
-            parts[key].append(frame[column].to_numpy(float))
+        means = _rows(frame, collections.systems, ["estimate", "se", "df", "ci_low", "ci_high"])
+        for k, key in enumerate(("mean", "se", "df", "low", "high")):
+            parts[key].append(means[:, k])
         cube = np.zeros((4, S, S))  # difference, se, df, sd of system - other
         cube[2] = np.inf
         for o, other in enumerate(collections.systems):
-            rows = result.estimates(label, baseline=other).set_index("name")
-            rows = rows.loc[[s for s in collections.systems if s != other]]
-            mask = np.arange(S) != o
-            for k, column in enumerate(("estimate", "se", "df", "sd")):
-                cube[k, mask, o] = rows[column].to_numpy(float)
+            others = tuple(s for s in collections.systems if s != other)
+            rows = _rows(result.estimates(label, baseline=other), others, ["estimate", "se", "df", "sd"])
+            cube[:, np.arange(S) != o, o] = rows.T
         for k, key in enumerate(("diff", "dse", "ddf", "dsd")):
             parts[key].append(cube[k])
     n_topics = np.array([len(r.qids) for r in collections.results])
@@ -93,6 +92,12 @@ def collection_effects(collections: Collections) -> CollectionEffects:
     return CollectionEffects(collections.names, collections.systems, variance, stacked["mean"], stacked["se"],
                              stacked["df"], stacked["low"], stacked["high"], stacked["diff"], stacked["dse"],
                              stacked["ddf"], stacked["dsd"], n_topics)
+
+
+def _rows(frame, systems, columns):
+    """``[system, column]``: the ``columns`` of an ``estimates()`` frame for ``systems``, in that order."""
+    position = {name: i for i, name in enumerate(frame["name"])}
+    return frame[columns].to_numpy(float)[[position[s] for s in systems]]
 
 
 def hedges_correction(m: FloatArray) -> FloatArray:

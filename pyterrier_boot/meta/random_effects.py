@@ -65,24 +65,46 @@ def _cochran_q(y: FloatArray, v: FloatArray) -> FloatArray:
     return (w * (y - mean) ** 2).sum(axis=-1)
 
 
+def _reml_parts(y: FloatArray, v: FloatArray, tau2: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """The restricted log-likelihood (up to a constant), its score and Fisher information in ``τ²``:
+    ``-(Σ log(v + τ²) + log Σ w + Σ w (y - θ̂)²) / 2``; ``(Σ w²(y - θ̂)² - tr P) / 2``;
+    ``tr P² / 2``, with ``w = 1 / (v + τ²)`` and ``P = W - w wᵀ / Σ w``."""
+    w = 1 / (v + tau2[..., None])
+    total = w.sum(axis=-1)
+    theta = (w * y).sum(axis=-1) / total
+    residual = (y - theta[..., None]) ** 2
+    w2, w3 = (w ** 2).sum(axis=-1), (w ** 3).sum(axis=-1)
+    loglik = -(np.log(v + tau2[..., None]).sum(axis=-1) + np.log(total) + (w * residual).sum(axis=-1)) / 2
+    score = ((w ** 2 * residual).sum(axis=-1) - (total - w2 / total)) / 2
+    return loglik, score, (w2 - 2 * w3 / total + (w2 / total) ** 2) / 2
+
+
 def _reml(y: FloatArray, v: FloatArray) -> FloatArray:
-    """REML by Fisher scoring from the DerSimonian-Laird value, truncated at 0 (as metafor's
-    ``rma(method="REML")``): the step is ``(Σ w²(y - θ̂)² - tr P) / tr P²`` with
-    ``P = W - w wᵀ / Σ w``, until it changes ``τ²`` by less than 1e-12 (relative)."""
-    tau2 = _dl(y, v)
-    active = np.ones(tau2.shape, dtype=bool)
+    """REML (Viechtbauer 2005): 0 where the restricted likelihood decreases from ``τ² = 0``, else
+    the root of its score by Fisher scoring from the DerSimonian-Laird value, kept inside a bracket
+    of the root (a step that leaves it, or is not half the previous one, is replaced by bisection:
+    plain Fisher scoring can oscillate about the root), until ``τ²`` is known to 1e-12 (relative)."""
+    _, at_zero, _ = _reml_parts(y, v, np.zeros(y.shape[:-1]))
+    active = at_zero > 0
+    low = np.zeros(y.shape[:-1])
+    high = np.maximum(y.var(axis=-1, ddof=1), 1e-300)
+    for _ in range(200):  # the score is negative for large tau2: double until it is
+        up = active & (_reml_parts(y, v, high)[1] > 0)
+        if not up.any():
+            break
+        high = np.where(up, 2 * high, high)
+    tau2 = np.where(active, np.clip(_dl(y, v), low, high), 0.0)
+    last = high - low
     for _ in range(_MAX_ITERATIONS):
-        w = 1 / (v + tau2[..., None])
-        total = w.sum(axis=-1)
-        theta = (w * y).sum(axis=-1) / total
-        w2, w3 = (w ** 2).sum(axis=-1), (w ** 3).sum(axis=-1)
-        trace_p = total - w2 / total
-        trace_pp = w2 - 2 * w3 / total + (w2 / total) ** 2
-        score = (w ** 2 * (y - theta[..., None]) ** 2).sum(axis=-1) - trace_p
-        new = np.maximum(tau2 + score / trace_pp, 0.0)
-        change = np.abs(new - tau2)
+        _, score, information = _reml_parts(y, v, tau2)
+        low, high = np.where(score > 0, tau2, low), np.where(score < 0, tau2, high)
+        new = tau2 + score / information
+        # bisect where a step leaves the bracket or shrinks less than by half (a slow oscillation)
+        new = np.where((new > low) & (new < high) & (np.abs(new - tau2) < last / 2), new, (low + high) / 2)
+        last = np.abs(new - tau2)
+        done = (np.abs(new - tau2) <= _TOLERANCE * np.maximum(1.0, new)) | (score == 0)
+        active &= ~done
         tau2 = np.where(active, new, tau2)
-        active &= change > _TOLERANCE * np.maximum(1.0, tau2)
         if not active.any():
             return tau2
     raise RuntimeError("REML did not converge in 1000 Fisher scoring steps")  # pragma: no cover - not seen
