@@ -63,7 +63,7 @@ class CollectionsBoard:
     def display(self, *, digits: int = 3) -> CaptionedTable:
         """``rank, system, <figure> [interval], rank [low, high], group`` as strings, with the caption."""
         t = self.table
-        frame = pd.DataFrame({"rank": t["rank"], "system": t["system"]})
+        frame = pd.DataFrame({"rank": [f"{r:g}" for r in t["rank"]], "system": t["system"]})
         frame[self.which] = interval_cells(t["estimate"].to_numpy(), t["ci_low"].to_numpy(),
                                            t["ci_high"].to_numpy(), digits)
         if "pi_low" in t:
@@ -84,7 +84,9 @@ class CollectionsBoard:
         return self.display()._repr_html_()
 
     def __repr__(self) -> str:
-        groups = len({g for text in self.table["group"] for g in text})
+        import re
+
+        groups = len({g for text in self.table["group"] for g in re.findall(r"[A-Za-z][0-9]*", text)})
         return f"CollectionsBoard({len(self.table)} systems by their {self.which}; {groups} groups)"
 
 
