@@ -17,8 +17,8 @@ bootstrap: topic standard errors), then ``ptb.across_collections(..., baseline="
 * pooled: does the random-effects interval (REML, HKSJ) cover ``μ``? (DerSimonian-Laird with the
   normal interval, the textbook default, for comparison);
 * prediction: does the prediction interval cover a new collection's ``θ_new = μ + u_new``?
-  (metafor's ``t_{k-1}`` with the HKSJ standard error; Higgins et al.'s ``t_{k-2}`` with the Wald
-  one for comparison);
+  (Higgins et al.'s ``t_{k-2}`` with the Wald standard error, the default; metafor's default,
+  ``t_{k-1}`` with the HKSJ standard error, for comparison);
 * average: does the average's interval cover ``(1/C) Σ θ_c``, the mean over these collections?
 
 Coverages are over ``--reps`` replications with their Monte Carlo standard errors. The pooled
@@ -51,6 +51,7 @@ R_SCRIPT = HERE.parent / "tests" / "reference" / "metafor_random_effects.R"
 COLLECTIONS = (3, 5, 10, 18)
 HETEROGENEITY = {"none": 0.0, "small": 1 / 3, "moderate": 1.0, "large": 4.0}
 MU = 0.02
+KEYS = ("pooled", "pooled DL normal", "prediction", "prediction HKSJ t(k-1)", "average")
 
 
 def populations():
@@ -90,17 +91,8 @@ def replication(pops, C, h, rng):
     return results, MU, MU + rng.normal(0, tau), theta.mean()
 
 
-def _higgins(y, v):
-    """Higgins et al.'s prediction interval: t_{k-2} with the Wald standard error (REML tau2)."""
-    from scipy import stats
-
-    fit = ptb.random_effects(y, v, hksj=False)
-    half = stats.t.isf(0.025, len(y) - 2) * np.sqrt(fit.tau2 + fit.standard_error ** 2) if len(y) > 2 else np.inf
-    return fit.estimate - half, fit.estimate + half
-
-
 def run_setting(pops, C, h, reps, rng, keep):
-    hits = {key: 0 for key in ("pooled", "pooled DL normal", "prediction", "prediction Higgins", "average")}
+    hits = {key: 0 for key in KEYS}
     i2, width, cases = [], [], []
     for r in range(reps):
         results, mu, new, mean_theta = replication(pops, C, h, rng)
@@ -109,11 +101,11 @@ def run_setting(pops, C, h, reps, rng, keep):
         per = res.per_collection()
         y, v = per["estimate"].to_numpy(), per["se"].to_numpy() ** 2
         dl = ptb.random_effects(y, v, tau2_method="DL", hksj=False)
-        low, high = _higgins(y, v)
+        knha = ptb.random_effects(y, v, prediction="hksj")
         hits["pooled"] += pooled["ci_low"] <= mu <= pooled["ci_high"]
         hits["pooled DL normal"] += dl.ci_low <= mu <= dl.ci_high
         hits["prediction"] += pooled["pi_low"] <= new <= pooled["pi_high"]
-        hits["prediction Higgins"] += low <= new <= high
+        hits["prediction HKSJ t(k-1)"] += knha.pi_low <= new <= knha.pi_high
         hits["average"] += average["ci_low"] <= mean_theta <= average["ci_high"]
         i2.append(pooled["i2"])
         width.append(pooled["ci_high"] - pooled["ci_low"])
@@ -190,7 +182,7 @@ def main(argv=None):
     se = lambda p: np.sqrt(p * (1 - p) / args.reps)  # noqa: E731
     shown = table[["C", "heterogeneity"]].copy()
     shown["mean I²"] = [f"{100 * v:.0f}%" for v in table["mean I²"]]
-    for key in ("pooled", "pooled DL normal", "prediction", "prediction Higgins", "average"):
+    for key in KEYS:
         shown[key] = [f"{100 * p:.1f} ± {100 * se(p):.1f}" for p in table[key]]
     print(shown.to_markdown(index=False) if args.markdown else shown.to_string(index=False))
     print(f"\n{args.reps} replications per setting, seed {args.seed}, {time.perf_counter() - start:.0f} s, "

@@ -102,7 +102,7 @@ def test_pooled_is_random_effects_of_the_collections(analysis):
                                         "tau2"]
     for system, row in pooled.set_index("system").iterrows():
         mine = per[per["system"] == system]
-        fit = ptb.random_effects(mine["estimate"], mine["se"] ** 2)  # REML, HKSJ
+        fit = ptb.random_effects(mine["estimate"], mine["se"] ** 2)  # REML, HKSJ, Higgins' prediction
         for ours, theirs in (("estimate", "estimate"), ("ci_low", "ci_low"), ("pi_high", "pi_high"),
                              ("tau2", "tau2"), ("i2", "i2"), ("p-value", "pvalue")):
             assert row[ours] == pytest.approx(getattr(fit, theirs), rel=1e-12, abs=1e-15)
@@ -112,6 +112,19 @@ def test_pooled_is_random_effects_of_the_collections(analysis):
     mine = per[per["system"] == "S3"]
     fit = ptb.random_effects(mine["estimate"], mine["se"] ** 2, tau2_method="DL", hksj=False)
     assert dl.set_index("system").loc["S3", "ci_high"] == pytest.approx(fit.ci_high, rel=1e-12)
+
+
+def test_prediction_intervals_higgins_by_default_or_hksj(results):
+    per = ptb.across_collections(results, "AP", baseline="S1").per_collection()
+    mine = per[per["system"] == "S2"]
+    for kind in ("higgins", "hksj"):
+        pooled = ptb.across_collections(results, "AP", baseline="S1", prediction=kind).pooled().iloc[0]
+        fit = ptb.random_effects(mine["estimate"], mine["se"] ** 2, prediction=kind)
+        assert (pooled["pi_low"], pooled["pi_high"]) == pytest.approx((fit.pi_low, fit.pi_high), rel=1e-12)
+    two = ptb.across_collections({k: results[k] for k in ("C0", "C1")}, "AP", baseline="S1").pooled()
+    assert two["pi_low"].isna().all() and two["ci_low"].notna().all()  # t with k - 2 = 0 df: no interval
+    with pytest.raises(ValueError, match="'prediction' must be one of"):
+        ptb.across_collections(results, "AP", prediction="riley")
 
 
 def test_standardised_differences_are_hedges_g(results):
@@ -225,7 +238,7 @@ def test_save_and_load_give_the_same_figures(analysis, tmp_path):
         pd.testing.assert_frame_equal(getattr(back, method)(), getattr(analysis, method)())
     assert back.leaderboard().to_markdown() == analysis.leaderboard().to_markdown()
     assert set(read_across(path)) == {"effects", "measure", "labels", "baseline", "standardize", "tau2_method",
-                                      "hksj", "confidence_level"}
+                                      "hksj", "prediction", "confidence_level"}
 
 
 def test_a_file_that_is_not_a_saved_analysis_is_refused(results, tmp_path):

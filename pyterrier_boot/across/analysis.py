@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from .._batches import check_executor
 from .._checks import check_confidence_level
 from .._memory import DEFAULT_MAX_MEMORY
-from ..meta.random_effects import TAU2_METHODS
+from ..meta.random_effects import PREDICTIONS, TAU2_METHODS
 from .effects import collection_effects
 from .inputs import collection_results
 from .result import AcrossCollections
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 __all__ = ["across_collections"]
 
 
-def _across_iv(measure, baseline, standardize, tau2_method, hksj, confidence_level, verbose):
+def _across_iv(measure, baseline, standardize, tau2_method, hksj, prediction, confidence_level, verbose):
     import ir_measures
 
     if not isinstance(measure, (str, ir_measures.Measure)):
@@ -37,6 +37,8 @@ def _across_iv(measure, baseline, standardize, tau2_method, hksj, confidence_lev
                         f"{type(measure).__name__}")
     if tau2_method not in TAU2_METHODS:
         raise ValueError(f"'tau2_method' must be one of {TAU2_METHODS}, got {tau2_method!r}")
+    if prediction not in PREDICTIONS:
+        raise ValueError(f"'prediction' must be one of {PREDICTIONS}, got {prediction!r}")
     for name, value in (("hksj", hksj), ("standardize", standardize), ("verbose", verbose)):
         if not isinstance(value, bool):
             raise TypeError(f"{name!r} must be True or False, got {value!r}")
@@ -50,6 +52,7 @@ def _across_iv(measure, baseline, standardize, tau2_method, hksj, confidence_lev
 
 def across_collections(results: Any, measure: MeasureLike, *, baseline: str | None = None,
                        standardize: bool = False, tau2_method: str = "REML", hksj: bool = True,
+                       prediction: str = "higgins",
                        systems: Sequence[str] | None = None, confidence_level: float | None = None,
                        bootstrap: str | None = "topic", n_resamples: int | None = None, interval: str | None = None,
                        rng: RngLike = None, executor: Executor | None = None,
@@ -70,6 +73,9 @@ def across_collections(results: Any, measure: MeasureLike, *, baseline: str | No
         tau2_method, hksj: the random-effects model of :meth:`~AcrossCollections.pooled`: REML
             ``τ²`` and the Hartung-Knapp-Sidik-Jonkman interval (default), ``"DL"`` or ``"PM"``,
             ``hksj=False`` for the normal one.
+        prediction: the prediction interval of a new collection: ``"higgins"`` (default; Higgins,
+            Thompson & Spiegelhalter 2009, ``t_{k-2}``, 3 collections or more) or ``"hksj"``
+            (``t_{k-1}`` with the HKSJ standard error, metafor's ``predict()`` default).
         systems: the systems to compare (default: all; every collection must hold them).
         confidence_level: of every interval (default: the results' own, 0.95 for runs).
         bootstrap, n_resamples, interval, rng, executor, max_memory: for collections given as runs,
@@ -97,7 +103,7 @@ def across_collections(results: Any, measure: MeasureLike, *, baseline: str | No
         collections. CIKM. IntHout, J., Ioannidis, J. P. A. & Borm, G. F. (2014). BMC Med. Res.
         Methodol. 14. Higgins, J. P. T., Thompson, S. G. & Spiegelhalter, D. J. (2009). JRSS-A 172.
     """
-    level = _across_iv(measure, baseline, standardize, tau2_method, hksj, confidence_level, verbose)
+    level = _across_iv(measure, baseline, standardize, tau2_method, hksj, prediction, confidence_level, verbose)
     collections, level = collection_results(
         results, measure, systems=systems, bootstrap=bootstrap, n_resamples=n_resamples, confidence_level=level,
         rng=rng, executor=check_executor(executor), interval=interval, max_memory=max_memory, verbose=verbose)
@@ -106,4 +112,4 @@ def across_collections(results: Any, measure: MeasureLike, *, baseline: str | No
     label = collections.labels[0] if len(set(collections.labels)) == 1 else str(measure)
     return AcrossCollections(effects=collection_effects(collections), measure=label, labels=collections.labels,
                              baseline=baseline, standardize=standardize, tau2_method=tau2_method, hksj=hksj,
-                             confidence_level=level, results=collections.results)
+                             confidence_level=level, results=collections.results, prediction=prediction)

@@ -25,7 +25,6 @@ from ..stats.letters import DEFAULT_METHOD, check_method, compact_letter_display
 from .average import average_effects
 from .display import CaptionedTable, describe_variance, interval_cells
 from .effects import effects_of, standardized
-from .pooled import pooled_effects
 
 if TYPE_CHECKING:
     from .result import AcrossCollections
@@ -101,8 +100,7 @@ def _pair_tests(result: AcrossCollections, which: str) -> pd.DataFrame:
         out = average_effects(y, se, df, confidence_level=result.confidence_level)
         se_out = out["se"]
     else:
-        out = pooled_effects(y, se, tau2_method=result.tau2_method, hksj=result.hksj,
-                             confidence_level=result.confidence_level)
+        out = result.pool(y, se)
         se_out = out["standard_error"]
     return pd.DataFrame({"measure": result.measure, "system_a": np.array(e.systems, dtype=object)[a],
                          "system_b": np.array(e.systems, dtype=object)[b], "difference": out["estimate"],
@@ -129,8 +127,7 @@ def _figures(result: AcrossCollections, which: str) -> dict[str, Any]:
     means = effects_of(result.effects, baseline=None, standardize=False, confidence_level=result.confidence_level)
     if which == "average":
         return average_effects(means.estimate, means.se, means.df, confidence_level=result.confidence_level)
-    return pooled_effects(means.estimate, means.se, tau2_method=result.tau2_method, hksj=result.hksj,
-                          confidence_level=result.confidence_level)
+    return result.pool(means.estimate, means.se)
 
 
 def _caption(result: AcrossCollections, which: str, correction: str | None, alpha: float, method: str) -> str:

@@ -16,6 +16,8 @@ if TYPE_CHECKING:
 
 __all__ = ["CaptionedTable", "across_table", "describe_variance", "interval_cells"]
 
+_PREDICTION = {"higgins": "Higgins et al.'s t with k - 2 degrees of freedom",
+               "hksj": "t with k - 1 degrees of freedom and the HKSJ standard error"}
 _VARIANCE = {"topics": "topics resampled within each collection", "corpus": "corpus images of each collection",
              "topics+corpus": "topics and corpus images of each collection"}
 
@@ -84,7 +86,7 @@ def _caption(result: AcrossCollections) -> str:
         f"Pooled (a population of collections): the random-effects mean ({model} {level} interval), which adds "
         "the variance between collections.",
         f"Prediction (a new collection): where the figure of a new collection from the same population should fall "
-        f"({level}).",
+        f"({level}, {_PREDICTION[result.prediction]}).",
         "I²: the share of a collection's variance that lies between collections; a large I² or a prediction "
         "interval much wider than the pooled interval says the collections disagree.",
     ])

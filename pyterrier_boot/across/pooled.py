@@ -6,7 +6,7 @@ error (topics, and the corpus or seeds when its intervals include them). The ran
 meta-analysis (:func:`~pyterrier_boot.meta.random_effects.random_effects`: REML ``τ²`` and the
 Hartung-Knapp-Sidik-Jonkman interval by default) estimates ``θ`` with an interval that includes
 the between-collection variance, and the prediction interval covers a new collection's ``θ_c``
-(Higgins, Thompson & Spiegelhalter 2009). Soboroff (2018) proposes this meta-analysis for
+(Higgins, Thompson & Spiegelhalter 2009: ``t_{k-2}``, by default; it needs 3 collections). Soboroff (2018) proposes this meta-analysis for
 retrieval experiments over several test collections.
 """
 from __future__ import annotations
@@ -27,7 +27,7 @@ FIELDS = ("estimate", "standard_error", "df", "ci_low", "ci_high", "pi_low", "pi
           "q_pvalue", "statistic", "pvalue")
 
 
-def pooled_effects(estimate: npt.ArrayLike, se: npt.ArrayLike, *, tau2_method: str, hksj: bool,
+def pooled_effects(estimate: npt.ArrayLike, se: npt.ArrayLike, *, tau2_method: str, hksj: bool, prediction: str,
                    confidence_level: float, alternative: str = "two-sided") -> dict[str, Any]:
     """Random effects over the first axis (collections), one meta-analysis per column: the
     :data:`FIELDS` as arrays, and ``weights`` ``[collection, column]``. A column with a standard
@@ -40,7 +40,7 @@ def pooled_effects(estimate: npt.ArrayLike, se: npt.ArrayLike, *, tau2_method: s
     ok = np.all(se > 0, axis=0) & np.all(np.isfinite(se), axis=0) & np.all(np.isfinite(estimate), axis=0)
     if ok.any():
         fit = random_effects(estimate[:, ok].T, se[:, ok].T ** 2, tau2_method=tau2_method, hksj=hksj,
-                             confidence_level=confidence_level, alternative=alternative)
+                             prediction=prediction, confidence_level=confidence_level, alternative=alternative)
         for key in FIELDS:
             out[key][ok] = np.broadcast_to(getattr(fit, key), (int(ok.sum()),))
         out["weights"][:, ok] = fit.weights.T

@@ -39,7 +39,7 @@ class AcrossCollections:
         measure: the measure's label; labels: its label in each collection's result.
         baseline: the system the others are compared with, or None (each system's mean).
         standardize: differences over the SD of their per-topic differences (Hedges' g).
-        tau2_method, hksj: the random-effects model of :meth:`pooled`.
+        tau2_method, hksj, prediction: the random-effects model of :meth:`pooled`.
         confidence_level: of every interval.
         results: the collections' :class:`~pyterrier_boot.ExperimentResult` (None after
             :meth:`load`).
@@ -54,6 +54,7 @@ class AcrossCollections:
     hksj: bool
     confidence_level: float
     results: tuple | None = None
+    prediction: str = "higgins"
 
     @property
     def collections(self) -> tuple[str, ...]:
@@ -124,8 +125,7 @@ class AcrossCollections:
         interval of the effect on a new collection; ``tau2``: the between-collection variance;
         ``i2``: its share of a collection's variance (:mod:`~pyterrier_boot.across.pooled`)."""
         e = self._effects()
-        out = pooled_effects(e.estimate, e.se, tau2_method=self.tau2_method, hksj=self.hksj,
-                             confidence_level=self.confidence_level)
+        out = self.pool(e.estimate, e.se)
         columns = {"estimate": out["estimate"], "se": out["standard_error"], "df": out["df"],
                    "ci_low": out["ci_low"], "ci_high": out["ci_high"], "pi_low": out["pi_low"],
                    "pi_high": out["pi_high"], "tau2": out["tau2"], "i2": out["i2"], "q": out["q"],
@@ -133,6 +133,12 @@ class AcrossCollections:
         if self.baseline is not None:
             columns["p-value"] = out["pvalue"]
         return self._frame(e.rows, columns, f"{self.variance}+collections")
+
+    def pool(self, estimate: Any, se: Any) -> dict[str, Any]:
+        """This analysis' random-effects model on effects ``[collection, column]`` with their
+        standard errors (:func:`~pyterrier_boot.across.pooled.pooled_effects`)."""
+        return pooled_effects(estimate, se, tau2_method=self.tau2_method, hksj=self.hksj, prediction=self.prediction,
+                              confidence_level=self.confidence_level)
 
     def forest_table(self, system: str) -> pd.DataFrame:
         """The rows of ``system``'s forest plot: ``label, effect, ci_low, ci_high, weight, kind``,
@@ -144,8 +150,7 @@ class AcrossCollections:
         r = e.rows.index(system)
         average = self.average().iloc[r]
         pooled = self.pooled().iloc[r]
-        weights = pooled_effects(e.estimate[:, [r]], e.se[:, [r]], tau2_method=self.tau2_method, hksj=self.hksj,
-                                 confidence_level=self.confidence_level)["weights"][:, 0]
+        weights = self.pool(e.estimate[:, [r]], e.se[:, [r]])["weights"][:, 0]
         rows = pd.DataFrame({"label": list(self.collections), "effect": e.estimate[:, r], "ci_low": e.ci_low[:, r],
                              "ci_high": e.ci_high[:, r], "weight": weights, "kind": "collection"})
         summary = pd.DataFrame([
@@ -227,4 +232,4 @@ class AcrossCollections:
 
     def __repr__(self) -> str:
         return (f"AcrossCollections({len(self.systems)} systems x {self.k} collections, {self.what}; "
-                f"{self.tau2_method} tau2, {'HKSJ' if self.hksj else 'normal'} interval)")
+                f"{self.tau2_method} tau2, {'HKSJ' if self.hksj else 'normal'} interval, {self.prediction} prediction)")

@@ -34,7 +34,7 @@ __all__ = ["FORMAT", "VERSION", "save_across", "read_across"]
 
 FORMAT = "pyterrier-boot-across"
 VERSION = 1
-_SETTINGS = ("measure", "labels", "baseline", "standardize", "tau2_method", "hksj", "confidence_level")
+_SETTINGS = ("measure", "labels", "baseline", "standardize", "tau2_method", "hksj", "prediction", "confidence_level")
 
 
 def save_across(result: AcrossCollections, path: Path) -> Path:

@@ -64,6 +64,9 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
     p.add_argument("--tau2", choices=TAU2_METHODS, default="REML", help="between-collection variance (default REML)")
     p.add_argument("--interval", choices=("hksj", "normal"), default="hksj",
                    help="pooled interval: Hartung-Knapp-Sidik-Jonkman (default) or normal")
+    p.add_argument("--prediction", choices=("higgins", "hksj"), default="higgins",
+                   help="prediction interval of a new collection: Higgins et al.'s t(k-2) (default; 3 collections "
+                        "or more) or t(k-1) with the HKSJ standard error (metafor's default)")
     p.add_argument("--board", choices=("average", "pooled", "none"), default="average",
                    help="rank the runs by their average over these collections (default), by the pooled mean, or "
                         "print no leaderboard")
@@ -132,7 +135,8 @@ def run(args: argparse.Namespace) -> int:
         collections = _collections(args, status, progress)
         status(f"evaluating {measure.label} on {len(collections)} collections ({args.bootstrap} bootstrap, seed {seed})")
         result = across_collections(collections, measure.label, baseline=args.baseline, standardize=args.standardize,
-                                    tau2_method=args.tau2, hksj=args.interval == "hksj", systems=args.systems,
+                                    tau2_method=args.tau2, hksj=args.interval == "hksj", prediction=args.prediction,
+                                    systems=args.systems,
                                     confidence_level=args.confidence, bootstrap=args.bootstrap,
                                     n_resamples=args.n_resamples, rng=seed, executor=executor,
                                     max_memory=args.max_memory, verbose=progress)

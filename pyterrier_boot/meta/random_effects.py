@@ -12,9 +12,11 @@ per simulated replication) are fitted at once:
   Hartung-Knapp-Sidik-Jonkman (HKSJ) interval ``θ̂ ± t_{k-1} sqrt(q / Σ w_i)`` with
   ``q = Σ w_i (y_i - θ̂)² / (k - 1)`` (IntHout, Ioannidis & Borm 2014: it keeps its level with
   few studies where the Wald interval does not);
-* the prediction interval of a new study's effect ``θ̂ ± c sqrt(τ² + SE²)`` (Higgins, Thompson &
-  Spiegelhalter 2009), with ``c`` and ``SE`` those of the interval (as metafor's ``predict()``:
-  ``t_{k-1}`` and the HKSJ standard error with HKSJ, ``z`` without);
+* the prediction interval of a new study's effect ``θ̂ ± t_{k-2} sqrt(τ² + SE²)`` with the Wald
+  ``SE`` (Higgins, Thompson & Spiegelhalter 2009; metafor's ``predict(pi.type="riley")`` after
+  ``test="z"``), or (``prediction="hksj"``) ``θ̂ ± t_{k-1} sqrt(τ² + SE²)`` with the HKSJ ``SE``,
+  metafor's ``predict()`` after ``test="knha"``. The first covers better with few studies and
+  little heterogeneity (``pt_docs/seeds_and_collections.md``: both were measured); it needs 3 studies;
 * heterogeneity: Cochran's ``Q = Σ v_i⁻¹ (y_i - ȳ_FE)²`` with its chi-squared test, and
   ``I² = τ² / (τ² + s²)``, the share of the variance of an effect that is between studies, with
   the typical within-study variance ``s² = (k - 1) Σ v_i⁻¹ / ((Σ v_i⁻¹)² - Σ v_i⁻²)`` (Higgins &
@@ -40,10 +42,13 @@ if TYPE_CHECKING:
 
     from .._typing import FloatArray
 
-__all__ = ["random_effects", "RandomEffects", "tau2_estimate", "pooled_mean", "p_value", "TAU2_METHODS"]
+__all__ = ["random_effects", "RandomEffects", "tau2_estimate", "pooled_mean", "p_value", "TAU2_METHODS",
+           "PREDICTIONS"]
 
 #: estimators of the between-study variance ``τ²``
 TAU2_METHODS = ("REML", "DL", "PM")
+#: prediction intervals: Higgins et al.'s ``t_{k-2}`` with the Wald SE, or ``t_{k-1}`` with the HKSJ SE
+PREDICTIONS = ("higgins", "hksj")
 _TOLERANCE = 1e-12
 _MAX_ITERATIONS = 1000
 
@@ -158,11 +163,12 @@ class RandomEffects:
         ci_low, ci_high: its interval at ``confidence_level``; df: the degrees of freedom of its
             t distribution (``k - 1`` with ``hksj``, infinite for the normal one).
         statistic, pvalue: ``θ̂ / SE`` and the p-value of ``θ = 0`` for ``alternative``.
-        pi_low, pi_high: prediction interval of a new study's effect (NaN for fewer than 2 studies).
+        pi_low, pi_high: prediction interval of a new study's effect (``prediction``; NaN for
+            Higgins et al.'s with fewer than 3 studies).
         tau2: between-study variance; q, q_pvalue: Cochran's Q and its chi-squared p-value
             (``k - 1`` df); i2: ``I²`` (from ``tau2``); k: number of studies.
         weights: relative weights of the studies (rows sum to 1).
-        tau2_method, hksj, confidence_level, alternative: as used.
+        tau2_method, hksj, prediction, confidence_level, alternative: as used.
     """
 
     estimate: Any
@@ -184,6 +190,7 @@ class RandomEffects:
     hksj: bool
     confidence_level: float
     alternative: str
+    prediction: str = "higgins"
 
 
 def pooled_mean(effects: FloatArray, variances: FloatArray, tau2: npt.ArrayLike, *, hksj: bool,
@@ -252,8 +259,8 @@ def _checked(effects, variances):
 
 
 def random_effects(effects: npt.ArrayLike, variances: npt.ArrayLike, *, tau2_method: str = "REML",
-                   hksj: bool = True, confidence_level: float = 0.95,
-                   alternative: str = "two-sided") -> RandomEffects:
+                   hksj: bool = True, confidence_level: float = 0.95, alternative: str = "two-sided",
+                   prediction: str = "higgins") -> RandomEffects:
     """Random-effects meta-analysis of ``k`` studies, or of each row of a 2-D array at once.
 
     Args:
@@ -265,6 +272,8 @@ def random_effects(effects: npt.ArrayLike, variances: npt.ArrayLike, *, tau2_met
             ``test="knha"``), else the normal (Wald) ones.
         confidence_level: of the interval and the prediction interval.
         alternative: of the p-value (``"two-sided"``, ``"greater"``, ``"less"``).
+        prediction: the prediction interval: ``"higgins"`` (default; ``t_{k-2}``, Wald standard
+            error) or ``"hksj"`` (``t_{k-1}``, HKSJ standard error; metafor's default).
 
     Returns:
         :class:`RandomEffects` (scalars for 1-D input).
@@ -284,6 +293,7 @@ def random_effects(effects: npt.ArrayLike, variances: npt.ArrayLike, *, tau2_met
     """
     check_choice(tau2_method, "tau2_method", TAU2_METHODS)
     check_choice(alternative, "alternative", ALTERNATIVES)
+    check_choice(prediction, "prediction", PREDICTIONS)
     if not isinstance(hksj, (bool, np.bool_)):
         raise TypeError(f"'hksj' must be True or False, got {hksj!r}")
     confidence_level = check_confidence_level(confidence_level)
@@ -291,11 +301,19 @@ def random_effects(effects: npt.ArrayLike, variances: npt.ArrayLike, *, tau2_met
     k = y.shape[-1]
     tau2 = _ESTIMATORS[tau2_method](y, v)
     pooled = pooled_mean(y, v, tau2, hksj=bool(hksj), confidence_level=confidence_level, alternative=alternative)
-    half = critical_value(pooled["df"], confidence_level) * np.sqrt(tau2 + pooled["standard_error"] ** 2)
     q = _cochran_q(y, v)
-    out = {**pooled, "pi_low": pooled["estimate"] - half, "pi_high": pooled["estimate"] + half, "tau2": tau2,
-           "q": q, "q_pvalue": stats.chi2.sf(q, k - 1), "i2": _i2(v, tau2)}
+    out = {**pooled, **_prediction(y, v, tau2, prediction, confidence_level), "tau2": tau2, "q": q,
+           "q_pvalue": stats.chi2.sf(q, k - 1), "i2": _i2(v, tau2)}
     if y.ndim == 1:
         out = {key: value if key == "weights" else float(value) for key, value in out.items()}
     return RandomEffects(**out, k=k, tau2_method=tau2_method, hksj=bool(hksj), confidence_level=confidence_level,
-                         alternative=alternative)
+                         alternative=alternative, prediction=prediction)
+
+
+def _prediction(y: FloatArray, v: FloatArray, tau2: FloatArray, kind: str, confidence_level: float) -> dict:
+    """``pi_low, pi_high``: ``θ̂ ± c sqrt(τ² + SE²)``, the standard error of ``kind``'s interval."""
+    k = y.shape[-1]
+    pooled = pooled_mean(y, v, tau2, hksj=kind == "hksj", confidence_level=confidence_level)
+    df = k - 1 if kind == "hksj" else k - 2
+    half = (critical_value(df, confidence_level) if df >= 1 else np.nan) * np.sqrt(tau2 + pooled["standard_error"] ** 2)
+    return {"pi_low": pooled["estimate"] - half, "pi_high": pooled["estimate"] + half}

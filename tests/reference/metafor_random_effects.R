@@ -4,6 +4,9 @@
 #   CASES.csv: case, yi, vi           (one row per study; a case is one meta-analysis)
 #   SMCC.csv:  row, mean, sd, n       (a paired mean difference, the SD of its differences, n topics)
 # Writes OUT_DIR/pooled.csv (one row per case and model) and OUT_DIR/smcc.csv (yi, vi of each row).
+# pi_low, pi_high: predict() of the model (after test="knha": t_{k-1} and the Knapp-Hartung SE);
+# pi_low_higgins, pi_high_higgins: predict(pi.type = "riley") after test = "z", Higgins, Thompson &
+# Spiegelhalter's (2009) interval (t_{k-2} and the Wald SE).
 # Convergence thresholds are tightened so that the numbers are the estimators' exact values.
 suppressPackageStartupMessages(library(metafor))
 args <- commandArgs(trailingOnly = TRUE)
@@ -13,13 +16,15 @@ rows <- list()
 for (case in unique(cases$case)) {
   d <- cases[cases$case == case, ]
   for (method in c("REML", "DL", "PM")) {
+    higgins <- predict(rma(yi = d$yi, vi = d$vi, method = method, test = "z", control = control), pi.type = "riley")
     for (test in c("knha", "z")) {
       fit <- rma(yi = d$yi, vi = d$vi, method = method, test = test, control = control)
       p <- predict(fit)
       rows[[length(rows) + 1]] <- data.frame(
         case = case, method = method, test = test, tau2 = fit$tau2, estimate = as.numeric(fit$b),
         se = fit$se, ci_low = fit$ci.lb, ci_high = fit$ci.ub, pvalue = fit$pval, pi_low = p$pi.lb,
-        pi_high = p$pi.ub, i2 = fit$I2 / 100, q = fit$QE, q_pvalue = fit$QEp)
+        pi_high = p$pi.ub, pi_low_higgins = higgins$pi.lb, pi_high_higgins = higgins$pi.ub, i2 = fit$I2 / 100,
+        q = fit$QE, q_pvalue = fit$QEp)
     }
   }
 }
