@@ -70,12 +70,10 @@ def across_collections(results: Any, measure: MeasureLike, *, baseline: str | No
             system's mean).
         standardize: with a baseline, each collection's difference over the SD of its per-topic
             differences (Hedges' g), where the measure's scale differs between collections.
-        tau2_method, hksj: the random-effects model of :meth:`~AcrossCollections.pooled`: REML
-            ``τ²`` and the Hartung-Knapp-Sidik-Jonkman interval (default), ``"DL"`` or ``"PM"``,
-            ``hksj=False`` for the normal one.
-        prediction: the prediction interval of a new collection: ``"higgins"`` (default; Higgins,
-            Thompson & Spiegelhalter 2009, ``t_{k-2}``, 3 collections or more) or ``"hksj"``
-            (``t_{k-1}`` with the HKSJ standard error, metafor's ``predict()`` default).
+        tau2_method, hksj, prediction: the random-effects model of :meth:`~AcrossCollections.pooled`
+            (:func:`~pyterrier_boot.random_effects`): REML ``τ²`` (or ``"DL"``, ``"PM"``), the
+            Hartung-Knapp-Sidik-Jonkman interval (``hksj=False``: normal), Higgins et al.'s
+            prediction interval (``"hksj"``: metafor's default form).
         systems: the systems to compare (default: all; every collection must hold them).
         confidence_level: of every interval (default: the results' own, 0.95 for runs).
         bootstrap, n_resamples, interval, rng, executor, max_memory: for collections given as runs,

@@ -33,6 +33,8 @@ __all__ = ["CollectionsBoard", "collections_board", "WHICH"]
 
 #: the figures a board ranks by
 WHICH = ("average", "pooled")
+_NAMES = {"holm": "Holm", "bonferroni": "Bonferroni", "sidak": "Šidák", "holm-sidak": "Holm-Šidák",
+          "fdr_bh": "Benjamini-Hochberg", "fdr_by": "Benjamini-Yekutieli"}
 
 
 @dataclass(frozen=True, eq=False)
@@ -142,7 +144,7 @@ def _caption(result: AcrossCollections, which: str, correction: str | None, alph
     scale = " on standardised differences (Hedges' g)" if result.standardize else ""
     return " ".join([
         f"{len(result.systems)} systems ranked by their {figure}.",
-        f"Every pair tested by {test}{scale}, {correction or 'no'} correction, alpha {alpha:g}.",
+        f"Every pair tested by {test}{scale}, {_NAMES.get(correction, correction or 'no')} correction, alpha {alpha:g}.",
         "Rank interval: 1 + the systems significantly better, n - the systems significantly worse"
         + (" (simultaneous at 1 - alpha)." if correction in ("holm", "bonferroni", "sidak", "holm-sidak") else "."),
         f"Group: systems that share a letter are not significantly different ({letters_label(method)}).",
