@@ -7,8 +7,8 @@ Each replication draws C collections. Collection c takes the per-topic scores of
 runs of one of Urbano, Lima & Hanjalic's (SIGIR 2019) real TREC score matrices (TREC-5..8 ad hoc
 AP, Web 2010-2013 nDCG@20, in turn): its topic population is that matrix's topics (the per-topic
 differences keep their real skew and ties), shifted so that the collection's true mean difference
-is ``θ_c = μ + u_c``, ``u_c ~ N(0, τ²)``; ``n_c`` topics (uniform in 25..150) are drawn with
-replacement. ``τ² = h s̄²`` with ``s̄²`` the mean of the collections' within-collection variances
+is ``θ_c = μ + u_c``, ``u_c ~ N(0, τ²)``; ``n_c`` topics (uniform in ``--topics``, 50..300 as
+the issue's collections, or 25..150 for small ones) are drawn with replacement. ``τ² = h s̄²`` with ``s̄²`` the mean of the collections' within-collection variances
 ``σ_c² / n_c``, so that ``I²`` is about ``h / (1 + h)``: h = 0 (none), 1/3 (small, I² ~ 25%),
 1 (moderate, ~50%), 4 (large, ~80%). Every replication goes through the public door:
 one :class:`~pyterrier_boot.ExperimentResult` per collection (the two runs' per-topic scores, no
@@ -17,8 +17,9 @@ bootstrap: topic standard errors), then ``ptb.across_collections(..., baseline="
 * pooled: does the random-effects interval (REML, HKSJ) cover ``μ``? (DerSimonian-Laird with the
   normal interval, the textbook default, for comparison);
 * prediction: does the prediction interval cover a new collection's ``θ_new = μ + u_new``?
-  (Higgins et al.'s ``t_{k-2}`` with the Wald standard error, the default; metafor's default,
-  ``t_{k-1}`` with the HKSJ standard error, for comparison);
+  (from ``τ²``'s Q-profile confidence distribution, the default; the plug-in intervals for
+  comparison: Higgins et al.'s ``t_{k-2}`` with the Wald standard error, and metafor's default
+  ``t_{k-1}`` with the HKSJ standard error);
 * average: does the average's interval cover ``(1/C) Σ θ_c``, the mean over these collections?
 
 Coverages are over ``--reps`` replications with their Monte Carlo standard errors. The pooled
@@ -26,7 +27,7 @@ figures of the first ``--agreement`` replications of each setting are then fitte
 (``rma(yi, vi, method=..., test=...)``, ``predict()``; skipped without R) and statsmodels
 (``combine_effects``, DerSimonian-Laird and Paule-Mandel): the largest absolute differences are printed.
 
-Usage: python benchmarks/across_validation.py [--reps 2000] [--agreement 100] [--seed 34] [--markdown]
+Usage: python benchmarks/across_validation.py [--reps 2000] [--topics 50 300] [--agreement 100] [--seed 34] [--markdown]
 """
 import argparse
 import os
@@ -51,7 +52,7 @@ R_SCRIPT = HERE.parent / "tests" / "reference" / "metafor_random_effects.R"
 COLLECTIONS = (3, 5, 10, 18)
 HETEROGENEITY = {"none": 0.0, "small": 1 / 3, "moderate": 1.0, "large": 4.0}
 MU = 0.02
-KEYS = ("pooled", "pooled DL normal", "prediction", "prediction HKSJ t(k-1)", "average")
+KEYS = ("pooled", "pooled DL normal", "prediction", "prediction Higgins", "prediction HKSJ t(k-1)", "average")
 
 
 def populations():
@@ -72,10 +73,10 @@ def _pair(scores, rng):
             return scores[a], scores[b]
 
 
-def replication(pops, C, h, rng):
+def replication(pops, C, h, rng, topics=(50, 300)):
     """C collections' results, and the truths: μ, θ_new and the mean of the θ_c."""
     pairs = [_pair(pops[c % len(pops)], rng) for c in range(C)]
-    n = rng.integers(25, 151, C)
+    n = rng.integers(topics[0], topics[1] + 1, C)
     within = np.array([(x - y).var() / k for (x, y), k in zip(pairs, n, strict=True)])
     tau = np.sqrt(h * within.mean())
     theta = MU + rng.normal(0, tau, C)
@@ -91,21 +92,23 @@ def replication(pops, C, h, rng):
     return results, MU, MU + rng.normal(0, tau), theta.mean()
 
 
-def run_setting(pops, C, h, reps, rng, keep):
+def run_setting(pops, C, h, reps, rng, keep, topics):
     hits = {key: 0 for key in KEYS}
     i2, width, cases = [], [], []
     for r in range(reps):
-        results, mu, new, mean_theta = replication(pops, C, h, rng)
+        results, mu, new, mean_theta = replication(pops, C, h, rng, topics)
         res = ptb.across_collections(results, "score", baseline="B")
         pooled, average = res.pooled().iloc[0], res.average().iloc[0]
         per = res.per_collection()
         y, v = per["estimate"].to_numpy(), per["se"].to_numpy() ** 2
         dl = ptb.random_effects(y, v, tau2_method="DL", hksj=False)
         knha = ptb.random_effects(y, v, prediction="hksj")
+        higgins = ptb.random_effects(y, v, prediction="higgins")
         hits["pooled"] += pooled["ci_low"] <= mu <= pooled["ci_high"]
         hits["pooled DL normal"] += dl.ci_low <= mu <= dl.ci_high
         hits["prediction"] += pooled["pi_low"] <= new <= pooled["pi_high"]
         hits["prediction HKSJ t(k-1)"] += knha.pi_low <= new <= knha.pi_high
+        hits["prediction Higgins"] += higgins.pi_low <= new <= higgins.pi_high  # NaN (C = 2) never covers
         hits["average"] += average["ci_low"] <= mean_theta <= average["ci_high"]
         i2.append(pooled["i2"])
         width.append(pooled["ci_high"] - pooled["ci_low"])
@@ -164,6 +167,7 @@ def _metafor(cases):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--reps", type=int, default=2000)
+    parser.add_argument("--topics", type=int, nargs=2, default=(50, 300), metavar=("LOW", "HIGH"))
     parser.add_argument("--agreement", type=int, default=100, help="replications per setting fitted by metafor")
     parser.add_argument("--seed", type=int, default=34)
     parser.add_argument("--markdown", action="store_true")
@@ -174,7 +178,7 @@ def main(argv=None):
     start = time.perf_counter()
     for C in COLLECTIONS:
         for label, h in HETEROGENEITY.items():
-            cover, i2, width, kept = run_setting(pops, C, h, args.reps, rng, args.agreement)
+            cover, i2, width, kept = run_setting(pops, C, h, args.reps, rng, args.agreement, args.topics)
             cases += kept
             rows.append({"C": C, "heterogeneity": label, "mean I²": i2, "median pooled width": width, **cover})
             print(f"C={C} {label}: {cover} ({time.perf_counter() - start:.0f} s)", file=sys.stderr, flush=True)
@@ -185,7 +189,8 @@ def main(argv=None):
     for key in KEYS:
         shown[key] = [f"{100 * p:.1f} ± {100 * se(p):.1f}" for p in table[key]]
     print(shown.to_markdown(index=False) if args.markdown else shown.to_string(index=False))
-    print(f"\n{args.reps} replications per setting, seed {args.seed}, {time.perf_counter() - start:.0f} s, "
+    print(f"\n{args.reps} replications per setting, {args.topics[0]}-{args.topics[1]} topics per collection, seed "
+          f"{args.seed}, {time.perf_counter() - start:.0f} s, "
           f"load average {os.getloadavg()[0]:.1f}")
     for what, value in agreement(cases).items():
         print(f"{what}: max abs difference {value if isinstance(value, str) else f'{value:.1e}'} "

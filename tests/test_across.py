@@ -114,15 +114,17 @@ def test_pooled_is_random_effects_of_the_collections(analysis):
     assert dl.set_index("system").loc["S3", "ci_high"] == pytest.approx(fit.ci_high, rel=1e-12)
 
 
-def test_prediction_intervals_higgins_by_default_or_hksj(results):
+def test_prediction_intervals_q_profile_by_default_higgins_or_hksj(results):
     per = ptb.across_collections(results, "AP", baseline="S1").per_collection()
     mine = per[per["system"] == "S2"]
-    for kind in ("higgins", "hksj"):
+    for kind in ("q-profile", "higgins", "hksj"):
         pooled = ptb.across_collections(results, "AP", baseline="S1", prediction=kind).pooled().iloc[0]
         fit = ptb.random_effects(mine["estimate"], mine["se"] ** 2, prediction=kind)
         assert (pooled["pi_low"], pooled["pi_high"]) == pytest.approx((fit.pi_low, fit.pi_high), rel=1e-12)
-    two = ptb.across_collections({k: results[k] for k in ("C0", "C1")}, "AP", baseline="S1").pooled()
-    assert two["pi_low"].isna().all() and two["ci_low"].notna().all()  # t with k - 2 = 0 df: no interval
+    two = {k: results[k] for k in ("C0", "C1")}
+    higgins = ptb.across_collections(two, "AP", baseline="S1", prediction="higgins").pooled()
+    assert higgins["pi_low"].isna().all() and higgins["ci_low"].notna().all()  # t with k - 2 = 0 df: no interval
+    assert ptb.across_collections(two, "AP", baseline="S1").pooled()["pi_low"].notna().all()
     with pytest.raises(ValueError, match="'prediction' must be one of"):
         ptb.across_collections(results, "AP", prediction="riley")
 

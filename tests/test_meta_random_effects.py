@@ -63,13 +63,13 @@ def metafor(tmp_path_factory):
 @pytest.mark.parametrize("test", ["knha", "z"])
 def test_equals_metafor_rma_and_predict(metafor, method, test):
     """rma(yi, vi, method, test) and predict(): with test="knha" the "hksj" prediction interval;
-    Higgins et al.'s (the default) is predict(pi.type="riley") after test="z"."""
+    Higgins et al.'s is predict(pi.type="riley") after test="z"."""
     cases, reference, _, _ = metafor
     for c, (y, v) in enumerate(cases):
         row = reference[(reference["case"] == c) & (reference["method"] == method) & (reference["test"] == test)]
         assert len(row) == 1
         ours = random_effects(y, v, tau2_method=method, hksj=test == "knha", prediction="hksj")
-        higgins = random_effects(y, v, tau2_method=method, hksj=test == "knha")
+        higgins = random_effects(y, v, tau2_method=method, hksj=test == "knha", prediction="higgins")
         expected = {field: float(row[field].iloc[0]) for field in FIELDS}
         if test == "z":  # metafor's default prediction interval after test="z" is normal: not one of ours
             del expected["pi_low"], expected["pi_high"]
@@ -115,6 +115,51 @@ def test_equals_statsmodels_combine_effects(case):
         np.testing.assert_allclose([hksj.ci_low, hksj.ci_high], knha, rtol=1e-7, atol=1e-12)
         _, normal, _, _ = ref.conf_int(use_t=False)
         np.testing.assert_allclose([wald.ci_low, wald.ci_high], normal, rtol=1e-7, atol=1e-12)
+
+
+def _mixture_by_draws(y, v, rng, draws=200_000):
+    """Nagashima et al.'s (2019) prediction interval by Monte Carlo, written independently: tau2
+    draws from its Q-profile confidence distribution (scipy's brentq on the generalised Q), then a
+    new study's effect drawn given each."""
+    from scipy import optimize, stats
+
+    def q(tau2):
+        w = 1 / (v + tau2)
+        return (w * (y - (w * y).sum() / w.sum()) ** 2).sum()
+
+    def root(u):
+        if q(0.0) <= u:
+            return 0.0
+        high = 1.0
+        while q(high) > u:
+            high *= 2
+        return optimize.brentq(lambda t: q(t) - u, 0.0, high, xtol=1e-14)
+
+    roots = np.array([root(u) for u in stats.chi2.ppf((np.arange(2000) + 0.5) / 2000, len(y) - 1)])
+    tau2 = roots[rng.integers(0, roots.size, draws)]
+    w = 1 / (v[None, :] + tau2[:, None])
+    theta = (w * y).sum(axis=1) / w.sum(axis=1)
+    new = theta + rng.standard_normal(draws) * np.sqrt(tau2 + 1 / w.sum(axis=1))
+    return np.quantile(new, [0.025, 0.975])
+
+
+@pytest.mark.parametrize("case", [0, 4, 9, 14, 15])
+def test_q_profile_prediction_interval_is_the_mixture_of_its_tau2_distribution(case):
+    y, v = _cases()[case]
+    ours = random_effects(y, v)  # the default
+    assert ours.prediction == "q-profile"
+    low, high = _mixture_by_draws(y, v, np.random.default_rng(case))
+    width = high - low
+    assert ours.pi_low == pytest.approx(low, abs=0.01 * width)
+    assert ours.pi_high == pytest.approx(high, abs=0.01 * width)
+
+
+def test_q_profile_tau2_at_the_chi2_mean_is_paule_mandel():
+    from pyterrier_boot.meta import random_effects as core
+
+    for y, v in _cases():
+        assert core._q_profile(y, v, np.asarray(len(y) - 1.0)) == pytest.approx(tau2_estimate(y, v, "PM"),
+                                                                                 rel=1e-9, abs=1e-15)
 
 
 def test_rows_are_fitted_as_separate_meta_analyses():

@@ -52,7 +52,7 @@ def _across_iv(measure, baseline, standardize, tau2_method, hksj, prediction, co
 
 def across_collections(results: Any, measure: MeasureLike, *, baseline: str | None = None,
                        standardize: bool = False, tau2_method: str = "REML", hksj: bool = True,
-                       prediction: str = "higgins",
+                       prediction: str = "q-profile",
                        systems: Sequence[str] | None = None, confidence_level: float | None = None,
                        bootstrap: str | None = "topic", n_resamples: int | None = None, interval: str | None = None,
                        rng: RngLike = None, executor: Executor | None = None,
@@ -72,8 +72,8 @@ def across_collections(results: Any, measure: MeasureLike, *, baseline: str | No
             differences (Hedges' g), where the measure's scale differs between collections.
         tau2_method, hksj, prediction: the random-effects model of :meth:`~AcrossCollections.pooled`
             (:func:`~pyterrier_boot.random_effects`): REML ``τ²`` (or ``"DL"``, ``"PM"``), the
-            Hartung-Knapp-Sidik-Jonkman interval (``hksj=False``: normal), Higgins et al.'s
-            prediction interval (``"hksj"``: metafor's default form).
+            Hartung-Knapp-Sidik-Jonkman interval (``hksj=False``: normal), the prediction interval
+            from ``τ²``'s confidence distribution (``"higgins"``, ``"hksj"``: plug-in forms).
         systems: the systems to compare (default: all; every collection must hold them).
         confidence_level: of every interval (default: the results' own, 0.95 for runs).
         bootstrap, n_resamples, interval, rng, executor, max_memory: for collections given as runs,

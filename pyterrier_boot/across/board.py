@@ -102,7 +102,7 @@ def _pair_tests(result: AcrossCollections, which: str) -> pd.DataFrame:
         out = average_effects(y, se, df, confidence_level=result.confidence_level)
         se_out = out["se"]
     else:
-        out = result.pool(y, se)
+        out = result.pool(y, se, predict=False)
         se_out = out["standard_error"]
     return pd.DataFrame({"measure": result.measure, "system_a": np.array(e.systems, dtype=object)[a],
                          "system_b": np.array(e.systems, dtype=object)[b], "difference": out["estimate"],
@@ -144,7 +144,7 @@ def _caption(result: AcrossCollections, which: str, correction: str | None, alph
     scale = " on standardised differences (Hedges' g)" if result.standardize else ""
     return " ".join([
         f"{len(result.systems)} systems ranked by their {figure}.",
-        f"Every pair tested by {test}{scale}, {_NAMES.get(correction, correction or 'no')} correction, alpha {alpha:g}.",
+        f"Every pair tested by {test}{scale}, {_NAMES.get(correction or 'none', correction or 'no')} correction, alpha {alpha:g}.",
         "Rank interval: 1 + the systems significantly better, n - the systems significantly worse"
         + (" (simultaneous at 1 - alpha)." if correction in ("holm", "bonferroni", "sidak", "holm-sidak") else "."),
         f"Group: systems that share a letter are not significantly different ({letters_label(method)}).",

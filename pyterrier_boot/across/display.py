@@ -16,7 +16,8 @@ if TYPE_CHECKING:
 
 __all__ = ["CaptionedTable", "across_table", "describe_variance", "interval_cells"]
 
-_PREDICTION = {"higgins": "Higgins et al.'s t with k - 2 degrees of freedom",
+_PREDICTION = {"q-profile": "τ²'s Q-profile confidence distribution",
+               "higgins": "Higgins et al.'s t with k - 2 degrees of freedom",
                "hksj": "t with k - 1 degrees of freedom and the HKSJ standard error"}
 _VARIANCE = {"topics": "topics resampled within each collection", "corpus": "corpus images of each collection",
              "topics+corpus": "topics and corpus images of each collection"}

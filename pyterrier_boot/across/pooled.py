@@ -6,7 +6,9 @@ error (topics, and the corpus or seeds when its intervals include them). The ran
 meta-analysis (:func:`~pyterrier_boot.meta.random_effects.random_effects`: REML ``τ²`` and the
 Hartung-Knapp-Sidik-Jonkman interval by default) estimates ``θ`` with an interval that includes
 the between-collection variance, and the prediction interval covers a new collection's ``θ_c``
-(Higgins, Thompson & Spiegelhalter 2009: ``t_{k-2}``, by default; it needs 3 collections). Soboroff (2018) proposes this meta-analysis for
+(Higgins, Thompson & Spiegelhalter 2009), here by default from the Q-profile confidence
+distribution of ``τ²`` (Nagashima, Noma & Furukawa 2019), which keeps its level with few
+collections where the plug-in interval does not. Soboroff (2018) proposes this meta-analysis for
 retrieval experiments over several test collections.
 """
 from __future__ import annotations
@@ -27,7 +29,7 @@ FIELDS = ("estimate", "standard_error", "df", "ci_low", "ci_high", "pi_low", "pi
           "q_pvalue", "statistic", "pvalue")
 
 
-def pooled_effects(estimate: npt.ArrayLike, se: npt.ArrayLike, *, tau2_method: str, hksj: bool, prediction: str,
+def pooled_effects(estimate: npt.ArrayLike, se: npt.ArrayLike, *, tau2_method: str, hksj: bool, prediction: str | None,
                    confidence_level: float, alternative: str = "two-sided") -> dict[str, Any]:
     """Random effects over the first axis (collections), one meta-analysis per column: the
     :data:`FIELDS` as arrays, and ``weights`` ``[collection, column]``. A column with a standard

@@ -54,7 +54,7 @@ class AcrossCollections:
     hksj: bool
     confidence_level: float
     results: tuple | None = None
-    prediction: str = "higgins"
+    prediction: str = "q-profile"
 
     @property
     def collections(self) -> tuple[str, ...]:
@@ -134,11 +134,12 @@ class AcrossCollections:
             columns["p-value"] = out["pvalue"]
         return self._frame(e.rows, columns, f"{self.variance}+collections")
 
-    def pool(self, estimate: Any, se: Any) -> dict[str, Any]:
+    def pool(self, estimate: Any, se: Any, *, predict: bool = True) -> dict[str, Any]:
         """This analysis' random-effects model on effects ``[collection, column]`` with their
-        standard errors (:func:`~pyterrier_boot.across.pooled.pooled_effects`)."""
-        return pooled_effects(estimate, se, tau2_method=self.tau2_method, hksj=self.hksj, prediction=self.prediction,
-                              confidence_level=self.confidence_level)
+        standard errors (:func:`~pyterrier_boot.across.pooled.pooled_effects`); without
+        ``predict``, no prediction interval (NaN)."""
+        return pooled_effects(estimate, se, tau2_method=self.tau2_method, hksj=self.hksj,
+                              prediction=self.prediction if predict else None, confidence_level=self.confidence_level)
 
     def forest_table(self, system: str) -> pd.DataFrame:
         """The rows of ``system``'s forest plot: ``label, effect, ci_low, ci_high, weight, kind``,

@@ -64,9 +64,10 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
     p.add_argument("--tau2", choices=TAU2_METHODS, default="REML", help="between-collection variance (default REML)")
     p.add_argument("--interval", choices=("hksj", "normal"), default="hksj",
                    help="pooled interval: Hartung-Knapp-Sidik-Jonkman (default) or normal")
-    p.add_argument("--prediction", choices=("higgins", "hksj"), default="higgins",
-                   help="prediction interval of a new collection: Higgins et al.'s t(k-2) (default; 3 collections "
-                        "or more) or t(k-1) with the HKSJ standard error (metafor's default)")
+    p.add_argument("--prediction", choices=("q-profile", "higgins", "hksj"), default="q-profile",
+                   help="prediction interval of a new collection: from tau2's Q-profile confidence distribution "
+                        "(default), Higgins et al.'s t(k-2) (3 collections or more) or t(k-1) with the HKSJ "
+                        "standard error (metafor's default)")
     p.add_argument("--board", choices=("average", "pooled", "none"), default="average",
                    help="rank the runs by their average over these collections (default), by the pooled mean, or "
                         "print no leaderboard")

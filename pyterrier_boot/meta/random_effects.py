@@ -12,11 +12,16 @@ per simulated replication) are fitted at once:
   Hartung-Knapp-Sidik-Jonkman (HKSJ) interval ``θ̂ ± t_{k-1} sqrt(q / Σ w_i)`` with
   ``q = Σ w_i (y_i - θ̂)² / (k - 1)`` (IntHout, Ioannidis & Borm 2014: it keeps its level with
   few studies where the Wald interval does not);
-* the prediction interval of a new study's effect ``θ̂ ± t_{k-2} sqrt(τ² + SE²)`` with the Wald
-  ``SE`` (Higgins, Thompson & Spiegelhalter 2009; metafor's ``predict(pi.type="riley")`` after
-  ``test="z"``), or (``prediction="hksj"``) ``θ̂ ± t_{k-1} sqrt(τ² + SE²)`` with the HKSJ ``SE``,
-  metafor's ``predict()`` after ``test="knha"``. The first covers better with few studies and
-  little heterogeneity (``pt_docs/seeds_and_collections.md``: both were measured); it needs 3 studies;
+* the prediction interval of a new study's effect: by default from the Q-profile confidence
+  distribution of ``τ²`` (the generalised ``Q`` at the true ``τ²`` is chi-squared with ``k - 1``
+  degrees of freedom, Viechtbauer 2007; a new study's effect is a mixture over that distribution of
+  ``N(θ̂(τ²), τ² + 1/Σ w(τ²))``, as Nagashima, Noma & Furukawa 2019 propose), which keeps its level
+  where plug-in intervals do not: with few studies and little heterogeneity ``τ²`` is often
+  estimated 0; or the plug-in ``θ̂ ± t_{k-2} sqrt(τ² + SE²)`` with the Wald ``SE`` (``"higgins"``:
+  Higgins, Thompson & Spiegelhalter 2009; metafor's ``predict(pi.type="riley")`` after
+  ``test="z"``; 3 studies or more), or ``θ̂ ± t_{k-1} sqrt(τ² + SE²)`` with the HKSJ ``SE``
+  (``"hksj"``: metafor's ``predict()`` after ``test="knha"``). Their coverage was measured
+  (``pt_docs/seeds_and_collections.md``);
 * heterogeneity: Cochran's ``Q = Σ v_i⁻¹ (y_i - ȳ_FE)²`` with its chi-squared test, and
   ``I² = τ² / (τ² + s²)``, the share of the variance of an effect that is between studies, with
   the typical within-study variance ``s² = (k - 1) Σ v_i⁻¹ / ((Σ v_i⁻¹)² - Σ v_i⁻²)`` (Higgins &
@@ -32,7 +37,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from scipy import stats
+from scipy import special, stats
 
 from .._checks import ALTERNATIVES, check_choice, check_confidence_level
 from .._quantiles import critical_value
@@ -47,9 +52,11 @@ __all__ = ["random_effects", "RandomEffects", "tau2_estimate", "pooled_mean", "p
 
 #: estimators of the between-study variance ``τ²``
 TAU2_METHODS = ("REML", "DL", "PM")
-#: prediction intervals: Higgins et al.'s ``t_{k-2}`` with the Wald SE, or ``t_{k-1}`` with the HKSJ SE
-PREDICTIONS = ("higgins", "hksj")
+#: prediction intervals: from tau2's Q-profile confidence distribution, Higgins et al.'s ``t_{k-2}``
+#: with the Wald SE, or ``t_{k-1}`` with the HKSJ SE
+PREDICTIONS = ("q-profile", "higgins", "hksj")
 _TOLERANCE = 1e-12
+_GRID = 500  # quantiles of tau2's Q-profile confidence distribution in the prediction interval
 _MAX_ITERATIONS = 1000
 
 
@@ -115,27 +122,35 @@ def _reml(y: FloatArray, v: FloatArray) -> FloatArray:
     raise RuntimeError("REML did not converge in 1000 Fisher scoring steps")  # pragma: no cover - not seen
 
 
-def _pm(y: FloatArray, v: FloatArray) -> FloatArray:
-    """Paule-Mandel: the ``τ²`` at which the generalised ``Q(τ²) = Σ w (y - θ̂)²`` equals ``k - 1``
-    (0 when ``Q(0) <= k - 1``), by bisection: ``Q`` decreases in ``τ²`` and is at most ``k - 1`` at
-    the studies' sample variance."""
-    k = y.shape[-1]
-
-    def excess(tau2):
+def _q_profile(y: FloatArray, v: FloatArray, target: FloatArray, tolerance: float = _TOLERANCE) -> FloatArray:
+    """The ``τ²`` at which the generalised ``Q(τ²) = Σ w (y - θ̂)²`` equals ``target`` (0 where
+    ``Q(0) <= target``). ``Q`` decreases in ``τ²``, with slope ``-Σ w² (y - θ̂)²``, and is at most
+    ``target`` at ``Σ (y - ȳ)² / target``: Newton steps from 0, kept inside that bracket (a step
+    that leaves it is replaced by bisection). ``y``, ``v``: ``[..., k]``; ``target`` broadcasts
+    against ``[...]``."""
+    spread = ((y - y.mean(axis=-1, keepdims=True)) ** 2).sum(axis=-1)
+    low = np.zeros(np.broadcast_shapes(y.shape[:-1], np.shape(target)))
+    high = np.maximum(spread / np.maximum(target, 1e-300), 1e-300) + low
+    tau2, active = low.copy(), np.ones(low.shape, dtype=bool)
+    for step in range(200):
         w = 1 / (v + tau2[..., None])
-        theta = (w * y).sum(axis=-1, keepdims=True) / w.sum(axis=-1, keepdims=True)
-        return (w * (y - theta) ** 2).sum(axis=-1) - (k - 1)
-
-    low = np.zeros(y.shape[:-1])
-    high = np.maximum(y.var(axis=-1, ddof=1), 1e-300)
-    positive = excess(low) > 0
-    for _ in range(200):
-        middle = (low + high) / 2
-        above = excess(middle) > 0
-        low, high = np.where(above, middle, low), np.where(above, high, middle)
-        if np.all(high - low <= _TOLERANCE * np.maximum(high, 1e-300)):
+        residual = (y - ((w * y).sum(axis=-1) / w.sum(axis=-1))[..., None]) ** 2
+        excess = (w * residual).sum(axis=-1) - target
+        if step == 0:
+            active = excess > 0  # Q(0) <= target: tau2 = 0
+        low, high = np.where(excess > 0, tau2, low), np.where(excess < 0, tau2, high)
+        new = tau2 + excess / np.maximum((w ** 2 * residual).sum(axis=-1), 1e-300)
+        new = np.where((new > low) & (new < high), new, (low + high) / 2)
+        active &= np.abs(new - tau2) > tolerance * np.maximum(new, 1e-300)
+        tau2 = np.where(active, new, tau2)
+        if not active.any():
             break
-    return np.where(positive, (low + high) / 2, 0.0)
+    return tau2
+
+
+def _pm(y: FloatArray, v: FloatArray) -> FloatArray:
+    """Paule-Mandel: the ``τ²`` at which the generalised ``Q`` equals its expectation ``k - 1``."""
+    return _q_profile(y, v, np.asarray(y.shape[-1] - 1.0))
 
 
 _ESTIMATORS = {"REML": _reml, "DL": _dl, "PM": _pm}
@@ -164,7 +179,7 @@ class RandomEffects:
             t distribution (``k - 1`` with ``hksj``, infinite for the normal one).
         statistic, pvalue: ``θ̂ / SE`` and the p-value of ``θ = 0`` for ``alternative``.
         pi_low, pi_high: prediction interval of a new study's effect (``prediction``; NaN for
-            Higgins et al.'s with fewer than 3 studies).
+            Higgins et al.'s with fewer than 3 studies, and with ``prediction=None``).
         tau2: between-study variance; q, q_pvalue: Cochran's Q and its chi-squared p-value
             (``k - 1`` df); i2: ``I²`` (from ``tau2``); k: number of studies.
         weights: relative weights of the studies (rows sum to 1).
@@ -190,7 +205,7 @@ class RandomEffects:
     hksj: bool
     confidence_level: float
     alternative: str
-    prediction: str = "higgins"
+    prediction: str | None = "q-profile"
 
 
 def pooled_mean(effects: FloatArray, variances: FloatArray, tau2: npt.ArrayLike, *, hksj: bool,
@@ -260,7 +275,7 @@ def _checked(effects, variances):
 
 def random_effects(effects: npt.ArrayLike, variances: npt.ArrayLike, *, tau2_method: str = "REML",
                    hksj: bool = True, confidence_level: float = 0.95, alternative: str = "two-sided",
-                   prediction: str = "higgins") -> RandomEffects:
+                   prediction: str | None = "q-profile") -> RandomEffects:
     """Random-effects meta-analysis of ``k`` studies, or of each row of a 2-D array at once.
 
     Args:
@@ -272,8 +287,9 @@ def random_effects(effects: npt.ArrayLike, variances: npt.ArrayLike, *, tau2_met
             ``test="knha"``), else the normal (Wald) ones.
         confidence_level: of the interval and the prediction interval.
         alternative: of the p-value (``"two-sided"``, ``"greater"``, ``"less"``).
-        prediction: the prediction interval: ``"higgins"`` (default; ``t_{k-2}``, Wald standard
-            error) or ``"hksj"`` (``t_{k-1}``, HKSJ standard error; metafor's default).
+        prediction: the prediction interval: ``"q-profile"`` (default; ``τ²``'s confidence
+            distribution), ``"higgins"`` (``t_{k-2}``, Wald standard error), ``"hksj"``
+            (``t_{k-1}``, HKSJ standard error; metafor's default) or None (none: NaN).
 
     Returns:
         :class:`RandomEffects` (scalars for 1-D input).
@@ -293,7 +309,8 @@ def random_effects(effects: npt.ArrayLike, variances: npt.ArrayLike, *, tau2_met
     """
     check_choice(tau2_method, "tau2_method", TAU2_METHODS)
     check_choice(alternative, "alternative", ALTERNATIVES)
-    check_choice(prediction, "prediction", PREDICTIONS)
+    if prediction is not None:
+        check_choice(prediction, "prediction", PREDICTIONS)
     if not isinstance(hksj, (bool, np.bool_)):
         raise TypeError(f"'hksj' must be True or False, got {hksj!r}")
     confidence_level = check_confidence_level(confidence_level)
@@ -310,10 +327,41 @@ def random_effects(effects: npt.ArrayLike, variances: npt.ArrayLike, *, tau2_met
                          alternative=alternative, prediction=prediction)
 
 
-def _prediction(y: FloatArray, v: FloatArray, tau2: FloatArray, kind: str, confidence_level: float) -> dict:
-    """``pi_low, pi_high``: ``θ̂ ± c sqrt(τ² + SE²)``, the standard error of ``kind``'s interval."""
+def _prediction(y: FloatArray, v: FloatArray, tau2: FloatArray, kind: str | None, confidence_level: float) -> dict:
+    """``pi_low, pi_high`` of ``kind``: ``θ̂ ± c sqrt(τ² + SE²)`` with the standard error of its
+    interval (``"higgins"``, ``"hksj"``), or the ends of the Q-profile predictive distribution."""
+    if kind is None:
+        return {"pi_low": np.full(y.shape[:-1], np.nan), "pi_high": np.full(y.shape[:-1], np.nan)}
+    if kind == "q-profile":
+        return _q_profile_prediction(y, v, confidence_level)
     k = y.shape[-1]
     pooled = pooled_mean(y, v, tau2, hksj=kind == "hksj", confidence_level=confidence_level)
     df = k - 1 if kind == "hksj" else k - 2
     half = (critical_value(df, confidence_level) if df >= 1 else np.nan) * np.sqrt(tau2 + pooled["standard_error"] ** 2)
     return {"pi_low": pooled["estimate"] - half, "pi_high": pooled["estimate"] + half}
+
+
+def _q_profile_prediction(y: FloatArray, v: FloatArray, confidence_level: float) -> dict:
+    """The prediction interval from ``τ²``'s Q-profile confidence distribution: the generalised
+    ``Q(τ²)`` of the true ``τ²`` is chi-squared with ``k - 1`` degrees of freedom (Viechtbauer
+    2007), so the ``τ²_j`` solving ``Q(τ²_j) = u_j``, ``u_j`` the ``(j - 1/2)/J`` quantiles of that
+    chi-squared, are ``J`` equally likely values of ``τ²`` (Nagashima, Noma & Furukawa 2019 draw
+    them at random); a new study's effect is then ``N(θ̂(τ²_j), τ²_j + 1 / Σ w(τ²_j))`` for each, and
+    the interval holds the central ``confidence_level`` of that mixture."""
+    k, tail = y.shape[-1], (1 - confidence_level) / 2
+    u = stats.chi2.ppf((np.arange(_GRID) + 0.5) / _GRID, k - 1)
+    tau2 = _q_profile(y[..., None, :], v[..., None, :], u, tolerance=1e-10)  # [..., J]
+    w = 1 / (v[..., None, :] + tau2[..., None])
+    total = w.sum(axis=-1)
+    theta, scale = (w * y[..., None, :]).sum(axis=-1) / total, np.sqrt(tau2 + 1 / total)
+    ends = []
+    for p in (tail, 1 - tail):
+        low, high = (theta - 10 * scale).min(axis=-1), (theta + 10 * scale).max(axis=-1)
+        for _ in range(60):
+            middle = (low + high) / 2
+            below = special.ndtr((middle[..., None] - theta) / scale).mean(axis=-1) < p
+            low, high = np.where(below, middle, low), np.where(below, high, middle)
+        ends.append((low + high) / 2)
+    return {"pi_low": ends[0], "pi_high": ends[1]}
+
+
