@@ -52,8 +52,8 @@ def _across_iv(measure, baseline, standardize, tau2_method, hksj, prediction, co
 
 def across_collections(results: Any, measure: MeasureLike, *, baseline: str | None = None,
                        standardize: bool = False, tau2_method: str = "REML", hksj: bool = True,
-                       prediction: str = "q-profile",
-                       systems: Sequence[str] | None = None, confidence_level: float | None = None,
+                       prediction: str = "q-profile", systems: Sequence[str] | None = None,
+                       confidence_level: float | None = None,
                        bootstrap: str | None = "topic", n_resamples: int | None = None, interval: str | None = None,
                        rng: RngLike = None, executor: Executor | None = None,
                        max_memory: int | str | None = DEFAULT_MAX_MEMORY, verbose: bool = False) -> AcrossCollections:
@@ -82,10 +82,9 @@ def across_collections(results: Any, measure: MeasureLike, *, baseline: str | No
         verbose: a progress bar over the collections.
 
     Returns:
-        :class:`~pyterrier_boot.across.result.AcrossCollections`: ``per_collection()``,
-        ``average()`` (these collections), ``pooled()`` (a population of collections: interval,
-        prediction interval for a new collection, ``τ²``, ``I²``), ``leaderboard()``,
-        ``plot_forest()``, ``display()``, ``to_latex()``, ``save()``.
+        :class:`~pyterrier_boot.across.result.AcrossCollections`: ``per_collection()``, ``average()``
+        (these collections), ``pooled()`` (a population of collections: interval, prediction interval
+        for a new collection, ``τ²``, ``I²``), ``leaderboard()``, ``plot_forest()``, ``save()``, ...
 
     Example:
         >>> import pyterrier_boot as ptb
@@ -98,11 +97,10 @@ def across_collections(results: Any, measure: MeasureLike, *, baseline: str | No
 
     References:
         Soboroff, I. (2018). Meta-analysis for retrieval experiments involving multiple test
-        collections. CIKM. IntHout, J., Ioannidis, J. P. A. & Borm, G. F. (2014). BMC Med. Res.
-        Methodol. 14. Higgins, J. P. T., Thompson, S. G. & Spiegelhalter, D. J. (2009). JRSS-A 172.
+        collections. CIKM. IntHout, Ioannidis & Borm (2014); Nagashima, Noma & Furukawa (2019).
     """
     level = _across_iv(measure, baseline, standardize, tau2_method, hksj, prediction, confidence_level, verbose)
-    collections, level = collection_results(
+    collections = collection_results(
         results, measure, systems=systems, bootstrap=bootstrap, n_resamples=n_resamples, confidence_level=level,
         rng=rng, executor=check_executor(executor), interval=interval, max_memory=max_memory, verbose=verbose)
     if baseline is not None and baseline not in collections.systems:
@@ -110,4 +108,5 @@ def across_collections(results: Any, measure: MeasureLike, *, baseline: str | No
     label = collections.labels[0] if len(set(collections.labels)) == 1 else str(measure)
     return AcrossCollections(effects=collection_effects(collections), measure=label, labels=collections.labels,
                              baseline=baseline, standardize=standardize, tau2_method=tau2_method, hksj=hksj,
-                             confidence_level=level, results=collections.results, prediction=prediction)
+                             confidence_level=collections.confidence_level, results=collections.results,
+                             prediction=prediction)

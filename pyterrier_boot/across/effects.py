@@ -11,7 +11,7 @@ difference ``d̄`` over ``n`` topics with SD ``s`` of its per-topic differences 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from scipy import special
@@ -22,7 +22,8 @@ if TYPE_CHECKING:
     from .._typing import FloatArray
     from .inputs import Collections
 
-__all__ = ["CollectionEffects", "Effects", "collection_effects", "hedges_correction", "standardized"]
+__all__ = ["CollectionEffects", "Effects", "collection_figures", "collection_effects", "hedges_correction",
+           "standardized"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -68,30 +69,35 @@ class Effects:
     ci_high: np.ndarray
 
 
+def collection_figures(result: Any, label: str, systems: tuple) -> dict[str, Any]:
+    """One collection's figures from ``result.estimates``: ``mean, se, df, low, high`` per system
+    and ``difference, difference_se, difference_df, difference_sd`` ``[system, other]``,
+    ``n_topics``, ``variance``."""
+    S = len(systems)
+    frame = result.estimates(label)
+    out: dict[str, Any] = {"variance": frame.attrs["variance"], "n_topics": len(result.qids)}
+    means = _rows(frame, systems, ["estimate", "se", "df", "ci_low", "ci_high"])
+    out.update(zip(("mean", "se", "df", "low", "high"), means.T, strict=True))
+    cube = np.zeros((4, S, S))  # difference, se, df, sd of system - other
+    cube[2] = np.inf
+    for o, other in enumerate(systems):
+        others = tuple(s for s in systems if s != other)
+        rows = _rows(result.estimates(label, baseline=other), others, ["estimate", "se", "df", "sd"])
+        cube[:, np.arange(S) != o, o] = rows.T
+    out.update(zip(("difference", "difference_se", "difference_df", "difference_sd"), cube, strict=True))
+    return out
+
+
 def collection_effects(collections: Collections) -> CollectionEffects:
-    """The effects of every collection: ``estimates()`` of each system, and against each system."""
-    S = len(collections.systems)
-    parts: dict[str, list] = {key: [] for key in ("mean", "se", "df", "low", "high", "diff", "dse", "ddf", "dsd")}
-    variance = "topics"
-    for result, label in zip(collections.results, collections.labels, strict=True):
-        frame = result.estimates(label)
-        variance = frame.attrs["variance"]
-        means = _rows(frame, collections.systems, ["estimate", "se", "df", "ci_low", "ci_high"])
-        for k, key in enumerate(("mean", "se", "df", "low", "high")):
-            parts[key].append(means[:, k])
-        cube = np.zeros((4, S, S))  # difference, se, df, sd of system - other
-        cube[2] = np.inf
-        for o, other in enumerate(collections.systems):
-            others = tuple(s for s in collections.systems if s != other)
-            rows = _rows(result.estimates(label, baseline=other), others, ["estimate", "se", "df", "sd"])
-            cube[:, np.arange(S) != o, o] = rows.T
-        for k, key in enumerate(("diff", "dse", "ddf", "dsd")):
-            parts[key].append(cube[k])
-    n_topics = np.array([len(r.qids) for r in collections.results])
-    stacked = {key: np.stack(value) for key, value in parts.items()}
-    return CollectionEffects(collections.names, collections.systems, variance, stacked["mean"], stacked["se"],
-                             stacked["df"], stacked["low"], stacked["high"], stacked["diff"], stacked["dse"],
-                             stacked["ddf"], stacked["dsd"], n_topics)
+    """The figures of every collection, stacked (first axis: collections)."""
+    f = collections.figures
+
+    def stack(key):
+        return np.stack([figures[key] for figures in f])
+
+    return CollectionEffects(collections.names, collections.systems, f[0]["variance"], stack("mean"), stack("se"),
+                             stack("df"), stack("low"), stack("high"), stack("difference"), stack("difference_se"),
+                             stack("difference_df"), stack("difference_sd"), np.array([x["n_topics"] for x in f]))
 
 
 def _rows(frame, systems, columns):

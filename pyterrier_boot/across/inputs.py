@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import pyterrier as pt
 
 from .._random import DEFAULT_SEED, as_generator
 from ..experiment.result import ExperimentResult
 from ..inputs.qrels import IRDS_PREFIX
+from .effects import collection_figures
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor
@@ -26,12 +27,24 @@ __all__ = ["Collections", "collection_results"]
 
 @dataclass(frozen=True)
 class Collections:
-    """The collections' names, their results and the label of the measure in each."""
+    """The collections' names, the label of the measure in each, the systems compared, each
+    collection's figures (:func:`~pyterrier_boot.across.effects.collection_figures`) and result
+    (None for those evaluated here from runs: only their figures are kept), and the level."""
 
     names: tuple[str, ...]
-    results: tuple[ExperimentResult, ...]
     labels: tuple[str, ...]
     systems: tuple[str, ...]
+    figures: tuple[dict, ...]
+    results: tuple[ExperimentResult | None, ...]
+    confidence_level: float
+
+
+class _Seen(NamedTuple):
+    """What the checks read of a collection's result (its arrays are not kept)."""
+
+    names: tuple
+    bootstrap: str | None
+    confidence_level: float
 
 
 def _items(results: Any) -> list[tuple[str, Any]]:
@@ -130,31 +143,54 @@ def _evaluated(name: str, runs: Any, qrels: Any, measure: MeasureLike, options: 
         raise type(error)(f"collection {name!r}: {error}") from None
 
 
-def collection_results(results: Any, measure: MeasureLike, *, systems: Sequence[str] | None = None,
-                       bootstrap: str | None = "topic", n_resamples: int | None = None,
-                       confidence_level: float | None = None, rng: RngLike = None,
-                       executor: Executor | None = None, verbose: bool = False,
-                       **options: Any) -> tuple[Collections, float]:
-    """The collections of ``results`` (see :func:`~pyterrier_boot.across_collections`), those
-    given as runs evaluated with the experiment's options and one child of ``rng`` each, and the
-    confidence level of their intervals."""
+def _checked_names(results: Any) -> list[tuple[str, Any]]:
+    """``(name, result or (runs, qrels))`` of every collection, each name once."""
     items = [_source(name, item) for name, item in _items(results)]
-    names = tuple(name for name, _ in items)
+    names = [name for name, _ in items]
     repeated = sorted({n for n in names if names.count(n) > 1})
     if repeated:
         raise ValueError(f"'results': the collection names {repeated} are given more than once: name each "
                          "collection once (a collection counted twice would weigh twice in the average and the pool)")
-    streams = as_generator(DEFAULT_SEED if rng is None else rng).spawn(len(items))
-    level = 0.95 if confidence_level is None else confidence_level
-    run_options = dict(options, bootstrap=bootstrap, n_resamples=n_resamples, confidence_level=level,
-                       executor=executor)
-    done = []
+    return items
+
+
+def _digested(items, measure, systems, confidence_level, run_options, streams, verbose):
+    """Each collection's result (given, or evaluated from its runs), checked against those before
+    it, and its figures: ``(labels, figures, results kept, systems, confidence level)``."""
+    seen: list[_Seen] = []
+    labels, figures, kept = [], [], []
     with pt.tqdm(total=len(items), desc="across_collections", unit="collection", disable=not verbose) as bar:
         for (name, item), stream in zip(items, streams, strict=True):
-            done.append(item if isinstance(item, ExperimentResult) else
-                        _evaluated(name, item[0], item[1], measure, run_options, stream))
+            given = isinstance(item, ExperimentResult)
+            result = item if given else _evaluated(name, item[0], item[1], measure, run_options, stream)
+            labels.append(_label(result, measure, name))
+            seen.append(_Seen(result.names, result.bootstrap, result.confidence_level))
+            names = [n for n, _ in items[:len(seen)]]
+            chosen = _check_systems(names, seen, systems)
+            confidence_level = _check_kinds(names, seen, confidence_level)
+            figures.append(collection_figures(result, labels[-1], chosen))
+            kept.append(result if given else None)
             bar.update()
-    labels = tuple(_label(r, measure, n) for n, r in zip(names, done, strict=True))
-    chosen = _check_systems(names, done, systems)
-    level = _check_kinds(names, done, confidence_level)
-    return Collections(names, tuple(done), labels, chosen), level
+    return labels, figures, kept, chosen, confidence_level
+
+
+def collection_results(results: Any, measure: MeasureLike, *, systems: Sequence[str] | None = None,
+                       bootstrap: str | None = "topic", n_resamples: int | None = None,
+                       confidence_level: float | None = None, rng: RngLike = None,
+                       executor: Executor | None = None, verbose: bool = False, **options: Any) -> Collections:
+    """The collections of ``results`` (see :func:`~pyterrier_boot.across_collections`) and their
+    figures. The results given are checked together first; those given as runs are evaluated one at
+    a time (the experiment's options, one child of ``rng`` each), checked against the others, and
+    only their figures kept, so that memory does not grow with the collections or the resamples."""
+    items = _checked_names(results)
+    given = [(n, r) for n, r in items if isinstance(r, ExperimentResult)]
+    if given:
+        _check_systems([n for n, _ in given], [r for _, r in given], systems)
+        confidence_level = _check_kinds([n for n, _ in given], [r for _, r in given], confidence_level)
+    run_options = dict(options, bootstrap=bootstrap, n_resamples=n_resamples, executor=executor,
+                       confidence_level=0.95 if confidence_level is None else confidence_level)
+    streams = as_generator(DEFAULT_SEED if rng is None else rng).spawn(len(items))
+    names = [n for n, _ in items]
+    labels, figures, kept, chosen, confidence_level = _digested(items, measure, systems, confidence_level, run_options,
+                                                                streams, verbose)
+    return Collections(tuple(names), tuple(labels), chosen, tuple(figures), tuple(kept), confidence_level)

@@ -41,8 +41,8 @@ class AcrossCollections:
         standardize: differences over the SD of their per-topic differences (Hedges' g).
         tau2_method, hksj, prediction: the random-effects model of :meth:`pooled`.
         confidence_level: of every interval.
-        results: the collections' :class:`~pyterrier_boot.ExperimentResult` (None after
-            :meth:`load`).
+        results: the collections' :class:`~pyterrier_boot.ExperimentResult` as given (None for a
+            collection given as runs, whose figures alone are kept, and after :meth:`load`).
     """
 
     effects: CollectionEffects
