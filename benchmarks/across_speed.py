@@ -57,8 +57,8 @@ def best(function, repeat):
 
 
 def memory(data, n_resamples):
-    """``(peak, kept)`` MiB traced while the analysis runs, and held by its result afterwards (the
-    collections' results, with their resample plans and bootstrap distributions)."""
+    """``(peak, kept)`` MiB traced while the analysis runs from the runs, and held by its result
+    afterwards."""
     tracemalloc.start()
     res, _ = analysis(data, n_resamples)
     kept, peak = tracemalloc.get_traced_memory()
@@ -83,7 +83,8 @@ def main(argv=None):
     total, total_cpu, (res, tables) = best(lambda: analysis(data, args.resamples), args.repeat)
     floor, floor_cpu, _ = best(lambda: [ptb.evaluate(runs, qrels, [MEASURE]) for runs, qrels in data.values()],
                                args.repeat)
-    results = dict(zip(res.collections, res.results, strict=True))
+    results = {name: ptb.experiment_result(runs, None, qrels, [MEASURE], n_resamples=args.resamples)
+               for name, (runs, qrels) in data.items()}
     across, across_cpu, _ = best(lambda: analysis(results, args.resamples), args.repeat)
     print(f"end to end (evaluation, bootstrap, tables, two leaderboards): {total:.2f} s wall, {total_cpu:.2f} s CPU "
           "(target < 10 s)")

@@ -96,14 +96,7 @@ def _check(args, parser):
             parser.error(f"--collection {' '.join(entry)}: give a name, the qrels and at least one run")
     if args.standardize and not args.baseline:
         parser.error("--standardize needs --baseline (it standardises differences)")
-    if not 0 < args.confidence < 1:
-        parser.error(f"--confidence must be between 0 and 1, got {args.confidence}")
-    if args.rel is not None and args.rel < 1:
-        parser.error(f"--rel must be a grade of at least 1, got {args.rel}")
-    if args.rel_remap and args.rel is None:
-        parser.error("--rel-remap needs --rel N")
-    if not 0 <= args.digits <= 10:
-        parser.error(f"--digits must be between 0 and 10, got {args.digits}")
+    _common.check_level_and_relevance(args, parser)
     try:
         check_scheduler(args.workers, args.scheduler)
     except ValueError as error:

@@ -36,7 +36,7 @@ from .._checks import (
 from .._deprecation import keyword_only
 from .._results import ConfidenceInterval, TupleLike
 from ..stats.aggregates import EPS
-from .random_effects import TAU2_METHODS, pooled_mean, random_effects
+from .random_effects import TAU2_METHODS, finite_values, pooled_mean, random_effects
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -227,18 +227,10 @@ def _meta_iv(effects, standard_errors, method, alternative, confidence_level, la
         if set(effects.index) != set(standard_errors.index):
             raise ValueError("'effects' and 'standard_errors' cover different topics")
         standard_errors = standard_errors.reindex(effects.index)
-    arrays = []
-    for value, name in ((effects, "effects"), (standard_errors, "standard_errors")):
-        try:
-            arr = np.asarray(value, dtype=float)
-        except (TypeError, ValueError):
-            raise TypeError(f"{name!r} must hold numbers") from None
+    d, se = finite_values(effects, "effects"), finite_values(standard_errors, "standard_errors")
+    for arr, name in ((d, "effects"), (se, "standard_errors")):
         if arr.ndim != 1:
             raise ValueError(f"{name!r} must be one value per topic (1-D), got shape {arr.shape}")
-        if not np.all(np.isfinite(arr)):
-            raise ValueError(f"{name!r} must be finite (no NaN or infinite values)")
-        arrays.append(arr)
-    d, se = arrays
     if d.shape != se.shape:
         raise ValueError(f"'effects' and 'standard_errors' must have the same length, got {d.size} and {se.size}")
     if d.size < 2:

@@ -47,8 +47,8 @@ if TYPE_CHECKING:
 
     from .._typing import FloatArray
 
-__all__ = ["random_effects", "RandomEffects", "tau2_estimate", "pooled_mean", "p_value", "TAU2_METHODS",
-           "PREDICTIONS"]
+__all__ = ["random_effects", "RandomEffects", "tau2_estimate", "pooled_mean", "p_value", "finite_values",
+           "TAU2_METHODS", "PREDICTIONS"]
 
 #: estimators of the between-study variance ``τ²``
 TAU2_METHODS = ("REML", "DL", "PM")
@@ -251,19 +251,22 @@ def p_value(statistic: npt.ArrayLike, df: npt.ArrayLike, alternative: str = "two
     return np.minimum(1.0, 2 * tail)
 
 
+def finite_values(value: Any, name: str) -> FloatArray:
+    """``value`` as a float array, or a TypeError (not numbers) or ValueError (not finite) naming ``name``."""
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name!r} must hold numbers") from None
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name!r} must be finite (no NaN or infinite values)")
+    return arr
+
+
 def _checked(effects, variances):
-    arrays = []
-    for value, name in ((effects, "effects"), (variances, "variances")):
-        try:
-            arr = np.asarray(value, dtype=float)
-        except (TypeError, ValueError):
-            raise TypeError(f"{name!r} must hold numbers") from None
+    y, v = finite_values(effects, "effects"), finite_values(variances, "variances")
+    for arr, name in ((y, "effects"), (v, "variances")):
         if arr.ndim == 0:
             raise ValueError(f"{name!r} must hold one value per study, got a scalar")
-        if not np.all(np.isfinite(arr)):
-            raise ValueError(f"{name!r} must be finite (no NaN or infinite values)")
-        arrays.append(arr)
-    y, v = arrays
     if y.shape != v.shape:
         raise ValueError(f"'effects' and 'variances' must have the same shape, got {y.shape} and {v.shape}")
     if y.shape[-1] < 2:
