@@ -312,3 +312,20 @@ def test_docstring_examples(module):
 
     result = doctest.testmod(importlib.import_module(module), optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.failed == 0 and result.attempted > 0
+
+
+def test_a_system_equal_to_the_baseline_warns_once_and_pools_to_nan(collections):
+    copied = {name: ({**runs, "copy": runs["S1"].copy()}, qrels) for name, (runs, qrels) in collections.items()}
+    with pytest.warns(ptb.DegenerateWarning, match=r"3 collection\(s\) give a system a standard error of 0") as seen:
+        res = ptb.across_collections(copied, "AP", baseline="S1", n_resamples=N_RESAMPLES)
+    assert len(seen) == 1 and list(seen[0].message.cases) == ["C0: copy", "C1: copy", "C2: copy"]
+    pooled = res.pooled().set_index("system")
+    assert np.isnan(pooled.loc["copy", "estimate"]) and np.isfinite(pooled.loc["S3", "estimate"])
+
+
+def test_a_collection_with_one_topic_is_refused(collections):
+    runs, qrels = collections["C0"]
+    one = qrels[qrels["qid"] == qrels["qid"].iloc[0]]
+    with pytest.raises(ValueError, match="collection 'C0' judges 1 topic"), \
+            pytest.warns(ptb.InputWarning, match="only 1 topic is judged"):
+        ptb.across_collections({"C0": (runs, one), "C1": collections["C1"]}, "AP", n_resamples=N_RESAMPLES)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from .._batches import check_executor
 from .._checks import check_confidence_level
 from .._memory import DEFAULT_MAX_MEMORY
+from .._warnings import DegenerateWarning, one_warning_per_kind, report
 from ..meta.random_effects import PREDICTIONS, TAU2_METHODS
 from .effects import collection_effects
 from .inputs import collection_results
@@ -50,6 +51,7 @@ def _across_iv(measure, baseline, standardize, tau2_method, hksj, prediction, co
     return None if confidence_level is None else check_confidence_level(confidence_level)
 
 
+@one_warning_per_kind()
 def across_collections(results: Any, measure: MeasureLike, *, baseline: str | None = None,
                        standardize: bool = False, tau2_method: str = "REML", hksj: bool = True,
                        prediction: str = "q-profile", systems: Sequence[str] | None = None,
@@ -106,7 +108,19 @@ def across_collections(results: Any, measure: MeasureLike, *, baseline: str | No
     if baseline is not None and baseline not in collections.systems:
         raise ValueError(f"'baseline': {baseline!r} is not one of the systems {list(collections.systems)}")
     label = collections.labels[0] if len(set(collections.labels)) == 1 else str(measure)
-    return AcrossCollections(effects=collection_effects(collections), measure=label, labels=collections.labels,
-                             baseline=baseline, standardize=standardize, tau2_method=tau2_method, hksj=hksj,
-                             confidence_level=collections.confidence_level, results=collections.results,
-                             prediction=prediction)
+    result = AcrossCollections(effects=collection_effects(collections), measure=label, labels=collections.labels,
+                               baseline=baseline, standardize=standardize, tau2_method=tau2_method, hksj=hksj,
+                               confidence_level=collections.confidence_level, results=collections.results,
+                               prediction=prediction)
+    _warn_unweighable(result)
+    return result
+
+
+def _warn_unweighable(result: AcrossCollections) -> None:
+    """One warning naming the (collection, system) whose standard error is 0: a system equal to the
+    baseline (or constant) on every topic has nothing to weigh it by, so its pooled figures are NaN."""
+    e = result.per_collection()
+    zero = e[e["se"] == 0]
+    report(DegenerateWarning, "{n} collection(s) give a system a standard error of 0 (the same score, or difference, "
+           "on every topic): the pooled figures of those systems are NaN: {cases}",
+           [f"{c}: {s}" for c, s in zip(zero["collection"], zero["system"], strict=True)])

@@ -164,6 +164,9 @@ def _digested(items, measure, systems, confidence_level, run_options, streams, v
             given = isinstance(item, ExperimentResult)
             result = item if given else _evaluated(name, item[0], item[1], measure, run_options, stream)
             labels.append(_label(result, measure, name))
+            if len(result.qids) < 2:
+                raise ValueError(f"'results': collection {name!r} judges {len(result.qids)} topic(s): a mean over "
+                                 "topics needs at least 2 for its standard error")
             seen.append(_Seen(result.names, result.bootstrap, result.confidence_level))
             names = [n for n, _ in items[:len(seen)]]
             chosen = _check_systems(names, seen, systems)
