@@ -239,7 +239,7 @@ def test_measures_before_runs(capsys, collection):
     code, out, _ = _run(capsys, "evaluate", "--qrels", folder / "qrels.txt", "--measures", "AP", "P@5",
                         folder / "runs", "--n", 50, "--rng", 1, "--quiet", "--format", "csv")
     assert code == 0
-    assert list(pd.read_csv(io.StringIO(out)).columns[:4]) == ["name", "AP", "AP ci_low", "AP ci_high"]
+    assert list(pd.read_csv(io.StringIO(out)).columns[:4]) == ["name", "AP", "P@5", "AP ci_low"]
 
 
 def test_corpus_bootstrap(capsys, collection):

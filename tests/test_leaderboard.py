@@ -57,7 +57,7 @@ def test_table_against_references(sim, board):
 def test_groups_are_the_pairwise_verdicts(board):
     table = board.pairwise
     assert table.attrs["correction"] == "holm" and table.attrs["test"] == "t"
-    again = ptb.compare({m: pd.DataFrame(board.result.values[:, :, j], index=list(board.result.names))
+    again = ptb.compare({m: pd.DataFrame(board.result.values[:, :, j].T, columns=list(board.result.names))
                          for j, m in enumerate(board.measures)}, test="t", correction="holm")
     assert again["reject"].tolist() == table["reject"].tolist()
     frame = board.to_frame().set_index("run")

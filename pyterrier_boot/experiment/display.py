@@ -66,8 +66,10 @@ class ResultTable:
     summed: tuple = ()
 
     def _number(self, value: float, j: int | None = None) -> str:
-        if not np.isfinite(value):
+        if np.isnan(value):
             return "–"
+        if not np.isfinite(value):  # an unbounded interval end (of a measure without a range)
+            return "inf" if value > 0 else "-inf"
         if j is not None and self.summed[j] and float(value).is_integer():
             return f"{value:.0f}"  # a count summed over topics (NumRet, ...)
         return f"{value:.{self.digits}f}"

@@ -76,7 +76,7 @@ class Comparisons:
         from ..stats.inversion import alpha_of
         from .uncertainty import matched_intervals
 
-        scores = {m: pd.DataFrame(values[:, :, j], index=list(names)) for j, m in enumerate(measures)}
+        scores = {m: pd.DataFrame(values[:, :, j].T, columns=list(names)) for j, m in enumerate(measures)}
         family = canonical(correction) if correction is not None else None
         alpha = correction_alpha if correction is not None else alpha_of(confidence_level)
         # with the corpus bootstrap the topic test's interval is replaced below: its warnings do not apply
@@ -131,6 +131,20 @@ class Comparisons:
     def with_intervals(self, intervals: FloatArray | None, distribution: FloatArray | None) -> Comparisons:
         return replace(self, intervals=intervals, distribution=distribution)
 
+    def bounded(self, bounds: tuple | None) -> Comparisons:
+        """The comparisons with their difference intervals kept inside ``[lo - hi, hi - lo]`` of each
+        measure's range ``bounds`` (:func:`unit_bounds`; the verdicts are unchanged: 0 is inside)."""
+        if bounds is None or self.intervals is None:
+            return self
+        from .._bounds import clipped, difference_bounds
+
+        intervals = np.stack(clipped(self.intervals[..., 0], self.intervals[..., 1], difference_bounds(bounds)),
+                             axis=-1)
+        frame = self.frame.copy()
+        frame["ci_low"] = intervals[..., 0].T.reshape(-1)  # frame rows: measure-major
+        frame["ci_high"] = intervals[..., 1].T.reshape(-1)
+        return replace(self, frame=frame, intervals=intervals)
+
 
 @dataclass(frozen=True, eq=False)
 class ExperimentResult:
@@ -139,6 +153,9 @@ class ExperimentResult:
     Attributes:
         names, qids, measures: labels of the systems, (judged) topics and measures.
         summed: per measure, whether it is summed over topics (NumRet, ...) rather than averaged.
+        unit: per measure, whether its values lie in [0, 1] (AP, nDCG, P@k, RR, ...): its intervals
+            are kept inside it, those of differences inside [-1, 1] (``pt_docs/statistics.md``,
+            "Intervals near the ends of the range"); empty for results saved without it.
         values: per-topic values ``[system, topic, measure]``.
         bootstrap, interval, confidence_level: how intervals were made (bootstrap None: none).
         intervals: ``[system, measure, 2]`` interval of each mean.
@@ -171,6 +188,7 @@ class ExperimentResult:
     topics: tuple | None = None
     plan: ResamplePlan | None = None
     provenance: dict | None = None
+    unit: tuple = ()
 
     # ------------------------------------------------------------ summaries
 
@@ -192,7 +210,14 @@ class ExperimentResult:
         return np.round(value, digits) if isinstance(value, np.ndarray) else builtins.round(value, digits)
 
     def table(self, *, highlight: Any = None, round: int | None = None) -> Any:
-        """The ``pt.Experiment``-style table (a Styler when ``highlight`` is ``"bold"``/``"color"``)."""
+        """The ``pt.Experiment``-style table (a Styler when ``highlight`` is ``"bold"``/``"color"``).
+
+        Its columns are in the order of ``pt.boot.Experiment``'s table: ``name``, the means (and
+        ``mrt``); against each baseline ``pt.Experiment``'s test columns per measure (``"<m> +"``,
+        ``"<m> -"``, ``"<m> p-value"``, ``"<m> reject"``, ``"<m> p-value corrected"``); the intervals
+        of the means per measure (``"<m> ci_low"``, ``"<m> ci_high"``); then against each baseline the
+        differences per measure (``"<m> diff"``, ``"<m> diff ci_low"``, ``"<m> diff ci_high"``,
+        ``"<m> effect size"``). With several baselines the comparison columns end in ``" vs <b>"``."""
         round = self.round if round is None else round
         columns = {"name": list(self.names)}
         direction = {}
@@ -200,48 +225,59 @@ class ExperimentResult:
         for j, m in enumerate(self.measures):
             columns[m] = self._round(m, means[:, j], round)
             direction[m] = "+"
-            if self.intervals is not None:
-                columns[f"{m} ci_low"] = self._round(m, self.intervals[:, j, 0], round)
-                columns[f"{m} ci_high"] = self._round(m, self.intervals[:, j, 1], round)
         if self.mrt is not None:
             columns["mrt"] = [self.mrt[n] for n in self.names]
             direction["mrt"] = "-"
-        frame = pd.DataFrame(columns)
         if self.comparisons is not None:
-            frame = self._with_baseline_columns(frame, direction, round)
+            columns.update(self._baseline_columns(direction, round, tests=True))
+        if self.intervals is not None:
+            for j, m in enumerate(self.measures):
+                columns[f"{m} ci_low"] = self._round(m, self.intervals[:, j, 0], round)
+                columns[f"{m} ci_high"] = self._round(m, self.intervals[:, j, 1], round)
+        if self.comparisons is not None:
+            columns.update(self._baseline_columns(direction, round, tests=False))
+        frame = pd.DataFrame(columns)
         if highlight in ("bold", "color", "colour"):
             return _highlighted(frame, direction, highlight)
         return frame
 
-    def _with_baseline_columns(self, frame, direction, round):
+    def _baseline_columns(self, direction, round, *, tests):
+        """Against each baseline, per measure: the test columns (``tests``) or the differences."""
         comp = self.comparisons
         several = len(set(comp.baseline_index.tolist())) > 1
+        columns = {}
         for b in dict.fromkeys(comp.baseline_index.tolist()):
             suffix = f" vs {self.names[b]}" if several else ""
             for j, m in enumerate(self.measures):
                 rows = comp.frame[(comp.frame["measure"] == m) & (comp.frame["baseline"] == self.names[b])]
                 rows = rows.set_index("name")
-                pairs = np.flatnonzero(comp.baseline_index == b)
-                by_name = {self.names[comp.system_index[p]]: p for p in pairs}
 
                 def column(key, rows=rows):
-                    return [rows.loc[n, key] if n in rows.index else None for n in self.names]
+                    return np.array([rows.loc[n, key] if n in rows.index else None for n in self.names], dtype=object)
 
-                frame[f"{m} +{suffix}"] = np.array(column("+"), dtype=float)  # NaN for the baseline, as pt
-                frame[f"{m} -{suffix}"] = np.array(column("-"), dtype=float)
-                direction[f"{m} +{suffix}"], direction[f"{m} -{suffix}"] = "+", "-"
-                frame[f"{m} diff{suffix}"] = self._round(m, np.array(column("diff"), dtype=float), round)
+                if tests:
+                    columns.update(self._test_columns(m, suffix, column, comp.correction is not None, direction))
+                    continue
+                by_name = {self.names[comp.system_index[p]]: p for p in np.flatnonzero(comp.baseline_index == b)}
+                columns[f"{m} diff{suffix}"] = self._round(m, column("diff").astype(float), round)
                 direction[f"{m} diff{suffix}"] = "+"
                 if comp.intervals is not None:
                     for k, side in enumerate(("ci_low", "ci_high")):
-                        frame[f"{m} diff {side}{suffix}"] = self._round(m, np.array(
+                        columns[f"{m} diff {side}{suffix}"] = self._round(m, np.array(
                             [comp.intervals[by_name[n], j, k] if n in by_name else np.nan for n in self.names]), round)
-                frame[f"{m} effect size{suffix}"] = np.array(column("effect size"), dtype=float)
-                frame[f"{m} p-value{suffix}"] = np.array(column("p-value"), dtype=float)
-                if comp.correction is not None:
-                    frame[f"{m} reject{suffix}"] = [bool(v) if v is not None else False for v in column("reject")]
-                    frame[f"{m} p-value corrected{suffix}"] = np.array(column("p-value corrected"), dtype=float)
-        return frame
+                columns[f"{m} effect size{suffix}"] = column("effect size").astype(float)
+        return columns
+
+    @staticmethod
+    def _test_columns(m, suffix, column, corrected, direction):
+        """``pt.Experiment``'s columns of one measure's test against a baseline (NaN for the baseline)."""
+        columns = {f"{m} +{suffix}": column("+").astype(float), f"{m} -{suffix}": column("-").astype(float),
+                   f"{m} p-value{suffix}": column("p-value").astype(float)}
+        direction[f"{m} +{suffix}"], direction[f"{m} -{suffix}"] = "+", "-"
+        if corrected:
+            columns[f"{m} reject{suffix}"] = [bool(v) if v is not None else False for v in column("reject")]
+            columns[f"{m} p-value corrected{suffix}"] = column("p-value corrected").astype(float)
+        return columns
 
     def per_query(self) -> pd.DataFrame:
         """Long table ``name, qid, measure, value`` as ``pt.Experiment(perquery=True)``; with the
@@ -295,11 +331,12 @@ class ExperimentResult:
 
         if len(self.qids) < 2:
             return PairwiseTable.of(_untested_pairs(self.values, self.names, self.measures, test, correction, alpha))
-        scores = {m: pd.DataFrame(self.values[:, :, j], index=list(self.names)) for j, m in enumerate(self.measures)}
+        scores = {m: pd.DataFrame(self.values[:, :, j].T, columns=list(self.names))  # topics x systems
+                  for j, m in enumerate(self.measures)}
         table = compare(scores, test=test, correction=correction, alpha=alpha, rng=rng, n_resamples=n_resamples,
                         max_memory=max_memory, executor=executor)
         if self.bootstrap not in ("corpus", "both"):
-            return PairwiseTable.of(table)
+            return PairwiseTable.of(_bounded_pairs(table, self.measures, self.unit))
         index = {n: i for i, n in enumerate(self.names)}
         first = table["measure"] == self.measures[0]
         a = table.loc[first, "system_a"].map(index).to_numpy()
@@ -326,7 +363,7 @@ class ExperimentResult:
             theta, dist = self.corpus.system_distribution()  # type: ignore[union-attr]  # corpus is set with the corpus bootstrap
             table["corpus p-value"] = image_pvalue(theta[a] - theta[b], dist[:, a] - dist[:, b]).T.reshape(-1)
         table.attrs["test"] = f"{self.bootstrap}-bootstrap replicate test ({replicate_name(self.interval)})"
-        return PairwiseTable.of(table)
+        return PairwiseTable.of(_bounded_pairs(table, self.measures, self.unit))
 
     def estimates(self, measure: MeasureLike | None = None, *, baseline: str | None = None) -> pd.DataFrame:
         """Each system's mean, or its difference from ``baseline``, with its standard error: the
@@ -547,6 +584,25 @@ class ExperimentResult:
     def plot_rank_intervals(self, measure: MeasureLike | None = None, **kwargs: Any) -> Any:
         """Ranks with their intervals (:func:`pyterrier_boot.plotting.plot_rank_intervals`)."""
         return VIEWS["plot_rank_intervals"](self, measure, **kwargs)
+
+
+def _bounded_pairs(table: pd.DataFrame, measures: Sequence[str], unit: Sequence[bool]) -> pd.DataFrame:
+    """``compare``'s table with the intervals of the measures in [0, 1] kept inside [-1, 1]."""
+    for m, inside in zip(measures, unit, strict=False):
+        if inside:
+            rows = (table["measure"] == m).to_numpy()
+            table.loc[rows, "ci_low"] = np.clip(table.loc[rows, "ci_low"].to_numpy(float), -1.0, 1.0)
+            table.loc[rows, "ci_high"] = np.clip(table.loc[rows, "ci_high"].to_numpy(float), -1.0, 1.0)
+    return table
+
+
+def unit_bounds(unit: Sequence[bool]) -> tuple | None:
+    """Each measure's range ``(lo [M], hi [M])``: ``[0, 1]`` where ``unit``, unbounded elsewhere
+    (None when no measure has a range)."""
+    unit = np.asarray(unit, dtype=bool)
+    if not unit.any():
+        return None
+    return np.where(unit, 0.0, -np.inf), np.where(unit, 1.0, np.inf)
 
 
 def replicate_name(interval: str | None) -> str:

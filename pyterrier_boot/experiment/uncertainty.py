@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .._bounds import clipped, normal_within
 from .._memory import NO_LIMIT
 from .._quantiles import quantiles
 from ..corpus.intervals import image_interval
@@ -52,66 +53,71 @@ class Spread:
 
 
 def topic_spread(rows: FloatArray, plan: ResamplePlan, *, method: str, confidence_level: float,
-                 executor: Executor | None = None, labels: Sequence[str] | None = None) -> Spread:
+                 executor: Executor | None = None, labels: Sequence[str] | None = None,
+                 bounds: tuple[float, float] | None = None) -> Spread:
     """Topic-bootstrap intervals of the mean of each row of ``rows`` (series x topics), on ``executor``
-    when given (:func:`~pyterrier_boot.bootstrap_ci`, whose warnings name the rows by ``labels``)."""
+    when given (:func:`~pyterrier_boot.bootstrap_ci`, whose warnings name the rows by ``labels``),
+    kept inside ``bounds``, the range of the values (None: none)."""
     import pandas as pd
 
-    scores = rows if labels is None else pd.DataFrame(rows, index=list(labels))
+    scores = rows if labels is None else pd.DataFrame(rows.T, columns=list(labels))  # topics x series
     # the caller (Experiment) checked the memory of the whole bootstrap against its max_memory
     res = bootstrap_ci(scores, method=method, confidence_level=confidence_level, plan=plan, max_memory=NO_LIMIT,
-                       executor=executor)
+                       executor=executor, bounds=bounds)
     dist = res.bootstrap_distribution
     dist = np.zeros((0, rows.shape[0])) if dist is None else np.asarray(dist).T
     return Spread(np.asarray(res.confidence_interval.low, float), np.asarray(res.confidence_interval.high, float), dist)
 
 
 def joint_spread(rows: FloatArray, image_rows: FloatArray, plan: ResamplePlan, *, method: str,
-                 confidence_level: float) -> Spread:
+                 confidence_level: float, bounds: tuple | None = None) -> Spread:
     """Two-stage intervals: replicate ``b`` is the mean of ``image_rows[b]`` over resample ``b``'s topics.
 
     Args:
         rows: series x topics values on the collection.
         image_rows: ``[image, series, topic]`` values on corpus images (one per replicate).
         plan: topic plan with as many resamples as images.
+        bounds: the range of the values (:mod:`pyterrier_boot._bounds`), or None.
     """
     n_images = image_rows.shape[0]
     weights = plan.weights(0, n_images) / rows.shape[1]  # [replicate, topic]
     dist = np.einsum("bq,bsq->bs", weights, image_rows)
     theta = rows.mean(axis=1)
-    return Spread(*_limits(theta, dist, method, confidence_level), dist)  # type: ignore[call-arg]
+    return Spread(*_limits(theta, dist, method, confidence_level, bounds), dist)  # type: ignore[call-arg]
 
 
-def _limits(theta, dist, method, confidence_level):
+def _limits(theta, dist, method, confidence_level, bounds=None):
     alpha = 1 - confidence_level
     if method == "normal":
         from scipy import stats
 
-        half = stats.norm.ppf(1 - alpha / 2) * dist.std(axis=0, ddof=1)
-        return theta - half, theta + half
+        return normal_within(theta, dist, stats.norm.ppf(1 - alpha / 2), bounds)
     low_q, high_q = quantiles(dist.T, [alpha / 2, 1 - alpha / 2]).T
     if method == "basic":
-        return 2 * theta - high_q, 2 * theta - low_q
-    return low_q, high_q
+        return clipped(2 * theta - high_q, 2 * theta - low_q, bounds)
+    return clipped(low_q, high_q, bounds)
 
 
 def mean_spreads(values: FloatArray, bootstrap: str | None, interval: str | None,
                  confidence_level: float, plan: ResamplePlan | None, corpus: Any,
                  executor: Executor | None = None, *, names: Sequence[str] | None = None,
-                 measures: Sequence[str] | None = None) -> tuple[FloatArray | None, FloatArray | None]:
+                 measures: Sequence[str] | None = None,
+                 bounds: tuple[FloatArray, FloatArray] | None = None) -> tuple[FloatArray | None, FloatArray | None]:
     """Intervals ``[S, M, 2]`` of each system's mean over topics of ``values [S, Q, M]`` and the
     bootstrap distribution ``[B, S, M]`` behind them (``(None, None)`` without a bootstrap). Warnings
-    name a system as ``"<measure>: <name>"`` given the systems' ``names`` and the ``measures``' labels."""
+    name a system as ``"<measure>: <name>"`` given the systems' ``names`` and the ``measures``' labels.
+    ``bounds``: each measure's range ``(lo [M], hi [M])`` (``-inf``/``inf`` where it has none): the
+    intervals are kept inside it (:mod:`pyterrier_boot._bounds`)."""
     if bootstrap is None:
         return None, None
     if bootstrap == "corpus":
         theta, dist = corpus.system_distribution()
         jack = corpus.jackknife_distribution.mean(axis=2)
         low, high = image_interval(theta, dist, method=interval, confidence_level=confidence_level,  # type: ignore[arg-type]  # interval is set with a bootstrap
-                                   jackknife=jack)
+                                   jackknife=jack, bounds=bounds)
         return np.stack([low, high], axis=-1), dist
     labels = None if names is None or measures is None else [[f"{m}: {n}" for n in names] for m in measures]
-    return _per_measure(values, None, bootstrap, interval, confidence_level, plan, corpus, executor, labels)
+    return _per_measure(values, None, bootstrap, interval, confidence_level, plan, corpus, executor, labels, bounds)
 
 
 def difference_spreads(values: FloatArray, a: npt.NDArray[np.intp], b: npt.NDArray[np.intp],
@@ -135,22 +141,35 @@ def difference_spreads(values: FloatArray, a: npt.NDArray[np.intp], b: npt.NDArr
     return _per_measure(values, (a, b), bootstrap, interval, confidence_level, plan, corpus, executor)
 
 
-def _per_measure(values, pairs, bootstrap, interval, confidence_level, plan, corpus, executor=None, labels=None):
+def _per_measure(values, pairs, bootstrap, interval, confidence_level, plan, corpus, executor=None, labels=None,
+                 bounds=None):
     """Topic or joint spreads, one measure at a time, of system means or (with ``pairs``) differences;
-    ``labels[m]``: the rows' labels for measure ``m`` (None: their positions)."""
+    ``labels[m]``: the rows' labels for measure ``m`` (None: their positions); ``bounds``: each
+    measure's range ``(lo [M], hi [M])`` (means only)."""
     spreads = []
     for m in range(values.shape[2]):
         rows = values[:, :, m] if pairs is None else values[pairs[0], :, m] - values[pairs[1], :, m]
+        measure_bounds = _measure_bounds(bounds, m)
         if bootstrap == "topic":
             spreads.append(topic_spread(rows, plan, method=interval, confidence_level=confidence_level,
-                                        executor=executor, labels=None if labels is None else labels[m]))
+                                        executor=executor, labels=None if labels is None else labels[m],
+                                        bounds=measure_bounds))
             continue
         images = corpus.bootstrap_distribution[..., m]  # [image, system, topic]
         if pairs is not None:
             images = images[:, pairs[0]] - images[:, pairs[1]]
-        spreads.append(joint_spread(rows, images, plan, method=interval, confidence_level=confidence_level))
+        spreads.append(joint_spread(rows, images, plan, method=interval, confidence_level=confidence_level,
+                                    bounds=measure_bounds))
     intervals = np.stack([np.stack([sp.low, sp.high], axis=-1) for sp in spreads], axis=1)
     return intervals, np.stack([sp.distribution for sp in spreads], axis=-1)
+
+
+def _measure_bounds(bounds, m):
+    """Measure ``m``'s range as ``(lo, hi)``, or None when it has none."""
+    if bounds is None:
+        return None
+    lo, hi = float(np.asarray(bounds[0])[m]), float(np.asarray(bounds[1])[m])
+    return (lo, hi) if np.isfinite(lo) or np.isfinite(hi) else None
 
 
 # ---------------------------------------------------------------- verdicts that match the intervals
