@@ -68,8 +68,7 @@ def across_collections(results: Any, measure: MeasureLike, *, baseline: str | No
             ``"irds:<id>"`` may map to its runs alone. A list of ``(name, ...)`` pairs works too.
         measure: the measure compared (its label in the results, or the same measure written
             another way: ``"ndcg_cut_10"`` finds ``"nDCG@10"``).
-        baseline: a system: the figures are the others' differences from it (default: each
-            system's mean).
+        baseline: a system: the figures are the others' differences from it (default: means).
         standardize: with a baseline, each collection's difference over the SD of its per-topic
             differences (Hedges' g), where the measure's scale differs between collections.
         tau2_method, hksj, prediction: the random-effects model of :meth:`~AcrossCollections.pooled`
@@ -79,8 +78,7 @@ def across_collections(results: Any, measure: MeasureLike, *, baseline: str | No
         systems: the systems to compare (default: all; every collection must hold them).
         confidence_level: of every interval (default: the results' own, 0.95 for runs).
         bootstrap, n_resamples, interval, rng, executor, max_memory: for collections given as runs,
-            as :func:`~pyterrier_boot.experiment_result` (one child stream of ``rng`` per collection;
-            ``rng`` None is the fixed seed 42).
+            as :func:`~pyterrier_boot.experiment_result` (one child stream of ``rng`` each; None: 42).
         verbose: a progress bar over the collections.
 
     Returns:
