@@ -22,10 +22,12 @@ bootstrap: topic standard errors), then ``ptb.across_collections(..., baseline="
   ``t_{k-1}`` with the HKSJ standard error);
 * average: does the average's interval cover ``(1/C) Σ θ_c``, the mean over these collections?
 
-Coverages are over ``--reps`` replications with their Monte Carlo standard errors. The pooled
-figures of the first ``--agreement`` replications of each setting are then fitted again by metafor
-(``rma(yi, vi, method=..., test=...)``, ``predict()``; skipped without R) and statsmodels
-(``combine_effects``, DerSimonian-Laird and Paule-Mandel): the largest absolute differences are printed.
+Coverages are over ``--reps`` replications with their Monte Carlo standard errors. Then
+``--agreement`` further replications of each setting (drawn from ``--seed`` + 1) are fitted again by
+metafor (``rma(yi, vi, method=..., test=...)``, ``predict()`` after ``test="knha"``,
+``predict(pi.type="riley")`` after ``test="z"``; skipped without R) and statsmodels
+(``combine_effects``, DerSimonian-Laird and Paule-Mandel): the largest absolute differences are
+printed (``--reps 0`` for these alone).
 
 Usage: python benchmarks/across_validation.py [--reps 2000] [--topics 50 300] [--agreement 100] [--seed 34] [--markdown]
 """
@@ -92,10 +94,10 @@ def replication(pops, C, h, rng, topics=(50, 300)):
     return results, MU, MU + rng.normal(0, tau), theta.mean()
 
 
-def run_setting(pops, C, h, reps, rng, keep, topics):
+def run_setting(pops, C, h, reps, rng, topics):
     hits = {key: 0 for key in KEYS}
-    i2, width, cases = [], [], []
-    for r in range(reps):
+    i2, width = [], []
+    for _ in range(reps):
         results, mu, new, mean_theta = replication(pops, C, h, rng, topics)
         res = ptb.across_collections(results, "score", baseline="B")
         pooled, average = res.pooled().iloc[0], res.average().iloc[0]
@@ -112,9 +114,20 @@ def run_setting(pops, C, h, reps, rng, keep, topics):
         hits["average"] += average["ci_low"] <= mean_theta <= average["ci_high"]
         i2.append(pooled["i2"])
         width.append(pooled["ci_high"] - pooled["ci_low"])
-        if r < keep:
-            cases.append((y, v))
-    return {key: value / reps for key, value in hits.items()}, float(np.mean(i2)), float(np.median(width)), cases
+    return {key: value / reps for key, value in hits.items()}, float(np.mean(i2)), float(np.median(width))
+
+
+def agreement_cases(pops, reps, topics, seed):
+    """``(effects, variances)`` of ``reps`` replications of every setting, as across_collections gives them."""
+    rng = np.random.default_rng(seed)
+    cases = []
+    for C in COLLECTIONS:
+        for h in HETEROGENEITY.values():
+            for _ in range(reps):
+                per = ptb.across_collections(replication(pops, C, h, rng, topics)[0], "score",
+                                             baseline="B").per_collection()
+                cases.append((per["estimate"].to_numpy(), per["se"].to_numpy() ** 2))
+    return cases
 
 
 def agreement(cases):
@@ -152,16 +165,33 @@ def _metafor(cases):
         if done.returncode:
             return {"metafor": f"skipped: {done.stderr.strip()[-200:]}"}
         reference = pd.read_csv(folder / "pooled.csv")
-    fields = ["tau2", "estimate", "ci_low", "ci_high", "pvalue", "pi_low", "pi_high", "i2", "q"]
+    fields = ["tau2", "estimate", "ci_low", "ci_high", "pvalue", "i2", "q"]
     out = {}
     for (method, test), group in reference.groupby(["method", "test"]):
         worst = 0.0
         for _, row in group.iterrows():
             y, v = cases[int(row["case"])]
-            ours = ptb.random_effects(y, v, tau2_method=method, hksj=test == "knha")
-            worst = max(worst, max(abs(getattr(ours, f) - row[f]) for f in fields))
-        out[f"metafor {method}, test={test} (all figures and predict())"] = worst
+            # predict() after knha is our "hksj" interval; predict(pi.type="riley") after z Higgins'
+            kind, ends = ("hksj", ("pi_low", "pi_high")) if test == "knha" else \
+                ("higgins", ("pi_low_higgins", "pi_high_higgins"))
+            ours = ptb.random_effects(y, v, tau2_method=method, hksj=test == "knha", prediction=kind)
+            pairs = [(getattr(ours, f), row[f]) for f in fields] + [(ours.pi_low, row[ends[0]]),
+                                                                    (ours.pi_high, row[ends[1]])]
+            worst = max(worst, max(abs(a - b) for a, b in pairs if not (len(y) < 3 and kind == "higgins")))
+        what = "predict()" if test == "knha" else 'predict(pi.type="riley")'
+        out[f"metafor {method}, test={test} (every figure, {what})"] = worst
     return out
+
+
+def print_table(table, args):
+    se = lambda p: np.sqrt(p * (1 - p) / args.reps)  # noqa: E731
+    shown = table[["C", "heterogeneity"]].copy()
+    shown["mean I²"] = [f"{100 * v:.0f}%" for v in table["mean I²"]]
+    for key in KEYS:
+        shown[key] = [f"{100 * p:.1f} ± {100 * se(p):.1f}" for p in table[key]]
+    print(shown.to_markdown(index=False) if args.markdown else shown.to_string(index=False))
+    print(f"\n{args.reps} replications per setting, {args.topics[0]}-{args.topics[1]} topics per collection, seed "
+          f"{args.seed}, load average {os.getloadavg()[0]:.1f}")
 
 
 def main(argv=None):
@@ -174,25 +204,17 @@ def main(argv=None):
     args = parser.parse_args(argv)
     pops = populations()
     rng = np.random.default_rng(args.seed)
-    rows, cases = [], []
+    rows = []
     start = time.perf_counter()
-    for C in COLLECTIONS:
+    for C in COLLECTIONS if args.reps else ():
         for label, h in HETEROGENEITY.items():
-            cover, i2, width, kept = run_setting(pops, C, h, args.reps, rng, args.agreement, args.topics)
-            cases += kept
+            cover, i2, width = run_setting(pops, C, h, args.reps, rng, args.topics)
             rows.append({"C": C, "heterogeneity": label, "mean I²": i2, "median pooled width": width, **cover})
             print(f"C={C} {label}: {cover} ({time.perf_counter() - start:.0f} s)", file=sys.stderr, flush=True)
-    table = pd.DataFrame(rows)
-    se = lambda p: np.sqrt(p * (1 - p) / args.reps)  # noqa: E731
-    shown = table[["C", "heterogeneity"]].copy()
-    shown["mean I²"] = [f"{100 * v:.0f}%" for v in table["mean I²"]]
-    for key in KEYS:
-        shown[key] = [f"{100 * p:.1f} ± {100 * se(p):.1f}" for p in table[key]]
-    print(shown.to_markdown(index=False) if args.markdown else shown.to_string(index=False))
-    print(f"\n{args.reps} replications per setting, {args.topics[0]}-{args.topics[1]} topics per collection, seed "
-          f"{args.seed}, {time.perf_counter() - start:.0f} s, "
-          f"load average {os.getloadavg()[0]:.1f}")
-    for what, value in agreement(cases).items():
+    if rows:
+        print_table(pd.DataFrame(rows), args)
+    cases = agreement_cases(pops, args.agreement, args.topics, args.seed + 1)
+    for what, value in (agreement(cases) if cases else {}).items():
         print(f"{what}: max abs difference {value if isinstance(value, str) else f'{value:.1e}'} "
               f"over {len(cases)} meta-analyses")
 

@@ -51,6 +51,7 @@ def test_figures_equal_across_collections_on_the_same_files(capsys, folders):
 def test_table_says_which_question_each_figure_answers(capsys, folders):
     code, out, _ = _run(capsys, _argv(folders, "-b", "bm25", "--board", "pooled"))
     assert code == 0
+    out = " ".join(out.split())  # captions are wrapped to the terminal's width
     for phrase in ("average", "pooled", "prediction", "I²", "Average (these collections)", "a new collection",
                    "ranked by their random-effects mean AP", "Seed 42"):
         assert phrase in out
