@@ -329,3 +329,16 @@ def test_a_collection_with_one_topic_is_refused(collections):
     with pytest.raises(ValueError, match="collection 'C0' judges 1 topic"), \
             pytest.warns(ptb.InputWarning, match="only 1 topic is judged"):
         ptb.across_collections({"C0": (runs, one), "C1": collections["C1"]}, "AP", n_resamples=N_RESAMPLES)
+
+
+def test_estimates_keep_the_intervals_of_a_unit_measure_in_range():
+    from pyterrier_boot.experiment.result import ExperimentResult
+
+    values = np.array([[1.0, 1.0, 1.0, 0.2], [0.0, 0.0, 0.0, 0.0]])[:, :, None]
+    res = ExperimentResult(names=("A", "B"), qids=("1", "2", "3", "4"), measures=("AP",), summed=(False,),
+                           values=values, bootstrap=None, interval=None, confidence_level=0.95, intervals=None,
+                           distribution_=None, corpus=None, comparisons=None, mrt=None, unit=(True,))
+    difference = res.estimates("AP", baseline="B").iloc[0]
+    assert difference["estimate"] == pytest.approx(0.8) and difference["ci_high"] == 1.0  # 0.8 + 3.18 x 0.2 > 1
+    mean = res.estimates("AP").iloc[0]
+    assert mean["ci_high"] == 1.0 and mean["ci_low"] < 0.8

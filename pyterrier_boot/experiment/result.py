@@ -376,7 +376,8 @@ class ExperimentResult:
         the bootstrap replicates (differences taken within each replicate), ``df`` infinite. The
         interval of a mean is the result's own (a t interval without a bootstrap); of a difference
         ``estimate ± c se``, ``c`` the t (``df``) or normal quantile: the interval of the t test,
-        or of the replicate test's normal interval, the tables' defaults.
+        or of the replicate test's normal interval, the tables' defaults (kept inside ``[-1, 1]``
+        for a measure in ``[0, 1]``, as theirs).
 
         Example:
             >>> sim = pyterrier_boot.simulate_collection(n_topics=20, n_systems=3, rng=1)   # doctest: +SKIP
@@ -384,6 +385,7 @@ class ExperimentResult:
             >>> res.estimates("AP", baseline="S1").columns.tolist()                          # doctest: +SKIP
             ['name', 'estimate', 'se', 'df', 'ci_low', 'ci_high', 'sd', 'n_topics']
         """
+        from .._bounds import UNIT, clipped, difference_bounds
         from .._quantiles import critical_value
         from .uncertainty import standard_errors
 
@@ -397,6 +399,8 @@ class ExperimentResult:
         se, df = standard_errors(x, replicates)
         half = critical_value(df, self.confidence_level) * se
         low, high = estimate - half, estimate + half
+        if self.unit and self.unit[j]:  # kept inside the range, as the tables' intervals
+            low, high = clipped(low, high, UNIT if base is None else difference_bounds(UNIT))
         if base is None and self.intervals is not None:
             low, high = self.intervals[rows, j, 0], self.intervals[rows, j, 1]
         sd = x.std(axis=1, ddof=1) if x.shape[1] > 1 else np.full(len(rows), np.nan)
