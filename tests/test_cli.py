@@ -343,7 +343,7 @@ def test_docs_name_only_existing_options():
             options |= {o for a in sub._actions for o in a.option_strings}
     docs = (Path(ptb.__file__).parent / "pt_docs" / "cli.md").read_text()
     docs = re.sub(r"```text\n.*?```", "", docs, flags=re.S)  # other tools' files (a CI workflow) name their own options
-    mentioned = set(re.findall(r"(?<![\w-])(--[a-z][a-z-]*)", docs))
+    mentioned = set(re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]*)", docs))
     assert mentioned and mentioned <= options, mentioned - options
 
 

@@ -15,6 +15,20 @@ def test_equals_statsmodels(method):
     np.testing.assert_array_equal(corrected, ref_corrected)
 
 
+@pytest.mark.parametrize("seed", range(20))
+def test_holm_equals_statsmodels_with_ties_ones_and_every_size(seed):
+    """Holm is computed here (statsmodels runs gc.collect() after it: seconds on a large heap)."""
+    rng = np.random.default_rng(seed)
+    m = int(rng.integers(1, 40))
+    p = np.round(rng.uniform(0, 0.3, m) ** 2, 3)  # ties
+    p[rng.random(m) < 0.1] = 1.0
+    for alpha in (0.01, 0.05, 0.2):
+        reject, corrected = correct_pvalues(p, method="holm", alpha=alpha)
+        ref_reject, ref_corrected, _, _ = multipletests(p, alpha=alpha, method="holm")
+        np.testing.assert_array_equal(reject, ref_reject)
+        np.testing.assert_array_equal(corrected, ref_corrected)
+
+
 def test_nan_pvalues_stay_out_of_the_family():
     p = np.array([0.01, np.nan, 0.04, 0.03])
     res = correct_pvalues(p, method="bonferroni")

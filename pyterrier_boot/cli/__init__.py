@@ -21,6 +21,9 @@ Commands:
 * ``pyterrier-boot decide``: judge until decided: a saved sequence of judged topics, updated from
   each new qrels file, and which pairs of runs it has decided (:mod:`.decide`).
 * ``pyterrier-boot gate``: a regression gate for CI, candidate against baseline (:mod:`.gate`).
+* ``pyterrier-boot across``: the same runs on several collections: the average over these
+  collections, the pooled mean over a population of collections and a new collection's
+  prediction interval (:mod:`.across`).
 
 Exit status: 0 on success, 1 when the input is wrong, a file cannot be read or written or the work
 does not fit in memory (one ``error: ...`` line on stderr, never a traceback; ``--debug`` shows it),
@@ -69,6 +72,8 @@ _HINTS = (
     ("or use design='poisson'", "or use --design poisson"),
     ("'budget' ", "--budget "),
     ("'n_replicates' must be", "--replicates must be"),
+    ("pass systems=[...] to compare those they share", "pass --systems NAME ... to compare those they share"),
+    ("'systems': ", "--systems: "),
     ("use the plan's qrels, or make a new plan",
      "give the plan's --auto-qrels (and its --probabilities, if it was made with them), or make a new plan"),
 )
@@ -107,6 +112,7 @@ examples:
   pyterrier-boot judge-plan --auto-qrels llm.qrels runs/ --budget 0.1 --out plan/
   pyterrier-boot decide --state state.tsv --qrels qrels.txt runs/ -m nDCG@10 --margin 0.01
   pyterrier-boot gate --qrels qrels.txt --baseline main.run --candidate pr.run --measure nDCG@10 --margin 0.01
+  pyterrier-boot across -c dl19 qrels19.txt runs19/ -c dl20 qrels20.txt runs20/ -m nDCG@10 -b bm25
 
 'pyterrier-boot COMMAND --help' explains each command.
 exit status: 0 success, 1 error (bad input, unreadable file, too little memory), 2 wrong usage,
@@ -130,6 +136,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``pyterrier-boot`` and its commands."""
     from .. import __version__
     from . import (
+        across,
         decide,
         demo,
         evaluate,
@@ -158,6 +165,7 @@ def build_parser() -> argparse.ArgumentParser:
     reproduce.add_parser(subparsers, common)
     decide.add_parser(subparsers, common)
     gate.add_parser(subparsers, common)
+    across.add_parser(subparsers, common)
     return parser
 
 

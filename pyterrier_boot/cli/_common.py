@@ -186,10 +186,19 @@ def check_evaluation_arguments(args: argparse.Namespace, parser: argparse.Argume
         parser.error(f"give {runs_needed} (after the options, or after '--')")
     if not args.measures:
         args.measures = list(DEFAULT_MEASURES)
-    if not 0 < args.confidence < 1:
-        parser.error(f"--confidence must be between 0 and 1, got {args.confidence}")
     if not 0 < args.alpha < 1:
         parser.error(f"--alpha must be between 0 and 1, got {args.alpha}")
+    check_level_and_relevance(args, parser)
+    if args.corpus_size is not None and args.corpus_size < 1:
+        parser.error(f"--corpus-size must be positive, got {args.corpus_size}")
+    check_output_arguments(args, parser)
+
+
+def check_level_and_relevance(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
+    """``--confidence``, ``--n``, ``--rel``, ``--rel-remap`` and ``--digits``, as the commands that
+    evaluate runs take them."""
+    if not 0 < args.confidence < 1:
+        parser.error(f"--confidence must be between 0 and 1, got {args.confidence}")
     if args.n_resamples is not None and args.n_resamples < 2:
         parser.error(f"--n must be at least 2, got {args.n_resamples}")
     if args.rel is not None and args.rel < 1:
@@ -198,9 +207,6 @@ def check_evaluation_arguments(args: argparse.Namespace, parser: argparse.Argume
         parser.error("--rel-remap needs --rel N")
     if not 0 <= args.digits <= 10:
         parser.error(f"--digits must be between 0 and 10, got {args.digits}")
-    if args.corpus_size is not None and args.corpus_size < 1:
-        parser.error(f"--corpus-size must be positive, got {args.corpus_size}")
-    check_output_arguments(args, parser)
 
 
 def check_output_arguments(args, parser) -> None:

@@ -271,3 +271,22 @@ def matched_intervals(frame: pd.DataFrame, values: FloatArray, a: npt.NDArray[np
     frame["ci_low"] = low.T.reshape(-1)
     frame["ci_high"] = high.T.reshape(-1)
     return frame, np.stack([low, high], axis=-1), dist
+
+
+# ---------------------------------------------------------------- standard errors
+
+
+def standard_errors(rows: FloatArray, replicates: FloatArray | None) -> tuple[FloatArray, FloatArray]:
+    """``(se, df)`` of the mean over topics of each row of ``rows`` (series x topics).
+
+    Topic variance alone (``replicates`` None): ``sd(x) / √n`` (ddof 1) with ``n - 1`` degrees of
+    freedom, the variance the topic bootstrap's intervals estimate. With the corpus in the
+    variance: the SD (ddof 1) of the series' ``replicates`` ``[replicate, series]`` (corpus images,
+    or topic resamples on images), with infinite degrees of freedom.
+    """
+    n = rows.shape[1]
+    if replicates is not None:
+        return replicates.std(axis=0, ddof=1), np.full(rows.shape[0], np.inf)
+    if n < 2:
+        return np.full(rows.shape[0], np.nan), np.full(rows.shape[0], np.nan)
+    return rows.std(axis=1, ddof=1) / np.sqrt(n), np.full(rows.shape[0], float(n - 1))
