@@ -519,7 +519,8 @@ def _bootstrap(values, keys, labels, baselines, evaluator, qrels: Qrels, setting
                                         confidence_level=s.confidence_level, bootstrap=s.bootstrap,
                                         interval=s.interval, corpus=corpus, max_memory=s.max_memory,
                                         executor=s.executor, run_scores=random)
-        if comparisons.distribution is None and s.bootstrap is not None and random is None:
+        if comparisons.distribution is None and s.bootstrap is not None and s.rich and random is None:
+            # the rich result keeps the replicates of the differences (the drop-in table does not show them);
             # only the replicates are kept: the intervals shown are the test's, whose warnings name the pairs
             with suppressed(DegenerateWarning):
                 replicates = difference_spreads(values, comparisons.system_index, comparisons.baseline_index,

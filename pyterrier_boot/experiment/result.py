@@ -406,6 +406,71 @@ class ExperimentResult:
             baseline = self.names.index(baseline)
         return variance_components(self.run_scores, self.measures, baseline=baseline)
 
+    def estimates(self, measure: MeasureLike | None = None, *, baseline: str | None = None) -> pd.DataFrame:
+        """Each system's mean, or its difference from ``baseline``, with its standard error: the
+        figures another analysis builds on (:func:`pyterrier_boot.across_collections` pools them).
+
+        Columns ``name, estimate, se, df, ci_low, ci_high, sd, n_topics``, one row per system (but
+        the baseline). ``se`` has the variance the result's intervals include (``attrs["variance"]``):
+        with the topic bootstrap (or none) ``sd / √n``, ``sd`` the SD of the per-topic values or
+        differences and ``df = n - 1``; with the corpus (``"corpus"``, ``"both"``) the SD over
+        the bootstrap replicates (differences taken within each replicate), ``df`` infinite. The
+        interval of a mean is the result's own (a t interval without a bootstrap); of a difference
+        ``estimate ± c se``, ``c`` the t (``df``) or normal quantile: the interval of the t test,
+        or of the replicate test's normal interval, the tables' defaults (kept inside ``[-1, 1]``
+        for a measure in ``[0, 1]``, as theirs).
+
+        Example:
+            >>> sim = pyterrier_boot.simulate_collection(n_topics=20, n_systems=3, rng=1)   # doctest: +SKIP
+            >>> res = pyterrier_boot.experiment_result(sim.runs, None, sim.qrels, ["AP"])   # doctest: +SKIP
+            >>> res.estimates("AP", baseline="S1").columns.tolist()                          # doctest: +SKIP
+            ['name', 'estimate', 'se', 'df', 'ci_low', 'ci_high', 'sd', 'n_topics']
+        """
+        from .._bounds import UNIT, clipped, difference_bounds
+        from .._quantiles import critical_value
+        from .uncertainty import standard_errors
+
+        j, rows, base = self._estimand(measure, baseline)
+        x = self.values[rows, :, j] - (0 if base is None else self.values[base, :, j])
+        estimate = x.mean(axis=1)
+        replicates = None
+        if self.bootstrap in ("corpus", "both") and self.distribution_ is not None:
+            dist = self.distribution_[:, :, j]
+            replicates = dist[:, rows] - (0 if base is None else dist[:, [base]])
+        se, df = standard_errors(x, replicates)
+        half = critical_value(df, self.confidence_level) * se
+        low, high = estimate - half, estimate + half
+        if self.unit and self.unit[j]:  # kept inside the range, as the tables' intervals
+            low, high = clipped(low, high, UNIT if base is None else difference_bounds(UNIT))
+        if base is None and self.intervals is not None:
+            low, high = self.intervals[rows, j, 0], self.intervals[rows, j, 1]
+        sd = x.std(axis=1, ddof=1) if x.shape[1] > 1 else np.full(len(rows), np.nan)
+        frame = pd.DataFrame({"name": [self.names[s] for s in rows], "estimate": estimate, "se": se, "df": df,
+                              "ci_low": low, "ci_high": high, "sd": sd, "n_topics": x.shape[1]})
+        variance = {"corpus": "corpus", "both": "topics+corpus"}.get(self.bootstrap or "topic", "topics")
+        frame.attrs.update(measure=self.measures[j], baseline=None if base is None else self.names[base],
+                           variance=variance, confidence_level=self.confidence_level)
+        return frame
+
+    def _estimand(self, measure, baseline):
+        """``(measure index, system rows, baseline row or None)`` of :meth:`estimates`, checked."""
+        if measure is None:
+            j = 0
+        elif measure in self.measures:
+            j = self.measures.index(measure)
+        else:
+            raise ValueError(f"'measure': {measure!r} is not in the result, whose measures are {list(self.measures)}")
+        if self.summed[j]:
+            raise ValueError(f"'measure': {self.measures[j]!r} is summed over topics, not averaged: it has no "
+                             "mean to estimate")
+        if baseline is None:
+            return j, list(range(len(self.names))), None
+        if baseline not in self.names:
+            raise ValueError(f"'baseline': {baseline!r} is not a system of the result, whose systems are "
+                             f"{list(self.names)}")
+        base = self.names.index(baseline)
+        return j, [s for s in range(len(self.names)) if s != base], base
+
     def ranks(self) -> pd.DataFrame:
         """Each system's rank (1 = best mean) on the collection and across bootstrap replicates,
         with a rank interval (Zobel & Rashidi 2020, Fig. 5); None without a bootstrap."""
@@ -572,15 +637,15 @@ class ExperimentResult:
 
 def _pt_corrected(frame: pd.DataFrame, measures: Sequence[str], correction: str, correction_alpha: float) -> pd.DataFrame:
     """``frame`` with ``reject`` and ``p-value corrected`` per measure, as pt.Experiment corrects
-    (statsmodels' ``multipletests``, any spelling it takes)."""
-    import statsmodels.stats.multitest as multitest
+    (statsmodels' ``multipletests``, any spelling it takes; :func:`~pyterrier_boot.stats.correction.multiple_tests`)."""
+    from ..stats.correction import multiple_tests
 
     corrected = np.full(len(frame), np.nan)
     reject = np.zeros(len(frame), dtype=bool)
     for m in measures:
         rows = np.flatnonzero((frame["measure"] == m).to_numpy())
         try:
-            reject[rows], corrected[rows], _, _ = multitest.multipletests(
+            reject[rows], corrected[rows] = multiple_tests(
                 frame["p-value"].to_numpy()[rows], alpha=correction_alpha, method=correction)
         except ValueError as error:
             raise ValueError(f"correction={correction!r}: {error}") from None

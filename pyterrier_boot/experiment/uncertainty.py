@@ -143,18 +143,16 @@ def difference_spreads(values: FloatArray, a: npt.NDArray[np.intp], b: npt.NDArr
 
 def _per_measure(values, pairs, bootstrap, interval, confidence_level, plan, corpus, executor=None, labels=None,
                  bounds=None):
-    """Topic or joint spreads, one measure at a time, of system means or (with ``pairs``) differences;
+    """Topic or joint spreads, per measure, of system means or (with ``pairs``) differences;
     ``labels[m]``: the rows' labels for measure ``m`` (None: their positions); ``bounds``: each
     measure's range ``(lo [M], hi [M])`` (means only)."""
+    rows = values if pairs is None else values[pairs[0]] - values[pairs[1]]
+    per_measure = rows.transpose(2, 0, 1)  # [measure, row, topic]
+    if bootstrap == "topic":
+        return _topic_per_measure(per_measure, plan, interval, confidence_level, executor, labels, bounds)
     spreads = []
-    for m in range(values.shape[2]):
-        rows = values[:, :, m] if pairs is None else values[pairs[0], :, m] - values[pairs[1], :, m]
+    for m, rows in enumerate(per_measure):
         measure_bounds = _measure_bounds(bounds, m)
-        if bootstrap == "topic":
-            spreads.append(topic_spread(rows, plan, method=interval, confidence_level=confidence_level,
-                                        executor=executor, labels=None if labels is None else labels[m],
-                                        bounds=measure_bounds))
-            continue
         images = corpus.bootstrap_distribution[..., m]  # [image, system, topic]
         if pairs is not None:
             images = images[:, pairs[0]] - images[:, pairs[1]]
@@ -162,6 +160,28 @@ def _per_measure(values, pairs, bootstrap, interval, confidence_level, plan, cor
                                     bounds=measure_bounds))
     intervals = np.stack([np.stack([sp.low, sp.high], axis=-1) for sp in spreads], axis=1)
     return intervals, np.stack([sp.distribution for sp in spreads], axis=-1)
+
+
+def _topic_per_measure(per_measure, plan, interval, confidence_level, executor, labels, bounds):
+    """Topic spreads of ``per_measure [measure, row, topic]``: consecutive measures with the same
+    range at once, so one pass over the plan serves them (the same numbers, row by row)."""
+    M, R, Q = per_measure.shape
+    runs: list[tuple] = []  # (range, measures)
+    for m in range(M):
+        measure_bounds = _measure_bounds(bounds, m)
+        if runs and runs[-1][0] == measure_bounds:
+            runs[-1][1].append(m)
+        else:
+            runs.append((measure_bounds, [m]))
+    intervals, pieces = np.empty((R, M, 2)), []
+    for measure_bounds, ms in runs:
+        spread = topic_spread(per_measure[ms].reshape(len(ms) * R, Q), plan, method=interval,
+                              confidence_level=confidence_level, executor=executor,
+                              labels=None if labels is None else [x for m in ms for x in labels[m]],
+                              bounds=measure_bounds)
+        intervals[:, ms] = np.stack([spread.low, spread.high], axis=-1).reshape(len(ms), R, 2).transpose(1, 0, 2)
+        pieces.append(spread.distribution.reshape(-1, len(ms), R).transpose(0, 2, 1))
+    return intervals, np.ascontiguousarray(np.concatenate(pieces, axis=2))
 
 
 def _measure_bounds(bounds, m):
@@ -251,3 +271,22 @@ def matched_intervals(frame: pd.DataFrame, values: FloatArray, a: npt.NDArray[np
     frame["ci_low"] = low.T.reshape(-1)
     frame["ci_high"] = high.T.reshape(-1)
     return frame, np.stack([low, high], axis=-1), dist
+
+
+# ---------------------------------------------------------------- standard errors
+
+
+def standard_errors(rows: FloatArray, replicates: FloatArray | None) -> tuple[FloatArray, FloatArray]:
+    """``(se, df)`` of the mean over topics of each row of ``rows`` (series x topics).
+
+    Topic variance alone (``replicates`` None): ``sd(x) / √n`` (ddof 1) with ``n - 1`` degrees of
+    freedom, the variance the topic bootstrap's intervals estimate. With the corpus in the
+    variance: the SD (ddof 1) of the series' ``replicates`` ``[replicate, series]`` (corpus images,
+    or topic resamples on images), with infinite degrees of freedom.
+    """
+    n = rows.shape[1]
+    if replicates is not None:
+        return replicates.std(axis=0, ddof=1), np.full(rows.shape[0], np.inf)
+    if n < 2:
+        return np.full(rows.shape[0], np.nan), np.full(rows.shape[0], np.nan)
+    return rows.std(axis=1, ddof=1) / np.sqrt(n), np.full(rows.shape[0], float(n - 1))
