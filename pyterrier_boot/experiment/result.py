@@ -414,7 +414,10 @@ class ExperimentResult:
         the baseline). ``se`` has the variance the result's intervals include (``attrs["variance"]``):
         with the topic bootstrap (or none) ``sd / √n``, ``sd`` the SD of the per-topic values or
         differences and ``df = n - 1``; with the corpus (``"corpus"``, ``"both"``) the SD over
-        the bootstrap replicates (differences taken within each replicate), ``df`` infinite. The
+        the bootstrap replicates (differences taken within each replicate), ``df`` infinite; with
+        systems given as several runs, ``seeds="random"``, the variance of the run-averaged mean or
+        difference with each system's seed variance and Satterthwaite's ``df`` (``"topics+seeds"``,
+        :mod:`pyterrier_boot.seeds.variance`), ``seeds="fixed"`` the run-averaged ``sd / √n``. The
         interval of a mean is the result's own (a t interval without a bootstrap); of a difference
         ``estimate ± c se``, ``c`` the t (``df``) or normal quantile: the interval of the t test,
         or of the replicate test's normal interval, the tables' defaults (kept inside ``[-1, 1]``
@@ -437,7 +440,12 @@ class ExperimentResult:
         if self.bootstrap in ("corpus", "both") and self.distribution_ is not None:
             dist = self.distribution_[:, :, j]
             replicates = dist[:, rows] - (0 if base is None else dist[:, [base]])
-        se, df = standard_errors(x, replicates)
+        if self.seeds == "random":  # the seed variance of every run-averaged mean (several_runs.seed_errors)
+            from .several_runs import seed_errors
+
+            se, df = seed_errors(self.run_scores, rows, base, j)  # type: ignore[arg-type]  # set with seeds
+        else:
+            se, df = standard_errors(x, replicates)
         half = critical_value(df, self.confidence_level) * se
         low, high = estimate - half, estimate + half
         if self.unit and self.unit[j]:  # kept inside the range, as the tables' intervals
@@ -449,7 +457,8 @@ class ExperimentResult:
                               "ci_low": low, "ci_high": high, "sd": sd, "n_topics": x.shape[1]})
         variance = {"corpus": "corpus", "both": "topics+corpus"}.get(self.bootstrap or "topic", "topics")
         frame.attrs.update(measure=self.measures[j], baseline=None if base is None else self.names[base],
-                           variance=variance, confidence_level=self.confidence_level)
+                           variance="topics+seeds" if self.seeds == "random" else variance,
+                           confidence_level=self.confidence_level, seeds=self.seeds)
         return frame
 
     def _estimand(self, measure, baseline):
