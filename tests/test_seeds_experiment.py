@@ -319,3 +319,24 @@ def test_run_scores_shapes():
     scores = RunScores.from_groups(np.arange(12.0).reshape(4, 3, 1), [[0, 2], [1, 3]], tuple("abcd"), ("X", "Y"))
     assert list(scores.n_runs) == [2, 2] and scores.run_names(0) == ["a", "c"]
     assert np.array_equal(scores.averaged()[0, :, 0], [3.0, 4.0, 5.0])
+
+
+def test_plot_titles_name_the_seeds_question(sim, random_result):
+    """The plots' titles said "topic-bootstrap intervals (studentized)" and "paired t-test" for
+    intervals and tests that include the seed variance."""
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fixed = ptb.experiment_result(sim.runs, None, sim.qrels, ["AP"], baseline="S2", n_resamples=300, seeds="fixed")
+    for result, words in ((random_result, "seeds random: a new seed"), (fixed, "seeds fixed: these runs' average")):
+        titles = [" ".join(result.plot_means("AP").get_title().split()),
+                  " ".join(result.plot_pairwise("AP").get_title().split()),
+                  " ".join(result.plot_differences("AP").axes[0].get_title().split())]
+        assert all(words in t for t in titles), titles
+        if result is random_result:
+            assert "with a seed term" in titles[0] and all("seed variance" in t for t in titles[1:])
+            assert "seed draws" in " ".join(result.plot_ranks("AP").get_title().split())
+        plt.close("all")
