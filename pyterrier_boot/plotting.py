@@ -105,6 +105,17 @@ def _seeds_words(result):
 # ---------------------------------------------------------------- means
 
 
+def _means_title(result, n):
+    """What the means' intervals are, for the title of :func:`plot_means`."""
+    if result.intervals is not None and result.distribution_ is not None:
+        if getattr(result, "seeds", None) == "random":
+            return f"with {_level(result)} {result.interval} intervals with a seed term{_seeds_words(result)}"
+        return f"with {_level(result)} {result.bootstrap}-bootstrap intervals ({result.interval}{_seeds_words(result)})"
+    if result.bootstrap is not None:
+        return f"(no intervals: {n} topic, at least 2 are needed)"
+    return "(no bootstrap: means only)"
+
+
 def plot_means(result: ExperimentResult, measure: MeasureLike | None = None, *, ax: Axes | None = None,
                truth: Any = None, title: str | None = None) -> Axes:
     """Each system's mean with its bootstrap interval, best at the top (a sorted forest plot).
@@ -149,15 +160,7 @@ def plot_means(result: ExperimentResult, measure: MeasureLike | None = None, *, 
     ax.grid(axis="x", linewidth=0.4, alpha=0.5)
     n = len(result.qids)
     ax.set_xlabel(f"{label}: mean over {n} topic{'s' if n != 1 else ''}")
-    if result.intervals is not None and result.distribution_ is not None:
-        what = f"with {_level(result)} {result.bootstrap}-bootstrap intervals ({result.interval}{_seeds_words(result)})"
-        if getattr(result, "seeds", None) == "random":
-            what = f"with {_level(result)} {result.interval} intervals with a seed term{_seeds_words(result)}"
-    elif result.bootstrap is not None:
-        what = f"(no intervals: {n} topic, at least 2 are needed)"
-    else:
-        what = "(no bootstrap: means only)"
-    ax.set_title(title or f"{label}: mean of each system {what}", fontsize="medium")
+    ax.set_title(title or f"{label}: mean of each system {_means_title(result, n)}", fontsize="medium")
     if truth is not None or baselines:
         handles, names = ax.get_legend_handles_labels()
         if baselines:

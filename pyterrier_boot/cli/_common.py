@@ -494,6 +494,23 @@ def add_seed_arguments(parser: argparse.ArgumentParser) -> None:
                              "and letter includes the seed variance, for a new seed) or 'fixed' (these runs' average)")
 
 
+def plots_wanted(args: argparse.Namespace, what: str) -> bool:
+    """Whether ``what`` (the report, the site) gets plots: not with ``--no-plots``, nor (one
+    warning) without matplotlib; the Agg backend is chosen when it does."""
+    plots = not args.no_plots
+    if plots and not matplotlib_available():
+        import warnings
+
+        from .._warnings import BootWarning
+
+        warnings.warn(f"matplotlib is not installed: {what} has no plots (pip install 'pyterrier-boot[plots]')",
+                      BootWarning, stacklevel=3)
+        plots = False
+    if plots:
+        use_agg()
+    return plots
+
+
 def grouped_runs(runs, args, files):
     """``runs`` with the systems ``--group-runs`` or ``--groups`` make of them (a
     :class:`~pyterrier_boot.seeds.groups.GroupedRuns`), or ``runs`` unchanged without either."""

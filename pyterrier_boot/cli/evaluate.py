@@ -333,17 +333,7 @@ def write_outputs(out: Path, result: ExperimentResult, pairwise: Any, args: argp
     for fmt, extension in EXTENSIONS.items():  # the table for a paper (LaTeX, Markdown) and for programs
         _common.write_text(out / f"table.{extension}", formatted(result, pairwise, args, seed, fmt) + "\n")
         written.append(f"table.{extension}")
-    plots = not args.no_plots
-    if plots and not _common.matplotlib_available():
-        import warnings
-
-        from .._warnings import BootWarning
-
-        warnings.warn("matplotlib is not installed: the report has no plots (pip install 'pyterrier-boot[plots]')",
-                      BootWarning, stacklevel=2)
-        plots = False
-    if plots:
-        _common.use_agg()
+    plots = _common.plots_wanted(args, "the report")
     status("writing the report" + (" (drawing the plots)" if plots else ""))
     write_report(result, out / "report.html", title=args.title or "pyterrier-boot evaluate", settings=info,
                  pairwise=pairwise, test=args.test, correction=None if args.correction == "none" else args.correction,

@@ -114,22 +114,6 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _site_plots(args) -> bool:
-    """Whether the site gets plots: not with ``--no-plots``, nor (one warning) without matplotlib."""
-    plots = not args.no_plots
-    if plots and not _common.matplotlib_available():
-        import warnings
-
-        from .._warnings import BootWarning
-
-        warnings.warn("matplotlib is not installed: the site has no plots (pip install 'pyterrier-boot[plots]')",
-                      BootWarning, stacklevel=3)
-        plots = False
-    if plots:
-        _common.use_agg()
-    return plots
-
-
 def _leaderboard(args, measures, status, out):
     from ..leaderboards.board import DEFAULT_CORRECTION, leaderboard
 
@@ -160,7 +144,7 @@ def _leaderboard(args, measures, status, out):
     _print(board, args, seed)
     if out is None:
         return None
-    plots = _site_plots(args)
+    plots = _common.plots_wanted(args, "the site")
     status(f"writing the site ({len(names) + 1} pages" + (", drawing the plots)" if plots else ")"))
     command, outside = _shown_command(args)
     settings = {
