@@ -440,8 +440,8 @@ class ExperimentResult:
         if self.bootstrap in ("corpus", "both") and self.distribution_ is not None:
             dist = self.distribution_[:, :, j]
             replicates = dist[:, rows] - (0 if base is None else dist[:, [base]])
-        if self.seeds == "random":  # the seed variance of every run-averaged mean (several_runs.seed_errors)
-            from .several_runs import seed_errors
+        if self.seeds == "random":  # each run-averaged mean's topic, seed and topic-by-seed variance
+            from ..seeds.intervals import standard_errors as seed_errors
 
             se, df = seed_errors(self.run_scores, rows, base, j)  # type: ignore[arg-type]  # set with seeds
         else:

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from ..stats.resampling import ResamplePlan
     from .result import ExperimentResult
 
-__all__ = ["check_seeds", "grouped", "seed_errors", "seed_mean_spreads", "grouped_output"]
+__all__ = ["check_seeds", "grouped", "seed_mean_spreads", "grouped_output"]
 
 #: the interval of a mean under ``seeds="random"``: the bootstrap-t with a seed term, or the t
 RANDOM_INTERVALS = ("studentized", "t")
@@ -98,23 +98,6 @@ def seed_mean_spreads(scores: RunScores, interval: str, confidence_level: float,
         intervals = pivot_mean_intervals(scores, plan, pivot_rng, confidence_level=confidence_level,
                                          executor=executor, bounds=bounds)
     return intervals, seed_replicates(scores, plan, replicate_rng, executor=executor)
-
-
-def seed_errors(scores: RunScores, rows: list[int], base: int | None, measure: int) -> tuple[FloatArray, FloatArray]:
-    """``(se, df)`` under ``seeds="random"`` of each row's run-averaged mean (``base`` None) or of
-    its difference from system ``base`` on measure index ``measure``: the topic, seed and
-    topic-by-seed variance, Satterthwaite's degrees of freedom (:mod:`pyterrier_boot.seeds.variance`).
-    A system with identical runs has the standard error of one run."""
-    from ..seeds.intervals import difference_variances
-    from ..seeds.variance import mean_variance
-
-    if base is None:
-        squares = scores.mean_squares()
-        variances = [mean_variance(squares[s], seeds="random") for s in rows]
-    else:
-        _, variances = difference_variances(scores, rows, [base] * len(rows), seeds="random")
-    se = np.array([np.sqrt(v.variance[measure]) for v in variances], dtype=float)
-    return se, np.array([v.df[measure] for v in variances], dtype=float)
 
 
 def grouped_output(result: ExperimentResult, *, perquery: Any, dataframe: bool, highlight: Any,

@@ -16,11 +16,14 @@ from .inference import TInference, t_inference
 from .variance import VarianceEstimate, difference_variance, mean_variance
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     import numpy.typing as npt
 
+    from .._typing import FloatArray
     from .scores import RunScores
 
-__all__ = ["mean_inference", "difference_inference"]
+__all__ = ["mean_inference", "difference_inference", "standard_errors"]
 
 
 def _stack(parts: list[TInference]) -> TInference:
@@ -68,3 +71,25 @@ def difference_inference(scores: RunScores, a: npt.ArrayLike, b: npt.ArrayLike, 
         empty = np.zeros((0, scores.values.shape[2]))
         return TInference(*(empty,) * len(TInference.__dataclass_fields__))
     return _stack(parts)
+
+
+def standard_errors(scores: RunScores, rows: Sequence[int], base: int | None, measure: int, *,
+                    seeds: str = "random") -> tuple[FloatArray, FloatArray]:
+    """``(se, df)`` of each system in ``rows``: its mean over topics and runs (``base`` None) or its
+    difference from system ``base``, on measure index ``measure`` (Satterthwaite's ``df``). With
+    ``seeds="random"`` a system with identical runs has the standard error of one run.
+
+    Example:
+        >>> from pyterrier_boot.seeds.scores import RunScores
+        >>> x = np.array([[[0.2], [0.4], [0.6]], [[0.3], [0.5], [0.7]]])  # 2 runs x 3 topics x 1 measure
+        >>> se, df = standard_errors(RunScores.from_groups(x, [[0, 1]], ("a", "b"), ("A",)), [0], None, 0)
+        >>> round(float(se[0] ** 2), 6), round(float(df[0]), 2)
+        (0.015833, 2.64)
+    """
+    if base is None:
+        squares = scores.mean_squares()
+        variances = [mean_variance(squares[s], seeds=seeds) for s in rows]
+    else:
+        _, variances = difference_variances(scores, rows, [base] * len(rows), seeds=seeds)
+    se = np.array([np.sqrt(v.variance[measure]) for v in variances], dtype=float)
+    return se, np.array([v.df[measure] for v in variances], dtype=float)
