@@ -21,6 +21,8 @@ Commands:
 * ``pyterrier-boot decide``: judge until decided: a saved sequence of judged topics, updated from
   each new qrels file, and which pairs of runs it has decided (:mod:`.decide`).
 * ``pyterrier-boot gate``: a regression gate for CI, candidate against baseline (:mod:`.gate`).
+* ``pyterrier-boot audit-tests``: which significance test keeps its Type I error and has the power on
+  your own runs and measure (:mod:`.audit_tests`).
 
 Exit status: 0 on success, 1 when the input is wrong, a file cannot be read or written or the work
 does not fit in memory (one ``error: ...`` line on stderr, never a traceback; ``--debug`` shows it),
@@ -108,6 +110,7 @@ examples:
   pyterrier-boot judge-plan --auto-qrels llm.qrels runs/ --budget 0.1 --out plan/
   pyterrier-boot decide --state state.tsv --qrels qrels.txt runs/ -m nDCG@10 --margin 0.01
   pyterrier-boot gate --qrels qrels.txt --baseline main.run --candidate pr.run --measure nDCG@10 --margin 0.01
+  pyterrier-boot audit-tests --qrels qrels.txt runs/ --measure AP             # which test for this collection
 
 'pyterrier-boot COMMAND --help' explains each command.
 exit status: 0 success, 1 error (bad input, unreadable file, too little memory), 2 wrong usage,
@@ -131,6 +134,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``pyterrier-boot`` and its commands."""
     from .. import __version__
     from . import (
+        audit_tests,
         decide,
         demo,
         evaluate,
@@ -159,6 +163,7 @@ def build_parser() -> argparse.ArgumentParser:
     reproduce.add_parser(subparsers, common)
     decide.add_parser(subparsers, common)
     gate.add_parser(subparsers, common)
+    audit_tests.add_parser(subparsers, common)
     return parser
 
 
