@@ -7,7 +7,8 @@ bottom 10% of runs by mean; the Type I rate of a measure and topic count pools t
 its collections in proportion to their runs (TREC-5..8 for AP, P@10 and RR; Web 2010-13 for
 nDCG@20 and ERR@20). Here each collection gets ``--simulations`` x its share of the runs.
 
-Two sets of rates are computed, each from its own simulations of the model fitted to each matrix:
+Two sets of rates are computed on the same simulated topic sets, drawn from the model ``audit_tests``
+fits to each matrix (its functions: ``fit_model``, ``pair_draws``, ``pair_differences``):
 
 * the package's tests, as ``audit_tests`` runs them (t, Wilcoxon as scipy, the sign test dropping
   exact ties, Sakai's studentised paired bootstrap, the randomisation test; 1,000 resamples);
@@ -33,11 +34,11 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-import pyterrier_boot as pb
+from pyterrier_boot.audit.battery import draw_plans, pvalues
+from pyterrier_boot.audit.goodness import goodness_of_fit
 from pyterrier_boot.audit.model import fit_model
-from pyterrier_boot.audit.simulation import pair_differences, pair_draws
+from pyterrier_boot.audit.simulation import draw_pairs, pair_differences, pair_draws
 from pyterrier_boot.audit.support import support_for
-from pyterrier_boot.stats.resampling import resample_plan
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_DATA = Path(os.environ.get("PYTERRIER_BOOT_SHARED", HERE.parents[1] / "shared")) / "data"
@@ -102,20 +103,30 @@ def urbano_pvalues(D: np.ndarray, plan) -> dict[str, np.ndarray]:
     return out
 
 
-def collection_rates(frame: pd.DataFrame, measure: str, counts, n_sims: int, seed: int) -> dict:
-    """Null p-values of the package's tests (audit_tests) and of Urbano's variants, per topic count."""
-    audit = pb.audit_tests(frame, measure=measure, n_topics=counts, n_simulations=n_sims, corrections=None,
-                           effects=(), tests=TESTS, rng=seed, verbose=False)
+def collection_rates(frame: pd.DataFrame, measure: str, counts, n_sims: int, seed: int) -> tuple[dict, object]:
+    """Null p-values of the package's tests and of Urbano's variants on the same simulated topic sets,
+    per topic count, from the model ``audit_tests`` fits (the same functions: ``fit_model`` on the
+    pairs the simulations draw, ``pair_draws``, ``pair_differences``, the battery's ``pvalues``)."""
     X = frame.to_numpy(dtype=float)
+    systems = list(frame.index)
     support = support_for(measure, X)
-    rng = np.random.default_rng(seed + 1)
-    model = fit_model(support.snap(X, list(frame.index)), list(frame.index), support, rng, joint=False)
-    found = {"package": audit.null_pvalues[:, 0], "urbano": {}}
+    X = support.snap(X, systems)
+    rng = np.random.default_rng(seed)
+    draws = {n: np.random.default_rng([seed, n]) for n in counts}
+    pairs = set()
+    for n in counts:  # the pairs each topic count will draw (the first draws of its generator)
+        reference, other = draw_pairs(np.random.default_rng([seed, n]), len(systems), n_sims)
+        pairs |= set(zip(np.minimum(reference, other).tolist(), np.maximum(reference, other).tolist()))
+    model = fit_model(X, systems, support, rng, joint=False, pairs=pairs)
+    goodness = goodness_of_fit(model, X, warn=False)
+    found: dict = {"package": {}, "urbano": {}}
     for n in counts:
-        reference, _, U = pair_draws(model, n, n_sims, rng)
+        reference, _, U = pair_draws(model, n, n_sims, draws[n])
         D = pair_differences(model, reference, U, 0.0)
-        found["urbano"][n] = urbano_pvalues(D, resample_plan(n, n_resamples=1000, rng=rng))
-    return found, audit
+        plans = draw_plans(n, 1000, draws[n])
+        found["package"][n] = np.array([pvalues(D, test, "two-sided", plans) for test in TESTS])
+        found["urbano"][n] = urbano_pvalues(D, plans["resample"])
+    return found, goodness
 
 
 def _rate(p: np.ndarray, alpha: float = 0.05) -> tuple[float, float]:
@@ -132,15 +143,12 @@ def measure_rows(data: Path, key: str, counts, total: int) -> list[dict]:
     for seed, (collection, frame) in enumerate(frames.items()):
         n_sims = max(10, round(total * len(frame) / runs))
         started = time.perf_counter()
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", pb.FitWarning)
-            found, audit = collection_rates(frame, MEASURES[key], counts, n_sims, 1000 + seed)
-        fit = audit.goodness.summary().set_index("check")["within_tolerance"].round(3).to_dict()
+        found, goodness = collection_rates(frame, MEASURES[key], counts, n_sims, 1000 + seed)
+        fit = goodness.summary().set_index("check")["within_tolerance"].round(3).to_dict()
         print(f"  {collection}_{key}: {len(frame)} runs, {n_sims} simulations per topic count, "
-              f"{time.perf_counter() - started:.0f} s; fit within tolerance {fit}; {len(caught)} fit warning(s)",
-              flush=True)
-        for c, n in enumerate(counts):
-            pooled[n]["package"].append(found["package"][c])
+              f"{time.perf_counter() - started:.0f} s; share within tolerance {fit}", flush=True)
+        for n in counts:
+            pooled[n]["package"].append(found["package"][n])
             pooled[n]["urbano"].append(found["urbano"][n])
     rows = []
     for n in counts:

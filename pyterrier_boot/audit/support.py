@@ -4,8 +4,8 @@ Every margin of the model is fitted on its measure's support: a continuous measu
 R-precision, ...) on ``[0, 1]`` with possible atoms at 0 and 1; ``P@k`` on the multiples of ``1/k``;
 ``Success@k`` on ``{0, 1}``; ``RR`` (reciprocal rank, ``RR@k``) on ``{0} ∪ {1/r}`` for the ranks
 ``r`` up to the cutoff (or the deepest rank the scores show). Without a measure the support is read
-from the scores: multiples of ``1/k`` for some ``k <= 100`` first, then reciprocals of ranks, else
-continuous.
+from the scores: the smaller of the multiples of ``1/k`` (the smallest ``k <= 100``) and the
+reciprocal ranks that hold every score, else continuous.
 """
 from __future__ import annotations
 
@@ -59,7 +59,7 @@ class Support:
         if outside.any():
             s, q = np.argwhere(outside)[0]
             raise ValueError(f"scores outside the range [{self.low:g}, {self.high:g}] of {self._name()}: "
-                             f"{int(outside.sum())} in all, e.g. {X[s, q]!r} for system {systems[s]!r}; "
+                             f"{int(outside.sum())} in all, e.g. {float(X[s, q]):g} for system {systems[s]!r}; "
                              "audit_tests models scores of measures bounded by 0 and 1")
         if self.values is None:
             return X
@@ -97,14 +97,20 @@ def _deepest_rank(X: FloatArray) -> int:
 
 
 def _read_from_scores(X: FloatArray) -> Support:
+    """The smallest support the scores fit: multiples of ``1/k`` (``k <= 100``) or reciprocal ranks
+    (the lattice on a tie), else continuous."""
     inside = X[(X >= 0) & (X <= 1)]
+    found = []
     for k in range(1, LATTICE_MAX + 1):
         if np.all(np.abs(inside * k - np.rint(inside * k)) <= ON_SUPPORT * k):
-            return _lattice(k)
+            found.append(_lattice(k))
+            break
     positive = inside[inside > 0]
     if positive.size and np.all(np.abs(1 / positive - np.rint(1 / positive)) <= ON_SUPPORT / positive ** 2):
-        return _reciprocal_ranks(_deepest_rank(X))
-    return Support(None, None, "any value in [0, 1]")
+        found.append(_reciprocal_ranks(_deepest_rank(X)))
+    if not found:
+        return Support(None, None, "any value in [0, 1]")
+    return min(found, key=lambda support: len(support.values))  # type: ignore[arg-type]  # discrete
 
 
 def support_for(measure: str | None, X: FloatArray) -> Support:
