@@ -4,15 +4,16 @@
    Gaussian pair copulas (correlations 0.5-0.9), so both systems of a pair through one margin are
    exchangeable and every test's null holds exactly. The audit's blocks (``pair_block``, 1,000
    resamples) against a direct Monte Carlo that draws each topic set with numpy and scipy (beta
-   quantiles, not the model's tabulated ones) and runs the package's single-pair functions
-   (``t_test``, ``wilcoxon_test``, ``sign_test``, ``paired_bootstrap_test`` and
-   ``randomization_test``, each with its own resamples).
+   quantiles, not the model's tabulated ones) and runs scipy's tests (``ttest_rel``, ``wilcoxon``,
+   ``binomtest``) and the package's single-pair ``paired_bootstrap_test`` and ``randomization_test``
+   (each topic set with its own resamples).
 2. **simulate_scores, the whole audit.** ``--matrices`` matrices of 30 systems x 50 topics drawn from
    ``simulate_scores`` (logit-normal with topic effects; means 0.2-0.3), each audited by
    ``audit_tests`` (fit and simulation); against the direct Monte Carlo of the generator's null
    (``simulate_null_scores``: two exchangeable systems, the null exact) run through the same
    single-pair functions. The audit's rate is a distribution over matrices: its mean, the SD over
-   matrices and the standard error of the mean are reported.
+   matrices and the standard error of the mean are reported. The direct Monte Carlo runs the same
+   tests as part 1.
 
 Agreement: ``z = (audit - direct) / sqrt(se_audit^2 + se_direct^2)``; ``|z| < 2`` agrees.
 
@@ -56,11 +57,17 @@ def beta_model(n_topics_fitted: int = 50) -> tuple[ScoreModel, np.ndarray]:
 
 
 def single_pair_pvalues(x: np.ndarray, y: np.ndarray, rng: np.random.Generator) -> list[float]:
-    """The package's single-pair functions on one topic set (x - y), in DEFAULT_TESTS order."""
+    """One topic set's p-values (x - y), in DEFAULT_TESTS order: scipy for the t, Wilcoxon and sign
+    tests (``ttest_rel``, ``wilcoxon``, ``binomtest``: the references), the package's single-pair
+    functions for the resampling tests (each with its own resamples)."""
+    d = x - y
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", pb.BootWarning)  # degenerate pairs (all differences 0): p = 1
-        return [pb.t_test(x, y).pvalue, pb.wilcoxon_test(x, y).pvalue, pb.sign_test(x, y).pvalue,
-                pb.paired_bootstrap_test(x, y, n_resamples=1000, rng=rng).pvalue,
+        warnings.simplefilter("ignore")  # scipy on degenerate pairs; our DegenerateWarning (p = 1)
+        t = stats.ttest_rel(x, y).pvalue if np.ptp(d) > 0 else 1.0
+        w = stats.wilcoxon(d).pvalue if d.any() else 1.0
+        wins, losses = int((d > 0).sum()), int((d < 0).sum())
+        s = stats.binomtest(wins, wins + losses).pvalue if wins + losses else 1.0
+        return [t, w, s, pb.paired_bootstrap_test(x, y, n_resamples=1000, rng=rng).pvalue,
                 pb.randomization_test(x, y, n_resamples=1000, rng=rng).pvalue]
 
 

@@ -284,3 +284,51 @@ def test_a_model_that_misses_the_data_warns_naming_the_systems():
         result = goodness_of_fit(model, shifted)
     assert result.systems["ok"].tolist() == [True, False, True, True] and not result.ok
     assert goodness_of_fit(model, X, warn=False).summary()["within_tolerance"].iloc[0] == 1.0
+
+
+# ------------------------------------------------------------------------------------------------
+# statistical properties: on a model whose null is exact, the simulated Type I errors are nominal
+
+
+def _exact_null_model():
+    """Beta margins and Gaussian pair copulas: both columns through one margin are exchangeable."""
+    import pyvinecopulib as pv
+
+    from pyterrier_boot.audit.copulas import PairCopulas
+    from pyterrier_boot.audit.margins import Margin
+    from pyterrier_boot.audit.model import ScoreModel
+
+    u = np.linspace(0, 1, 20_001)
+    betas = [(0.8, 2.5), (1.2, 2.0), (2.0, 2.0), (0.7, 1.2)]
+    margins = tuple(Margin("beta", 0.0, 2.0, knots_u=u, knots_x=stats.beta.ppf(u, a, b)) for a, b in betas)
+    copulas = {(i, j): pv.Bicop(pv.BicopFamily.gaussian, parameters=np.array([[0.4 + 0.1 * (i + j)]]))
+               for i in range(4) for j in range(i + 1, 4)}
+    return ScoreModel(tuple("abcd"), support_for("AP", np.zeros((1, 2))), margins,
+                      PairCopulas(copulas, pd.DataFrame()), None, 50)
+
+
+def _null_rates(n_simulations, tests, n_topics=30):
+    from pyterrier_boot.audit.battery import pair_block
+
+    model = _exact_null_model()
+    seeds = np.random.SeedSequence(11).spawn(n_simulations // 500)
+    p = np.concatenate([pair_block((model, n_topics, 500, s, (), tests, ("two-sided",), 200))["null"][0]
+                        for s in seeds], axis=-1)
+    return (p < 0.05).mean(axis=1), np.sqrt(0.05 * 0.95 / p.shape[1])
+
+
+def test_exact_null_gives_nominal_type_i_errors():
+    rates, se = _null_rates(1000, ("t", "randomization"))
+    assert (np.abs(rates - 0.05) < 4 * se).all(), rates
+
+
+@pytest.mark.slow
+def test_exact_null_gives_nominal_type_i_errors_for_every_test():
+    """20,000 simulations: the exact tests (randomisation, sign, Wilcoxon) at most nominal, the t-test
+    and the bootstrap near it; Monte Carlo SE 0.0015."""
+    tests = ("t", "wilcoxon", "sign", "paired-bootstrap", "randomization")
+    rates, se = _null_rates(20_000, tests)
+    found = dict(zip(tests, rates))
+    assert abs(found["t"] - 0.05) < 4 * se and abs(found["randomization"] - 0.05) < 4 * se
+    assert found["sign"] < 0.05 + 4 * se and found["wilcoxon"] < 0.05 + 4 * se
+    assert abs(found["paired-bootstrap"] - 0.05) < 0.01

@@ -96,9 +96,7 @@ def _topic_counts(n_topics: Any, observed: int) -> tuple[int, ...]:
 def _choices(values: Any, name: str, allowed: Sequence[str], aliases: dict | None = None) -> tuple[str, ...]:
     if values is None or isinstance(values, str):
         values = (values,)
-    chosen = tuple((aliases or {}).get(v, v) for v in values)
-    for value in chosen:
-        check_choice(value, name, tuple(allowed))
+    chosen = tuple(check_choice((aliases or {}).get(v, v), name, tuple(allowed)) for v in values)
     if len(set(chosen)) != len(chosen):
         raise ValueError(f"{name!r} lists a value twice: {list(values)}")
     return chosen
@@ -254,6 +252,11 @@ def audit_tests(scores_or_runs: ScoresLike | Any, qrels: QrelsLike | None = None
     settings = _settings(X, alpha, tests, corrections, alternatives, effects, n_simulations, n_families,
                          family_size, n_resamples)
     counts = _topic_counts(n_topics, X.shape[1])
+    return _audit(X, systems, measure, support, counts, settings, rng, executor, verbose, started)
+
+
+def _audit(X, systems, measure, support, counts, settings, rng, executor, verbose, started) -> TestAudit:
+    """Fit, check and simulate (the blocks' seeds drawn first, so the pairs they draw are known)."""
     seed = rng if isinstance(rng, (int, np.integer)) else None
     rng = as_generator(rng)
     pair_blocks = {n: _blocks(rng, settings["n_simulations"], PAIR_BLOCK) for n in counts}

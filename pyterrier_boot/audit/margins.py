@@ -23,7 +23,7 @@ same kind (its knots, or cumulative probabilities, move to ``Φ(Φ⁻¹(F) - c)`
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -41,6 +41,10 @@ __all__ = ["Margin", "fit_margin", "MIN_DISTINCT"]
 MIN_DISTINCT = 5
 #: knots of a continuous margin's quantile function (denser towards the ends of the range)
 N_KNOTS = 513
+def _empty() -> FloatArray:
+    return np.zeros(0)
+
+
 #: the two-parameter maximum-likelihood fits (a simplex in pure Python: no threaded BLAS for 2 parameters)
 _SIMPLEX = dict(xatol=1e-7, fatol=1e-9, maxiter=2000)
 
@@ -53,18 +57,20 @@ class Margin:
         family: ``"truncated normal"``, ``"beta"``, ``"kernel"``, ``"beta-binomial"``,
             ``"discrete kernel"`` or ``"empirical"``.
         loglik, n_parameters: of the whole margin (atoms included); ``aic`` from them.
-        knots_u, knots_x: a continuous margin's quantile function through ``(knots_u, knots_x)``.
-        values, cumulative: a discrete margin's values and ``P(X <= value)``.
+        knots_u, knots_x: a continuous margin's quantile function through ``(knots_u, knots_x)``
+            (empty for a discrete margin).
+        values, cumulative: a discrete margin's values and ``P(X <= value)`` (empty for a
+            continuous one).
         tilt: the tilt ``c`` applied to the fitted margin (0 for the fitted one).
     """
 
     family: str
     loglik: float
     n_parameters: float
-    knots_u: FloatArray | None = None
-    knots_x: FloatArray | None = None
-    values: FloatArray | None = None
-    cumulative: FloatArray | None = None
+    knots_u: FloatArray = field(default_factory=_empty)
+    knots_x: FloatArray = field(default_factory=_empty)
+    values: FloatArray = field(default_factory=_empty)
+    cumulative: FloatArray = field(default_factory=_empty)
     tilt: float = 0.0
 
     @property
@@ -73,21 +79,21 @@ class Margin:
 
     @property
     def discrete(self) -> bool:
-        return self.values is not None
+        return self.values.size > 0
 
     def ppf(self, u: FloatArray) -> FloatArray:
         """Scores with probabilities ``u`` (the quantile function), any shape."""
-        if self.values is not None and self.cumulative is not None:
+        if self.discrete:
             index = np.searchsorted(self.cumulative, u, side="left")
             return self.values[np.minimum(index, len(self.values) - 1)]
-        return np.interp(u, self.knots_u, self.knots_x)  # type: ignore[arg-type]  # continuous: knots set
+        return np.interp(u, self.knots_u, self.knots_x)
 
     def _pieces(self) -> tuple[FloatArray, FloatArray]:
-        """(probability, value at its start, value at its end) of each piece: for the moments."""
-        if self.values is not None and self.cumulative is not None:
+        """(probability, middle value) of each piece of the quantile function: for the moments."""
+        if self.discrete:
             return np.diff(self.cumulative, prepend=0.0), self.values
-        u, x = self.knots_u, self.knots_x
-        return np.diff(u), (x[1:] + x[:-1]) / 2  # type: ignore[index]  # continuous: knots set
+        x = self.knots_x
+        return np.diff(self.knots_u), (x[1:] + x[:-1]) / 2
 
     def mean(self) -> float:
         """The exact mean of the quantile function (the mean of the scores it draws)."""
@@ -98,26 +104,25 @@ class Margin:
         """The standard deviation of the scores it draws (exact for discrete margins; within-piece
         spread included for continuous ones)."""
         weights, middle = self._pieces()
-        second = weights @ middle ** 2
-        if self.values is None:
-            x = self.knots_x
-            second += weights @ ((x[1:] - x[:-1]) ** 2 / 12)  # type: ignore[index]  # continuous: knots set
+        second = float(weights @ middle ** 2)
+        if not self.discrete:
+            second += float(weights @ (np.diff(self.knots_x) ** 2 / 12))
         return float(np.sqrt(max(second - self.mean() ** 2, 0.0)))
 
     def share(self, value: float) -> float:
         """``P(X = value)``: the atom at ``value`` (0 for none)."""
-        if self.values is not None and self.cumulative is not None:
+        if self.discrete:
             at = np.flatnonzero(np.isclose(self.values, value, rtol=0, atol=1e-12))
             return float(np.diff(self.cumulative, prepend=0.0)[at].sum())
-        flat = (self.knots_x[1:] == value) & (self.knots_x[:-1] == value)  # type: ignore[index]
-        return float(np.diff(self.knots_u)[flat].sum())  # type: ignore[arg-type]
+        flat = (self.knots_x[1:] == value) & (self.knots_x[:-1] == value)
+        return float(np.diff(self.knots_u)[flat].sum())
 
     def tilted(self, c: float) -> Margin:
         """The margin with quantile function ``Q(Φ(Φ⁻¹(u) + c))`` (``c > 0`` raises the scores)."""
         def move(p):
             return special.ndtr(special.ndtri(np.clip(p, 0.0, 1.0)) - c)
 
-        if self.values is not None:
+        if self.discrete:
             return replace(self, cumulative=np.maximum.accumulate(move(self.cumulative)), tilt=self.tilt + c)
         return replace(self, knots_u=move(self.knots_u), tilt=self.tilt + c)
 

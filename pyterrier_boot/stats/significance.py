@@ -353,27 +353,11 @@ def randomization_core(D: FloatArray, plan: SignFlipPlan, *, alternative: str = 
         signed = map_resamples(_signed_sums, D[sl], plan, executor)  # sum_i s_i d_i
         total = D[sl].sum(axis=1)[:, None]
         tol = 100 * np.finfo(float).eps * np.abs(D[sl]).max(axis=1)[:, None]
-        m = mean[sl, None]
         with np.errstate(divide="ignore", invalid="ignore"):
             mean_t = (total - signed) / 2 / flipped  # mean over the flipped topics
             mean_k = (total + signed) / 2 / kept  # mean over the kept topics
-        if alternative == "two-sided":
-            lo = np.where(flipped == 0, -np.inf, np.where(kept == 0, -np.inf, np.minimum(np.minimum(mean_t, mean_k), m)))
-            hi = np.where(flipped == 0, np.inf, np.where(kept == 0, np.inf, np.maximum(np.maximum(mean_t, mean_k), m)))
-            lo, hi = lo - tol, hi + tol
-            count = np.count_nonzero((lo <= 0) & (hi >= 0), axis=1)
-            if intervals:
-                low[sl], high[sl] = kth_smallest(lo, K), kth_largest(hi, K)
-        elif alternative == "greater":
-            v = np.where(flipped == 0, -np.inf, mean_t) - tol
-            count = np.count_nonzero(v <= 0, axis=1)
-            if intervals:
-                low[sl], high[sl] = kth_smallest(v, K), np.inf
-        else:
-            v = np.where(flipped == 0, np.inf, mean_t) + tol
-            count = np.count_nonzero(v >= 0, axis=1)
-            if intervals:
-                low[sl], high[sl] = -np.inf, kth_largest(v, K)
+        count, low[sl], high[sl] = _flip_counts(mean_t, mean_k, mean[sl, None], flipped, kept, tol, alternative,
+                                                K if intervals else None)
         pvalue[sl] = p_of(count)
         if keep_null:
             null_all[sl] = signed / n  # type: ignore[index]  # allocated when keep_null
@@ -381,6 +365,28 @@ def randomization_core(D: FloatArray, plan: SignFlipPlan, *, alternative: str = 
     low, high = _degenerate_bounds(low, high, info, info["zero"], alternative, intervals)
     return dict(info, statistic=mean.copy(), pvalue=pvalue, low=low, high=high, estimate=mean.copy(),
                 null=null_all, degenerate=info["zero"])
+
+
+def _flip_counts(mean_t, mean_k, m, flipped, kept, tol, alternative, K):
+    """Per row, the flips extreme at ``delta = 0`` and (``K`` given) the ends of the interval of the
+    shifts not rejected: order statistics of the flipped and kept means (:func:`randomization_core`)."""
+    ends = (np.nan, np.nan)
+    if alternative == "two-sided":
+        lo = np.where(flipped == 0, -np.inf, np.where(kept == 0, -np.inf, np.minimum(np.minimum(mean_t, mean_k), m)))
+        hi = np.where(flipped == 0, np.inf, np.where(kept == 0, np.inf, np.maximum(np.maximum(mean_t, mean_k), m)))
+        lo, hi = lo - tol, hi + tol
+        if K is not None:
+            ends = (kth_smallest(lo, K), kth_largest(hi, K))
+        return np.count_nonzero((lo <= 0) & (hi >= 0), axis=1), *ends
+    if alternative == "greater":
+        v = np.where(flipped == 0, -np.inf, mean_t) - tol
+        if K is not None:
+            ends = (kth_smallest(v, K), np.inf)
+        return np.count_nonzero(v <= 0, axis=1), *ends
+    v = np.where(flipped == 0, np.inf, mean_t) + tol
+    if K is not None:
+        ends = (-np.inf, kth_largest(v, K))
+    return np.count_nonzero(v >= 0, axis=1), *ends
 
 
 def _signed_sums(D, plan):
@@ -453,7 +459,8 @@ def wilcoxon_core(D: FloatArray, *, alternative: str = "two-sided", confidence_l
     alpha = alpha_of(confidence_level) if alpha is None else alpha
     info = _describe_diffs(D)
     P = D.shape[0]
-    options = dict(alternative=alternative, zero_method=zero_method, correction=correction, method=method)
+    options: dict[str, Any] = dict(alternative=alternative, zero_method=zero_method, correction=correction,
+                                   method=method)
     statistic, pvalue = wilcoxon_pvalues(D, **options)
     low = np.full(P, np.nan)
     high = np.full(P, np.nan)
