@@ -332,3 +332,16 @@ def test_exact_null_gives_nominal_type_i_errors_for_every_test():
     assert abs(found["t"] - 0.05) < 4 * se and abs(found["randomization"] - 0.05) < 4 * se
     assert found["sign"] < 0.05 + 4 * se and found["wilcoxon"] < 0.05 + 4 * se
     assert abs(found["paired-bootstrap"] - 0.05) < 0.01
+
+
+def test_missing_scores_follow_nan_policy():
+    scores = _ap_like(4, 20)
+    scores.iloc[1, 3] = np.nan
+    with pytest.raises(ValueError, match="missing \\(NaN\\) scores for 1 topic\\(s\\) \\['3'\\].*nan_policy='omit'"):
+        pb.audit_tests(scores, measure="AP", **FAST)
+    with pytest.warns(InputWarning, match="dropped 1 topic"):
+        audit = pb.audit_tests(scores, measure="AP", tests=["t"], corrections=None, effects=(), nan_policy="omit",
+                               **FAST)
+    assert audit.n_topics_observed == 19
+    with pytest.raises(TypeError, match="'effects' must be numbers"):
+        pb.audit_tests(_ap_like(4, 20), measure="AP", effects=("big",), **FAST)

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from .._batches import block_seeds, check_executor, map_batches
-from .._checks import check_alpha, check_choice
+from .._checks import NAN_POLICIES, check_alpha, check_choice
 from .._memory import check_n_resamples
 from .._random import as_generator
 from .._scores import as_score_matrix
@@ -50,7 +50,8 @@ FAMILY_BLOCK = 100
 _CORRECTION_ALIASES = {"bh": "fdr_bh", "tukey": "tukey-hsd", "tukey_hsd": "tukey-hsd", None: "none"}
 
 
-def _matrix(scores_or_runs: Any, qrels: Any, measure: str | None) -> tuple[np.ndarray, list, str | None]:
+def _matrix(scores_or_runs: Any, qrels: Any, measure: str | None,
+            nan_policy: str) -> tuple[np.ndarray, list, str | None]:
     """The systems x topics matrix, its system labels and the measure's label."""
     if qrels is not None:
         if not isinstance(measure, str):
@@ -61,7 +62,8 @@ def _matrix(scores_or_runs: Any, qrels: Any, measure: str | None) -> tuple[np.nd
         runs = dict(read_runs(scores_or_runs))
         long = evaluate(runs, qrels, [measure])
         scores_or_runs = long.pivot(index="name", columns="qid", values="value").reindex(list(runs))
-    matrix = as_score_matrix(scores_or_runs, "scores_or_runs", strict=True)
+    matrix = as_score_matrix(scores_or_runs, "scores_or_runs", strict=True,
+                             nan_policy=check_choice(nan_policy, "nan_policy", NAN_POLICIES))
     return matrix.values, list(matrix.system_labels), measure
 
 
@@ -112,7 +114,10 @@ def _tests(tests: Any) -> tuple[str, ...]:
 
 
 def _effects(effects: Any) -> tuple[float, ...]:
-    values = tuple(float(e) for e in np.atleast_1d(np.asarray(effects, dtype=float)))
+    try:
+        values = tuple(float(e) for e in np.atleast_1d(np.asarray(effects, dtype=float)))
+    except (TypeError, ValueError):
+        raise TypeError(f"'effects' must be numbers (differences of means), got {effects!r}") from None
     if any(not 0 < e < 1 for e in values) or len(set(values)) != len(values):
         raise ValueError(f"'effects' must be distinct differences of means in (0, 1), e.g. (0.01, 0.05); got {effects!r}")
     return tuple(sorted(values))
@@ -201,7 +206,7 @@ def audit_tests(scores_or_runs: ScoresLike | Any, qrels: QrelsLike | None = None
                 alternatives: str | Sequence[str] = ("two-sided",), effects: Sequence[float] = DEFAULT_EFFECTS,
                 n_simulations: int = 10_000, n_families: int | None = None, family_size: int | None = None,
                 n_resamples: int = 1000, rng: RngLike = None, executor: Executor | None = None,
-                verbose: bool = True) -> TestAudit:
+                nan_policy: str = "raise", verbose: bool = True) -> TestAudit:
     """Type I error, power and Type III error of significance tests, measured on this collection.
 
     Fits a model of the per-topic score matrix (a margin per system on the measure's support, a
@@ -232,6 +237,7 @@ def audit_tests(scores_or_runs: ScoresLike | Any, qrels: QrelsLike | None = None
         rng: SPEC 7 seed (None: the package's fixed seed).
         executor: a ``concurrent.futures.Executor`` for the pair copulas and the blocks of
             simulations (pt_docs/scale.md); the same numbers as without.
+        nan_policy: ``"raise"`` or ``"omit"`` (drop the topics some system has no score for, warning).
         verbose: a progress bar over the blocks of simulations.
 
     Returns:
@@ -246,7 +252,7 @@ def audit_tests(scores_or_runs: ScoresLike | Any, qrels: QrelsLike | None = None
     """
     started = time.perf_counter()
     executor = check_executor(executor)
-    X, systems, measure = _matrix(scores_or_runs, qrels, measure)
+    X, systems, measure = _matrix(scores_or_runs, qrels, measure, nan_policy)
     support = support_for(measure, X)
     X, systems = _check_sizes(support.snap(X, systems), systems)
     settings = _settings(X, alpha, tests, corrections, alternatives, effects, n_simulations, n_families,

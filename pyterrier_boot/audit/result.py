@@ -133,7 +133,7 @@ class TestAudit:
         return frame
 
     def type_i_curve(self, alphas: Any = URBANO_ALPHAS, *, n_topics: int | None = None,
-                     alternative: str = "two-sided") -> pd.DataFrame:
+                     alternative: str | None = None) -> pd.DataFrame:
         """Type I error of each test at each level in ``alphas`` (Urbano et al.'s Figures 2-3):
         one row per level, one column per test, at ``n_topics`` (default the first simulated)."""
         c, a = self._indices(n_topics, alternative)
@@ -142,8 +142,9 @@ class TestAudit:
         rates = {test: [(p[t] < level).mean() for level in levels] for t, test in enumerate(self.tests)}
         return pd.DataFrame({"alpha": levels, **rates})
 
-    def power_curve(self, *, n_topics: int | None = None, alternative: str = "two-sided") -> pd.DataFrame:
+    def power_curve(self, *, n_topics: int | None = None, alternative: str | None = None) -> pd.DataFrame:
         """Power of each test at each effect size (at ``alpha``): one row per effect."""
+        alternative = self._alternative(alternative)
         table = self.table()
         rows = table[(table["correction"] == "none") & (table["systems"] == 2) & (table["alternative"] == alternative)
                      & (table["n_topics"] == self._count(n_topics))].set_index("test")
@@ -158,7 +159,11 @@ class TestAudit:
                              f"got {n_topics!r}")
         return int(n_topics)
 
-    def _indices(self, n_topics: int | None, alternative: str) -> tuple[int, int]:
+    def _alternative(self, alternative: str | None) -> str:
+        return self.alternatives[0] if alternative is None else alternative
+
+    def _indices(self, n_topics: int | None, alternative: str | None) -> tuple[int, int]:
+        alternative = self._alternative(alternative)
         if alternative not in self.alternatives:
             raise ValueError(f"'alternative' must be one of the simulated {list(self.alternatives)}; "
                              f"got {alternative!r}")
@@ -167,11 +172,14 @@ class TestAudit:
     # ----------------------------------------------------------------------------------------
     # the sentence, displays, figures
 
-    def recommendation(self, *, n_topics: int | None = None, alternative: str = "two-sided") -> str:
+    def recommendation(self, *, n_topics: int | None = None, alternative: str | None = None) -> str:
         """One sentence to quote: the tests whose Type I error is within ``alpha`` plus two
-        standard errors, ranked by mean power over the effect sizes, with the settings."""
+        standard errors, ranked by mean power over the effect sizes, with the settings (at
+        ``n_topics``, default the first simulated, and ``alternative``, default the first)."""
         from .sentence import recommendation
 
+        self._indices(n_topics, alternative)
+        alternative = self._alternative(alternative)
         table = self.table()
         rows = table[(table["correction"] == "none") & (table["systems"] == 2) & (table["alternative"] == alternative)
                      & (table["n_topics"] == self._count(n_topics))]
@@ -193,7 +201,7 @@ class TestAudit:
 
         return audit_latex(self, digits=digits, caption=caption, label=label)
 
-    def plot(self, kind: str = "type_i", *, n_topics: int | None = None, alternative: str = "two-sided",
+    def plot(self, kind: str = "type_i", *, n_topics: int | None = None, alternative: str | None = None,
              ax: Axes | None = None) -> Axes:
         """``kind="type_i"``: Type I error against ``alpha`` per test, the diagonal marking the
         nominal rate (Urbano et al., Figures 2-3); ``kind="power"``: power against effect size."""
@@ -201,7 +209,7 @@ class TestAudit:
         from .plots import plot_power, plot_type_i
 
         check_choice(kind, "kind", ("type_i", "power"))
-        title = f"{self.measure or 'scores'}, {self._count(n_topics)} topics, {alternative}"
+        title = f"{self.measure or 'scores'}, {self._count(n_topics)} topics, {self._alternative(alternative)}"
         if kind == "type_i":
             return plot_type_i(self.type_i_curve(n_topics=n_topics, alternative=alternative), title=title, ax=ax)
         return plot_power(self.power_curve(n_topics=n_topics, alternative=alternative), alpha=self.alpha,
