@@ -111,7 +111,8 @@ def part_one(n_sims: int, n_topics: int) -> pd.DataFrame:
 def part_two(n_sims: int, n_topics: int, n_matrices: int) -> pd.DataFrame:
     estimates = []
     for m in range(n_matrices):
-        scores, _ = pb.simulate_scores(30, n_topics, rng=100 + m)
+        matrix, _ = pb.simulate_scores(30, n_topics, rng=100 + m)
+        scores = pd.DataFrame(matrix, columns=pd.Index([str(q) for q in range(n_topics)], name="qid"))
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", pb.FitWarning)
             audit = pb.audit_tests(scores, measure="AP", n_simulations=n_sims, corrections=None, effects=(),
