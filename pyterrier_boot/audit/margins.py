@@ -8,8 +8,8 @@ Following Urbano & Nagler (2018), as Urbano, Lima & Hanjalic (2019) use them:
   (pyvinecopulib's ``Kde1d``, whose effective degrees of freedom count as its parameters);
 * ``P@k`` and ``Success@k`` get the best by AIC of a beta-binomial and a discrete kernel density on
   the position of the score among the multiples of ``1/k``;
-* ``RR`` gets an atom at 0 (no relevant document retrieved) and, for the ranks ``r`` of the first
-  relevant document, the same two families on ``r``;
+* ``RR`` gets atoms at 0 (no relevant document retrieved) and at 1 (the first document relevant)
+  and, for the ranks ``r >= 2`` of the first relevant document, the same two families on ``r``;
 * a system with fewer than :data:`MIN_DISTINCT` distinct scores inside the range gets the empirical
   distribution of its scores.
 
@@ -277,23 +277,22 @@ def _fit_positions(k, size):
     return family, loglik, n_par, p / p.sum()
 
 
-def _fit_discrete(x, values, zero_atom):
+def _fit_discrete(x, values, end_atoms):
+    """A discrete margin on ``values``; with ``end_atoms`` (RR) the first and last values (nothing
+    found, and the first document relevant) are atoms apart from the ranks 2, 3, ... between them."""
     n = x.size
     position = np.searchsorted(values, x)
-    if zero_atom:  # RR: 0 is 'nothing found', apart from the ranks
-        found = position[position > 0] - 1
-        size = len(values) - 2
-        if np.unique(found).size < MIN_DISTINCT or size < 1:
-            return _empirical(x)
-        family, loglik, k, pmf = _fit_positions(found, size)
-        n0 = n - found.size
-        p = np.concatenate([[n0 / n], (1 - n0 / n) * pmf])
-        loglik += _atoms_loglik([n0, found.size], n)
-        k += n0 > 0
-    else:
-        if np.unique(position).size < MIN_DISTINCT:
-            return _empirical(x)
-        family, loglik, k, p = _fit_positions(position, len(values) - 1)
+    last = len(values) - 1
+    inner = position[(position > 0) & (position < last)] - 1 if end_atoms else position
+    size = last - 2 if end_atoms else last
+    if np.unique(inner).size < MIN_DISTINCT or size < 1:
+        return _empirical(x)
+    family, loglik, k, p = _fit_positions(inner, size)
+    if end_atoms:
+        n0, n1 = int((position == 0).sum()), int((position == last).sum())
+        p = np.concatenate([[n0 / n], (1 - (n0 + n1) / n) * p, [n1 / n]])
+        loglik += _atoms_loglik([n0, inner.size, n1], n)
+        k += (n0 > 0) + (n1 > 0)
     cumulative = np.minimum(np.cumsum(p), 1.0)
     cumulative[-1] = 1.0
     return Margin(family, float(loglik), k, values=np.asarray(values, dtype=float), cumulative=cumulative)
@@ -319,4 +318,4 @@ def fit_margin(x: FloatArray, support: Support) -> Margin:
     x = np.asarray(x, dtype=float)
     if support.values is None:
         return _fit_continuous(x, support.low, support.high)
-    return _fit_discrete(x, support.values, zero_atom=support.separate_zero)
+    return _fit_discrete(x, support.values, end_atoms=support.separate_zero)

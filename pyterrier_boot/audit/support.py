@@ -36,8 +36,9 @@ class Support:
         measure: the measure's label (None when read from the scores).
         values: the values a discrete measure takes, ascending (None for a continuous measure).
         description: in words, for tables and messages.
-        separate_zero: 0 stands apart from the other values (RR: no relevant document retrieved), so
-            a margin gives it its own atom rather than smoothing across it.
+        separate_zero: 0 and 1 stand apart from the values between them (RR: no relevant document
+            retrieved, the first one relevant), so a margin gives them their own atoms rather than
+            smoothing across them.
     """
 
     measure: str | None
