@@ -74,7 +74,7 @@ def goodness_rows(data: Path, n_pairs: int) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def worked_example(data: Path) -> None:
+def worked_example(data: Path, save: Path | None) -> None:
     folder = data / "trec-dl-2020-passage"
     started = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
@@ -82,8 +82,10 @@ def worked_example(data: Path) -> None:
         audit = pb.audit_tests(str(folder / "runs"), str(folder / "qrels.dl20-passage.txt"), "nDCG@10",
                                n_topics=[25, 54], rng=1, verbose=False)
     print(f"({time.perf_counter() - started:.0f} s; warnings: {[str(w.message)[:120] for w in caught]})")
-    print(audit.recommendation())
+    print(audit.recommendation(n_topics=54))
     print(audit.recommendation(n_topics=25))
+    if save is not None:
+        audit.save(save)
     columns = ["test", "correction", "n_topics", "systems", "type_i", "type_i_se", "type_iii", "power@0.01",
                "power@0.02", "power@0.05", "power@0.1", "fdr@0.05"]
     print(audit.table()[columns].round(3).to_string(index=False))
@@ -96,13 +98,14 @@ def main():
     parser.add_argument("--part", type=int, nargs="+", default=[1, 2], choices=(1, 2))
     parser.add_argument("--pairs", type=int, default=300)
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--save", type=Path, default=None, help="save the worked example's audit here")
     args = parser.parse_args()
     pd.set_option("display.width", 250)
     print(f"load average {os.getloadavg()}", flush=True)
     if 1 in args.part:
         print(goodness_rows(args.data, args.pairs).round(3).to_markdown(index=False), flush=True)
     if 2 in args.part:
-        worked_example(args.data)
+        worked_example(args.data, args.save)
     print(f"load average {os.getloadavg()}")
 
 

@@ -21,8 +21,9 @@ The published rates (their ``output/type_1/type_1_<measure>_<n>.csv``, row alpha
 t2, w2, s2, b2, p2) are the reference; they came from 1,667,000 simulations per measure and topic
 count with 10^6 resamples.
 
-Usage: python benchmarks/audit_urbano.py [--data ../shared/data] [--simulations 20000]
+Usage: python benchmarks/audit_urbano.py [--data ../shared/data] [--simulations 10000]
        [--measures ap p10 rr ndcg20 err20] [--topics 25 50 100] [--out results.csv]
+       python benchmarks/audit_urbano.py --summarise results.csv [more.csv]   (later files win)
 """
 import argparse
 import os
@@ -166,14 +167,51 @@ def measure_rows(data: Path, key: str, counts, total: int) -> list[dict]:
     return rows
 
 
+def summary(table: pd.DataFrame) -> pd.DataFrame:
+    """Per measure and topic count: the t and randomisation rates' distance to the published ones,
+    and Kendall's tau between the published ordering of the five tests and ours (the package's
+    tests; Urbano et al.'s variants)."""
+    rows = []
+    for (measure, n), part in table.groupby(["measure", "n_topics"], sort=False):
+        part = part.set_index("test")
+        rows.append(dict(measure=measure, n_topics=n,
+                         t_gap=part.loc["t", "package"] - part.loc["t", "published"],
+                         randomization_gap=part.loc["randomization", "package"] - part.loc["randomization", "published"],
+                         tau_package=stats.kendalltau(part["package"], part["published"])[0],
+                         tau_variants=stats.kendalltau(part["urbano_variant"], part["published"])[0]))
+    return pd.DataFrame(rows)
+
+
+def markdown(table: pd.DataFrame) -> str:
+    """The docs' table: one row per measure and topic count, ours / their variant / published per test."""
+    lines = ["| measure | topics | t | Wilcoxon | sign | bootstrap | randomization |", "|---|---|---|---|---|---|---|"]
+    for (measure, n), part in table.groupby(["measure", "n_topics"], sort=False):
+        part = part.set_index("test")
+        cells = []
+        for test in TESTS:
+            row = part.loc[test]
+            variant = "" if test in ("t", "randomization") else f" / {row['urbano_variant']:.3f}"
+            cells.append(f"{row['package']:.3f}{variant} / **{row['published']:.3f}**")
+        lines.append(f"| {measure} | {n} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--summarise", type=Path, nargs="+", default=None,
+                        help="print the summary and the docs' table of results CSVs (--out) instead of computing")
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
-    parser.add_argument("--simulations", type=int, default=20_000)
+    parser.add_argument("--simulations", type=int, default=10_000)
     parser.add_argument("--measures", nargs="+", default=list(MEASURES), choices=list(MEASURES))
     parser.add_argument("--topics", type=int, nargs="+", default=[25, 50, 100])
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
+    if args.summarise:
+        table = pd.concat([pd.read_csv(path) for path in args.summarise]).drop_duplicates(
+            ["measure", "n_topics", "test"], keep="last")
+        print(summary(table).round(4).to_string(index=False))
+        print(markdown(table))
+        return
     data = args.data / "urbano-sigir2019-scores"
     if not data.is_dir():
         raise SystemExit(f"score matrices not found at {data} (pass --data or set PYTERRIER_BOOT_SHARED)")
