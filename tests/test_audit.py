@@ -345,3 +345,24 @@ def test_missing_scores_follow_nan_policy():
     assert audit.n_topics_observed == 19
     with pytest.raises(TypeError, match="'effects' must be numbers"):
         pb.audit_tests(_ap_like(4, 20), measure="AP", effects=("big",), **FAST)
+
+
+@pytest.mark.slow
+def test_audit_of_a_simulate_scores_matrix_matches_a_direct_monte_carlo_of_its_null():
+    """The whole audit (fit and simulation) of a 30 x 25 matrix of ``simulate_scores`` against scipy's
+    tests on 4,000 topic sets of the generator's own null (``simulate_null_scores``): within three
+    standard errors, the matrix-to-matrix spread of the audit (SD 0.004, benchmarks/audit_validation.py)
+    included."""
+    matrix, _ = pb.simulate_scores(30, 25, rng=101)
+    scores = pd.DataFrame(matrix, columns=pd.Index([str(q) for q in range(25)], name="qid"))
+    audit = pb.audit_tests(scores, measure="AP", tests=["t", "wilcoxon", "sign"], corrections=None, effects=(),
+                           n_simulations=4000, rng=3, verbose=False)
+    rng = np.random.default_rng(4)
+    pairs = np.array([pb.simulate_null_scores(2, 25, rng=rng)[0] for _ in range(4000)])
+    d = pairs[:, 0] - pairs[:, 1]
+    wins, losses = (d > 0).sum(axis=1), (d < 0).sum(axis=1)
+    direct = np.array([stats.ttest_rel(pairs[:, 0], pairs[:, 1], axis=1).pvalue, stats.wilcoxon(d, axis=1).pvalue,
+                       [stats.binomtest(w, w + v).pvalue for w, v in zip(wins, losses, strict=True)]]) < 0.05
+    found, expected = audit.table()["type_i"].to_numpy(), direct.mean(axis=1)
+    se = np.sqrt(found * (1 - found) / 4000 + expected * (1 - expected) / 4000 + 0.004 ** 2)
+    assert (np.abs(found - expected) < 3 * se).all(), (found, expected)
