@@ -54,7 +54,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
     p.add_argument("--depth", type=int, default=100, help="the runs' top DEPTH documents enter the pool (default 100)")
     p.add_argument("--uniform-share", type=float, default=0.2, metavar="S",
                    help="share of the budget spread uniformly over the pool (default 0.2)")
-    p.add_argument("--rng", type=int, metavar="SEED", help="random seed (default: 42, as rng=None in Python)")
+    _common.add_rng_argument(p)
     _common.add_output_arguments(p, "write plan.txt (the plan) and to_judge.txt (the pairs for people) here",
                                  required=True)
     p.set_defaults(run=run, parser=p)

@@ -79,8 +79,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
     p.add_argument("--replicates", type=_common.count, metavar="N",
                    help="with --plan and --estimand topics: design replicates of the document sampling's "
                         "variance (default 200)")
-    p.add_argument("--rng", type=int, metavar="SEED",
-                   help="with --plan and --estimand topics: seed of the design replicates (default 42)")
+    _common.add_rng_argument(p, "with --plan and --estimand topics: seed of the design replicates", printed=False)
     p.add_argument("-m", "--measures", nargs="+", action="extend", metavar="MEASURE",
                    help=f"ir_measures or trec_eval names (default: {' '.join(_common.DEFAULT_MEASURES)})")
     p.add_argument("-b", "--baseline", metavar="NAME", help="also give each run's difference from this run")
