@@ -12,6 +12,9 @@ examples:
   # 10% of the pool, more of the top ranks (statAP weights), a fixed number per stratum
   pyterrier-boot judge-plan --auto-qrels llm.qrels runs/ --budget 0.1 --out plan/
 
+  # an LLM's 0/1 labels read on the people's 0-3 scale: its 1 counts as grade 2 (AP(rel=2), trec_eval -l 2)
+  pyterrier-boot judge-plan --auto-qrels llm.qrels runs/ --budget 0.1 --label-map 1:2 --out plan/
+
   # 500 pairs where the judge is unsure (its probabilities in a qrels-like file: qid iter docno p)
   pyterrier-boot judge-plan --auto-qrels llm.qrels --probabilities llm.prob runs/ --budget 500 \\
       --strategy active --out plan/
@@ -54,6 +57,9 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
     p.add_argument("--depth", type=int, default=100, help="the runs' top DEPTH documents enter the pool (default 100)")
     p.add_argument("--uniform-share", type=float, default=0.2, metavar="S",
                    help="share of the budget spread uniformly over the pool (default 0.2)")
+    p.add_argument("--label-map", nargs="+", metavar="LABEL:GRADE",
+                   help="the people's grade of each automatic label, e.g. 1:2 (a 0/1 judge's 1 is grade 2, relevant "
+                        "at --rel 2); recorded in the plan, which applies it to --auto-qrels wherever it is used")
     p.add_argument("--rng", type=int, metavar="SEED", help="random seed (default: 42, as rng=None in Python)")
     _common.add_output_arguments(p, "write plan.txt (the plan) and to_judge.txt (the pairs for people) here",
                                  required=True)
@@ -80,6 +86,7 @@ def _check(args, parser) -> None:
         parser.error(f"--uniform-share must be in (0, 1], got {args.uniform_share:g}")
     if args.strategy == "active" and args.probabilities is None:
         parser.error("--strategy active needs the judge's probabilities: --probabilities FILE")
+    args.label_map = _common.label_map(args.label_map, parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -92,14 +99,28 @@ def run(args: argparse.Namespace) -> int:
     with _common.output_folder(args, "judge-plan") as out:
         qrels = _common.read_qrels(args.auto_qrels)
         runs = _common.read_runs(args.runs, qrels, verbose=_common.progress_enabled(args))
-        plan = judging_plan(runs, _common.with_probabilities(qrels, args.probabilities), args.budget, strategy=args.strategy, design=args.design,
-                            depth=args.depth, uniform_share=args.uniform_share, rng=seed)
+        plan = judging_plan(runs, _common.with_probabilities(qrels, args.probabilities), args.budget,
+                            strategy=args.strategy, design=args.design, depth=args.depth,
+                            uniform_share=args.uniform_share, label_map=args.label_map, rng=seed)
         sample = plan.sample
         plan.save(out / "plan.txt")
         _common.write_text(out / "to_judge.txt", "".join(f"{q} 0 {d}\n" for q, d in zip(sample["qid"], sample["docno"])))
-    print(f"{plan.strategy} plan, {plan.design} design (seed {seed}): {len(sample)} pairs to judge of "
-          f"{len(plan.pool)} pool pairs over {plan.pool['qid'].nunique()} topics (budget {plan.budget}, "
-          f"inclusion probabilities {plan.pool['inclusion_probability'].min():.3g} to "
-          f"{plan.pool['inclusion_probability'].max():.3g})")
+    print("\n".join(_summary(plan, seed)))
     status(f"wrote plan.txt and to_judge.txt to {Path(args.out)}")
     return 0
+
+
+def _summary(plan, seed: int) -> list[str]:
+    """What the plan is, and what the pool's pairs without an automatic label count as."""
+    pool = plan.pool
+    lines = [f"{plan.strategy} plan, {plan.design} design (seed {seed}): {int(pool['sampled'].sum())} pairs to judge "
+             f"of {len(pool)} pool pairs over {pool['qid'].nunique()} topics (budget {plan.budget}, inclusion "
+             f"probabilities {pool['inclusion_probability'].min():.3g} to {pool['inclusion_probability'].max():.3g})"]
+    if plan.unlabelled:
+        lines.append(f"{plan.unlabelled} of the {len(pool)} pool pairs ({plan.unlabelled / len(pool):.0%}) have no "
+                     "automatic label (in a run's top --depth, not in --auto-qrels): they count as automatically "
+                     "non-relevant, and people's labels of those sampled correct that")
+    if plan.label_map:
+        lines.append("automatic labels read on the people's scale: "
+                     + ", ".join(f"{k} as {v}" for k, v in plan.label_map.items()))
+    return lines

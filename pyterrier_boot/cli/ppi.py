@@ -27,6 +27,9 @@ examples:
   # the asymptotic intervals of the PPI papers and ppi_py (z quantile, PPI++ lambda tuned in-sample)
   pyterrier-boot ppi --auto-qrels llm.qrels --human-qrels human.qrels runs/ --asymptotic
 
+  # an LLM's 0/1 labels against people's 0-3 grades: the judge's 1 counts as grade 2
+  pyterrier-boot ppi --auto-qrels llm.qrels --human-qrels human.qrels runs/ -m AP nDCG@10 --rel 2 --label-map 1:2
+
   # people judged a sample of documents of every topic: plan/to_judge.txt of 'judge-plan', graded
   pyterrier-boot judge-plan --auto-qrels llm.qrels runs/ --budget 0.1 --out plan/
   pyterrier-boot ppi --auto-qrels llm.qrels --human-qrels judged.qrels --plan plan/plan.txt runs/
@@ -97,6 +100,9 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
                    help="switch the small-sample rule off: z quantiles, divisor-n variances, PPI++ lambda tuned "
                         "in-sample (the intervals of the PPI papers and ppi_py; they under-cover below ~50 topics)")
     p.add_argument("--rel", type=int, metavar="N", help="binary measures count grade >= N as relevant (trec_eval -l N)")
+    p.add_argument("--label-map", nargs="+", metavar="LABEL:GRADE",
+                   help="the people's grade of each automatic label, e.g. 1:2 (a 0/1 judge's 1 counts as grade 2 at "
+                        "--rel 2); with --plan, for a plan made without one (judge-plan --label-map)")
     p.add_argument("-f", "--format", choices=("table", "csv"), default="table",
                    help="table (default): readable blocks; csv: the wide table")
     p.add_argument("--digits", type=int, default=3, help="decimals in the printed table (default 3)")
@@ -120,6 +126,7 @@ def _check(args, parser):
     if not 0 <= args.digits <= 10:
         parser.error(f"--digits must be between 0 and 10, got {args.digits}")
     _check_plan_arguments(args, parser)
+    args.label_map = _common.label_map(args.label_map, parser)
     if args.lam == "tune":
         args.lam = None
     else:
@@ -177,7 +184,8 @@ def _evaluate(args, status, out):
     if with_plan:
         auto = _common.with_probabilities(auto, args.probabilities)
     result = ppi_evaluate(runs, auto, human, measures, confidence_level=args.confidence, lam=args.lam,
-                          small_sample=not args.asymptotic, estimand=args.estimand, **with_plan)
+                          small_sample=not args.asymptotic, estimand=args.estimand, label_map=args.label_map,
+                          **with_plan)
     table = result.table(baseline=args.baseline)
     if out is not None:
         _common.write_csv(out / "ppi_table.csv", table)

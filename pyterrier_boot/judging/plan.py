@@ -16,13 +16,15 @@ import pandas as pd
 
 from .._checks import check_choice
 from .._random import DEFAULT_SEED, as_generator
+from .._warnings import InputWarning, warn
 from . import designs
+from .labels import apply_label_map, check_label_map, compose_label_maps
 from .pool import build_pool, fingerprint, ranked_pairs, read_auto_qrels
 
 if TYPE_CHECKING:
     from .._typing import PathLike, QrelsLike, RngLike, RunsLike
 
-__all__ = ["JudgingPlan", "judging_plan", "raise_outside_pool"]
+__all__ = ["JudgingPlan", "judging_plan", "raise_outside_pool", "share_in_pairs"]
 
 #: the columns of :attr:`JudgingPlan.pool`
 POOL_COLUMNS = ("qid", "docno", "rank", "auto_label", "stratum", "inclusion_probability", "sampled")
@@ -41,9 +43,15 @@ class JudgingPlan:
         strategy, design, budget, depth, uniform_share: as given to :func:`judging_plan` (``budget``
             as a number of pairs: the sample size, or its expectation under the Poisson design).
         runs: the names of the runs the pool was made from.
-        auto_fingerprint: SHA-256 of the automatic qrels (pairs, labels, probabilities).
+        auto_fingerprint: SHA-256 of the automatic qrels as given (pairs, labels, probabilities),
+            before ``label_map``.
         pool_fingerprint: SHA-256 of the pool's pairs.
         seed: the ``rng`` seed when it was an int or None (42), else None.
+        label_map: the map from the automatic labels to the people's grades (``{1: 2}``: the
+            judge's 1 is grade 2), applied to the pool's ``auto_label`` and to the automatic qrels
+            the plan is given; None for none.
+        unlabelled: how many pool pairs have no automatic label (they count as automatically
+            non-relevant); None for a plan saved before it was recorded.
     """
 
     pool: pd.DataFrame
@@ -56,6 +64,8 @@ class JudgingPlan:
     auto_fingerprint: str
     pool_fingerprint: str
     seed: int | None = None
+    label_map: dict[int, int] | None = None
+    unlabelled: int | None = None
 
     @property
     def sample(self) -> pd.DataFrame:
@@ -65,11 +75,13 @@ class JudgingPlan:
         return chosen[["qid", "docno", "inclusion_probability"]].reset_index(drop=True)
 
     def strata(self) -> pd.DataFrame:
-        """Per stratum (design ``"stratified"``): ``stratum, qid, auto_label, N_h, n_h``."""
+        """Per stratum (design ``"stratified"``): ``stratum, qid, auto_labels`` (the automatic
+        labels of its pairs, ``"0,2"`` for a merged stratum), ``N_h, n_h``."""
         if self.design != "stratified":
             raise ValueError(f"strata() needs design='stratified'; this plan's design is {self.design!r}")
         grouped = self.pool.groupby("stratum", sort=True)
-        return pd.DataFrame({"qid": grouped["qid"].first(), "auto_label": grouped["auto_label"].first(),
+        labels = grouped["auto_label"].agg(lambda v: ",".join(map(str, sorted(set(v)))))
+        return pd.DataFrame({"qid": grouped["qid"].first(), "auto_labels": labels,
                              "N_h": grouped.size(), "n_h": grouped["sampled"].sum().astype(np.int64)}).reset_index()
 
     def check(self, runs: RunsLike, auto_qrels: QrelsLike) -> None:
@@ -85,12 +97,36 @@ class JudgingPlan:
             raise_outside_pool(int(outside.sum()), pairs[np.flatnonzero(outside)[0]], self.depth)
 
     def check_auto_qrels(self, auto_qrels: QrelsLike) -> pd.DataFrame:
-        """The automatic qrels read (:func:`read_auto_qrels`); a ValueError when they are not the plan's."""
+        """The automatic qrels read (:func:`read_auto_qrels`) and put on the people's scale by the
+        plan's ``label_map``; a ValueError when they are not the qrels the plan was made from."""
         auto = read_auto_qrels(auto_qrels)
         if _auto_fingerprint(auto) != self.auto_fingerprint:
             raise ValueError("'auto_qrels' are not the automatic qrels this judging plan was made from (their "
-                             "fingerprint of their pairs, labels and probabilities differs): use the plan's qrels, or make a new plan")
-        return auto
+                             "fingerprint of their pairs, labels and probabilities differs): use the plan's qrels, or "
+                             f"make a new plan{self._relabelled_hint(auto)}")
+        return apply_label_map(auto, self.label_map)
+
+    def _relabelled_hint(self, auto: pd.DataFrame) -> str:
+        """What to do when ``auto`` holds the plan's pairs with other labels (relabelled by hand)."""
+        pairs = pd.MultiIndex.from_frame(auto[["qid", "docno"]].astype(str))
+        if len(pairs) == 0 or not pairs.isin(pd.MultiIndex.from_frame(self.pool[["qid", "docno"]])).all():
+            return ""
+        return ("; if you changed their labels to put them on the people's scale, give them unchanged and let the "
+                "plan map them: plan.map_labels({1: 2}) or ppi_evaluate(..., label_map={1: 2}) (command line: "
+                "--label-map 1:2)")
+
+    def map_labels(self, label_map: dict[int, int]) -> JudgingPlan:
+        """This plan with its automatic labels put on the people's scale (``{1: 2}``: the judge's 1
+        is grade 2; labels not named keep their value), after the draw: the sample and its
+        inclusion probabilities stay as drawn, so labels people gave already stay valid. The map is
+        recorded (after the plan's own, if any) and applied to the automatic qrels the plan is
+        given, which must stay those it was made from."""
+        mapped = check_label_map(label_map)
+        if mapped is None:
+            raise TypeError("'label_map' must map automatic labels to the people's grades, e.g. {1: 2}, got None")
+        pool = apply_label_map(self.pool.rename(columns={"auto_label": "label"}), mapped)
+        return dataclasses.replace(self, pool=pool.rename(columns={"label": "auto_label"}),
+                                   label_map=compose_label_maps(self.label_map, mapped))
 
     def sampled_labels(self, human_qrels: QrelsLike) -> tuple[np.ndarray, np.ndarray]:
         """``(grades, labelled)``: the human grade of every sampled pair, in pool order (0 where
@@ -133,9 +169,11 @@ class JudgingPlan:
         return load_plan(path)
 
     def __repr__(self) -> str:
+        unlabelled = "" if self.unlabelled is None else f" ({self.unlabelled} without an automatic label)"
+        mapped = "" if not self.label_map else f", label_map={self.label_map}"
         return (f"JudgingPlan(strategy={self.strategy!r}, design={self.design!r}, budget={self.budget}, "
-                f"{int(self.pool['sampled'].sum())} sampled of {len(self.pool)} pool pairs, "
-                f"{self.pool['qid'].nunique()} topics, depth={self.depth})")
+                f"{int(self.pool['sampled'].sum())} sampled of {len(self.pool)} pool pairs{unlabelled}, "
+                f"{self.pool['qid'].nunique()} topics, depth={self.depth}{mapped})")
 
 
 def raise_outside_pool(count: int, example: tuple, depth: int) -> None:
@@ -163,6 +201,12 @@ def _auto_fingerprint(auto: pd.DataFrame) -> str:
     return fingerprint(ordered["qid"], ordered["docno"], ordered["label"], ordered["probability"].map(repr))
 
 
+def share_in_pairs(share: float, size: int) -> int:
+    """A share of a pool of ``size`` pairs as a number of pairs: ``budget=0.1`` of 53,345 pairs is
+    5,334 (rounded), and that is what a budget of 10% means wherever a share is compared."""
+    return max(1, int(round(float(share) * size)))
+
+
 def _budget(budget, size: int) -> int:
     if isinstance(budget, bool) or not isinstance(budget, numbers.Real):
         raise TypeError(f"'budget' must be a number of pairs (an int) or a fraction of the pool in (0, 1], "
@@ -170,7 +214,7 @@ def _budget(budget, size: int) -> int:
     if isinstance(budget, numbers.Integral):
         n = int(budget)
     elif 0 < float(budget) <= 1:
-        n = max(1, int(round(float(budget) * size)))
+        n = share_in_pairs(float(budget), size)
     else:
         raise ValueError(f"'budget' as a float is a fraction of the pool in (0, 1], got {budget!r}; "
                          "give a number of pairs as an int")
@@ -182,8 +226,10 @@ def _budget(budget, size: int) -> int:
     return n
 
 
-def _check_options(strategy, design, depth, uniform_share) -> str:
+def _check_options(strategy, design, depth, uniform_share) -> tuple[str, bool]:
+    """The design, and whether it is the default (which adapts to a small budget)."""
     check_choice(strategy, "strategy", designs.STRATEGIES)
+    default = design is None
     if design is None:
         design = "stratified" if strategy == "stratified" else "poisson"
     check_choice(design, "design", designs.DESIGNS)
@@ -192,12 +238,12 @@ def _check_options(strategy, design, depth, uniform_share) -> str:
     if isinstance(uniform_share, bool) or not isinstance(uniform_share, numbers.Real) or not 0 < float(uniform_share) <= 1:
         raise ValueError(f"'uniform_share' must be in (0, 1] (every pair keeps a positive probability), "
                          f"got {uniform_share!r}")
-    return design
+    return design, default
 
 
 def judging_plan(runs: RunsLike, auto_qrels: QrelsLike, budget: float, *, strategy: str = "stratified",
                  design: str | None = None, depth: int = 100, uniform_share: float = 0.2,
-                 rng: RngLike = None) -> JudgingPlan:
+                 label_map: dict[int, int] | None = None, rng: RngLike = None) -> JudgingPlan:
     """Draw the pairs people should judge from the pool of ``runs`` and ``auto_qrels``.
 
     Args:
@@ -210,11 +256,16 @@ def judging_plan(runs: RunsLike, auto_qrels: QrelsLike, budget: float, *, strate
             the top ranks, which move AP and nDCG, more; the default) or ``"active"`` (the statAP
             weights times the judge's uncertainty ``sqrt(p (1 - p))``).
         design: ``"poisson"`` (independent draws, random sample size) or ``"stratified"`` (a fixed
-            number per topic x automatic label x rank band, without replacement); default
-            ``"stratified"`` for ``strategy="stratified"``, else ``"poisson"``.
+            number per topic x automatic label x rank band, without replacement, the smallest
+            strata merged when the budget cannot give each two); default ``"stratified"`` for
+            ``strategy="stratified"`` (``"poisson"`` when the budget is under two pairs per topic),
+            else ``"poisson"``.
         depth: the runs' top ``depth`` documents per topic enter the pool (100, as TREC ad hoc pools).
         uniform_share: the share of the budget spread uniformly over the pool, so that every pair
             keeps a probability of at least ``uniform_share * budget / N`` (not used by "uniform").
+        label_map: the people's grade of each automatic label (``{1: 2}``: a 0/1 judge's 1 is
+            grade 2, relevant for ``AP(rel=2)``), recorded in the plan and applied to the automatic
+            qrels it is later given. Without it, 0/1 automatic labels get one InputWarning.
         rng: SPEC 7 seed or Generator; None is the fixed seed 42.
 
     Returns:
@@ -234,26 +285,63 @@ def judging_plan(runs: RunsLike, auto_qrels: QrelsLike, budget: float, *, strate
     """
     from ..inputs.runs import read_runs
 
-    design = _check_options(strategy, design, depth, uniform_share)
+    design, adaptive = _check_options(strategy, design, depth, uniform_share)
+    label_map = check_label_map(label_map)
     runs = read_runs(runs)
-    auto = read_auto_qrels(auto_qrels)
+    given = read_auto_qrels(auto_qrels)
+    auto = apply_label_map(given, label_map)
     _check_topics(runs, auto)
+    _check_scale(auto, label_map)
     pool = build_pool(runs, auto, int(depth))
     n = _budget(budget, len(pool))
     targets = designs.target_probabilities(designs.strategy_weights(pool, strategy), n, float(uniform_share))
-    generator = as_generator(rng)
-    if design == "poisson":
-        stratum = np.full(len(pool), -1, np.int64)
-        probability, sampled = targets, designs.draw(targets, stratum, design, generator)
-    else:
-        stratum = designs.strata(pool, int(depth))
-        take = designs.allocate(targets, stratum, n)
-        probability = (take / np.bincount(stratum))[stratum]
-        sampled = designs.draw(probability, stratum, design, generator, take)
+    design, stratum, probability, sampled = _draw(pool, targets, n, design, adaptive, int(depth), as_generator(rng))
     frame = pool[["qid", "docno", "rank", "auto_label"]].assign(
         stratum=stratum, inclusion_probability=probability, sampled=sampled)
     return JudgingPlan(frame, strategy, design, n, int(depth), float(uniform_share), tuple(runs),
-                       _auto_fingerprint(auto), fingerprint(frame["qid"], frame["docno"]), _seed(rng))
+                       _auto_fingerprint(given), fingerprint(frame["qid"], frame["docno"]), _seed(rng),
+                       label_map, int((~pool["auto_labelled"]).sum()))
+
+
+def _draw(pool: pd.DataFrame, targets: np.ndarray, n: int, design: str, adaptive: bool, depth: int,
+          generator: np.random.Generator) -> tuple[str, np.ndarray, np.ndarray, np.ndarray]:
+    """``(design, stratum, inclusion probability, sampled)``: a stratified design merges its
+    smallest strata when the budget cannot give each two pairs, and the default design falls back
+    to Poisson when even one stratum per topic needs more; either says so in one InputWarning."""
+    if design == "stratified":
+        stratum = designs.merge_strata(pool, depth, targets, n)
+        if stratum is not None:
+            before = int(designs.strata(pool, depth).max()) + 1
+            if stratum.max() + 1 < before:
+                warn(InputWarning(f"design='stratified': a budget of {n} pairs cannot give two to each of the "
+                                  f"{before} strata (topic x automatic label x rank band), so the smallest were "
+                                  f"merged within their topic into {int(stratum.max()) + 1} strata"))
+            take = designs.allocate(targets, stratum, n)
+            probability = (take / np.bincount(stratum))[stratum]
+            return design, stratum, probability, designs.draw(probability, stratum, design, generator, take)
+        needed = designs.topic_minimum(pool)
+        if not adaptive:
+            raise ValueError(f"'budget' {n} is below what design='stratified' needs: {needed} pairs, two in each "
+                             "topic (one in a topic of a single pair) so that every stratum's variance can be "
+                             "estimated; raise the budget or use design='poisson'")
+        warn(InputWarning(f"design='stratified' needs two pairs in each topic, {needed} pairs, more than the budget "
+                          f"of {n}: the Poisson design is used instead (each pair drawn independently with its "
+                          "probability)"))
+        design = "poisson"
+    stratum = np.full(len(pool), -1, np.int64)
+    return design, stratum, targets, designs.draw(targets, stratum, design, generator)
+
+
+def _check_scale(auto: pd.DataFrame, label_map: dict[int, int] | None) -> None:
+    """One InputWarning for 0/1 automatic labels without a label map: the plan cannot tell whether
+    people grade on the same scale, and measures with ``rel=2`` would find nothing relevant."""
+    top = int(auto["label"].max()) if len(auto) else 0
+    if label_map is None and top == 1:
+        warn(InputWarning(
+            "the automatic labels are 0/1: if people grade on a wider scale (TREC DL: 0-3, relevant from 2), no "
+            "automatic label counts as relevant for measures with rel=2 and they correct nothing; put them on the "
+            "people's scale now with label_map={1: 2} (command line: --label-map 1:2), or give label_map={1: 1} "
+            "to keep 0/1"))
 
 
 def _seed(rng) -> int | None:

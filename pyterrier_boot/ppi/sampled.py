@@ -38,7 +38,8 @@ from ..judging.estimation import (
     sign_draws,
     tuned_lambda,
 )
-from ..judging.plan import raise_outside_pool
+from ..judging.labels import scale_advice, unreached_measures
+from ..judging.plan import raise_outside_pool, share_in_pairs
 from ..judging.pool import run_positions
 from ..judging.ranked import RANKED_KINDS, ideal_dcg, ranked_values
 from ..measures.lowering import AP, NDCG, RPREC, RR, SUCCESS, KernelMeasure, P, R, lower
@@ -143,7 +144,8 @@ class SampledPPIEvaluation(IntervalTables):
         return column_flags(weights, {
             "mostly 0": (auto == 0).mean(0) > MOSTLY_ZERO,
             "few labels in top ranks": in_top < FEW_LABELS_IN_TOP * len(self.qids),
-            "budget under 10% (nonlinear measure)": every & (nonlinear and self.n_labels < NONLINEAR_BUDGET * self.n_pool),
+            "budget under 10% (nonlinear measure)": every & (nonlinear and self.n_labels < share_in_pairs(
+                NONLINEAR_BUDGET, self.n_pool)),
             "bias (estimand topics, nonlinear measure)": every & (nonlinear and self.estimand == "topics"),
         })
 
@@ -391,11 +393,10 @@ def evaluate_with_plan(runs: RunsLike, auto_qrels: QrelsLike, human_qrels: Qrels
 
 
 def _warn_unreached(parsed, lowered, auto: np.ndarray, human: np.ndarray) -> None:
-    unreached = [p.label for p, km in zip(parsed, lowered)
-                 if km.kind != NDCG and auto.max(initial=0) < km.rel <= human.max(initial=0)]
+    top_auto, top_human = int(auto.max(initial=0)), int(human.max(initial=0))
+    unreached = unreached_measures([p.label for p, km in zip(parsed, lowered) if km.kind != NDCG],
+                                   [km.rel for km in lowered if km.kind != NDCG], top_auto)
+    unreached = [(label, rel) for label, rel in unreached if rel <= top_human]
     if unreached:
-        warn(InputWarning(
-            f"the automatic qrels' highest label is {auto.max(initial=0)} and the human labels' "
-            f"{human.max(initial=0)}: no automatic label counts as relevant for {', '.join(unreached)}, so the "
-            "automatic labels correct nothing and PPI gives the human-only estimate; put both on one scale "
-            "(e.g. the judge's 1 as the human 2)"))
+        warn(InputWarning(f"the human labels reach {top_human}: {scale_advice(top_auto, unreached)}; until then "
+                          "PPI gives the human-only estimate"))

@@ -26,7 +26,7 @@ import pandas as pd
 from .._warnings import FitWarning, warn
 from ..inputs.runs import read_runs
 from ..judging import JudgingPlan
-from ..judging.plan import raise_outside_pool
+from ..judging.plan import raise_outside_pool, share_in_pairs
 from ..judging.pool import fingerprint
 from ..measures.lowering import AP, NDCG, RPREC, R, lower
 from ..measures.parsing import parse_measures
@@ -79,7 +79,7 @@ def warn_small_budget(plan: JudgingPlan) -> None:
     of the pool: the ratio estimates are then biased enough for sequences to miss more often than
     promised (``pt_docs/sequential.md``, validation)."""
     share = plan.budget / len(plan.pool)
-    if plan.budget < round(NONLINEAR_BUDGET * len(plan.pool)):  # a budget of 0.1 is rounded to whole pairs
+    if plan.budget < share_in_pairs(NONLINEAR_BUDGET, len(plan.pool)):  # 10% as judging_plan rounds it
         warn(FitWarning(
             f"the judging plan gives people {share:.1%} of the pool, under {NONLINEAR_BUDGET:.0%}: AP and nDCG "
             "estimated from it are ratios, biased when the sample is small, and their confidence sequences may "
