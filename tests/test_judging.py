@@ -251,7 +251,7 @@ def test_check_refuses_other_qrels_and_other_runs(collection):
     ({"budget": 0}, ValueError, "at least 1 pair"),
     ({"budget": 1.5}, ValueError, "fraction of the pool"),
     ({"budget": True}, TypeError, "'budget'"),
-    ({"budget": 5, "design": "stratified"}, ValueError, "below what design='stratified' needs"),
+    ({"budget": 8, "design": "stratified"}, ValueError, "below what design='stratified' needs"),
     ({"strategy": "greedy"}, ValueError, "strategy"),
     ({"design": "cluster"}, ValueError, "design"),
     ({"depth": 0}, ValueError, "'depth'"),

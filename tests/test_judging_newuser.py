@@ -38,10 +38,14 @@ def test_a_budget_of_a_tenth_is_not_flagged_under_a_tenth():
     table = res.table()
     for measure in ("AP", "nDCG@10"):
         assert not table[f"{measure} flag"].str.contains("under 10%").any(), table[f"{measure} flag"]
-    with pytest.warns(pb.InputWarning, match="merged"):  # one pair fewer (exactly: stratified) is under a tenth
-        below = pb.judging_plan(sim.runs, auto, plan.budget - 1, rng=3)
-    flags = pb.ppi_evaluate(sim.runs, auto, _people(below, sim.qrels), ["AP"], plan=below).table()["AP flag"]
-    assert flags.str.contains("under 10%").all()
+    from pyterrier_boot.sequential.planned import warn_small_budget
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", pb.BootWarning)
+        warn_small_budget(plan)  # the sequences' own threshold: 10% as the plan rounds it
+    below = pb.judging_plan(sim.runs, auto, plan.budget - 1, design="poisson", rng=3)  # one pair fewer: under
+    with pytest.warns(pb.FitWarning, match="under 10%"):
+        warn_small_budget(below)
 
 
 # ---------------------------------------------------------------- item 5: label scales
@@ -108,7 +112,8 @@ def test_a_plan_file_of_version_1_still_loads(binary, tmp_path):
     lines = (tmp_path / "plan.txt").read_text().split("\n", 3)
     header = lines[1].replace('"version": 2', '"version": 1')
     header = header.replace(', "label_map": [[1, 1]]', "").replace(f', "unlabelled": {plan.unlabelled}', "")
-    assert "label_map" not in header and "unlabelled" not in header
+    header = header.replace(', "measures": null', "")
+    assert "label_map" not in header and "unlabelled" not in header and "measures" not in header
     (tmp_path / "old.txt").write_text("\n".join([lines[0], header, lines[2], lines[3]]))
     old = pb.JudgingPlan.load(tmp_path / "old.txt")
     assert old.label_map is None and old.unlabelled is None
@@ -203,11 +208,13 @@ def test_the_default_design_merges_strata_or_falls_back_to_poisson(binary):
     runs, _, auto = binary
     strata = designs.strata(pb.judging_plan(runs, auto, 0.2, label_map={1: 2}).pool, 100)
     small = int(strata.max())  # fewer than two per stratum, more than two per topic
-    with pytest.warns(pb.InputWarning, match=rf"a budget of {small} pairs cannot give two to each of the "
-                                             rf"{strata.max() + 1} strata .* merged within their topic") as caught:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", pb.BootWarning)  # merging is the design working: said in the plan
         plan = pb.judging_plan(runs, auto, small, label_map={1: 2})
-    assert len(caught) == 1 and plan.design == "stratified" and plan.pool["sampled"].sum() == small
+    assert plan.design == "stratified" and plan.pool["sampled"].sum() == small
     table = plan.strata()
+    assert (f"stratified design, {len(table)} strata, merged from the {strata.max() + 1} of topic x automatic label x "
+            "rank band to give each two pairs") in repr(plan)
     assert (table["n_h"] >= np.minimum(2, table["N_h"])).all() and len(table) < strata.max() + 1
     np.testing.assert_allclose(plan.pool["inclusion_probability"],
                                (table["n_h"] / table["N_h"]).to_numpy()[plan.pool["stratum"]])
@@ -229,9 +236,8 @@ def test_ordinary_budgets_of_the_issue_are_taken(collection, judge, budget):
     else:
         auto = pb.read_qrels(shared_path("llm-judgments", "binary_gpt4o_dl19.txt.gz")).frame
         label_map = {1: 2}
-    with pytest.warns(pb.InputWarning, match="merged within their topic"):
-        plan = pb.judging_plan(fifteen, auto, budget, label_map=label_map)
-    assert plan.design == "stratified" and plan.pool["sampled"].sum() == budget
+    plan = pb.judging_plan(fifteen, auto, budget, label_map=label_map)
+    assert plan.design == "stratified" and plan.pool["sampled"].sum() == budget and "merged from" in repr(plan)
     assert budget == round(0.1 * len(nist)) if collection == "dl2020" else round(0.05 * len(nist))
 
 
@@ -265,8 +271,7 @@ def test_merged_strata_keep_the_coverage():
     92.3% merged, 92.5% Poisson over 300 draws)."""
     sim = pb.simulate_collection(n_topics=30, n_systems=4, corpus_size=4000, depth=50, pool_depth=20, rng=31)
     auto = pb.simulate_judge(sim.qrels, sim.runs, rng=32)
-    with pytest.warns(pb.InputWarning, match="merged"):
-        merged = pb.judging_plan(sim.runs, auto, 150, depth=50, rng=33)  # 5 per topic: the strata are merged
+    merged = pb.judging_plan(sim.runs, auto, 150, depth=50, rng=33)  # 5 per topic: the strata are merged
     assert merged.design == "stratified" and len(merged.strata()) < designs.strata(merged.pool, 50).max() + 1
     poisson = pb.judging_plan(sim.runs, auto, 150, depth=50, design="poisson", rng=33)
     ours, theirs = _coverage(merged, sim, 300, 34), _coverage(poisson, sim, 300, 34)

@@ -223,18 +223,13 @@ def _header(result) -> str:
 
 
 def _flag_meanings() -> dict[str, str]:
-    """What each reason of the tables' flag columns means."""
-    from ..ppi.sampled import FEW_LABELS_IN_TOP, NONLINEAR_BUDGET
+    """What each fixed reason of the tables' flag columns means (a measured coverage says itself)."""
+    from ..ppi.sampled import FEW_LABELS_IN_TOP
     from ..ppi.tables import MOSTLY_ZERO
 
     return {"mostly 0": f"the run scores 0 on more than {MOSTLY_ZERO:.0%} of the topics by the automatic labels",
             "few labels in top ranks": "fewer human labels in the run's top ranks (the measure's cutoff, else 10) "
-                                       f"than {FEW_LABELS_IN_TOP:g} per topic, over all topics",
-            "budget under 10% (nonlinear measure)": f"a measure other than P@k from human labels of under "
-                                                    f"{NONLINEAR_BUDGET:.0%} of the pool: its estimates are "
-                                                    "biased there",
-            "bias (estimand topics, nonlinear measure)": "a measure other than P@k for these topics: its bias is a "
-                                                         "large share of the document sampling's standard error"}
+                                       f"than {FEW_LABELS_IN_TOP:g} per topic, over all topics"}
 
 
 class _Footnotes:

@@ -29,8 +29,9 @@ FORMAT = CheckedText(magic="# pyterrier_boot judging plan", version=2, what="jud
                      contents="pairs, probabilities or sample", older=(1,))
 _SETTINGS = ("strategy", "design", "budget", "depth", "uniform_share", "runs", "auto_fingerprint",
              "pool_fingerprint", "seed")
-#: settings of version 2 (None in a version 1 file)
-_ADDED = ("label_map", "unlabelled")
+#: settings of version 2 (None in a version 1 file): the label map, the pairs without an automatic
+#: label, the measures the plan was made for
+_ADDED = ("label_map", "unlabelled", "measures")
 
 
 def _body(plan: JudgingPlan) -> str:
@@ -55,6 +56,8 @@ def save_plan(plan: JudgingPlan, path: PathLike) -> None:
     settings["runs"] = list(plan.runs)
     if plan.label_map is not None:  # JSON keys are strings
         settings["label_map"] = [[int(k), int(v)] for k, v in plan.label_map.items()]
+    if plan.measures is not None:
+        settings["measures"] = list(plan.measures)
     FORMAT.write(Path(path), settings, " ".join(_columns()), _body(plan))
 
 
@@ -82,6 +85,8 @@ def load_plan(path: PathLike) -> JudgingPlan:
     settings["runs"] = tuple(settings["runs"])
     if settings["label_map"] is not None:
         settings["label_map"] = {int(k): int(v) for k, v in settings["label_map"]}
+    if settings["measures"] is not None:
+        settings["measures"] = tuple(settings["measures"])
     return JudgingPlan(pool, **settings)
 
 
