@@ -192,14 +192,15 @@ def test_strata_merge_within_topics_smallest_first():
                          "rank": [1, 2, 15, 40, 0, 5, 1, 2, 50], "auto_label": [1, 0, 0, 0, 0, 1, 0, 0, 0]})
     targets = np.array([0.5, 0.4, 0.1, 0.05, 0.02, 0.3, 0.5, 0.3, 0.1])
     np.testing.assert_array_equal(designs.strata(pool, 100), [4, 0, 1, 2, 3, 4, 5, 5, 6])  # qid x label x band
-    np.testing.assert_array_equal(designs.merge_strata(pool, 100, targets, 9), designs.strata(pool, 100))  # none needed
-    merged = designs.merge_strata(pool, 100, targets, 7)  # 9 needed (1 in a stratum of one pair), 7 given
-    assert merged is not None and np.minimum(2, np.bincount(merged)).sum() <= 7
+    np.testing.assert_array_equal(designs.merge_strata(pool, 100, targets, 18), designs.strata(pool, 100))  # half free
+    merged = designs.merge_strata(pool, 100, targets, 14)  # 9 needed (1 in a stratum of one pair): at most 7
+    assert merged is not None and np.minimum(2, np.bincount(merged)).sum() <= 7  # half of the budget
     topic_of = {code: set(pool["qid"][merged == code]) for code in np.unique(merged)}
     assert all(len(qids) == 1 for qids in topic_of.values())  # never across topics
     # the smallest first: topic a's unranked pair joins its label's next band, then both the band above;
     # then topic b's deep pair its label's top band
     assert merged[2] == merged[3] == merged[4] != merged[1] and merged[6] == merged[7] == merged[8]
+    np.testing.assert_array_equal(designs.merge_strata(pool, 100, targets, 5), [0] * 6 + [1] * 3)  # one per topic
     assert designs.merge_strata(pool, 100, targets, 3) is None  # under two per topic
     assert designs.topic_minimum(pool) == 4
 
