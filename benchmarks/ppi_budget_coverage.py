@@ -348,12 +348,17 @@ def main(argv=None):
     parser.add_argument("--resume", action="store_true", help="keep the cells already in --out")
     parser.add_argument("--write-table", action="store_true", help="write pyterrier_boot/ppi/measured_coverage.py")
     parser.add_argument("--report-only", action="store_true", help="only print the tables of --out")
+    parser.add_argument("--forecast", action="store_true",
+                        help="add JudgingPlan.forecast()'s widths of every measure-aware cell of --out (the same plans)")
     args = parser.parse_args(argv)
     results = json.loads(args.out.read_text()) if (args.resume or args.report_only) and args.out.exists() else \
         {"cells": [], "load": []}
     if not args.report_only:
         run_all(args, results)
+    if args.forecast:
+        forecast_all(args, results)
     report(results)
+    report_forecasts(results)
     if args.write_table:
         write_table(results)
 
@@ -382,6 +387,47 @@ def run_all(args, results: dict) -> None:
                   f"{cell['seconds']:.0f}s, load {os.getloadavg()[0]:.1f}", file=sys.stderr)
     results["load"][-1]["end"] = os.getloadavg()[0]
     args.out.write_text(json.dumps(results, indent=1))
+
+
+def forecast_all(args, results: dict) -> None:
+    """The forecast of every measure-aware cell's plan, beside its realised widths."""
+    done = {(f["collection"], f["judge"], f["labels per topic"]) for f in results.get("forecasts", [])}
+    cells = [c for c in results["cells"] if c["plan"] == "measures"
+             and (c["collection"], c["judge"], c["labels per topic"]) not in done]
+    settings: dict = {}
+    for cell in cells:
+        key, judge, budget = cell["collection"], cell["judge"], cell["labels per topic"]
+        if (key, judge) not in settings:
+            settings = {(key, judge): Setting(args.data, key, judge, args.rng)}
+        setting = settings[(key, judge)]
+        plan, _ = make_plan(setting, budget, True, cell_seed(args, key, judge, budget, True))
+        start = time.perf_counter()
+        table = plan.forecast(rng=args.rng).to_frame()
+        seconds = time.perf_counter() - start
+        realised = {(r["measure"], r["column"], r["estimand"]): r["width"] for r in cell["rows"]}
+        results.setdefault("forecasts", []).append({
+            "collection": key, "judge": judge, "labels per topic": budget, "seconds": seconds,
+            "rows": [{"measure": m, "column": c, "estimand": e, "forecast": w, "realised": realised[(m, c, e)]}
+                     for m, c, e, w in table[["measure", "column", "estimand", "width"]].itertuples(index=False)]})
+        args.out.write_text(json.dumps(results, indent=1))
+        print(f"forecast {key} {judge} {budget}/topic: {seconds:.0f}s", file=sys.stderr)
+
+
+def report_forecasts(results: dict) -> None:
+    """Forecast against realised widths: the ratio per cell, and how many are within 20%."""
+    rows = [{**{k: f[k] for k in ("collection", "judge", "labels per topic")}, **r}
+            for f in results.get("forecasts", []) for r in f["rows"]]
+    if not rows:
+        return
+    table = pd.DataFrame(rows).assign(ratio=lambda t: t["forecast"] / t["realised"])
+    wide = table.pivot_table(index=["collection", "judge", "measure", "column", "estimand"], columns="labels per topic",
+                             values="ratio")
+    print("\n### forecast width / realised width\n")
+    print(wide.round(2).to_markdown())
+    within = (table["ratio"] - 1).abs() <= 0.2
+    print(f"\nwithin 20%: {int(within.sum())} of {len(table)} ({within.mean():.0%}); ratio range "
+          f"{table['ratio'].min():.2f}-{table['ratio'].max():.2f}; by estimand: "
+          + ", ".join(f"{e} {g['ratio'].sub(1).abs().le(0.2).mean():.0%}" for e, g in table.groupby("estimand")))
 
 
 def frame(results: dict) -> pd.DataFrame:

@@ -205,7 +205,56 @@ def test_simulated_people_follow_the_judge_as_said():
     rng = np.random.default_rng(1)
     auto = np.repeat([0, 2, 0], 20_000)
     labelled = np.r_[np.ones(40_000, bool), np.zeros(20_000, bool)]
-    people = simulate_people(auto, labelled, (0.4, 0.1), rng)
+    people = simulate_people(auto, labelled, np.zeros(len(auto), np.int64), (0.4, 0.1), rng, spread=0)
     assert abs((people[20_000:40_000] == 2).mean() - 0.4) < 0.01  # the judge's relevant pairs kept at 0.4
     assert abs((people[:20_000] == 2).mean() - 0.1) < 0.01  # its non-relevant ones relevant at 0.1
     assert (people[40_000:] == 0).all()  # pairs it did not label stay non-relevant
+    topic = np.repeat(np.arange(100), 600)
+    varied = simulate_people(np.full(60_000, 2), np.ones(60_000, bool), topic, (0.4, 0.1), rng, spread=5.0)
+    per_topic = (varied == 2).reshape(100, 600).mean(1)  # each topic's precision: Beta(2, 3), sd 0.2
+    assert abs(per_topic.mean() - 0.4) < 0.05 and 0.15 < per_topic.std() < 0.25
+
+
+# ---------------------------------------------------------------- command line
+
+
+def test_cli_judge_plan_with_measures_prints_the_forecast(collection, tmp_path, capsys):
+    from conftest import write_trec
+
+    from pyterrier_boot.cli import main
+
+    runs, qrels, auto = collection
+    folder = write_trec(runs, auto, tmp_path)
+    base = ["judge-plan", "--auto-qrels", str(folder / "qrels.txt"), str(folder / "runs"), "--budget", "120",
+            "--quiet"]
+    assert main([*base, "--measures", "nDCG@10", "AP", "--rel", "2", "--width", "0.3", "--out",
+                 str(tmp_path / "plan")]) == 0
+    out = capsys.readouterr().out
+    plan = pb.JudgingPlan.load(tmp_path / "plan" / "plan.txt")
+    assert plan.measures == ("nDCG@10", "AP(rel=2)")
+    assert "made for nDCG@10, AP(rel=2)" in out and "forecast of the 95% intervals with 120 labels (10 per topic" in out
+    python = plan.forecast(runs, auto, rng=42).to_frame()  # the printed widths are the Python forecast's
+    for measure, column, estimand, width in python[["measure", "column", "estimand", "width"]].itertuples(index=False):
+        assert f"{measure:>9} {column:>10} {estimand:>10} {width:.3f}" in out
+    assert "labels for intervals 0.3 wide, nDCG@10: means" in out
+    qrels.assign(iteration=0)[["qid", "iteration", "docno", "label"]].to_csv(tmp_path / "all.txt", sep=" ",
+                                                                             header=False, index=False)
+    people = _people(plan, qrels)
+    people.assign(iteration=0)[["qid", "iteration", "docno", "label"]].to_csv(tmp_path / "people.txt", sep=" ",
+                                                                              header=False, index=False)
+    assert main(["ppi", "--auto-qrels", str(folder / "qrels.txt"), "--human-qrels", str(tmp_path / "people.txt"),
+                 "--plan", str(tmp_path / "plan" / "plan.txt"), str(folder / "runs"), "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "nDCG@10: mean" in out and "AP(rel=2): mean" in out  # the plan's measures by default
+    assert main([*base, "--rel", "2", "--out", str(tmp_path / "x")]) == 2
+    assert "--rel needs --measures" in capsys.readouterr().err
+    assert main([*base, "--measures", "P@5", "--width", "0", "--out", str(tmp_path / "x")]) == 2
+    assert "--width must be a positive width" in capsys.readouterr().err
+
+
+def test_a_sequence_from_a_plan_refuses_a_measure_its_pool_cannot_serve(collection):
+    runs, qrels, auto = collection
+    plan = pb.judging_plan(runs, auto, 120, measures=["nDCG@5"], rng=1)
+    people = _people(plan, qrels)
+    with pytest.raises(ValueError, match=r"made for nDCG@5, and AP reads pairs its pool left out \(ranks below 5\)"):
+        pb.SequentialEvaluation.from_plan(runs, plan, people, ["AP"])

@@ -85,7 +85,8 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
     p.add_argument("--rng", type=int, metavar="SEED",
                    help="with --plan and --estimand topics: seed of the design replicates (default 42)")
     p.add_argument("-m", "--measures", nargs="+", action="extend", metavar="MEASURE",
-                   help=f"ir_measures or trec_eval names (default: {' '.join(_common.DEFAULT_MEASURES)})")
+                   help=f"ir_measures or trec_eval names (default: a plan's own measures, else "
+                        f"{' '.join(_common.DEFAULT_MEASURES)})")
     p.add_argument("-b", "--baseline", metavar="NAME", help="also give each run's difference from this run")
     p.add_argument("--confidence", type=float, default=0.95, metavar="LEVEL",
                    help="confidence level of every interval (default 0.95)")
@@ -116,7 +117,7 @@ def _check(args, parser):
     args.measures, args.runs = _common.split_measures(args.measures, args.runs)
     if not args.runs:
         parser.error("give at least one RUN file or folder (after the options, or after '--')")
-    if not args.measures:
+    if not args.measures and args.plan is None:  # with --plan: the plan's measures, else these
         args.measures = list(_common.DEFAULT_MEASURES)
     if not 0 < args.confidence < 1:
         parser.error(f"--confidence must be between 0 and 1, got {args.confidence}")
@@ -172,11 +173,13 @@ def _evaluate(args, status, out):
     """Read, evaluate; write the tables into ``out`` (the staging folder) when given."""
     from ..ppi.evaluation import ppi_evaluate
 
-    measures = _common.parse_measures_rel(args.measures, args.rel)
     status(f"reading the qrels {args.auto_qrels} and {args.human_qrels}")
     auto = _common.read_qrels(args.auto_qrels)
     human = _common.read_qrels(args.human_qrels)
     with_plan = _plan_options(args, status)
+    if not args.measures:
+        args.measures = list(with_plan["plan"].measures or _common.DEFAULT_MEASURES)
+    measures = _common.parse_measures_rel(args.measures, args.rel)
     runs = _common.read_runs(args.runs, auto, verbose=_common.progress_enabled(args))
     if args.baseline is not None:
         _common.check_baselines([args.baseline], list(runs))

@@ -1,10 +1,13 @@
 """What a judging plan's budget will support, before anyone judges (``JudgingPlan.forecast``).
 
-People's labels are simulated from the automatic ones: a pair the judge called relevant keeps its
-label with probability ``precision`` (else it is non-relevant), a pair it labelled non-relevant is
-relevant with probability ``miss``, a pool pair it did not label stays non-relevant. The defaults
-are what NIST's assessors did with the judge's labels on TREC DL 2019 and 2020 (relevant at grade
-2: GPT-4o 0.36-0.54 and 0.04-0.08, Llama 3.2 0.23-0.39 and 0.04-0.11; their means). With one
+People's labels are simulated from the automatic ones: in each topic, a pair the judge called
+relevant keeps its label with probability ``precision_t`` (else it is non-relevant), a pair it
+labelled non-relevant is relevant with probability ``miss_t``, a pool pair it did not label stays
+non-relevant. ``precision_t`` and ``miss_t`` vary by topic, as judges' errors do: they are drawn
+per topic from Beta distributions of means ``people`` and concentration :data:`TOPIC_SPREAD`. The
+defaults are what NIST's assessors did with the judge's labels on TREC DL 2019 and 2020 (relevant
+at grade 2; mean precision over topics: GPT-4o 0.39-0.48, Llama 3.2 0.21-0.32; miss 0.04-0.09;
+concentrations 3.6-9.2). With one
 simulated set of people, the plan's sample is redrawn ``n_draws`` times and every draw estimated
 as ``ppi_evaluate(plan=)`` does; for each measure and column (every run's mean, every run minus
 the median run):
@@ -41,10 +44,12 @@ if TYPE_CHECKING:
     from .._typing import RngLike
     from ..judging import JudgingPlan
 
-__all__ = ["Forecast", "PEOPLE", "forecast_plan"]
+__all__ = ["Forecast", "PEOPLE", "TOPIC_SPREAD", "forecast_plan", "simulate_people"]
 
-#: the default (precision, miss) of the simulated people (see the module docstring)
-PEOPLE = (0.38, 0.07)
+#: the default mean (precision, miss) of the simulated people (see the module docstring)
+PEOPLE = (0.35, 0.06)
+#: the concentration ``a + b`` of the Beta distributions of each topic's precision and miss
+TOPIC_SPREAD = 5.0
 #: the columns of a forecast
 COLUMNS = ("mean", "difference")
 #: the estimands of a forecast
@@ -140,7 +145,8 @@ def forecast_plan(plan: JudgingPlan, runs: Mapping[str, pd.DataFrame], labelled:
     estimator = PlanEstimator(runs, plan.pool, measures, depth=plan.depth)
     if estimator.positions.example is not None:  # the runs' top depth must be in the pool
         raise_outside_pool(estimator.positions.outside, estimator.positions.example, plan.depth)
-    simulated = simulate_people(plan.pool["auto_label"].to_numpy(np.int64), labelled, people, generator)
+    simulated = simulate_people(plan.pool["auto_label"].to_numpy(np.int64), labelled, estimator.topic, people,
+                                generator)
     values = _draws(plan, estimator, simulated, n_draws, generator)  # (draws, measures, topics, runs)
     parts = {(label, column): _variances(values[:, m] @ w)
              for m, label in enumerate(measures) for column, w in zip(COLUMNS, _weights(values[:, m]))}
@@ -159,10 +165,18 @@ def forecast_plan(plan: JudgingPlan, runs: Mapping[str, pd.DataFrame], labelled:
     return dataclasses.replace(result, table=pd.DataFrame(rows))
 
 
-def simulate_people(auto: np.ndarray, labelled: np.ndarray, people: tuple[float, float],
-                    rng: np.random.Generator) -> np.ndarray:
-    """People's grades of every pool pair, simulated from the judge's (see the module docstring)."""
-    precision, miss = people
+def simulate_people(auto: np.ndarray, labelled: np.ndarray, topic: np.ndarray, people: tuple[float, float],
+                    rng: np.random.Generator, spread: float = TOPIC_SPREAD) -> np.ndarray:
+    """People's grades of every pool pair (``topic``: each pair's topic code), simulated from the
+    judge's (see the module docstring); ``spread`` 0 or below: the same precision and miss everywhere."""
+    n_topics = int(topic.max(initial=-1)) + 1
+    rates = []
+    for mean in people:
+        if spread <= 0 or mean in (0.0, 1.0):
+            rates.append(np.full(n_topics, mean))
+        else:
+            rates.append(rng.beta(spread * mean, spread * (1 - mean), n_topics))
+    precision, miss = rates[0][topic], rates[1][topic]
     positive = auto[auto > 0]
     grade = int(np.bincount(positive).argmax()) if len(positive) else 1  # the judge's most common grade
     draw = rng.random(len(auto))
