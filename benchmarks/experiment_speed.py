@@ -1,12 +1,13 @@
 """Speed of pyterrier_boot.Experiment against pt.Experiment, the call it replaces (run by hand).
 
     python benchmarks/experiment_speed.py [--repeat 3] [--resamples 10000] [--corpus] [--fresh]
+    python benchmarks/experiment_speed.py --combinations [--tests t wilcoxon] [--corrections holm] [--measures 3 4]
 
 Two workloads, each timed in one process with the calls interleaved (pt.Experiment, ours with
 ``bootstrap=None``, ours with the default topic bootstrap, then again), best of ``--repeat``,
 and the ratios of the bests printed beside the load average:
 
-* Vaswani (93 topics), 3 PISA systems (BM25, DPH, PL2) run by both calls, baseline 0; the
+* Vaswani (93 topics), 3 PISA systems (BM25, DPH, QLD) run by both calls, baseline 0; the
   ir_datasets cache is a temporary copy of ../shared/irds_home (offline) and the PISA index is
   built in a temporary folder (not timed);
 * TREC DL 2020 passage: its 59 runs as frames (read once beforehand), baseline 0.
@@ -15,6 +16,15 @@ Measures: map, ndcg_cut_10, P_10, recip_rank. Targets (issue 25): ours with ``bo
 within 1.1x of pt.Experiment, with the default topic bootstrap (10,000 resamples) within 1.25x.
 ``--corpus`` adds the corpus bootstrap (1,000 images) on DL 2020; ``--fresh`` the first call in
 a fresh process with an empty and a filled numba cache.
+
+``--combinations`` (issue 33) times instead every ``test=`` and ``correction=`` on Vaswani with
+3 and 4 measures (the first three above, then all four), our other arguments at their defaults
+(the topic bootstrap, 10,000 resamples): pt.Experiment's tests ``"t"``, ``"wilcoxon"`` and a
+callable (``scipy.stats.ttest_rel``) against pt.Experiment with the same test, ours
+``"paired-bootstrap"``, ``"randomization"`` and ``"sign"`` against pt.Experiment's default t-test;
+no correction and each of statsmodels' ten. Each call is timed ``--repeat`` times, interleaved
+(every pt.Experiment call, then ours, per correction), and the table gives the best times and the
+ratio pt.Experiment / ours (target: at least 1, ours no slower).
 """
 import argparse
 import os
@@ -25,6 +35,10 @@ import tempfile
 import time
 import warnings
 from pathlib import Path
+
+import numpy as np
+
+from pyterrier_boot.stats.correction import METHODS as CORRECTIONS
 
 SHARED = Path(os.environ.get("PYTERRIER_BOOT_SHARED", Path(__file__).resolve().parents[2] / "shared"))
 FOLDER = SHARED / "data" / "trec-dl-2020-passage"
@@ -58,15 +72,15 @@ def offline_irds_home():
 
 
 def vaswani():
-    """``(systems, names, topics, qrels, what)``: BM25, DPH and PL2 on a fresh PISA index of Vaswani."""
+    """``(systems, names, topics, qrels, what)``: BM25, DPH and QLD on a fresh PISA index of Vaswani."""
     import pyterrier as pt
     from pyterrier_pisa import PisaIndex
 
     dataset = pt.get_dataset("irds:vaswani")
-    index = PisaIndex(tempfile.mkdtemp(prefix="vaswani_pisa_") + "/index", text_field="text")
+    index = PisaIndex(os.path.join(os.environ["IR_DATASETS_HOME"], "vaswani_pisa"), text_field="text")  # removed with it
     index.index(dataset.get_corpus_iter(verbose=False))
     topics, qrels = dataset.get_topics(), dataset.get_qrels()
-    return ([index.bm25(), index.dph(), index.pl2()], ["BM25", "DPH", "PL2"], topics, qrels,
+    return ([index.bm25(), index.dph(), index.qld()], ["BM25", "DPH", "QLD"], topics, qrels,
             f"Vaswani, 3 PISA systems x {topics['qid'].nunique()} topics")
 
 
@@ -79,6 +93,21 @@ def dl2020():
     qrels = ptb.read_qrels(FOLDER / "qrels.dl20-passage.txt").frame
     topics = pd.DataFrame({"qid": qrels["qid"].unique(), "query": "unused"})
     return [pd.DataFrame(r) for r in runs.values()], list(runs), topics, qrels, "TREC DL 2020, 59 runs as frames"
+
+
+def best_times(calls, repeat):
+    """Each call once to warm (numba's cache loaded, the index opened, each path imported), then all
+    of them in turn ``repeat`` times: the best seconds of each, and the load average before."""
+    for call in calls.values():
+        call()
+    best = dict.fromkeys(calls, float("inf"))
+    before = load()
+    for _ in range(repeat):
+        for key, call in calls.items():
+            start = time.perf_counter()
+            call()
+            best[key] = min(best[key], time.perf_counter() - start)
+    return best, before
 
 
 def compare(workload, repeat, resamples):
@@ -95,15 +124,7 @@ def compare(workload, repeat, resamples):
         f"ours, topic bootstrap ({resamples:,} resamples)": lambda: ptb.Experiment(
             systems, topics, qrels, MEASURES, names=names, baseline=0, n_resamples=resamples),
     }
-    for call in calls.values():  # warm: numba's cache loaded, the index opened
-        call()
-    best = dict.fromkeys(calls, float("inf"))
-    before = load()
-    for _ in range(repeat):
-        for label, call in calls.items():
-            start = time.perf_counter()
-            call()
-            best[label] = min(best[label], time.perf_counter() - start)
+    best, before = best_times(calls, repeat)
     reference = best["pt.Experiment"]
     print(f"\n{what} x {len(MEASURES)} measures, baseline 0 (best of {repeat}; {before} before, {load()} after):")
     targets = [None, 1.1, 1.25]
@@ -139,6 +160,50 @@ def fresh_process():
           f"{cold[1]} s with an empty numba cache (compile included), {warm[1]} s with it filled ({load()})")
 
 
+PT_TESTS = ("t", "wilcoxon", "ttest_rel")  # the last: scipy.stats.ttest_rel given as a callable
+OUR_TESTS = ("paired-bootstrap", "randomization", "sign")  # compared with pt.Experiment's t-test
+
+
+def combinations(workload, repeat, tests, corrections, n_measures):
+    """Every ``test`` x ``correction``, pt.Experiment and ours, best of ``repeat``: one table per measure count."""
+    from pyterrier import _evaluation
+    from scipy import stats
+
+    import pyterrier_boot as ptb
+
+    systems, names, topics, qrels, what = workload
+    callable_test = {"ttest_rel": stats.ttest_rel}
+    for n in n_measures:
+        measures = MEASURES[:n]
+
+        def pt_call(test, correction, measures=measures):
+            return lambda: _evaluation.Experiment(systems, topics, qrels, measures, names=names, baseline=0,
+                                                  test=callable_test.get(test, test), correction=correction)
+
+        def our_call(test, correction, measures=measures):
+            return lambda: ptb.Experiment(systems, topics, qrels, measures, names=names, baseline=0,
+                                          test=callable_test.get(test, test), correction=correction)
+
+        reference = {t: t if t in PT_TESTS else "t" for t in tests}
+        calls = {}
+        for correction in corrections:
+            calls.update({("pt", t, correction): pt_call(t, correction) for t in dict.fromkeys(reference.values())})
+            calls.update({("ours", t, correction): our_call(t, correction) for t in tests})
+        best, before = best_times(calls, repeat)
+        print(f"\n{what} x {n} measures ({', '.join(measures)}), baseline 0, best of {repeat} "
+              f"({before} before, {load()} after); ours: topic bootstrap, 10,000 resamples")
+        print(f"  {'test':<25} {'correction':<15} {'pt.Experiment':>13} {'ours':>7} {'pt/ours':>8}")
+        ratios = []
+        for correction in corrections:
+            for t in tests:
+                theirs, ours = best[("pt", t_ref := reference[t], correction)], best[("ours", t, correction)]
+                ratios.append(theirs / ours)
+                label = t if t == t_ref else f"{t} (pt: t)"
+                print(f"  {label:<25} {str(correction):<15} {theirs:11.2f} s {ours:5.2f} s {theirs / ours:8.2f}")
+        print(f"  pt/ours: min {min(ratios):.2f}, median {np.median(ratios):.2f}; ours no slower in "
+              f"{sum(r >= 1 for r in ratios)} of {len(ratios)} combinations")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=3)
@@ -146,11 +211,21 @@ def main():
     parser.add_argument("--images", type=int, default=1_000)
     parser.add_argument("--corpus", action="store_true", help="also the corpus bootstrap on DL 2020")
     parser.add_argument("--fresh", action="store_true", help="also a first call in a fresh process")
+    parser.add_argument("--combinations", action="store_true", help="every test x correction on Vaswani instead")
+    parser.add_argument("--tests", nargs="+", default=list(PT_TESTS + OUR_TESTS), choices=PT_TESTS + OUR_TESTS)
+    parser.add_argument("--corrections", nargs="+", default=["none", *CORRECTIONS], choices=["none", *CORRECTIONS])
+    parser.add_argument("--measures", nargs="+", type=int, default=[3, 4], choices=[1, 2, 3, 4])
     args = parser.parse_args()
     warnings.simplefilter("ignore")  # e.g. pt.Experiment's advice on shared pipeline prefixes: not timed here
     home = offline_irds_home()
     print(f"{load()} at start")
     try:
+        if args.combinations:
+            if home is None:
+                sys.exit(f"Vaswani not found: no ir_datasets copy at {SHARED / 'irds_home'}")
+            corrections = [None if c == "none" else c for c in args.corrections]
+            combinations(vaswani(), args.repeat, args.tests, corrections, args.measures)
+            return
         if home is None:
             print(f"Vaswani skipped: no ir_datasets copy at {SHARED / 'irds_home'}")
         else:

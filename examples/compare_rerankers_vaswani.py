@@ -30,7 +30,6 @@ if "IR_DATASETS_HOME" not in os.environ and SHARED_CACHE.is_dir():
     os.environ["IR_DATASETS_HOME"] = str(home)  # before ir_datasets is imported
 
 import pyterrier as pt  # noqa: E402  (pt.boot is pyterrier_boot, loaded by its entry point)
-from pyterrier_pisa import PisaIndex  # noqa: E402
 
 DATASET = "irds:vaswani"
 MEASURES = ["map", "ndcg_cut_10", "P_10", "recip_rank"]
@@ -39,13 +38,13 @@ MEASURES = ["map", "ndcg_cut_10", "P_10", "recip_rank"]
 # ## Index and retrieve
 
 # %%
-dataset = pt.get_dataset(DATASET)
 try:  # the first use downloads the collection into ir_datasets' cache
-    topics, qrels = dataset.get_topics(), dataset.get_qrels()
-except (RuntimeError, OSError) as error:  # offline: ir_datasets' "All download sources failed"
-    raise SystemExit(f"could not load {DATASET} ({type(error).__name__}: {str(error)[:200]}). Without internet, "
-                     "set IR_DATASETS_HOME to a folder holding a copy of an ir_datasets cache that has it (e.g. "
-                     "the ~/.ir_datasets of a machine that downloaded it) before starting Python.") from error
+    topics, qrels = pt.boot.read_topics(DATASET), pt.boot.read_qrels(DATASET)
+except ValueError as error:  # offline and not in the cache: one line saying what to do, nothing left behind
+    raise SystemExit(str(error)) from None
+from pyterrier_pisa import PisaIndex  # noqa: E402  (it imports ir_datasets, which makes its cache folders)
+
+dataset = pt.get_dataset(DATASET)
 index = PisaIndex(tempfile.mkdtemp(prefix="vaswani_pisa_") + "/index", text_field="text", threads=1)
 index.index(dataset.get_corpus_iter(verbose=False))
 
@@ -95,4 +94,4 @@ print(corpus.ranks().query("measure == 'map'")[["name", "rank", "ci_low", "ci_hi
 both = pt.boot.experiment_result(systems, topics, qrels, ["map", "ndcg_cut_10"], bootstrap="both", rng=42)
 print(both.pairwise(correction="holm")[["measure", "system_a", "system_b", "difference", "ci_low", "ci_high",
                                         "p-value corrected"]].round(4).to_string(index=False))
-print(both.to_latex(caption="Vaswani: means with 95% topic-and-corpus bootstrap intervals"))
+print(both.to_latex(caption="Vaswani: means with 95% topic-and-corpus bootstrap intervals."))

@@ -118,6 +118,8 @@ _EXPORTS = {
     "TopicSetSizeResult": "pyterrier_boot.meta.design.topic_set_size",
     "all_pairs_power": "pyterrier_boot.meta.design.topic_set_size",
     "meta_analysis": "pyterrier_boot.meta.meta_analysis",
+    "random_effects": "pyterrier_boot.meta.random_effects",
+    "RandomEffects": "pyterrier_boot.meta.random_effects",
     "MetaAnalysisResult": "pyterrier_boot.meta.meta_analysis",
     "logit_difference": "pyterrier_boot.meta.meta_analysis",
     "variance_decomposition": "pyterrier_boot.meta.design.variance_decomposition",
@@ -141,6 +143,10 @@ _EXPORTS = {
     "corpus_replicates": "pyterrier_boot.meta.corpus.variance",
     "corpus_meta_analysis": "pyterrier_boot.meta.corpus.meta_analysis",
     "corpus_topic_effects": "pyterrier_boot.meta.corpus.meta_analysis",
+    # several test collections
+    "across_collections": "pyterrier_boot.across.analysis",
+    "AcrossCollections": "pyterrier_boot.across.result",
+    "CollectionsBoard": "pyterrier_boot.across.board",
     # prediction-powered inference (automatic + human judgments)
     "ppi_mean_ci": "pyterrier_boot.ppi.intervals",
     "classical_mean_ci": "pyterrier_boot.ppi.intervals",

@@ -116,3 +116,12 @@ def bca_probabilities(dist, theta, jack, confidence_level, alternative):
             num = z0 + zp
             probs.append(special.ndtr(z0 + num / (1 - accel * num)))
     return np.stack(probs, axis=1)
+
+
+def critical_value(df, confidence_level):
+    """The two-sided ``confidence_level`` quantile of a t distribution with ``df`` degrees of
+    freedom (any shape; the normal one where ``df`` is infinite, NaN where it is NaN)."""
+    upper = 1 - (1 - confidence_level) / 2
+    df = np.asarray(df, dtype=float)
+    with np.errstate(invalid="ignore"):
+        return np.where(np.isinf(df), special.ndtri(upper), special.stdtrit(np.where(np.isinf(df), 1.0, df), upper))

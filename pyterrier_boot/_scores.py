@@ -1,8 +1,11 @@
 """Scores as arrays: one system, a pair, or a systems x topics matrix, read from any accepted input
 (private; shared by every subpackage).
 
-Plain arrays are read by position; pandas objects by their labels, with NaN topics refused or dropped
-(``nan_policy``) and named in the message.
+Plain arrays are read by position (a 2-D array is systems x topics); pandas objects by their labels,
+with NaN topics refused or dropped (``nan_policy``) and named in the message. A wide DataFrame has
+one row per topic and one column per system, the layout of ``pivot(index="qid", columns="name")``
+and of published score matrices; only axis labels saying the other way round make its rows systems
+(:func:`oriented`). This module is the one reader of scores: every function taking them calls it.
 """
 import warnings
 from dataclasses import dataclass
@@ -119,64 +122,68 @@ LONG_COLUMNS = ("name", "qid", "measure", "value")
 MIN_SYSTEMS = 3
 TOPIC_LABELS = ("qid", "query_id", "topic", "topic_id")
 SYSTEM_LABELS = ("name", "system", "run")
-HOW_TO_PASS = ("pass a DataFrame whose labels say which axis is which: systems x topics with the topics "
-               "as columns named 'qid' (e.g. perquery.pivot(index='name', columns='qid', values='value')), a "
-               "topics x systems pivot with a 'qid' index or column, or the long frame of "
+HOW_TO_PASS = ("pass a DataFrame with one row per topic and one column per system (e.g. "
+               "perquery.pivot(index='qid', columns='name', values='value')), or the long frame of "
                "pt.Experiment(perquery=True) (qid, name, measure, value)")
 
 
 def oriented(scores, name="scores", *, strict=False):
-    """``scores`` as systems x topics, reading the orientation from its labels.
+    """``scores`` as systems x topics (a DataFrame's axes named ``name`` and ``qid``), read by its labels.
 
     * a long frame with ``qid``, ``name``, ``value`` columns (one measure) is pivoted;
-    * a frame with a ``qid`` column (a topics x systems pivot after ``reset_index()``) is indexed by it
-      and transposed; a frame whose index is named ``qid`` (or whose columns are named ``name``) is
-      transposed; one whose columns are named ``qid`` (or index ``name``) is kept;
-    * a bare 2-D array (or an unlabelled frame) is read as systems x topics; with ``strict`` it is
-      refused when it has more rows than columns, the shape of a topics x systems matrix (a
-      comparison of a few systems over many topics), with an error that says how to pass it.
+    * a wide DataFrame has one row per topic and one column per system: the layout of
+      ``perquery.pivot(index="qid", columns="name", values="value")`` and of published score matrices
+      (a ``qid`` column, as after ``reset_index()``, is its index). Only labels that say the other
+      way round make a row a system: columns named ``qid``/``topic`` or an index named
+      ``name``/``system``/``run`` (``pivot(index="name", columns="qid")``; a ``name`` column is its
+      index). A frame is never transposed on its shape;
+    * a Series is one system's scores, its index the topics;
+    * a bare 2-D array is systems x topics (its documented layout); with ``strict`` it is refused
+      when it has more rows than columns, the shape of a topics x systems matrix (a comparison of a
+      few systems over many topics), with an error that says how to pass it.
     """
     if is_pandas(scores, "DataFrame"):
-        columns = set(map(str, scores.columns))
-        if {"qid", "name", "value"} <= columns:
-            if "measure" in columns and scores["measure"].nunique() > 1:
-                raise ValueError(f"{name!r} is a long frame with {scores['measure'].nunique()} measures; pass one "
-                                 "measure's rows (frame[frame.measure == 'map']) or use a function that takes "
-                                 "several measures")
-            dup = scores.duplicated(subset=["name", "qid"])
-            if dup.any():
-                raise ValueError(f"{name!r} has {int(dup.sum())} duplicated (name, qid) rows")
-            wide = scores.pivot(index="name", columns="qid", values="value")
-            return wide.reindex(index=list(dict.fromkeys(scores["name"])), columns=list(dict.fromkeys(scores["qid"])))
-        if "qid" in columns:
-            return scores.set_index("qid").T
-        if scores.index.name in TOPIC_LABELS or scores.columns.name in SYSTEM_LABELS:
-            return scores.T
-        if scores.columns.name in TOPIC_LABELS or scores.index.name in SYSTEM_LABELS:
-            return scores
-        labelled = not (isinstance(scores.index, __import__("pandas").RangeIndex)
-                        and isinstance(scores.columns, __import__("pandas").RangeIndex))
-        if labelled:
-            return scores
-        shape = scores.shape
-    elif is_pandas(scores, "Series"):
+        return _oriented_frame(scores, name)
+    if is_pandas(scores, "Series"):
         return scores
-    else:
-        shape = np.shape(scores)
+    shape = np.shape(scores)
     if strict and len(shape) == 2 and shape[0] > shape[1] >= 1:
         raise ValueError(
-            f"{name!r} is an unlabelled {shape[0]} x {shape[1]} matrix: it is read as systems x topics, but "
-            "it has more rows than columns, as a topics x systems matrix has, so its orientation is "
-            f"ambiguous; {HOW_TO_PASS}, or a systems x topics array transposed if it is topics x systems "
-            "(scores.T)")
+            f"{name!r} is a {shape[0]} x {shape[1]} array: an array is read as systems x topics, but this one "
+            "has more rows than columns, as a topics x systems matrix has, so its orientation is ambiguous; "
+            f"{HOW_TO_PASS}, or the array transposed (scores.T) if it is topics x systems")
     return scores
+
+
+def _oriented_frame(scores, name):
+    """A DataFrame of scores as systems x topics (:func:`oriented`)."""
+    columns = set(map(str, scores.columns))
+    if {"qid", "name", "value"} <= columns:
+        if "measure" in columns and scores["measure"].nunique() > 1:
+            raise ValueError(f"{name!r} is a long frame with {scores['measure'].nunique()} measures; pass one "
+                             "measure's rows (frame[frame.measure == 'map']) or use a function that takes "
+                             "several measures")
+        dup = scores.duplicated(subset=["name", "qid"])
+        if dup.any():
+            raise ValueError(f"{name!r} has {int(dup.sum())} duplicated (name, qid) rows")
+        wide = scores.pivot(index="name", columns="qid", values="value")
+        wide = wide.reindex(index=list(dict.fromkeys(scores["name"])), columns=list(dict.fromkeys(scores["qid"])))
+    elif "qid" in columns:
+        wide = scores.set_index("qid").T
+    elif "name" in columns:
+        wide = scores.set_index("name")
+    elif scores.columns.name in TOPIC_LABELS or scores.index.name in SYSTEM_LABELS:
+        wide = scores
+    else:
+        wide = scores.T  # one row per topic, one column per system
+    return wide.rename_axis(index="name", columns="qid")
 
 
 def as_score_matrix(scores, name="scores", *, nan_policy="raise", min_topics=2, allow_1d=True, strict=False):
     """Scores as a (systems, topics) float matrix.
 
-    Accepts a 1-D array/Series (one system), a 2-D array (systems as rows), or a DataFrame with
-    systems as rows and topics as columns. NaN cells (a topic a system was not scored on) are an
+    Accepts a 1-D array/Series (one system), a 2-D array (systems as rows), or a DataFrame with one
+    row per topic and one column per system (unless its labels say otherwise: :func:`oriented`). NaN cells (a topic a system was not scored on) are an
     error unless ``nan_policy='omit'`` drops those topics for every system, warning with their names.
     """
     systems = topics = None
@@ -316,11 +323,12 @@ def as_measure_scores(scores, name="scores_by_measure", *, min_systems=MIN_SYSTE
 
     Accepted inputs:
 
-    * a dict ``{measure: matrix}`` whose values are all DataFrames (systems as the index, topics as
-      the columns; aligned by label) or all 2-D arrays (aligned by position, same shape);
+    * a dict ``{measure: matrix}`` whose values are all DataFrames (one row per topic and one
+      column per system, as :func:`oriented` reads them; aligned by label) or all 2-D arrays
+      (systems x topics, aligned by position, same shape);
     * a long DataFrame with columns ``name, qid, measure, value`` (the output of
       :func:`pyterrier_boot.evaluate` on several runs, or ``pt.Experiment(perquery=True)``);
-    * with ``single``, one systems x topics matrix, as the measure ``"score"``.
+    * with ``single``, one matrix (a DataFrame or a systems x topics array), as the measure ``"score"``.
 
     Every measure must cover the same systems. With ``nan_policy=None`` (meta-evaluation) every
     measure must also cover the same topics, with no missing (NaN) cell; with ``"raise"`` or
@@ -365,7 +373,7 @@ def as_measure_scores(scores, name="scores_by_measure", *, min_systems=MIN_SYSTE
             import pandas as pd
 
             rows = [f"{m}: {s}" for m in scores for s in systems]
-            stacked = pd.DataFrame(stacked, columns=topics, index=rows)
+            stacked = pd.DataFrame(stacked, columns=pd.Index(topics, name="qid"), index=pd.Index(rows, name="name"))
         matrix = as_score_matrix(stacked, name, nan_policy=nan_policy, allow_1d=False, min_topics=min_topics)
         values, topics = matrix.values.reshape(M, S, -1), matrix.topics
     return _measure_scores(list(scores), systems, topics, values, name, min_systems)

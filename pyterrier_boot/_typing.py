@@ -28,8 +28,8 @@ if TYPE_CHECKING:
     MeasureLike: TypeAlias = str | Any
     #: one measure or several.
     MeasuresLike: TypeAlias = MeasureLike | Sequence[MeasureLike]
-    #: a systems x topics score matrix: an array, a DataFrame (systems as rows, or a long pt frame),
-    #: or a mapping system -> per-topic scores.
+    #: scores: a systems x topics array, a DataFrame (one row per topic and one column per system,
+    #: or a long pt frame), or a mapping measure -> such a matrix.
     ScoresLike: TypeAlias = npt.ArrayLike | pd.DataFrame | Mapping[str, npt.ArrayLike]
     #: a file path.
     PathLike: TypeAlias = str | os.PathLike[str]

@@ -45,7 +45,10 @@ __all__ = ["summary_table", "html_report", "write_report", "describe_intervals"]
 
 
 def _number(value, digits):
-    return "" if value is None or not np.isfinite(value) else f"{value:.{digits}f}"
+    """A figure as text: never blank (an unbounded interval end is ``inf``, a missing one ``–``)."""
+    if value is None or np.isnan(value):
+        return "–"
+    return f"{value:.{digits}f}" if np.isfinite(value) else ("inf" if value > 0 else "-inf")
 
 
 def _rank(value):

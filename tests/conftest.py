@@ -118,3 +118,14 @@ def irds_home():
     if _irds["imported_early"]:
         pytest.skip("ir_datasets was imported before the test session could set IR_DATASETS_HOME")
     return _irds["home"]
+
+
+@pytest.fixture(scope="module")
+def demo_constants():
+    """The demo with few resamples, images and truth topics (its output's form, quickly)."""
+    from pyterrier_boot.cli import demo
+
+    saved = demo.TOPIC_RESAMPLES, demo.CORPUS_IMAGES, demo.TRUTH_TOPICS
+    demo.TOPIC_RESAMPLES, demo.CORPUS_IMAGES, demo.TRUTH_TOPICS = 200, 50, 50
+    yield
+    demo.TOPIC_RESAMPLES, demo.CORPUS_IMAGES, demo.TRUTH_TOPICS = saved

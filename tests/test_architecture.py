@@ -110,6 +110,30 @@ def test_import_changes_no_global_state():
     assert out.stdout.strip() == "True"
 
 
+def _modules_loaded_by(code):
+    out = subprocess.run([sys.executable, "-c", code + "\nimport sys; print(' '.join(sorted(sys.modules)))"],
+                         capture_output=True, text=True, check=True, cwd=PACKAGE.parent)
+    return set(out.stdout.split())
+
+
+def test_import_pyterrier_loads_the_plugin_without_its_heavy_dependencies():
+    """``import pyterrier`` loads pyterrier_boot as ``pt.boot`` through its entry point: its names
+    are loaded on first use, so numba, scipy and statsmodels wait for a call that needs them."""
+    loaded = _modules_loaded_by("import pyterrier as pt\nassert pt.boot.__name__ == 'pyterrier_boot'")
+    assert "pyterrier_boot" in loaded
+    assert not {"numba", "scipy", "statsmodels", "matplotlib", "pyterrier_boot.measures"} & loaded
+
+
+def test_evaluate_loads_numba_but_not_scipy_stats_statsmodels_or_pyterrier():
+    """The first ``evaluate`` pays for numba (its kernels) and ir_measures (parsing the measures),
+    not for modules it does not use (numba itself imports scipy.linalg)."""
+    loaded = _modules_loaded_by("import pandas as pd\nfrom pyterrier_boot import evaluate\n"
+                                "evaluate(pd.DataFrame({'qid': ['1'], 'docno': ['a'], 'score': [1.0]}), "
+                                "pd.DataFrame({'qid': ['1'], 'docno': ['a'], 'label': [1]}), ['AP', 'nDCG@10'])")
+    assert "numba" in loaded
+    assert not {"scipy.stats", "statsmodels", "pyterrier", "matplotlib", "pyterrier_boot.stats"} & loaded
+
+
 @pytest.mark.parametrize("old", sorted(importlib.import_module("pyterrier_boot.meta").MOVED))
 def test_earlier_meta_module_paths_import_the_same_module(old):
     meta = importlib.import_module("pyterrier_boot.meta")

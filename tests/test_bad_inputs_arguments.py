@@ -141,8 +141,8 @@ BAD_DATA = [
                                                                     "system 0 on topic 3"),
     ("bootstrap_ci", (pd.Series(np.where(X > 0.5, np.inf, X), index=[f"q{i}" for i in range(10)]),), ValueError,
      "'scores' has infinite scores (2 in all), e.g. system 0 on topic 'q3'"),
-    ("compare", ({"AP": pd.DataFrame(np.vstack([X, np.where(X > 0.5, np.inf, Y)]), index=["bm25", "dph"],
-                                     columns=[f"q{i}" for i in range(10)])},), ValueError,
+    ("compare", ({"AP": pd.DataFrame({"bm25": X, "dph": np.where(X > 0.5, np.inf, Y)},  # topics x systems
+                                     index=[f"q{i}" for i in range(10)])},), ValueError,
      "'scores' has infinite scores (2 in all), e.g. system 'AP: dph' on topic 'q3'"),
     ("unpaired_bootstrap_test", (X, np.array([0.3])), ValueError, "'y' needs at least 2 topics"),
 ]

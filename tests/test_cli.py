@@ -234,12 +234,34 @@ def test_latex_and_markdown(capsys, collection):
     assert lines[-1].startswith("Cells: mean [95% topic-bootstrap") and "seed 1)" in lines[-1]  # its caption
 
 
+@pytest.mark.parametrize("comparison", [(), ("-b", "S1")], ids=["all-pairs", "baseline"])
+def test_every_format_carries_the_caption(capsys, collection, comparison):
+    """The default format's caption (what the cells, the >/< or vs-baseline columns hold, with the test
+    and the correction) comes with the markdown and json tables too (issue 33: markdown dropped it),
+    the same words; LaTeX has its own caption with the same test and correction."""
+    options = ("-m", "AP", "--test", "sign", "--correction", "bonferroni", *comparison)
+    code, table, _ = _evaluate(capsys, collection, *options)
+    assert code == 0
+    column = "'<m> vs <b>'" if comparison else "'<m> >/<'"
+    words = " ".join(table.split())
+    cells = words[words.index("Cells:"):words.index(" name ")]
+    note = words[words.index(column):words.index(". ", words.index(column)) + 1]
+    assert "sign test, bonferroni-corrected per measure" in note and "seed 1)" in cells
+    _, markdown, _ = _evaluate(capsys, collection, *options, "--format", "markdown")
+    caption = markdown.strip().splitlines()[-1]
+    assert caption == f"{cells} {note}".replace(column, column.replace("'", "`"))
+    _, text, _ = _evaluate(capsys, collection, *options, "--format", "json")
+    assert json.loads(text)["caption"] == f"{cells} {note}"
+    _, latex, _ = _evaluate(capsys, collection, *options, "--format", "latex")
+    assert "sign test, bonferroni-corrected per measure" in " ".join(latex.split())
+
+
 def test_measures_before_runs(capsys, collection):
     folder, _ = collection
     code, out, _ = _run(capsys, "evaluate", "--qrels", folder / "qrels.txt", "--measures", "AP", "P@5",
                         folder / "runs", "--n", 50, "--rng", 1, "--quiet", "--format", "csv")
     assert code == 0
-    assert list(pd.read_csv(io.StringIO(out)).columns[:4]) == ["name", "AP", "AP ci_low", "AP ci_high"]
+    assert list(pd.read_csv(io.StringIO(out)).columns[:4]) == ["name", "AP", "P@5", "AP ci_low"]
 
 
 def test_corpus_bootstrap(capsys, collection):
@@ -321,7 +343,7 @@ def test_docs_name_only_existing_options():
             options |= {o for a in sub._actions for o in a.option_strings}
     docs = (Path(ptb.__file__).parent / "pt_docs" / "cli.md").read_text()
     docs = re.sub(r"```text\n.*?```", "", docs, flags=re.S)  # other tools' files (a CI workflow) name their own options
-    mentioned = set(re.findall(r"(?<![\w-])(--[a-z][a-z-]*)", docs))
+    mentioned = set(re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]*)", docs))
     assert mentioned and mentioned <= options, mentioned - options
 
 

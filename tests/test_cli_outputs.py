@@ -231,16 +231,6 @@ def _demo(capsys, out, *extra):
     return code, captured.out, captured.err
 
 
-@pytest.fixture(scope="module")
-def demo_constants():
-    from pyterrier_boot.cli import demo
-
-    saved = demo.TOPIC_RESAMPLES, demo.CORPUS_IMAGES, demo.TRUTH_TOPICS
-    demo.TOPIC_RESAMPLES, demo.CORPUS_IMAGES, demo.TRUTH_TOPICS = 200, 50, 50
-    yield
-    demo.TOPIC_RESAMPLES, demo.CORPUS_IMAGES, demo.TRUTH_TOPICS = saved
-
-
 def test_demo_replaces_its_own_folder(capsys, tmp_path, demo_constants):
     out = tmp_path / "demo"
     assert _demo(capsys, out)[0] == 0

@@ -200,3 +200,39 @@ def test_bad_input_messages(small):
     with pytest.raises(ValueError, match=r"'NumRet' is summed over topics, not averaged, so a corpus-bootstrap "
                                          r"interval of a mean would be meaningless"):
         CorpusBootstrap(qrels, n_images=2, verbose=False).evaluate(runs, ["AP", "NumRet"])
+
+
+@pytest.mark.parametrize("model", ["poisson", "multinomial"])
+def test_one_seed_draws_the_same_images_in_every_door(tmp_path, model):
+    """Issue 33: CorpusBootstrap(rng=s), Experiment(bootstrap="corpus", rng=s), experiment_result,
+    leaderboard and the command line draw the same corpus images and give the same intervals (the
+    Experiment took a child stream of the seed)."""
+    import warnings
+
+    from conftest import small_collection, write_trec
+
+    import pyterrier_boot as ptb
+    from pyterrier_boot.cli import main
+
+    runs, qrels = small_collection(n_topics=8, systems="abc")
+    options = dict(n_resamples=60, rng=5, model=model, corpus_size=5000)
+    boot = ptb.CorpusBootstrap(qrels, n_images=60, rng=5, model=model, corpus_size=5000, verbose=False)
+    images = boot.evaluate(runs, ["AP"]).bootstrap_distribution
+    alone = boot.evaluate(runs, ["AP"]).per_system(method="normal").set_index("name")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = ptb.experiment_result(runs, None, qrels, ["AP"], bootstrap="corpus", **options)
+        table = ptb.Experiment(list(runs.values()), None, qrels, ["AP"], names=list(runs), bootstrap="corpus",
+                               **options).set_index("name")
+        board = ptb.leaderboard(runs, qrels, ["AP"], bootstrap="corpus", **options)
+    np.testing.assert_array_equal(result.corpus.bootstrap_distribution, images)
+    np.testing.assert_array_equal(board.result.corpus.bootstrap_distribution, images)
+    folder = write_trec(runs, qrels, tmp_path / "data")
+    assert main(["evaluate", "-q", str(folder / "qrels.txt"), str(folder / "runs"), "-m", "AP", "--bootstrap",
+                 "corpus", "--n", "60", "--rng", "5", "--model", model, "--corpus-size", "5000", "--quiet",
+                 "--out", str(tmp_path / "out")]) == 0
+    cli = pd.read_csv(tmp_path / "out" / "table.csv", dtype={"name": str}).set_index("name")
+    for side in ("ci_low", "ci_high"):
+        expected = alone[f"AP {side}"]
+        for got in (result.table().set_index("name"), table, board.result.table().set_index("name"), cli):
+            np.testing.assert_allclose(got.loc[list(runs), f"AP {side}"], expected.loc[list(runs)], rtol=1e-12)

@@ -291,3 +291,46 @@ def test_pairwise_intervals_are_the_tables(sim, bootstrap):
         row = pairs.loc[("map", "S2", "S4")]
         assert row["ci_low"] == pytest.approx(diff.confidence_interval.low[0], abs=1e-12)
         assert row["corpus p-value"] == pytest.approx(res.corpus.difference("S2", "S4").pvalue[0], abs=1e-12)
+
+
+@pytest.mark.filterwarnings("ignore:the studentized interval:pyterrier_boot.BootWarning",
+                            "ignore:a system's scores are the same:pyterrier_boot.BootWarning",
+                            "ignore:the paired-bootstrap:pyterrier_boot.BootWarning")
+@pytest.mark.parametrize("bootstrap", ["topic", "corpus", "both"])
+@pytest.mark.parametrize("n_topics", [2, 6])
+def test_intervals_stay_in_the_measures_range_and_none_is_blank(bootstrap, n_topics, tmp_path):
+    """Issue 33: normal and studentised intervals left [0, 1] (DoRA_Small AP [-0.004, 0.021] with
+    bootstrap="both") and with 2 topics a studentised end was NaN, printed blank. Means' intervals
+    now lie in [0, 1], differences' in [-1, 1], in every door, and the printed table has no blank end."""
+    from conftest import small_collection, write_trec
+
+    from pyterrier_boot.cli import main
+
+    runs, qrels = small_collection(n_topics=n_topics, systems="abc")
+    measures = ["AP", "P@5", "RR"]
+    with np.errstate(all="ignore"):
+        res = ptb.experiment_result(runs, None, qrels, measures, baseline=0, bootstrap=bootstrap, n_resamples=200)
+        pairs = res.pairwise(n_resamples=200)
+    assert res.unit == (True, True, True)
+    assert np.isfinite(res.intervals).all() and (res.intervals >= 0).all() and (res.intervals <= 1).all()
+    diff = res.table().filter(like="diff ci_").to_numpy(float)
+    assert ((diff[1:] >= -1) & (diff[1:] <= 1)).all() and not np.isnan(diff[1:]).any()
+    assert ((pairs["ci_low"] >= -1) & (pairs["ci_high"] <= 1)).all()
+    folder = write_trec(runs, qrels, tmp_path)
+    assert main(["evaluate", "-q", str(folder / "qrels.txt"), str(folder / "runs"), "-m", *measures, "--bootstrap",
+                 bootstrap, "--n", "200", "--quiet", "--out", str(tmp_path / "out")]) == 0
+    assert "[, ]" not in (tmp_path / "out" / "table.md").read_text()
+    assert "nan" not in (tmp_path / "out" / "table.csv").read_text().lower()
+
+
+def test_measures_without_a_range_keep_their_intervals():
+    """A measure not known to lie in [0, 1] (a custom measure counting results) is not clipped."""
+    import ir_measures
+
+    sim = ptb.simulate_collection(n_topics=8, n_systems=3, rng=2)
+    found = ir_measures.define_byquery(  # relevant documents retrieved: counts of 1 and more
+        lambda qrels, run: float(len(run.merge(qrels[qrels["relevance"] > 0], on=["query_id", "doc_id"]))),
+        name="found")
+    res = ptb.experiment_result(sim.runs, sim.topics, sim.qrels, ["AP", found], n_resamples=200)
+    assert res.unit == (True, False)
+    assert (res.means[:, 1] > 1).all() and (res.intervals[:, 1, 1] > 1).all()

@@ -122,8 +122,11 @@ def test_same_call_same_table():
     pd.testing.assert_frame_equal(first, again)
     seeded = ptb.Experiment(list(RUNS), TOPICS, QRELS, ["map"], names=["A", "B", "C"], baseline=0, rng=42)
     pd.testing.assert_frame_equal(first, seeded)  # rng=None is the documented seed 42
-    other = ptb.Experiment(list(RUNS), TOPICS, QRELS, ["map"], names=["A", "B", "C"], baseline=0, rng=7)
-    assert not np.allclose(other["map ci_low"], first["map ci_low"])
+    # another seed, other resamples (with 6 topics, 10,000 resamples put the ends on the same few
+    # distinct means whatever the seed: 200 show the draw)
+    kept, other = (ptb.Experiment(list(RUNS), TOPICS, QRELS, ["map"], names=["A", "B", "C"], baseline=0, rng=rng,
+                                  n_resamples=200) for rng in (None, 7))
+    assert not np.allclose(other[["map ci_low", "map ci_high"]], kept[["map ci_low", "map ci_high"]])
 
 
 # pt.Experiment's own t-test against the baseline on one topic (scipy's variance of one value), as pt.Experiment does
@@ -155,3 +158,186 @@ def test_rich_result_door():
     assert isinstance(res, ptb.ExperimentResult)
     table = ptb.Experiment(list(RUNS), TOPICS, QRELS, ["map"], names=["A", "B", "C"], baseline=0)
     np.testing.assert_allclose(res.table()["map ci_low"], table["map ci_low"])
+
+
+def _bad(**kwargs):
+    """A call's arguments: pt.Experiment's four inputs (the module's runs) overridden by ``kwargs``."""
+    call = {"retr_systems": list(RUNS), "topics": TOPICS, "qrels": QRELS, "eval_metrics": ["map"]}
+    return call | kwargs
+
+
+_EXISTING = "s1"  # a run file already in save_dir (save_mode="error")
+BAD_ARGUMENTS = {
+    "unknown measure name": _bad(eval_metrics=["foo"]),
+    "measure as one unknown string": _bad(eval_metrics="foo"),
+    "unknown ir_measures cutoff": _bad(eval_metrics=["nDCG@x"]),
+    "unknown measure parameter": _bad(eval_metrics=["AP(rel=x)"]),
+    "cutoff 0": _bad(eval_metrics=["P@0"]),
+    "measure of another type": _bad(eval_metrics=[123]),
+    "measure in a list": _bad(eval_metrics=[["map"]]),
+    "no measure": _bad(eval_metrics=[]),
+    "measures None": _bad(eval_metrics=None),
+    "one frame for the systems": _bad(retr_systems=RUNS[0]),
+    "a system of another type": _bad(retr_systems=[RUNS[0], 3]),
+    "no system": _bad(retr_systems=[]),
+    "a name as baseline with a list": _bad(baseline="a"),
+    "baseline out of range": _bad(baseline=5),
+    "negative baseline": _bad(baseline=-1),
+    "unknown baseline name": _bad(retr_systems=dict(zip("abc", RUNS)), baseline="zz"),
+    "fractional baseline": _bad(baseline=0.5),
+    "baseline with per-query output": _bad(baseline=0, perquery=True),
+    "baseline with both outputs": _bad(baseline=0, perquery="both"),
+    "negative round": _bad(round=-1),
+    "round of another type": _bad(round="x"),
+    "fractional round": _bad(round=1.5),
+    "negative round of a measure": _bad(round={"map": -1}),
+    "per-measure round per query": _bad(round={"map": 2}, perquery=True),
+    "correction without baseline": _bad(correction="holm"),
+    "unknown correction": _bad(correction="nonsense", baseline=0),
+    "correction_alpha not a number": _bad(correction="holm", baseline=0, correction_alpha="x"),
+    "unknown test name": _bad(test="foo", baseline=0),
+    "test of another type": _bad(test=3, baseline=0),
+    "names of another length": _bad(names=["x"]),
+    "missing save_dir": _bad(save_dir="/nonexistent/save_dir"),
+    "save_dir with the tree plan": _bad(save_dir=True, plan="tree"),
+    "save_dir with repeated names": _bad(save_dir=True, names=["x", "x", "y"]),
+    "save_dir with a bad name": _bad(save_dir=True, names=["a/b", "c", "d"]),
+    "unknown save_mode": _bad(retr_systems=[pt.Transformer.from_df(RUNS[0])], save_dir=True, names=[_EXISTING],
+                              save_mode="zz"),
+    "existing run with save_mode='error'": _bad(retr_systems=[pt.Transformer.from_df(RUNS[0])], save_dir=True,
+                                                names=[_EXISTING], save_mode="error"),
+    "unknown save_format": _bad(retr_systems=[pt.Transformer.from_df(RUNS[0])], save_format="zz", save_dir=True,
+                                names=["t"]),
+    "unknown keyword": _bad(foo=1),
+    "bad verbose with the tree plan": _bad(plan="tree", verbose="x"),
+    "batch_size 0": _bad(retr_systems=[pt.Transformer.from_df(RUNS[0])], batch_size=0),
+    "negative batch_size": _bad(retr_systems=[pt.Transformer.from_df(RUNS[0])], batch_size=-1),
+    "batch_size of another type": _bad(retr_systems=[pt.Transformer.from_df(RUNS[0])], batch_size="x"),
+    "no topic in the qrels": _bad(topics=pd.DataFrame({"qid": ["zz"], "query": ["q"]}), filter_by_qrels=True),
+    "no qrels for the topics": _bad(topics=pd.DataFrame({"qid": ["zz"], "query": ["q"]})),
+    "a run lacking the measures' columns": _bad(retr_systems=[pd.DataFrame({"qid": ["1"], "query": ["q"]})],
+                                                validate="error"),
+    "a run without scores": _bad(retr_systems=[RUNS[0].drop(columns=["score"])]),
+    "an empty run": _bad(retr_systems=[RUNS[0].iloc[:0]]),
+    "qrels without labels": _bad(qrels=QRELS.drop(columns=["label"])),
+    "qrels None": _bad(qrels=None),
+    "topics None with a transformer": _bad(retr_systems=[pt.Transformer.from_df(RUNS[0])], topics=None),
+}
+# where pt.Experiment crashes inside pandas or Python on an input it never checks, ours raises its own
+# error naming the argument instead (a missing file, topics without their columns)
+PT_CRASHES = {
+    "missing topics file": (_bad(topics="/nonexistent/topics.txt"), FileNotFoundError),  # pt: TypeError
+    "missing qrels file": (_bad(qrels="/nonexistent/qrels.txt"), FileNotFoundError),  # pt: AttributeError
+    "topics without qid": (_bad(topics=pd.DataFrame({"q": ["1"]})), ValueError),  # pt: KeyError
+}
+
+
+def _raised(experiment, arguments, tmp_path):
+    arguments = dict(arguments)
+    if arguments.get("save_dir") is True:
+        tmp_path.mkdir(parents=True)
+        arguments["save_dir"] = str(tmp_path)
+        (tmp_path / f"{_EXISTING}.res.gz").touch()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            experiment(**arguments)
+        except Exception as error:  # noqa: BLE001 -- the type is what is compared
+            return error
+    return None
+
+
+@pytest.mark.parametrize("case", BAD_ARGUMENTS)
+def test_bad_argument_raises_an_error_pt_experiments_except_catches(case, tmp_path):
+    """Issue 33: every error pt.Experiment raises for a bad argument is caught by the same ``except``
+    with ours (``except ValueError`` around pt.Experiment(..., ["foo"]) keeps working after the swap)."""
+    theirs = _raised(_evaluation.Experiment, BAD_ARGUMENTS[case], tmp_path / "pt")
+    assert theirs is not None, f"pt.Experiment accepts {case}: not a bad argument"
+    ours = _raised(ptb.Experiment, BAD_ARGUMENTS[case], tmp_path / "ours")
+    assert isinstance(ours, type(theirs)), f"{case}: pt.Experiment raised {theirs!r}, ours {ours!r}"
+    assert str(ours)  # a message, not an empty assertion
+
+
+@pytest.mark.parametrize("case", PT_CRASHES)
+def test_inputs_pt_experiment_crashes_on_get_an_error_naming_them(case, tmp_path):
+    arguments, error = PT_CRASHES[case]
+    theirs = _raised(_evaluation.Experiment, arguments, tmp_path / "pt")
+    assert theirs is not None and not isinstance(theirs, error)  # the crash this case documents
+    ours = _raised(ptb.Experiment, arguments, tmp_path / "ours")
+    assert isinstance(ours, error) and ("topics" in str(ours) or "qrels" in str(ours)), repr(ours)
+
+
+def test_retr_systems_may_be_a_tuple():
+    """An extension: pt.Experiment refuses a tuple of systems (TypeError), ours takes it as a list."""
+    with pytest.raises(TypeError):
+        _evaluation.Experiment(tuple(RUNS), TOPICS, QRELS, ["map"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        table = ptb.Experiment(tuple(RUNS), TOPICS, QRELS, ["map"], bootstrap=None)
+    assert len(table) == len(RUNS)
+
+
+def _rag_output():
+    """A RAG-style transformer's output: a context per topic, no documents (PyTerrier's
+    test_expected_columns)."""
+    return pt.Transformer.from_df(pd.DataFrame({"qid": ["1", "2"], "query": "q", "context": ["here", "there!"]}))
+
+
+def test_outputs_without_documents_go_to_measures_that_read_them(tmp_path):
+    """Issue 33: a transformer returning ``qid, query, context`` with a per-query measure reading
+    ``context`` (``ir_measures.define_byquery``) works as in pt.Experiment, with an interval from its
+    per-query values; with a ranking measure both refuse it with the same error type."""
+    context_length = ir_measures.define_byquery(lambda qrels, run: len(run.iloc[0]["context"]),
+                                                run_inputs=["context"], name="context_length")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = _evaluation.Experiment([_rag_output()], TOPICS, QRELS, [context_length], names=["rag"])
+        ours = ptb.Experiment([_rag_output()], TOPICS, QRELS, [context_length], names=["rag"], n_resamples=200)
+    pd.testing.assert_frame_equal(ours[theirs.columns], theirs)
+    assert ours.loc[0, "context_length"] == pytest.approx((4 + 6) / 6)  # two topics of the six judged
+    assert ours.loc[0, "context_length ci_low"] <= ours.loc[0, "context_length"] <= ours.loc[0, "context_length ci_high"]
+    for measures in (["map"], [context_length, "map"]):
+        theirs_error = _raised(_evaluation.Experiment, _bad(retr_systems=[_rag_output()], eval_metrics=measures),
+                               tmp_path / "pt")
+        ours_error = _raised(ptb.Experiment, _bad(retr_systems=[_rag_output()], eval_metrics=measures), tmp_path / "o")
+        assert isinstance(theirs_error, ValueError) and isinstance(ours_error, ValueError), (theirs_error, ours_error)
+
+
+def test_outputs_without_documents_saved_as_pt_experiment_saves_them(tmp_path):
+    """pt.Experiment's test_save_invalid_format: a TypeError naming the missing columns for a TREC run
+    file; with save_format=pickle and a per-query measure the output is saved and evaluated."""
+    import pickle
+
+    dummy = ir_measures.define_byquery(lambda qrels, run: 0)
+    for experiment, folder in ((_evaluation.Experiment, tmp_path / "pt"), (ptb.Experiment, tmp_path / "ours")):
+        folder.mkdir()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with pytest.raises(TypeError, match=r"'docno', 'score', 'rank'"):
+                experiment([_rag_output()], TOPICS, QRELS, ["map"], save_dir=str(folder), names=["t"])
+            table = experiment([_rag_output()], TOPICS, QRELS, [dummy], save_dir=str(folder), names=["t"],
+                               save_format=pickle)
+        assert table.loc[0, "<lambda>"] == 0
+        assert (folder / "t.res.gz").exists() or any(folder.glob("t.*"))
+
+
+@pytest.mark.parametrize("options", [
+    {}, {"baseline": 0}, {"baseline": 1, "correction": "holm"}, {"baseline": [0, 2]},
+    {"baseline": [0, 1], "correction": "bonferroni"}, {"bootstrap": None, "baseline": 0},
+    {"bootstrap": "corpus", "baseline": 0, "correction": "holm"}, {"bootstrap": "both", "baseline": [1, 0]},
+    {"bootstrap": None}, {"mrt": True, "baseline": 0}, {"round": 3, "baseline": 2},
+])
+def test_result_table_has_the_experiments_columns_in_its_order(options):
+    """Issue 33: res.table() orders its columns exactly as pt.boot.Experiment's table (one order),
+    with the same values."""
+    options = dict(options)
+    systems = [pt.Transformer.from_df(run) for run in RUNS] if options.pop("mrt", False) else list(RUNS)
+    measures = ["map", "P_5"] + (["mrt"] if isinstance(systems[0], pt.Transformer) else [])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        table = ptb.Experiment(systems, TOPICS, QRELS, measures, names=["A", "B", "C"], n_resamples=200, **options)
+        result = ptb.experiment_result(systems, TOPICS, QRELS, measures, names=["A", "B", "C"], n_resamples=200,
+                                       **options).table()
+    assert list(result.columns) == list(table.columns)
+    fixed = [c for c in table.columns if c != "mrt"]  # the systems' running time differs between two runs
+    pd.testing.assert_frame_equal(result[fixed], table[fixed], check_dtype=False)

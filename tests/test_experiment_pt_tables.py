@@ -10,11 +10,15 @@ import numpy as np
 import pandas as pd
 import pyterrier as pt
 import pytest
+import statsmodels.stats.multitest as multitest
 from pyterrier import _evaluation
+from scipy import stats
 from test_experiment_dropin import _same
 
 import pyterrier_boot as ptb
 from pyterrier_boot.experiment import dropin
+from pyterrier_boot.experiment import experiment as experiment_module
+from pyterrier_boot.stats.correction import METHODS
 
 # measures with kernels that ir_measures evaluates through pytrec_eval (several pytrec_eval calls:
 # rel=1 and rel=2), as trec_eval names and in ir_measures syntax
@@ -122,3 +126,89 @@ def test_transformers_are_run_once_and_evaluated_once(monkeypatch):
         theirs = _evaluation.Experiment(runs, topics, qrels, ["map", ir_measures.nDCG @ 10], names=["a", "b", "c", "d"][:len(runs)],
                                         baseline=0)
     _same(ours, theirs)
+
+
+# ------------------------------------------------------------------ the test columns: ours, computed once
+
+
+def _simulated(tied=False):
+    """Five simulated runs (and a copy of the first: NaN t-test p-values against it), qrels, measures."""
+    sim = ptb.simulate_collection(n_topics=20, n_systems=5, depth=30, pool_depth=30, rng=3)
+    runs = [run.copy() for run in sim.runs.values()]
+    return runs + [runs[0].copy()] * tied, sim.qrels, ["map", "ndcg_cut_10", ir_measures.RR]
+
+
+@pytest.mark.parametrize(("correction", "tied", "bootstrap"), [
+    *((c, tied, None) for c in [*METHODS, "h", "fdr_i", "fdr_gbs"] for tied in (False, True)),
+    *((c, tied, b) for c in ("holm", "fdr_bh", "h") for tied in (False, True) for b in ("topic", "corpus"))])
+def test_corrected_pvalues_are_statsmodels_multipletests_of_the_pvalues(correction, tied, bootstrap):
+    """Each measure's corrected p-values and rejections are statsmodels' multipletests of the
+    p-values beside them, the baseline left out (pt.Experiment's family; with a system tied with
+    the baseline, scipy's t-test gives NaN p-values, which the family includes)."""
+    runs, qrels, measures = _simulated(tied)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a system tied with the baseline, 200 corpus images
+        table = ptb.Experiment(runs, None, qrels, measures, baseline=0, correction=correction, correction_alpha=0.1,
+                               bootstrap=bootstrap, n_resamples=200 if bootstrap else None,
+                               test=stats.ttest_rel if tied else "t")
+    for measure in ["map", "ndcg_cut_10", "RR"]:
+        pvalues = table[f"{measure} p-value"].drop(0).to_numpy(float)
+        with np.errstate(divide="ignore"):  # fdr_gbs divides by 1 - p, as the table's own call did
+            reject, corrected, _, _ = multitest.multipletests(pvalues, alpha=0.1, method=correction)
+        np.testing.assert_array_equal(table[f"{measure} p-value corrected"].drop(0).to_numpy(float), corrected)
+        np.testing.assert_array_equal(table[f"{measure} reject"].drop(0).to_numpy(bool), reject)
+    assert np.isnan(table["map p-value"].iloc[-1]) == (tied and bootstrap != "corpus")
+
+
+
+
+@pytest.mark.parametrize("test", ["t", "wilcoxon"])
+def test_a_holm_correction_collects_no_garbage(test, monkeypatch):
+    """statsmodels runs a full garbage collection at every Holm call (0.2-0.5 s in a PyTerrier
+    session): pt.Experiment makes one call per measure; ours made three (compare, the drop-in's
+    own correction, pt's renderer), and now computes Holm without one."""
+    import gc
+
+    runs, qrels, measures = _simulated()
+    calls = []
+    collect = gc.collect
+    monkeypatch.setattr(gc, "collect", lambda *a: calls.append(1) or collect(*a))
+    topics = pd.DataFrame({"qid": qrels["qid"].unique(), "query": "a"})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _evaluation.Experiment(runs, topics, qrels, measures, baseline=0, test=test, correction="holm")
+        theirs = len(calls)
+        ptb.Experiment(runs, topics, qrels, measures, baseline=0, test=test, correction="holm")
+    assert theirs == len(measures) and len(calls) == theirs
+
+
+def test_a_callable_test_is_called_as_often_as_by_pt_experiment(monkeypatch):
+    """A user's test runs once per pair and measure (it ran again in pt's renderer, whose p-values ours replace)."""
+    runs, qrels, measures = _simulated()
+    calls = []
+
+    def test(x, y):
+        calls.append(1)
+        return stats.ttest_rel(x, y)
+
+    topics = pd.DataFrame({"qid": qrels["qid"].unique(), "query": "a"})
+    _evaluation.Experiment(runs, topics, qrels, measures, baseline=0, test=test, correction="holm")
+    theirs = len(calls)
+    ptb.Experiment(runs, topics, qrels, measures, baseline=0, test=test, correction="holm")
+    assert theirs == (len(runs) - 1) * len(measures) and len(calls) - theirs == theirs
+
+
+def test_the_drop_in_computes_no_difference_replicates_it_does_not_show(monkeypatch):
+    """The table shows each test's own interval: the bootstrap replicates of the differences are
+    for experiment_result (plots, rank intervals, saving), not drawn for the drop-in."""
+    runs, qrels, measures = _simulated()
+    rich = ptb.experiment_result(runs, None, qrels, measures, baseline=0, n_resamples=500)
+    assert rich.comparisons.distribution.shape == (500, len(runs) - 1, len(measures))
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("difference replicates drawn for the drop-in table")
+
+    monkeypatch.setattr(experiment_module, "difference_spreads", refuse)
+    table = ptb.Experiment(runs, None, qrels, measures, baseline=0, n_resamples=500)
+    np.testing.assert_array_equal(table["map diff ci_low"].to_numpy(float),
+                                  rich.table()["map diff ci_low"].to_numpy(float))

@@ -1,7 +1,10 @@
 """ptb.leaderboard and `pyterrier-boot leaderboard`: the table's figures against their references
 (ir_measures means, rank_intervals over the experiment's replicates, the all-pairs tests), the
 static site's files and links, and a 200-run collection for speed and size."""
+import html
 import re
+import shlex
+import shutil
 import time
 from html.parser import HTMLParser
 from pathlib import Path
@@ -57,7 +60,7 @@ def test_table_against_references(sim, board):
 def test_groups_are_the_pairwise_verdicts(board):
     table = board.pairwise
     assert table.attrs["correction"] == "holm" and table.attrs["test"] == "t"
-    again = ptb.compare({m: pd.DataFrame(board.result.values[:, :, j], index=list(board.result.names))
+    again = ptb.compare({m: pd.DataFrame(board.result.values[:, :, j].T, columns=list(board.result.names))
                          for j, m in enumerate(board.measures)}, test="t", correction="holm")
     assert again["reject"].tolist() == table["reject"].tolist()
     frame = board.to_frame().set_index("run")
@@ -303,6 +306,46 @@ def test_command_line_site_shows_file_names_unless_paths(sim, tmp_path, capsys):
     assert main(argv + ["--overwrite", "--paths"]) == 0
     header = (tmp_path / "site" / "index.html").read_text(encoding="utf-8").split("<h2>")[0]
     assert f"--qrels {tmp_path / 'qrels.txt'} {folder}" in header and f"<td>{folder}</td>" in header
+    capsys.readouterr()
+
+
+def _settings_rows(site):
+    header = (site / "index.html").read_text(encoding="utf-8").split("<h2>")[0]
+    return {k: html.unescape(v) for k, v in re.findall(r"<tr><td>(.*?)</td><td>(.*?)</td></tr>", header)}
+
+
+def test_command_row_reruns_from_where_it_was_typed(sim, tmp_path, capsys, monkeypatch):
+    """The site's command is the command typed, runnable again from the folder it was typed in: paths
+    inside that folder as typed or made relative to it, paths outside it by their file names with a
+    row saying which files to put there; never an absolute path (issue 33: names only, not rerunnable)."""
+    work = tmp_path / "work"
+    write_trec(sim.runs, sim.qrels, work / "data")
+    write_trec({}, sim.qrels, tmp_path / "elsewhere")  # the same qrels outside the working folder
+    monkeypatch.chdir(work)
+    options = ["-m", "AP", "--n", "100", "--rng", "5", "--quiet", "--no-plots", "--overwrite"]
+    typed = {"relative": ["--qrels", "data/qrels.txt", "data/runs/", *options, "--out", "site"],
+             "absolute": [f"--qrels={work / 'data' / 'qrels.txt'}", str(work / "data" / "runs"), *options,
+                          "-o", str(work / "site")],
+             "outside": ["-q", str(tmp_path / "elsewhere" / "qrels.txt"), "data/runs", *options,
+                         "--out", str(tmp_path / "site")]}
+    shown = {"relative": "pyterrier-boot leaderboard " + " ".join(typed["relative"]),
+             "absolute": "pyterrier-boot leaderboard --qrels=data/qrels.txt data/runs " + " ".join(options)
+                         + " -o site",
+             "outside": "pyterrier-boot leaderboard -q qrels.txt data/runs " + " ".join(options) + " --out site"}
+    for case, argv in typed.items():
+        assert main(["leaderboard", *argv]) == 0
+        site = Path(argv[-1]) if case != "relative" else work / "site"
+        rows = _settings_rows(site)
+        assert rows["command"] == shown[case] and str(tmp_path) not in "".join(rows.values()), case
+        expected = pd.read_csv(site / "leaderboard.csv")
+        if case == "outside":
+            assert rows["rerun from"].startswith("the folder the command was typed in, with qrels.txt copied into")
+            (work / "qrels.txt").write_bytes((tmp_path / "elsewhere" / "qrels.txt").read_bytes())
+        else:
+            assert rows["rerun from"] == "the folder the command was typed in (its paths are relative to it)"
+        shutil.rmtree(site)
+        assert main(shlex.split(rows["command"])[1:]) == 0, case  # the row, run again
+        pd.testing.assert_frame_equal(pd.read_csv(work / "site" / "leaderboard.csv"), expected)
     capsys.readouterr()
 
 

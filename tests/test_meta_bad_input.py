@@ -11,7 +11,8 @@ FUNCTIONS = [discriminative_power, swap_method, stability_method, rank_correlati
 
 
 def _frame(values, systems, topics):
-    return pd.DataFrame(values, index=systems, columns=topics)
+    """``values`` (systems x topics) as a frame of one row per topic and one column per system."""
+    return pd.DataFrame(np.asarray(values, dtype=float).T, index=topics, columns=systems)
 
 
 @pytest.mark.parametrize("function", FUNCTIONS)

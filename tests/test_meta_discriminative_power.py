@@ -178,10 +178,10 @@ def test_dataframes_long_frames_and_arrays_agree():
     scores = _scores(S=4, n=8, seed=10)
     systems = ["s1", "s2", "s3", "s4"]
     topics = [f"q{i}" for i in range(8)]
-    frames = {m: pd.DataFrame(v, index=systems, columns=topics) for m, v in scores.items()}
+    frames = {m: pd.DataFrame(v.T, index=topics, columns=systems) for m, v in scores.items()}  # topics x systems
     shuffled = {"AP": frames["AP"], "P@10": frames["P@10"].iloc[::-1, ::-1]}  # aligned by label
     long = pd.concat([
-        f.stack().rename("value").rename_axis(["name", "qid"]).reset_index().assign(measure=m)
+        f.T.stack().rename("value").rename_axis(["name", "qid"]).reset_index().assign(measure=m)
         for m, f in frames.items()
     ])[["name", "qid", "measure", "value"]]
     plan = resample_plan(8, n_resamples=200, rng=0)

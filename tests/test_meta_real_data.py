@@ -14,7 +14,8 @@ pytestmark = pytest.mark.integration
 
 def _urbano(collection, files):
     folder = shared_path("urbano-sigir2019-scores")
-    return {label: pd.read_csv(folder / f"{collection}_{f}.csv").T for label, f in files.items()}
+    # published score matrices: one row per topic, one column per system, read as they are
+    return {label: pd.read_csv(folder / f"{collection}_{f}.csv") for label, f in files.items()}
 
 
 def test_rr_is_the_least_discriminative_on_trec8():

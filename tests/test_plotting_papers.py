@@ -123,7 +123,7 @@ def test_plot_forest_accepts_an_experiment_result(based, sim):
 
     with pytest.raises(ValueError, match="no baseline comparisons"):
         ptb.plot_forest(replace(based, comparisons=None))
-    with pytest.raises(TypeError, match="MetaAnalysisResult or an ExperimentResult"):
+    with pytest.raises(TypeError, match="MetaAnalysisResult, an AcrossCollections or an ExperimentResult"):
         ptb.plot_forest("not a result")
 
 

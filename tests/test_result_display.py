@@ -191,7 +191,7 @@ def test_pairwise_is_the_compare_frame_and_shows_readable(plain):
     from it is a plain DataFrame); a notebook shows it rounded, p-values formatted, and the pairs
     that scipy's t-test with statsmodels' Holm rejects bold with their verdict."""
     table = plain.pairwise()
-    scores = {m: pd.DataFrame(plain.values[:, :, j], index=list(plain.names)) for j, m in enumerate(MEASURES)}
+    scores = {m: pd.DataFrame(plain.values[:, :, j].T, columns=list(plain.names)) for j, m in enumerate(MEASURES)}
     expected = ptb.compare(scores, test="t", correction="holm")
     assert isinstance(table, pd.DataFrame) and table.attrs == expected.attrs
     pd.testing.assert_frame_equal(pd.DataFrame(table), expected, check_exact=True)

@@ -98,3 +98,35 @@ def test_python_doors_default_to_the_fixed_seed(collection):
 def test_simulators_draw_fresh_data():
     first, second = (ptb.simulate_scores(2, 20)[0] for _ in range(2))
     assert not np.array_equal(first, second)
+
+
+def _subcommands():
+    from pyterrier_boot.cli import build_parser
+
+    parser = build_parser()
+    return next(a for a in parser._actions if a.choices and "demo" in a.choices).choices
+
+
+def test_every_command_s_rng_defaults_to_the_one_seed():
+    """One rule on the command line: without --rng every command that draws random numbers, the demo
+    included, uses seed 42 (issue 33: the demo used 4 while the docs said 42)."""
+    from pyterrier_boot._random import DEFAULT_SEED
+
+    commands = {name: next((a for a in sub._actions if "--rng" in a.option_strings), None)
+                for name, sub in _subcommands().items()}
+    with_rng = {name for name, action in commands.items() if action is not None}
+    assert {"demo", "evaluate", "leaderboard", "topics", "split-half", "ppi", "judge-plan", "reproduce"} <= with_rng
+    for name in with_rng:
+        action = commands[name]
+        assert action.default is None and f"(default: {DEFAULT_SEED}, as " in action.help, (name, action.help)
+
+
+def test_the_demo_uses_the_one_seed(capsys, tmp_path, demo_constants):
+    out = _cli(capsys, "demo", "--topics", 4, "--no-plots", "--quiet", "--out", tmp_path / "demo")
+    words = " ".join(out.split())
+    assert "(200 topic resamples, seed 42)" in words and "(50 corpus images, seed 42)" in words
+    assert "Seed 42: --rng 42 reproduces these numbers." in words
+    page = (tmp_path / "demo" / "report.html").read_text()
+    assert "simulate_collection, seed 42)" in page and "42 (--rng 42 gives the same numbers)" in page
+    again = _cli(capsys, "demo", "--topics", 4, "--no-plots", "--quiet", "--out", tmp_path / "demo", "--rng", 42)
+    assert again == out

@@ -167,3 +167,35 @@ def test_a_resampling_test_that_cannot_reject_after_holm_warns_once():
         warnings.simplefilter("error", BootWarning)
         assert compare(scores, test="t")["reject"].any()
         compare(scores, test="paired_bootstrap", n_resamples=1000, rng=1, correction="fdr_bh")  # reachable
+
+
+def test_a_wide_frame_is_one_row_per_topic_and_one_column_per_system_everywhere():
+    """Issue 33: a frame of 20 rows (topics) and 3 columns (systems), the layout of
+    ``pivot(index="qid", columns="name")``, is 3 systems on 20 topics wherever scores are taken (it
+    was read as 20 systems on 3 topics); a systems x topics array keeps its layout, and labels that
+    say systems are rows are read as they say."""
+    import pyterrier_boot as pb
+
+    rng = np.random.default_rng(17)
+    wide = pd.DataFrame(rng.beta(2, 5, (20, 3)) + [0.0, 0.05, 0.1], columns=["system1", "system2", "system3"])
+    array = wide.to_numpy().T  # systems x topics
+    by_name = wide.T.rename_axis(index="name")  # systems as rows, said by the index name
+    other = {"AP": wide, "P@10": wide * 0.9 + 0.05}
+    for scores in (wide, array, by_name):
+        table = compare(scores, test="t")
+        assert len(table) == 3 and (table["n_topics"] == 20).all()
+        assert pb.bootstrap_ci(scores, method="t").statistic.shape == (3,)
+        assert pb.tukey_hsd(scores).statistic.shape == (3, 3)
+        assert pb.standardize(scores).shape == np.shape(scores)  # in the layout it came in
+    np.testing.assert_allclose(compare(wide, test="t")["p-value"], compare(array, test="t")["p-value"])
+    assert pb.topic_set_size(wide, difference=0.05, rng=1).topics_needed == pb.topic_set_size(
+        array, difference=0.05, rng=1).topics_needed
+    assert pb.kendall_tau(wide, wide * 2).n_systems == 3
+    assert len(pb.rank_correlations(other)) == 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DegenerateWarning)
+        power = pb.discriminative_power(other, n_resamples=200, rng=1).to_frame()
+    assert len(power) == 2 * 3 and set(power["system_a"]) | set(power["system_b"]) == set(wide.columns)
+    assert pb.kendall_tau(other["AP"], other["P@10"]).statistic == 1.0  # the same ranking of 3 systems
+    assert pb.stability_method(other, n_resamples=50, rng=1) is not None
+    assert pb.swap_method(other, n_resamples=50, rng=1) is not None

@@ -92,8 +92,8 @@ def test_normal_interval_uses_the_bootstrap_standard_error(ap):
 
 
 def test_dataframe_labels_kept_and_plan_replays():
-    frame = pd.DataFrame(np.random.default_rng(3).random((3, 8)), index=["bm25", "dph", "qld"],
-                         columns=[f"q{i}" for i in range(8)])
+    frame = pd.DataFrame(np.random.default_rng(3).random((8, 3)), columns=["bm25", "dph", "qld"],
+                         index=[f"q{i}" for i in range(8)])  # one row per topic, one column per system
     res = bootstrap_ci(frame, method="percentile", n_resamples=500, rng=1)
     table = res.to_frame()
     assert list(table.index) == ["bm25", "dph", "qld"]
@@ -102,7 +102,7 @@ def test_dataframe_labels_kept_and_plan_replays():
     np.testing.assert_array_equal(again.confidence_interval.low, res.confidence_interval.low)
     low, high = res.confidence_interval
     statistic, ci = res
-    np.testing.assert_array_equal(statistic, frame.mean(axis=1))
+    np.testing.assert_array_equal(statistic, frame.mean(axis=0))
 
 
 def test_median_batch_does_not_change_results(ap):
@@ -145,3 +145,82 @@ def test_bad_scores():
         warnings.simplefilter("error")
         with pytest.raises(Warning, match=r"dropped 1 topic\(s\) not scored for every system in 'scores': \[2\]"):
             bootstrap_ci([0.5, 0.2, np.nan, 0.4], nan_policy="omit", method="t")
+
+
+# ---------------------------------------------------------------- bounds (issue 33: intervals outside [0, 1])
+
+SPARSE = np.array([[0.0, 0.02, 0.0, 0.0, 0.01, 0.0, 0.0, 0.3],  # most topics at 0
+                   [0.1, 0.3, 0.2, 0.4, 0.25, 0.3, 0.2, 0.35],  # inside the range
+                   [1.0, 1.0, 0.5, 1.0, 1.0, 0.25, 1.0, 1.0]])  # most topics at 1
+
+
+@pytest.mark.filterwarnings("ignore:the studentized interval:pyterrier_boot.BootWarning")
+@pytest.mark.parametrize("method", ["studentized", "basic", "t", "percentile", "bca"])
+def test_bounds_clip_every_interval_but_the_normal_one(method):
+    """With bounds the interval is the unbounded one intersected with the range (so it covers a value
+    in the range exactly when the unbounded one does)."""
+    free = bootstrap_ci(SPARSE, method=method, n_resamples=2000, rng=1)
+    kept = bootstrap_ci(SPARSE, method=method, n_resamples=2000, rng=1, bounds=(0, 1))
+    np.testing.assert_allclose(kept.confidence_interval.low, np.clip(free.confidence_interval.low, 0, 1))
+    np.testing.assert_allclose(kept.confidence_interval.high, np.clip(free.confidence_interval.high, 0, 1))
+    assert free.confidence_interval.low[0] < 0 or method in ("percentile", "bca")  # the case the bounds are for
+
+
+def test_bounded_normal_interval_is_on_the_logit_scale_where_it_would_leave_the_range():
+    from scipy.special import expit, logit
+
+    free = bootstrap_ci(SPARSE, method="normal", n_resamples=2000, rng=1)
+    kept = bootstrap_ci(SPARSE, method="normal", n_resamples=2000, rng=1, bounds=(0, 1))
+    low, high = free.confidence_interval
+    outside = (low < 0) | (high > 1)
+    assert outside.tolist() == [True, False, True]
+    theta, dist = free.statistic, free.bootstrap_distribution
+    sd = logit(np.clip(dist, 1e-5, 1 - 1e-5)).std(axis=1, ddof=1)
+    z = 1.959963984540054
+    expected_low = np.where(outside, expit(logit(theta) - z * sd), low)
+    expected_high = np.where(outside, expit(logit(theta) + z * sd), high)
+    np.testing.assert_allclose(kept.confidence_interval.low, expected_low, rtol=1e-12)
+    np.testing.assert_allclose(kept.confidence_interval.high, expected_high, rtol=1e-12)
+
+
+def test_no_end_is_nan_and_an_unbounded_end_is_the_end_of_the_range():
+    """With 2 topics half the resamples repeat one topic (infinite t): the studentised ends were NaN
+    (a quantile between two infinite pivots) and printed blank."""
+    two = np.array([[0.1, 0.3], [0.0, 0.5]])
+    with pytest.warns(DegenerateWarning, match="unbounded"):
+        free = bootstrap_ci(two, n_resamples=1000, rng=1)
+    assert not np.isnan(free.confidence_interval.low).any() and not np.isnan(free.confidence_interval.high).any()
+    with pytest.warns(DegenerateWarning, match=r"shown as the end of the range \[0, 1\]"):
+        kept = bootstrap_ci(two, n_resamples=1000, rng=1, bounds=(0, 1))
+    assert kept.confidence_interval.low.tolist() == [0, 0] and kept.confidence_interval.high.tolist() == [1, 1]
+
+
+def test_a_resample_of_one_repeated_score_has_zero_spread():
+    """Rounding left a tiny spread in such resamples: a studentised end of -4,132,834 for [0, 0.1, 0]."""
+    with pytest.warns(DegenerateWarning, match="unbounded"):
+        res = bootstrap_ci(np.array([0.0, 0.1, 0.0]), n_resamples=1000, rng=1)
+    assert res.confidence_interval.low == -np.inf or res.confidence_interval.low > -1
+
+
+def test_bounded_normal_covers_better_near_zero_than_clipped():
+    """The measurement behind the bounded normal interval (benchmarks/bounded_interval_coverage.py),
+    in small: 600 samples of 10 topics of a score that is 0 with probability 0.85, else Beta(1, 3)."""
+    rng = np.random.default_rng(5)
+    sample = np.where(rng.random((600, 10)) < 0.85, 0.0, rng.beta(1.0, 3.0, (600, 10)))
+    truth = 0.15 * 0.25
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DegenerateWarning)  # samples of ten zeros
+        free = bootstrap_ci(sample, method="normal", n_resamples=1000, rng=1).confidence_interval
+        kept = bootstrap_ci(sample, method="normal", n_resamples=1000, rng=1, bounds=(0, 1)).confidence_interval
+    covered_free = np.mean((free.low <= truth) & (truth <= free.high))  # = clipped: truth is in [0, 1]
+    covered_kept = np.mean((kept.low <= truth) & (truth <= kept.high))
+    se = np.sqrt(covered_free * (1 - covered_free) / 600)
+    assert covered_kept > covered_free + 3 * se, (covered_free, covered_kept)
+    assert ((kept.low >= 0) & (kept.high <= 1)).all()
+
+
+def test_bad_bounds():
+    with pytest.raises(ValueError, match=r"'bounds' must be \(lo, hi\) with lo < hi"):
+        bootstrap_ci(SPARSE, bounds=(1, 0))
+    with pytest.raises(TypeError, match="'bounds' must be None or a pair of numbers"):
+        bootstrap_ci(SPARSE, bounds="0-1")

@@ -308,3 +308,18 @@ def test_experiment_says_when_test_is_not_used(sim):
     with pytest.warns(InputWarning, match="is not used with"):
         ptb.Experiment(list(sim.runs.values()), sim.topics, sim.qrels, ["map"], names=list(sim.runs), baseline=0,
                        bootstrap="both", test="wilcoxon", n_resamples=50, rng=1)
+
+
+def test_wilcoxon_interval_with_tied_topics_tests_the_shifts_near_zero_only(monkeypatch):
+    """Topics where both systems score the same drop out of the test at 0 only, so it can reject at 0
+    beside accepted shifts on both sides; the side kept is found walking out from 0 (the test made
+    at a few shifts; at every Walsh average in [low, high] before: 225 calls of scipy's wilcoxon here)."""
+    rng = np.random.default_rng(0)
+    d = np.concatenate([np.zeros(40), rng.normal(0.03, 0.1, 53)]).round(3)
+    calls = []
+    wilcoxon = stats.wilcoxon
+    monkeypatch.setattr(stats, "wilcoxon", lambda *a, **k: calls.append(1) or wilcoxon(*a, **k))
+    res = wilcoxon_test(d, np.zeros_like(d))
+    assert res.pvalue < 0.05 and 0 < res.confidence_interval.low < res.confidence_interval.high
+    assert len(calls) < 50
+    _brute_force(d, lambda z: stats.wilcoxon(z).pvalue if (z != 0).any() else 1.0, *res.confidence_interval)

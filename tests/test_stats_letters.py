@@ -147,7 +147,8 @@ def _scores():
     rng = np.random.default_rng(3)
     topic = rng.random(60)
     X = np.vstack([topic + 0.30, topic + 0.29, topic + 0.15, topic]) + rng.normal(0, 0.03, (4, 60))
-    return {"AP": pd.DataFrame(X, index=["w", "x", "y", "z"]), "P@10": pd.DataFrame(X[::-1], index=list("wxyz"))}
+    # one row per topic, one column per system
+    return {"AP": pd.DataFrame(X.T, columns=["w", "x", "y", "z"]), "P@10": pd.DataFrame(X[::-1].T, columns=list("wxyz"))}
 
 
 def test_from_compare():

@@ -12,7 +12,8 @@ from pyterrier_boot.stats.standardization import portable_report, standardize
 @pytest.fixture
 def frame():
     rng = np.random.default_rng(0)
-    return pd.DataFrame(rng.random((6, 12)), index=[f"run{i}" for i in range(6)],
+    # systems as rows, as the index's name says (a frame without it has one row per topic)
+    return pd.DataFrame(rng.random((6, 12)), index=pd.Index([f"run{i}" for i in range(6)], name="name"),
                         columns=[f"q{i}" for i in range(12)])
 
 
@@ -64,3 +65,11 @@ def test_bad_references(frame):
         standardize(frame, ["run1"])
     with pytest.raises(ValueError, match="'reference_systems' has 3 topics, 'scores' has 12"):
         standardize(frame.to_numpy(), np.ones((2, 3)))
+
+
+def test_a_frame_of_topics_by_systems_comes_back_in_its_layout(frame):
+    """A frame with one row per topic and one column per system (no axis names) is standardised
+    per topic over its columns, and returned in its own layout."""
+    wide = frame.T.rename_axis(index=None, columns=None)
+    np.testing.assert_allclose(standardize(wide).to_numpy(), standardize(frame).to_numpy().T, rtol=1e-12)
+    assert list(standardize(wide, ["run1", "run2"]).columns) == list(frame.index)

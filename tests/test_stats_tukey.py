@@ -76,7 +76,7 @@ def test_randomized_agrees_with_tukey_and_adjusts(scores):
 
 
 def test_labels_and_long_table(scores):
-    frame = pd.DataFrame(scores, index=["a", "b", "c", "d"])
+    frame = pd.DataFrame(scores.T, columns=["a", "b", "c", "d"])  # one row per topic, one column per system
     table = tukey_hsd(frame).to_frame()
     assert list(table.columns) == ["system_a", "system_b", "difference", "ci_low", "ci_high", "p-value", "reject"]
     assert table[["system_a", "system_b"]].values.tolist()[:3] == [["a", "b"], ["a", "c"], ["a", "d"]]

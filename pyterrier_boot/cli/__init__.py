@@ -21,6 +21,9 @@ Commands:
 * ``pyterrier-boot decide``: judge until decided: a saved sequence of judged topics, updated from
   each new qrels file, and which pairs of runs it has decided (:mod:`.decide`).
 * ``pyterrier-boot gate``: a regression gate for CI, candidate against baseline (:mod:`.gate`).
+* ``pyterrier-boot across``: the same runs on several collections: the average over these
+  collections, the pooled mean over a population of collections and a new collection's
+  prediction interval (:mod:`.across`).
 
 Exit status: 0 on success, 1 when the input is wrong, a file cannot be read or written or the work
 does not fit in memory (one ``error: ...`` line on stderr, never a traceback; ``--debug`` shows it),
@@ -31,7 +34,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import logging
 import shlex
 import sys
 import warnings
@@ -70,6 +72,8 @@ _HINTS = (
     ("or use design='poisson'", "or use --design poisson"),
     ("'budget' ", "--budget "),
     ("'n_replicates' must be", "--replicates must be"),
+    ("pass systems=[...] to compare those they share", "pass --systems NAME ... to compare those they share"),
+    ("'systems': ", "--systems: "),
     ("use the plan's qrels, or make a new plan",
      "give the plan's --auto-qrels (and its --probabilities, if it was made with them), or make a new plan"),
 )
@@ -108,6 +112,7 @@ examples:
   pyterrier-boot judge-plan --auto-qrels llm.qrels runs/ --budget 0.1 --out plan/
   pyterrier-boot decide --state state.tsv --qrels qrels.txt runs/ -m nDCG@10 --margin 0.01
   pyterrier-boot gate --qrels qrels.txt --baseline main.run --candidate pr.run --measure nDCG@10 --margin 0.01
+  pyterrier-boot across -c dl19 qrels19.txt runs19/ -c dl20 qrels20.txt runs20/ -m nDCG@10 -b bm25
 
 'pyterrier-boot COMMAND --help' explains each command.
 exit status: 0 success, 1 error (bad input, unreadable file, too little memory), 2 wrong usage,
@@ -131,6 +136,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``pyterrier-boot`` and its commands."""
     from .. import __version__
     from . import (
+        across,
         decide,
         demo,
         evaluate,
@@ -159,30 +165,23 @@ def build_parser() -> argparse.ArgumentParser:
     reproduce.add_parser(subparsers, common)
     decide.add_parser(subparsers, common)
     gate.add_parser(subparsers, common)
+    across.add_parser(subparsers, common)
     return parser
 
 
 @contextlib.contextmanager
-def _quiet_libraries(debug):
+def _warnings_as_lines():
     """Warnings as one ``warning: ...`` line each, ours shown whatever the caller's warning filters
-    (a test's or ``python -W error``); ir_datasets' download chatter hidden (the error message says
-    what failed) unless ``--debug``."""
+    (a test's or ``python -W error``)."""
     from .._warnings import BootWarning
 
     def show(message, category, filename, lineno, file=None, line=None):
         print(f"warning: {_command_line(str(message))}", file=sys.stderr)
 
-    logger = logging.getLogger("ir_datasets")
-    level = logger.level
     with warnings.catch_warnings():
         warnings.showwarning = show
         warnings.simplefilter("default", BootWarning)
-        if not debug:
-            logger.setLevel(logging.ERROR)
-        try:
-            yield
-        finally:
-            logger.setLevel(level)
+        yield
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -216,7 +215,7 @@ def _run(argv, error_status, usage_status):
     args.command_line = "pyterrier-boot " + shlex.join(argv)
     debug = bool(getattr(args, "debug", False))
     try:
-        with _quiet_libraries(debug):
+        with _warnings_as_lines():
             return args.run(args)
     except SystemExit as exit:  # parser.error() inside a command: wrong usage
         return exit.code if isinstance(exit.code, int) and exit.code != 2 else usage_status

@@ -43,6 +43,26 @@ def seed(value):
     return int(value) if value is not None else DEFAULT_SEED
 
 
+def add_rng_argument(parser: argparse.ArgumentParser, what: str = "random seed; the same seed gives the same "
+                     "output", *, like: str = "rng=None in Python", printed: bool = True) -> None:
+    """``--rng SEED``, the same in every command: unset, it is :func:`seed`'s default (42, Python's
+    ``rng=None``), the demo's included."""
+    from .._random import DEFAULT_SEED
+
+    parser.add_argument("--rng", type=int, metavar="SEED",
+                        help=f"{what} (default: {DEFAULT_SEED}, as {like}{'; printed' if printed else ''})")
+
+
+def seed_line(seed: int) -> str:
+    """The line under every table that drew random numbers: which seed, and how to get it again."""
+    return f"Seed {seed}: --rng {seed} reproduces these numbers."
+
+
+def seed_setting(seed: int) -> str:
+    """The seed as a report's or a site's setting."""
+    return f"{seed} (--rng {seed} gives the same numbers)"
+
+
 # ---------------------------------------------------------------- output folder
 
 
@@ -166,10 +186,19 @@ def check_evaluation_arguments(args: argparse.Namespace, parser: argparse.Argume
         parser.error(f"give {runs_needed} (after the options, or after '--')")
     if not args.measures:
         args.measures = list(DEFAULT_MEASURES)
-    if not 0 < args.confidence < 1:
-        parser.error(f"--confidence must be between 0 and 1, got {args.confidence}")
     if not 0 < args.alpha < 1:
         parser.error(f"--alpha must be between 0 and 1, got {args.alpha}")
+    check_level_and_relevance(args, parser)
+    if args.corpus_size is not None and args.corpus_size < 1:
+        parser.error(f"--corpus-size must be positive, got {args.corpus_size}")
+    check_output_arguments(args, parser)
+
+
+def check_level_and_relevance(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
+    """``--confidence``, ``--n``, ``--rel``, ``--rel-remap`` and ``--digits``, as the commands that
+    evaluate runs take them."""
+    if not 0 < args.confidence < 1:
+        parser.error(f"--confidence must be between 0 and 1, got {args.confidence}")
     if args.n_resamples is not None and args.n_resamples < 2:
         parser.error(f"--n must be at least 2, got {args.n_resamples}")
     if args.rel is not None and args.rel < 1:
@@ -178,9 +207,6 @@ def check_evaluation_arguments(args: argparse.Namespace, parser: argparse.Argume
         parser.error("--rel-remap needs --rel N")
     if not 0 <= args.digits <= 10:
         parser.error(f"--digits must be between 0 and 10, got {args.digits}")
-    if args.corpus_size is not None and args.corpus_size < 1:
-        parser.error(f"--corpus-size must be positive, got {args.corpus_size}")
-    check_output_arguments(args, parser)
 
 
 def check_output_arguments(args, parser) -> None:

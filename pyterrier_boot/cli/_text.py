@@ -80,6 +80,14 @@ def markdown_table(frame):
     return "\n".join(lines)
 
 
+def markdown_text(text):
+    """A sentence for Markdown: the column names it quotes (``'<m> >/<'``) as code spans, so that
+    ``<m>`` is not read as an HTML tag."""
+    import re
+
+    return re.sub(r"'(<[^']*)'", r"`\1`", text)
+
+
 def _plain(value):
     if isinstance(value, (np.bool_, bool)):
         return bool(value)

@@ -51,8 +51,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
                         "an earlier demo wrote is replaced, any other non-empty folder needs --overwrite")
     p.add_argument("--overwrite", action="store_true", help="replace --out DIR even when another command wrote it")
     p.add_argument("--topics", type=int, default=50, metavar="N", help="topics in the collection (default 50)")
-    p.add_argument("--rng", type=int, default=4, metavar="SEED", help="seed of the simulation and the bootstraps "
-                   "(default 4)")
+    _common.add_rng_argument(p, "seed of the simulation and the bootstraps", like="every command")
     p.add_argument("--no-plots", action="store_true", help="a report without plots (faster)")
     p.set_defaults(run=run, parser=p)
     return p
@@ -108,20 +107,21 @@ def _demo(args, status, progress, staging, out):
     from ..inputs.qrels import read_qrels
     from ..simulation.collection import simulate_collection
 
-    status(f"simulating {len(SYSTEMS)} systems x {args.topics} topics")
-    sim = simulate_collection(n_topics=args.topics, effectiveness=SYSTEMS, rng=args.rng)
+    seed = _common.seed(args.rng)
+    status(f"simulating {len(SYSTEMS)} systems x {args.topics} topics, seed {seed}")
+    sim = simulate_collection(n_topics=args.topics, effectiveness=SYSTEMS, rng=seed)
     qrels = read_qrels(sim.qrels, corpus_size=sim.corpus_size)
     status(f"topic bootstrap ({TOPIC_RESAMPLES:,} resamples)")
-    topic = experiment_result(sim.runs, None, qrels, list(MEASURES), bootstrap="topic", n_resamples=TOPIC_RESAMPLES, rng=args.rng)
+    topic = experiment_result(sim.runs, None, qrels, list(MEASURES), bootstrap="topic", n_resamples=TOPIC_RESAMPLES, rng=seed)
     status(f"corpus bootstrap ({CORPUS_IMAGES:,} images)")
-    corpus = experiment_result(sim.runs, None, qrels, list(MEASURES), bootstrap="corpus", n_resamples=CORPUS_IMAGES, rng=args.rng, verbose=progress)
-    pairwise = topic.pairwise(test="t", correction="holm", rng=np.random.default_rng(args.rng))
+    corpus = experiment_result(sim.runs, None, qrels, list(MEASURES), bootstrap="corpus", n_resamples=CORPUS_IMAGES, rng=seed, verbose=progress)
+    pairwise = topic.pairwise(test="t", correction="holm", rng=np.random.default_rng(seed))
     status(f"population means from {TRUTH_TOPICS:,} fresh simulated topics")
-    truth = sim.truth(list(MEASURES), n_topics=TRUTH_TOPICS, rng=args.rng + 1)
+    truth = sim.truth(list(MEASURES), n_topics=TRUTH_TOPICS, rng=seed + 1)
     truth = truth.reindex(list(SYSTEMS))
 
     width = _text.terminal_width()
-    print("\n".join(_lines(sim, topic, corpus, truth, pairwise, width)))
+    print("\n".join([*_lines(sim, topic, corpus, truth, pairwise, width), _common.seed_line(seed)]))
 
     status("writing the report, runs and qrels")
     _write_collection(staging, sim)
@@ -134,7 +134,7 @@ def _demo(args, status, progress, staging, out):
     write_report(
         {topic_heading: topic, f"Corpus bootstrap ({CORPUS_IMAGES:,} images)": corpus},
         staging / "report.html", title="pyterrier-boot demo: a simulated collection with known truth",
-        settings=_settings(args, sim), pairwise={topic_heading: pairwise},
+        settings=_settings(args, sim, seed), pairwise={topic_heading: pairwise},
         tables={f"True population means ({TRUTH_TOPICS:,} fresh simulated topics; Monte Carlo standard error "
                 f"about {float(np.nanmax(truth.attrs['standard_error'].to_numpy())):.3f})":
                 truth.reset_index(names="name")},
@@ -146,14 +146,15 @@ def _demo(args, status, progress, staging, out):
                      f"{out / 'runs'} --out {out / 'evaluate'}", width))
 
 
-def _settings(args, sim):
+def _settings(args, sim, seed):
     return {
         "command": args.command_line,
-        "collection": (f"simulated (pyterrier_boot.simulate_collection, seed {args.rng}): {len(sim.runs)} systems, "
+        "collection": (f"simulated (pyterrier_boot.simulate_collection, seed {seed}): {len(sim.runs)} systems, "
                        f"{len(sim.topics)} topics, {sim.corpus_size:,} documents, runs of {sim.model.depth:,}, "
                        f"pool depth {sim.model.pool_depth}, {len(sim.qrels):,} judgements"),
         "effectiveness": ", ".join(f"{k} {v:g}" for k, v in SYSTEMS.items()) + " (S3 = S4: equally good)",
         "tests": "paired t-test over topics, all pairs, Holm correction per measure, alpha 0.05",
+        "seed": _common.seed_setting(seed),
     }
 
 

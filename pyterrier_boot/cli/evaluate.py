@@ -98,9 +98,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
                    help="documents in the collection (corpus bootstrap; needed by --model multinomial)")
     p.add_argument("--model", choices=("poisson", "multinomial"), default="poisson",
                    help="corpus image model (default poisson)")
-    p.add_argument("--rng", type=int, metavar="SEED",
-                   help="random seed; the same seed gives the same output "
-                   "(default: 42, as rng=None in Python; printed)")
+    _common.add_rng_argument(p)
     p.add_argument("-f", "--format", choices=FORMATS, default="table",
                    help="what to print: a readable table (default), or the full table as csv, latex, markdown "
                         "or json")
@@ -151,7 +149,7 @@ def settings(args: argparse.Namespace, seed: int, qrels: Any, runs: Sequence[str
         "bootstrap": args.bootstrap,
         "test": f"{test_label(args.test)}, correction {args.correction}, alpha {args.alpha:g}"
                 + ("" if args.baseline else ", all pairs"),
-        "seed": f"{seed} (--rng {seed} gives the same numbers)",
+        "seed": _common.seed_setting(seed),
     }
     if args.rel is not None:
         out["relevance"] = (f"binary measures count grade >= {args.rel} as relevant"
@@ -235,16 +233,25 @@ def _cells(result):
             else "Cells: mean over topics (no bootstrap, no intervals)")
 
 
+def caption(result: ExperimentResult, pairwise: Any, args: argparse.Namespace) -> tuple[str, str]:
+    """What the readable table holds, in every format that prints it (table, markdown; json as
+    text): its cells (the intervals, their seed) and order, and its comparison columns (the
+    ``>``/``<`` counts or the differences from a baseline: the test, the correction, alpha)."""
+    from ..report import comparison_note
+
+    note = comparison_note(result, pairwise=pairwise, test=args.test, correction=args.correction, alpha=args.alpha)
+    return f"{_cells(result)}; sorted by {result.measures[0]}.", note
+
+
 def _summary_lines(result, pairwise, args, seed, qrels, width):
-    from ..report import comparison_note, summary_table
+    from ..report import summary_table
 
     S, Q = len(result.names), len(result.qids)
-    cells = _cells(result)
+    cells, note = caption(result, pairwise, args)
     lines = [_text.wrap(f"{S} run{'s' if S > 1 else ''} x {Q} topic{'s' if Q != 1 else ''}; qrels {qrels.source}", width),
-             _text.wrap(f"{cells}; sorted by {result.measures[0]}.", width)]
+             _text.wrap(cells, width)]
     table = summary_table(result, pairwise=pairwise, alpha=args.alpha, digits=args.digits)
     lines += ["", _text.render_table(table, width=width), ""]
-    note = comparison_note(result, pairwise=pairwise, test=args.test, correction=args.correction, alpha=args.alpha)
     if note:
         lines.append(_text.wrap(note, width))
     if pairwise is not None and len(pairwise):
@@ -254,7 +261,7 @@ def _summary_lines(result, pairwise, args, seed, qrels, width):
         where = f"{Path(args.out) / 'pairwise.csv'} and report.html" if args.out else "--out DIR (pairwise.csv, report.html)"
         lines.append(_text.wrap(f"Significant pairs of {n_pairs:,}: " + ", ".join(counts)
                                 + f". Every pair with its interval and p-value: {where}.", width))
-    lines.append(f"Seed {seed}: --rng {seed} reproduces these numbers.")
+    lines.append(_common.seed_line(seed))
     return lines
 
 
@@ -282,7 +289,7 @@ def formatted(result: ExperimentResult, pairwise: Any, args: argparse.Namespace,
         return table.to_latex()
     if fmt == "markdown":  # the table, its caption below (as Leaderboard.to_markdown)
         table = _text.markdown_table(summary_table(result, pairwise=pairwise, alpha=args.alpha, digits=args.digits))
-        return f"{table.rstrip()}\n\n{_cells(result)}."
+        return f"{table.rstrip()}\n\n" + _text.markdown_text(" ".join(filter(None, caption(result, pairwise, args))))
     from .. import __version__
 
     return _text.dumps({
@@ -293,6 +300,7 @@ def formatted(result: ExperimentResult, pairwise: Any, args: argparse.Namespace,
         "interval": result.interval,
         "confidence_level": result.confidence_level,
         "n_topics": len(result.qids),
+        "caption": " ".join(filter(None, caption(result, pairwise, args))),
         "table": _text.records(result.table()),
         "pairwise": _text.records(pairwise if result.comparisons is None else result.comparisons.frame),
     })

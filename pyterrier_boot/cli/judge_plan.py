@@ -77,7 +77,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
     p.add_argument("--label-map", nargs="+", metavar="LABEL:GRADE",
                    help="the people's grade of each automatic label, e.g. 1:2 (a 0/1 judge's 1 is grade 2, relevant "
                         "at --rel 2); recorded in the plan, which applies it to --auto-qrels wherever it is used")
-    p.add_argument("--rng", type=int, metavar="SEED", help="random seed (default: 42, as rng=None in Python)")
+    _common.add_rng_argument(p)
     _common.add_output_arguments(p, "write plan.txt (the plan) and to_judge.txt (the pairs for people) here",
                                  required=True)
     p.set_defaults(run=run, parser=p)

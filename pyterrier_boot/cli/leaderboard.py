@@ -3,6 +3,7 @@ static site to publish."""
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 import sys
 from pathlib import Path
@@ -81,9 +82,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
                    "(see pyterrier-boot evaluate --help)")
     p.add_argument("--rel-remap", action="store_true", help="with --rel N, also set grades 1..N-1 to 0 in the qrels")
     p.add_argument("--corpus-size", type=int, metavar="N", help="documents in the collection (corpus bootstrap)")
-    p.add_argument("--rng", type=int, metavar="SEED",
-                   help="random seed; the same seed gives the same output "
-                   "(default: 42, as rng=None in Python; printed)")
+    _common.add_rng_argument(p)
     p.add_argument("-f", "--format", choices=FORMATS, default="table",
                    help="what to print: a readable table (default), csv or markdown")
     p.add_argument("--digits", type=int, default=3, help="decimals in the printed table (default 3)")
@@ -92,8 +91,9 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
     p.add_argument("--title", help="title of the site (default: Leaderboard)")
     p.add_argument("--no-plots", action="store_true", help="a site without plots (faster)")
     p.add_argument("--paths", action="store_true",
-                   help="show the full paths of the qrels, runs and --out in the site's settings (default: file "
-                        "names only, so the site can be published as it is)")
+                   help="show the full paths of the qrels, runs and --out in the site's settings (default: paths "
+                        "relative to the working folder, file names for those outside it, so the site can be "
+                        "published as it is)")
     p.set_defaults(run=run, parser=p)
     return p
 
@@ -153,8 +153,10 @@ def _leaderboard(args, measures, status, out):
     if plots:
         _common.use_agg()
     status(f"writing the site ({len(runs) + 1} pages" + (", drawing the plots)" if plots else ")"))
+    command, outside = _shown_command(args)
     settings = {
-        "command": _shown_command(args),
+        "command": command,
+        "rerun from": _rerun_from(outside) if not args.paths else "the folder the command was typed in",
         "qrels": args.qrels if args.qrels.startswith(IRDS_PREFIX) else Path(args.qrels),
         "runs": f"{len(runs)}",
         "run files": [Path(r) for r in args.runs],
@@ -163,7 +165,7 @@ def _leaderboard(args, measures, status, out):
     if args.sequential:
         settings["sequential"] = "anytime-valid: topics in the order they first appear in the qrels"
     else:
-        settings["seed"] = f"{seed} (--rng {seed} gives the same numbers)"
+        settings["seed"] = _common.seed_setting(seed)
     if args.rel is not None:
         settings["relevance"] = (f"binary measures count grade >= {args.rel} as relevant"
                                  + (f"; qrels grades 1..{args.rel - 1} set to 0" if args.rel_remap else ""))
@@ -172,20 +174,57 @@ def _leaderboard(args, measures, status, out):
 
 
 def _shown_command(args):
-    """The command line as typed, its qrels, run and --out paths cut to their file names unless --paths."""
+    """The command as typed, to be rerun from the folder it was typed in, and the input files it names
+    by their file names alone. A path inside that folder is shown as typed (relative) or relative to
+    it (absolute); one outside it by its file name, since the site does not publish the machine's
+    folders. With ``--paths``, the command as typed."""
     if args.paths:
-        return args.command_line
-    typed = {p for p in (args.qrels, *args.runs, args.out) if p and not p.startswith(IRDS_PREFIX)}
+        return args.command_line, []
+    inputs = {p for p in (args.qrels, *args.runs) if not p.startswith(IRDS_PREFIX)}
+    typed = inputs | ({args.out} if args.out else set())
+    outside = []
+
+    def path(value):
+        relative = _inside_working_folder(value)
+        if relative is None and value in inputs:
+            outside.append(Path(value).name or value)
+        return relative if relative is not None else Path(value).name or value
 
     def shown(token):
         option, equals, value = token.partition("=")
         if token in typed:
-            return Path(token).name or token
+            return path(token)
         if equals and option.startswith("-") and value in typed:
-            return f"{option}={Path(value).name or value}"
+            return f"{option}={path(value)}"
+        if token[:1] == "-" and token[1:2] != "-" and token[2:] in typed:  # -qqrels.txt
+            return token[:2] + path(token[2:])
         return token
 
-    return shlex.join(shown(t) for t in shlex.split(args.command_line))
+    return shlex.join(shown(t) for t in shlex.split(args.command_line)), sorted(set(outside))
+
+
+def _inside_working_folder(value):
+    """``value`` as a path relative to the working folder (as typed when it already is one), or None
+    when the path leads outside it."""
+    expanded = os.path.expanduser(value)
+    if not os.path.isabs(expanded):
+        normal = os.path.normpath(expanded)
+        return value if normal != os.pardir and not normal.startswith(os.pardir + os.sep) else None
+    here = Path.cwd()
+    for target, base in ((Path(os.path.abspath(expanded)), here), (Path(expanded).resolve(), here.resolve())):
+        if target.is_relative_to(base):
+            return target.relative_to(base).as_posix() if target != base else "."
+    return None
+
+
+def _rerun_from(outside):
+    """Where the shown command runs again: the folder it was typed in, holding the inputs it names
+    by their file names when they were outside that folder."""
+    if not outside:
+        return "the folder the command was typed in (its paths are relative to it)"
+    names = outside[0] if len(outside) == 1 else f"{', '.join(outside[:-1])} and {outside[-1]}"
+    return (f"the folder the command was typed in, with {names} copied into it (typed as paths "
+            "outside that folder, which the site does not publish; --paths shows them)")
 
 
 def _print(board, args, seed):
@@ -202,5 +241,5 @@ def _print(board, args, seed):
     if board.tested:
         lines.append(_text.wrap(f"Letter groups: {groups}.", width))
     if not board.sequential:  # no randomness in a sequential board
-        lines.append(f"Seed {seed}: --rng {seed} reproduces these numbers.")
+        lines.append(_common.seed_line(seed))
     print("\n".join(lines))

@@ -82,8 +82,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
     p.add_argument("--replicates", type=_common.count, metavar="N",
                    help="with --plan and --estimand topics: design replicates of the document sampling's "
                         "variance (default 200)")
-    p.add_argument("--rng", type=int, metavar="SEED",
-                   help="with --plan and --estimand topics: seed of the design replicates (default 42)")
+    _common.add_rng_argument(p, "with --plan and --estimand topics: seed of the design replicates", printed=False)
     p.add_argument("-m", "--measures", nargs="+", action="extend", metavar="MEASURE",
                    help=f"ir_measures or trec_eval names (default: a plan's own measures, else "
                         f"{' '.join(_common.DEFAULT_MEASURES)})")

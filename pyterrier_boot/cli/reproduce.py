@@ -86,9 +86,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
     p.add_argument("--rbo-p", type=float, default=0.95, help="RBO persistence (default 0.95)")
     p.add_argument("--n", type=_common.count, default=10_000, dest="n_resamples", metavar="N",
                    help="topic resamples (default 10000)")
-    p.add_argument("--rng", type=int, metavar="SEED",
-                   help="random seed; the same seed gives the same output "
-                   "(default: 42, as rng=None in Python; printed)")
+    _common.add_rng_argument(p)
     _common.add_output_arguments(p, "output folder (created)", required=True)
     p.add_argument("-f", "--format", choices=("table", "csv"), default="table", help="what to print (default table)")
     p.set_defaults(run=run, parser=p)

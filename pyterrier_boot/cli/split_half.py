@@ -45,9 +45,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
     p.add_argument("--n", type=_common.count, default=100, dest="n_images", metavar="N",
                    help="Poisson corpus images per half (default 100)")
     p.add_argument("--confidence", type=float, default=0.95, help="level of the intervals checked (default 0.95)")
-    p.add_argument("--rng", type=int, metavar="SEED",
-                   help="random seed; the same seed gives the same output "
-                   "(default: 42, as rng=None in Python; printed)")
+    _common.add_rng_argument(p)
     p.add_argument("--all", action="store_true", help="show every row (default: AP-like per-topic, system and "
                    "difference rows of the main methods)")
     _common.add_output_arguments(p, "also write split-half.csv and split-half-z.png (z plot) here")

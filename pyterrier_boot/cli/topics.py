@@ -61,9 +61,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
                    help="topic resamples for the interval of the variance (default 1000)")
     p.add_argument("--max-memory", type=_common.memory_size, default=2**30, metavar="SIZE",
                    help="memory the bootstrap may use, e.g. 512M or 4G (default 1G)")
-    p.add_argument("--rng", type=int, metavar="SEED",
-                   help="random seed; the same seed gives the same output "
-                   "(default: 42, as rng=None in Python; printed)")
+    _common.add_rng_argument(p)
     p.add_argument("-f", "--format", choices=("table", "csv", "json"), default="table", help="output format")
     p.set_defaults(run=run, parser=p)
     return p

@@ -6,7 +6,10 @@ first axis). Methods (Cormack & Lynam 2006, §5; Efron & Tibshirani 1993):
 
 * ``percentile``: the ``α/2`` and ``1-α/2`` quantiles of the image values (numpy's ``linear``
   quantile, as ``scipy.stats.bootstrap``).
-* ``normal``: ``θ ± z_{1-α/2} σ``, ``σ`` the standard deviation of the image values (ddof=1).
+* ``normal``: ``θ ± z_{1-α/2} σ``, ``σ`` the standard deviation of the image values (ddof=1);
+  with ``bounds`` (a measure's range), on the logit scale of the range where it would leave it,
+  every other method being clipped into it (:mod:`pyterrier_boot._bounds`; measured near 0 and 1 in
+  ``pt_docs/statistics.md``, "Intervals near the ends of the range").
 * ``logit``: Cormack & Lynam's logit-normal interval: scores are clipped to ``[ε, 1-ε]`` (AP = 0
   and 1 have no logit; the paper replaces them by ε and 1-ε without giving ε; we use
   ``ε = 1e-5``, the value of :mod:`pyterrier_boot.stats.aggregates`), ``σ_logit`` is the standard
@@ -35,6 +38,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from scipy import special
 
+from .._bounds import clipped, normal_within
 from .._checks import check_choice, check_confidence_level
 from .._deprecation import renamed_keywords
 from .._memory import warn_interval_resolution
@@ -96,7 +100,7 @@ def _logit(x, eps):
 def image_interval(statistic: npt.ArrayLike, distribution: npt.ArrayLike, *,
                    method: str = "percentile", confidence_level: float = 0.95,
                    jackknife: npt.ArrayLike | None = None, eps: float = EPSILON,
-                   what: str = "scores") -> tuple[FloatArray, FloatArray]:
+                   what: str = "scores", bounds: tuple | None = None) -> tuple[FloatArray, FloatArray]:
     """Two-sided interval for each entry of ``statistic`` from its image distribution.
 
     Args:
@@ -107,6 +111,8 @@ def image_interval(statistic: npt.ArrayLike, distribution: npt.ArrayLike, *,
         jackknife: delete-a-group jackknife values, shape ``(G, *s)``; required by ``"bca"``.
         eps: the logit interval's clipping ε.
         what: how to name the values in error messages.
+        bounds: the values' range ``(lo, hi)`` (numbers, or arrays broadcast to ``s`` with ``±inf``
+            where there is none) or None: the interval is kept inside it (module docstring).
 
     Returns:
         ``(low, high)``, arrays of shape ``s``.
@@ -130,8 +136,9 @@ def image_interval(statistic: npt.ArrayLike, distribution: npt.ArrayLike, *,
     if method == "percentile":
         low, high = quantiles(rows, [alpha / 2, 1 - alpha / 2]).T
     elif method == "normal":
-        sd = np.where(np.ptp(rows, axis=1) > 0, rows.std(axis=1, ddof=1), 0.0)
-        low, high = theta - z * sd, theta + z * sd
+        row_bounds = None if bounds is None else tuple(np.broadcast_to(np.asarray(b, dtype=float), shape).reshape(-1)
+                                                        for b in bounds)
+        low, high = normal_within(theta, rows.T, z, row_bounds)
     elif method == "logit":
         _check_unit(theta, rows, what)
         centre = _logit(theta, eps)
@@ -147,7 +154,8 @@ def image_interval(statistic: npt.ArrayLike, distribution: npt.ArrayLike, *,
         fallback = ~np.all(np.isfinite(probs), axis=1)
         probs[fallback] = [alpha / 2, 1 - alpha / 2]
         low, high = sorted_quantiles(srt, probs).T
-    return np.reshape(low, shape), np.reshape(high, shape)
+    low, high = np.reshape(low, shape), np.reshape(high, shape)
+    return clipped(low, high, bounds) if bounds is not None else (low, high)
 
 
 def image_pvalue(statistic: npt.ArrayLike, distribution: npt.ArrayLike, *,

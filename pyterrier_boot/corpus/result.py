@@ -46,6 +46,7 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
+from .._bounds import clipped, difference_bounds, normal_within
 from .._checks import check_choice, check_confidence_level, check_eps, describe
 from .._deprecation import renamed_keywords
 from .._results import ConfidenceInterval, TupleLike, interval_table_html
@@ -205,6 +206,13 @@ class CorpusBootstrapResult(TupleLike):
         """Whether each measure of ``index`` lies in [0, 1] (all, for results built without ``unit``)."""
         return np.array([self.unit[m] if self.unit else True for m in index], dtype=bool)
 
+    def _bounds(self, index):
+        """Each measure's range ``(lo [M], hi [M])``: [0, 1] for those in it by definition and on the
+        full corpus, unbounded for the others (:mod:`pyterrier_boot._bounds`)."""
+        values = self.statistic[..., index]
+        inside = self._unit(index) & ((values >= 0) & (values <= 1)).all(axis=(0, 1))
+        return np.where(inside, 0.0, -np.inf), np.where(inside, 1.0, np.inf)
+
     def _check_unit(self, method, index, what, default_of=None):
         if method not in ("logit", "parametric"):
             return
@@ -226,7 +234,10 @@ class CorpusBootstrapResult(TupleLike):
 
         Args:
             method: ``"percentile"``, ``"normal"``, ``"logit"`` (Cormack & Lynam's logit-normal) or
-                ``"bca"`` (see :mod:`pyterrier_boot.corpus.intervals`).
+                ``"bca"`` (see :mod:`pyterrier_boot.corpus.intervals`), as the paper defines them:
+                per-topic intervals are not kept in the measure's range (means and differences are:
+                :meth:`per_system`), so ``"normal"`` is Cormack & Lynam's linear interval, which can
+                leave [0, 1] (their Table 2; ``"logit"`` with the small-R correction is the calibrated one).
             confidence_level: e.g. 0.95.
             small_r: apply the small-R correction to AP measures (silver bullets / lead balloons,
                 :mod:`pyterrier_boot.corpus.small_r`); other measures are never corrected.
@@ -315,7 +326,9 @@ class CorpusBootstrapResult(TupleLike):
                 Default (None): the rules split-half calibration chose, ``"mixed"`` for MAP,
                 ``"empirical_bayes"`` for L-MAP and G-MAP (the image variance, ``"score"``, for
                 measures that can be 0 with relevant documents retrieved: Bpref, Judged, measures
-                without a kernel). G-MAP's normal and parametric limits are clipped to [0, 1].
+                without a kernel). For measures in [0, 1] the interval stays in it: the normal
+                interval of the mean on the logit scale where it would leave it, every other
+                clipped (as ``pt.boot.Experiment``'s; ``pt_docs/statistics.md``).
 
         Returns:
             A frame with one row per system, as ``pt.Experiment``: ``name``, then for each measure
@@ -355,16 +368,16 @@ class CorpusBootstrapResult(TupleLike):
             se = np.column_stack([self._parametric_se(m, agg, variance, eps, confidence_level) for m in index])
         else:
             se = standard_error(agg.forward(images).mean(axis=2))
+        bounds = self._bounds(index)
         if method not in ("parametric", "normal"):
             jack = agg(self.jackknife_distribution[..., index], axis=2)
             low, high = image_interval(theta, dist, method=method, confidence_level=confidence_level,
-                                       jackknife=jack, eps=eps, what=f"{agg.name} values")
+                                       jackknife=jack, eps=eps, what=f"{agg.name} values", bounds=bounds)
             return se, low, high
-        low, high = agg.inverse(centre - z * se), agg.inverse(centre + z * se)
-        if agg.name == "gmean":  # exp(.) - ε: keep a G-MAP of scores in [0, 1] there
-            unit = self._unit(index)
-            low, high = np.where(unit, np.clip(low, 0, 1), low), np.where(unit, np.clip(high, 0, 1), high)
-        return se, low, high
+        if method == "normal" and agg.name == "mean":  # on the logit scale of [0, 1] where it would leave it
+            return se, *normal_within(theta, dist, z, bounds)
+        # G-MAP's exp(.) - ε, MAP's parametric θ ± zσ: kept in [0, 1] for measures there
+        return se, *clipped(agg.inverse(centre - z * se), agg.inverse(centre + z * se), bounds)
 
     def _default_variance(self, m, statistic):
         """The statistic's default rule (:data:`DEFAULT_VARIANCES`), or for L-MAP and G-MAP of a
@@ -469,8 +482,10 @@ class CorpusBootstrapResult(TupleLike):
         theta, dist, jack = pair["theta"][0], pair["dist"][:, 0], pair["jack"][:, 0]
         topic_theta, topic_dist, topic_jack = pair["topic_theta"][0], pair["topic_dist"][:, 0], pair["topic_jack"][:, 0]
         options = {"method": method, "confidence_level": confidence_level}
-        low, high = image_interval(theta, dist, jackknife=jack, **options)
-        t_low, t_high = image_interval(topic_theta, topic_dist, jackknife=topic_jack, **options)
+        # differences of scores in [0, 1] lie in [-1, 1] (clipped, as pt.boot.Experiment's)
+        bounds = difference_bounds(self._bounds(index)) if agg.name == "mean" else None
+        low, high = clipped(*image_interval(theta, dist, jackknife=jack, **options), bounds)
+        t_low, t_high = clipped(*image_interval(topic_theta, topic_dist, jackknife=topic_jack, **options), bounds)
         _, _, t_stat, t_p = paired_t(topic_theta[None], axis=-2)
         _, _, _, image_p = paired_t(topic_dist, axis=-2)
         return CorpusDifference(

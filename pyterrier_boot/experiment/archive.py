@@ -41,8 +41,10 @@ _PACKAGES = ("pyterrier_boot", "numpy", "pandas", "scipy", "pyterrier", "ir_meas
 #: the result's fields kept as ``.npy`` arrays (field -> member name); the others are JSON
 _RESULT_ARRAYS = {"values": "values", "intervals": "intervals", "distribution_": "distribution"}
 _RESULT_JSON = ("names", "qids", "measures", "summed", "bootstrap", "interval", "confidence_level", "mrt", "round",
-                "topics", "provenance")
-_TUPLES = ("names", "qids", "measures", "summed")
+                "topics", "provenance", "unit")
+_TUPLES = ("names", "qids", "measures", "summed", "unit")
+#: fields files written before them lack, with the value they then mean
+_RESULT_DEFAULTS: dict[str, Any] = {"unit": []}
 _COMPARISON_ARRAYS = ("system_index", "baseline_index", "intervals", "distribution")
 
 
@@ -94,7 +96,7 @@ def decode_fields(archive: zipfile.ZipFile, doc: dict) -> dict[str, Any]:
     from ..stats import resampling
 
     r = doc["result"]
-    result = {key: from_json(r[key]) for key in _RESULT_JSON}
+    result = {key: from_json(r[key]) if key in r else _RESULT_DEFAULTS[key] for key in _RESULT_JSON}
     result.update({key: read_array(archive, r[key]) for key in _RESULT_ARRAYS})
     result.update({key: tuple(result[key]) for key in _TUPLES})
     result["topics"] = None if result["topics"] is None else tuple(result["topics"])

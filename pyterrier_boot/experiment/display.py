@@ -22,7 +22,7 @@ import pandas as pd
 from ..stats.letters import DEFAULT_METHOD, check_method, compact_letter_display, letters_label
 from .pairwise import tested_pairs, untested_phrase
 
-__all__ = ["ResultTable", "result_table", "booktabs", "latex_escape", "describe_intervals"]
+__all__ = ["ResultTable", "result_table", "booktabs", "latex_escape", "markdown_table", "describe_intervals"]
 
 MARKS = ("†", "‡", "§", "¶")
 _LATEX_MARKS = {"†": r"\dagger", "‡": r"\ddagger", "§": r"\S", "¶": r"\P"}
@@ -66,8 +66,10 @@ class ResultTable:
     summed: tuple = ()
 
     def _number(self, value: float, j: int | None = None) -> str:
-        if not np.isfinite(value):
+        if np.isnan(value):
             return "–"
+        if not np.isfinite(value):  # an unbounded interval end (of a measure without a range)
+            return "inf" if value > 0 else "-inf"
         if j is not None and self.summed[j] and float(value).is_integer():
             return f"{value:.0f}"  # a count summed over topics (NumRet, ...)
         return f"{value:.{self.digits}f}"
@@ -190,6 +192,18 @@ def latex_escape(text: Any) -> str:
         out.append({"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "_": r"\_", "#": r"\#", "$": r"\$",
                     "{": r"\{", "}": r"\}", "^": r"\^{}", "~": r"\~{}"}.get(c, c))
     return "".join(out)
+
+
+def markdown_table(frame: pd.DataFrame, caption: str | None = None) -> str:
+    """``frame`` as a GitHub Markdown (pipe) table, numeric columns right-aligned, ``|`` in cells
+    escaped, and the ``caption`` below it."""
+    def cell(value: Any) -> str:
+        return str(value).replace("|", "\\|")
+
+    lines = ["| " + " | ".join(map(cell, frame.columns)) + " |",
+             "|" + "|".join("---:" if pd.api.types.is_numeric_dtype(frame[c]) else "---" for c in frame) + "|"]
+    lines += ["| " + " | ".join(map(cell, row)) + " |" for row in frame.itertuples(index=False)]
+    return "\n".join(lines) + ("" if caption is None else "\n\n" + caption + "\n")
 
 
 def booktabs(header: list[str], rows: list[list[str]], align: str, *, caption: str | None = None,

@@ -49,8 +49,10 @@ def pt_shaped(result: Any, runs: Sequence[Any], names: Sequence[str], topics: To
     tables = pt_tables(result, runs, names, topics, qrels, eval_metrics, rename, filter_by_qrels=filter_by_qrels,
                        filter_by_topics=filter_by_topics)
     if tables is not None:
-        return PtView(result, list(names), lambda **kwargs: tables.experiment(**(options | kwargs)), rename, mrt,
-                      round)
+        # the test columns are ours (PtView._averages): pt's renderer only lays them out, untested
+        untested = result.comparisons is not None
+        return PtView(result, list(names), lambda **kwargs: tables.experiment(**(options | kwargs), untested=untested),
+                      rename, mrt, round, untested)
     runs = [_uniform_ids(run) for run in runs]
     qrels = _uniform_ids(qrels)
 
@@ -82,6 +84,7 @@ class PtView:
     rename: dict
     mrt: list | None
     round: Any
+    untested: bool = False  # the test columns ``call`` gives are placeholders, all of them replaced by ours
 
     def output(self, *, perquery: bool, dataframe: bool, highlight: Any) -> Any:
         """What ``pt.Experiment(perquery=..., dataframe=..., highlight=...)`` returns, with our columns."""
@@ -124,6 +127,8 @@ class PtView:
         for column in frame.columns:
             if column in ours.columns and (column == "mrt" or column.endswith(_TEST_COLUMNS)):
                 frame[column] = ours[column].to_numpy()
+            elif self.untested and column.endswith(_TEST_COLUMNS):
+                raise RuntimeError(f"pt.boot.Experiment has no {column!r} to fill pt.Experiment's column with")
         added = [c for c in ours.columns if c not in frame.columns and c != "name"]
         if added:
             frame = pd.concat([frame, ours[added].set_axis(frame.index)], axis=1)

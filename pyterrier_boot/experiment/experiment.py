@@ -36,7 +36,7 @@ from ..measures.arrays import JudgedRuns, natural_order
 from ..measures.engine import FALLBACK_MAX_GRADE, Evaluator
 from ..measures.evaluation import intern
 from ..measures.parsing import LabelledMeasure, parse_measures, require_mean_aggregated
-from ..measures.suggestions import did_you_mean
+from ..measures.suggestions import did_you_mean, measure_registry
 from ..stats.intervals import METHODS as TOPIC_METHODS
 from ..stats.registry import PAIRED, spellings
 from ..stats.resampling import resample_plan
@@ -49,7 +49,7 @@ from .execution import (
     run_systems,
     unique_keys,
 )
-from .result import Comparisons, ExperimentResult
+from .result import Comparisons, ExperimentResult, unit_bounds
 from .uncertainty import BOOTSTRAPS, JOINT_METHODS, difference_spreads, mean_spreads
 
 if TYPE_CHECKING:
@@ -75,11 +75,26 @@ class ArgumentError(ValueError, AssertionError):
     """A bad argument where ``pt.Experiment`` raises AssertionError: catch it as either."""
 
 
-class MeasureError(KeyError, TypeError):
-    """An entry of ``eval_metrics`` that is no measure (``pt.Experiment`` raises KeyError)."""
+class MeasureError(KeyError, TypeError, ValueError):
+    """An entry of ``eval_metrics`` that is no measure: ``pt.Experiment`` raises ValueError for an
+    unknown name and KeyError for another type, so it is both (and a TypeError)."""
 
     def __str__(self):
         return str(self.args[0])
+
+
+class BaselineError(ArgumentError, TypeError, KeyError):
+    """A bad ``baseline``: ``pt.Experiment`` raises TypeError (a name with a list of systems),
+    AssertionError (a position out of range), ValueError (an unknown name) or KeyError (a
+    fractional position) for one, so it is all four."""
+
+    def __str__(self):
+        return str(self.args[0])
+
+
+class MissingInputError(ValueError, TypeError, AttributeError):
+    """``topics`` or ``qrels`` None where they are needed: ``pt.Experiment`` fails on them with
+    TypeError (topics) or AttributeError (qrels), so it is both (and a ValueError)."""
 
 
 def _no_ppi_options(estimand, judging_plan) -> None:
@@ -304,10 +319,10 @@ def _experiment(retr_systems, topics, qrels, eval_metrics, settings: _Settings) 
     if interned is not None:
         retr_systems = dict.fromkeys(interned.systems, pd.DataFrame())  # names only: the runs are interned
     systems, names, baselines = _systems_names_baselines(retr_systems, settings.names, settings.baseline)
-    if interned is None:
-        _check_frame_columns(retr_systems, systems)
     settings, test_name = _checked_settings(settings, baselines, names)
     measures = _measures(eval_metrics, summed_allowed=settings.bootstrap is None, rich=settings.rich)
+    if interned is None and measures.rankings:
+        _check_frame_columns(retr_systems, systems)
     if settings.precompute_prefix:
         warnings.warn("precompute_prefix is deprecated. Use plan='tree' instead", DeprecationWarning, stacklevel=3)
     inputs = _read_inputs([] if interned else systems, topics, qrels, settings)
@@ -327,10 +342,14 @@ def _experiment(retr_systems, topics, qrels, eval_metrics, settings: _Settings) 
     rng = as_generator(seed)
     provenance = _provenance(seed, rng, settings.test, settings.correction, settings.correction_alpha,
                              settings.n_resamples, settings.model, inputs.qrels_all.corpus_size, baselines, keys)
-    rngs = rng.spawn(2)  # topics, corpus
+    # the corpus images are drawn from rng itself, as CorpusBootstrap(rng=...) draws them, so that one
+    # seed gives the same images in every door; the topic resamples from a child stream
+    rngs = (rng.spawn(1)[0], rng)  # topics, corpus
+    unit = _in_unit_range(measures.measure_of(labels), values)
     spreads = _Spreads()
     if len(labels) and len(qids) >= 2:
-        spreads = _bootstrap(values, keys, labels, baselines, evaluator, inputs.qrels_all, settings, test_name, rngs)
+        spreads = _bootstrap(values, keys, labels, baselines, evaluator, inputs.qrels_all, settings, test_name, rngs,
+                             unit_bounds(unit))
     elif settings.bootstrap is not None:
         spreads = _Spreads(intervals=np.full((len(keys), len(labels), 2), np.nan))
     result = ExperimentResult(
@@ -338,6 +357,7 @@ def _experiment(retr_systems, topics, qrels, eval_metrics, settings: _Settings) 
         qids=tuple(qids.tolist()),
         measures=tuple(labels),
         summed=tuple(isinstance(m.aggregator(), SumAgg) for m in measures.measure_of(labels)),
+        unit=unit,
         values=values,
         bootstrap=settings.bootstrap,
         interval=settings.interval,
@@ -367,6 +387,8 @@ def _checked_settings(settings: _Settings, baselines, names) -> tuple[_Settings,
     max_memory = check_max_memory(settings.max_memory)
     _check_options(settings.perquery, baselines, settings.correction, settings.round, settings.save_dir,
                    settings.save_mode, settings.plan, names)
+    _check_running(settings.plan, settings.verbose, settings.batch_size, settings.correction,
+                   settings.correction_alpha)
     return replace(settings, bootstrap=bootstrap, interval=interval, n_resamples=n_resamples,
                    max_memory=max_memory), test_name
 
@@ -374,11 +396,14 @@ def _checked_settings(settings: _Settings, baselines, names) -> tuple[_Settings,
 def _read_inputs(systems, topics, qrels, settings: _Settings) -> _Inputs:
     """Read the qrels and topics (once: inner layers take what is read here) and filter them as
     ``pt.Experiment`` does (``filter_by_qrels``, ``filter_by_topics``)."""
+    if qrels is None:
+        raise MissingInputError("'qrels' is None: give the relevance judgements (a frame, a TREC qrels file, a "
+                                "PyTerrier dataset or 'irds:<id>')")
     qrels_all = read_qrels(qrels, corpus_size=settings.corpus_size)
     qrels = qrels_all
     topics = read_topics(topics) if topics is not None else None
     if topics is None and any(not isinstance(s, pd.DataFrame) for s in systems):
-        raise ValueError("'topics' are needed to run the systems that are transformers")
+        raise MissingInputError("'topics' are needed to run the systems that are transformers")
     topics_all = topics
     no_overlap = ("There is no overlap between the qids found in the topics and qrels. If this is "
                   "intentional, set filter_by_topics=False and filter_by_qrels=False.")
@@ -432,8 +457,9 @@ def _evaluated(runs, keys, qrels: Qrels, measures, settings: _Settings, baseline
 
 
 def _bootstrap(values, keys, labels, baselines, evaluator, qrels: Qrels, settings: _Settings, test_name,
-               rngs) -> _Spreads:
-    """The topic and/or corpus bootstrap of the means and of the differences from the baselines."""
+               rngs, bounds=None) -> _Spreads:
+    """The topic and/or corpus bootstrap of the means and of the differences from the baselines, their
+    intervals kept inside each measure's range ``bounds`` (:func:`unit_bounds`)."""
     s = settings
     topic_rng, corpus_rng = rngs
     topic_plan = corpus = comparisons = None
@@ -444,7 +470,7 @@ def _bootstrap(values, keys, labels, baselines, evaluator, qrels: Qrels, setting
     if s.bootstrap in ("corpus", "both"):
         corpus = _corpus(evaluator, values, qrels, s.n_resamples, s.model, corpus_rng, s.verbose is True, s)
     intervals, distribution = mean_spreads(values, s.bootstrap, s.interval, s.confidence_level, topic_plan, corpus,
-                                           s.executor, names=keys, measures=labels)
+                                           s.executor, names=keys, measures=labels, bounds=bounds)
     if baselines:
         comparisons = Comparisons.build(values, keys, baselines, labels,
                                         test=s.test if test_name is None else test_name, plan=topic_plan,
@@ -453,13 +479,15 @@ def _bootstrap(values, keys, labels, baselines, evaluator, qrels: Qrels, setting
                                         confidence_level=s.confidence_level, bootstrap=s.bootstrap,
                                         interval=s.interval, corpus=corpus, max_memory=s.max_memory,
                                         executor=s.executor)
-        if comparisons.distribution is None and s.bootstrap is not None:
+        if comparisons.distribution is None and s.bootstrap is not None and s.rich:
+            # the rich result keeps the replicates of the differences (the drop-in table does not show them);
             # only the replicates are kept: the intervals shown are the test's, whose warnings name the pairs
             with suppressed(DegenerateWarning):
                 replicates = difference_spreads(values, comparisons.system_index, comparisons.baseline_index,
                                                 s.bootstrap, s.interval, s.confidence_level, topic_plan, corpus,
                                                 s.executor)[1]
             comparisons = comparisons.with_intervals(comparisons.intervals, replicates)
+        comparisons = comparisons.bounded(bounds)
     return _Spreads(topic_plan, corpus, intervals, distribution, comparisons)
 
 
@@ -525,6 +553,11 @@ class _Measures:
         objects: every ir_measures measure asked for (for validating the systems' outputs).
         for_pt: ``eval_metrics`` as ``pt.Experiment`` takes them; rename: its labels -> ours.
         mrt: whether the mean response time was asked for.
+
+    ``rankings``: whether the runs must be rankings (``qid, docno, score``): some measure is evaluated
+    by the kernels, or is a trec_eval measure. Otherwise every measure is evaluated per query through
+    ir_measures from whatever columns the systems give (answers, contexts: a RAG pipeline's
+    ``qid, query, context``), as ``pt.Experiment`` does, and the runs are not read as rankings.
     """
 
     kernel: list
@@ -537,6 +570,11 @@ class _Measures:
     def measure_of(self, labels):
         known = {lm.label: lm.measure for lm in self.kernel} | dict(self.by_query)
         return [known[label] for label in labels]
+
+    @property
+    def rankings(self) -> bool:
+        by_query = {id(measure) for _, measure in self.by_query}
+        return bool(self.kernel) or any(id(m) not in by_query for m in self.objects)
 
 
 def _ir_measures_syntax(text):
@@ -597,7 +635,7 @@ def _measures(eval_metrics, *, summed_allowed, rich):
             if rich:
                 require_mean_aggregated(parse_measures([item]), context="a bootstrap interval (use bootstrap=None)")
             continue  # pt.Experiment's value, no interval
-        if not set(ir_measures.run_inputs([measure])) <= _RANKING:
+        if not set(ir_measures.run_inputs([measure])) <= _RANKING or _defined_at_run_time(measure):
             by_query.append((label, measure))
             continue
         try:
@@ -611,6 +649,21 @@ def _measures(eval_metrics, *, summed_allowed, rich):
 
 def _summed(measure):
     return isinstance(measure.aggregator(), SumAgg)
+
+
+def _in_unit_range(measures, values) -> tuple:
+    """Per measure, whether its values lie in [0, 1]: by definition (:func:`unit_measure`) and on
+    these topics (a custom grade scale could take nDCG outside it; then no range is assumed)."""
+    from ..corpus.result import unit_measure  # (the corpus bootstrap's list, loaded when measured)
+
+    inside = ((values >= 0) & (values <= 1)).all(axis=(0, 1)) if values.size else np.ones(values.shape[2], bool)
+    return tuple(bool(unit_measure(m) and ok) for m, ok in zip(measures, inside, strict=True))
+
+
+def _defined_at_run_time(measure):
+    """A measure of ``ir_measures.define``/``define_byquery``: it reads the system's output as it is
+    (whatever its ``run_inputs`` say), as in ``pt.Experiment``."""
+    return getattr(measure, "NAME", None) not in measure_registry()
 
 
 def _values(runs, keys, qrels: Qrels, measures, *, read: bool, interned: JudgedRuns | None = None,
@@ -630,25 +683,37 @@ def _values(runs, keys, qrels: Qrels, measures, *, read: bool, interned: JudgedR
         values = evaluator.evaluate(np.ones((1, interned.n_docs), np.int32), identity=True)[0]
         return [lm.label for lm in kernel], values, evaluator
     frames = dict(zip(keys, runs, strict=True))
-    checked = Runs(frames) if read else read_runs(frames)  # our checks and messages, whatever the measures
     labels = [lm.label for lm in kernel]
     evaluator = None
     if kernel:
         # as pt.Experiment: topics without judgements are not evaluated (silently when the topics were
         # chosen); unlike it, a run without a judged topic is refused (inputs.overlap)
-        evaluator = intern(checked, qrels, parse_measures(kernel), warn_unjudged=not chosen)
+        evaluator = intern(Runs(frames) if read else read_runs(frames), qrels, parse_measures(kernel),
+                           warn_unjudged=not chosen)
         arrays = evaluator.arrays
         values = evaluator.evaluate(np.ones((1, arrays.n_docs), np.int32), identity=True)[0]
         qids = arrays.qids
     else:
         qids = np.array(natural_order(pd.unique(qrels.frame["qid"].to_numpy(object))), dtype=object)
         values = np.zeros((len(runs), len(qids), 0))
+        if measures.rankings:  # our checks and messages
+            checked = dict(Runs(frames) if read else read_runs(frames))
+        else:  # measures reading other columns (answers, contexts): the frames as they are, as pt.Experiment
+            checked = {key: _with_qids(key, frame) for key, frame in frames.items()}
         check_topic_overlap({key: run["qid"].unique() for key, run in checked.items()}, qids,
                             ignored=not chosen)  # the same check as interning makes
     if by_query:
         values = np.concatenate([values, _by_query(runs, qrels.frame, by_query, qids)], axis=2)
         labels += [label for label, _ in by_query]
     return labels, values, evaluator
+
+
+def _with_qids(key, frame):
+    """A system's output for measures that read other columns than a ranking: it needs ``qid``."""
+    if "qid" not in frame.columns and "query_id" not in frame.columns:
+        raise ValueError(f"system {key!r} gives no 'qid' column (it has {list(frame.columns)}): every measure "
+                         "needs to know which topic each row answers")
+    return frame.rename(columns={"query_id": "qid"}).astype({"qid": str})
 
 
 def _by_query(runs, qrels_frame, by_query, qids):
@@ -672,7 +737,7 @@ def _by_query(runs, qrels_frame, by_query, qids):
 def _systems_names_baselines(retr_systems, names, baseline):
     systems, names = named_systems(retr_systems, names)
     if not systems:
-        raise ValueError("'retr_systems' is empty")
+        raise ArgumentError("'retr_systems' is empty")
     check_system_types(systems, names)
     for i, s in enumerate(systems):
         if isinstance(s, pd.DataFrame) and {"measure", "value"} <= set(s.columns) and "docno" not in s.columns:
@@ -681,20 +746,20 @@ def _systems_names_baselines(retr_systems, names, baseline):
                 "score): Experiment evaluates rankings, and the corpus bootstrap resamples their documents; for "
                 "per-query scores use pyterrier_boot.compare or pyterrier_boot.bootstrap_ci directly")
     if isinstance(baseline, str) and not isinstance(retr_systems, dict):
-        raise TypeError("baseline should be an int when retr_systems is a list")
+        raise BaselineError("baseline should be an int when retr_systems is a list")
     baselines = []
     for b in ([] if baseline is None else baseline if isinstance(baseline, (list, tuple)) else [baseline]):
         if isinstance(b, str):
             if b not in names:
-                raise ValueError(f"Unknown baseline '{b}'. Valid options are: {', '.join(names)}")
+                raise BaselineError(f"Unknown baseline '{b}'. Valid options are: {', '.join(names)}")
             baselines.append(names.index(b))
         elif isinstance(b, (int, np.integer)) and not isinstance(b, bool) and 0 <= b < len(systems):
             baselines.append(int(b))
         else:
-            raise ArgumentError(f"baseline {b!r} is not among the systems: give a position 0..{len(systems) - 1} "
-                             f"or one of the names {names}")
+            raise BaselineError(f"baseline {b!r} is not among the systems: give a position 0..{len(systems) - 1} "
+                                f"or one of the names {names}")
     if len(set(baselines)) < len(baselines):
-        raise ArgumentError("'baseline' lists a system more than once")
+        raise BaselineError("'baseline' lists a system more than once")
     return systems, names, baselines
 
 
@@ -710,6 +775,8 @@ def _check_frame_columns(retr_systems, systems):
 def _check_test(test):
     if callable(test):
         return None
+    if not isinstance(test, str):
+        raise TypeError(f"'test' must be a test's name or a callable test(x, y), got {type(test).__name__}: {test!r}")
     if test not in TESTS:
         raise ArgumentError(f"Unknown test function name {test!r}: expected one of {sorted(set(TESTS))} or a callable")
     return TESTS[test]
@@ -775,6 +842,25 @@ def _check_options(perquery, baselines, correction, round, save_dir, save_mode, 
                 raise ValueError(f"Name contains bad characters and save_dir is set, name is {n}")
         if len(set(names)) < len(names):
             raise ValueError("save_dir is set, but names are not unique. Use names= to set unique names")
+
+
+def _check_running(plan, verbose, batch_size, correction, correction_alpha):
+    """``verbose`` of the tree plan, ``batch_size`` and ``correction_alpha``, with pt.Experiment's error
+    types (AssertionError, or TypeError for a value of the wrong type)."""
+    if plan == "tree" and verbose not in ("auto", True, False):
+        raise ArgumentError(f"'verbose' must be 'auto', True or False with plan='tree', got {verbose!r}")
+    if batch_size is not None:
+        if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)):
+            raise TypeError(f"'batch_size' must be a positive integer or None, got {type(batch_size).__name__}: "
+                            f"{batch_size!r}")
+        if batch_size < 1:
+            raise ArgumentError(f"'batch_size' must be a positive integer or None, got {batch_size}")
+    if correction is not None:
+        if isinstance(correction_alpha, bool) or not isinstance(correction_alpha, (int, float, np.number)):
+            raise TypeError(f"'correction_alpha' must be a number in (0, 1), got {type(correction_alpha).__name__}: "
+                            f"{correction_alpha!r}")
+        if not 0 < correction_alpha < 1:
+            raise ValueError(f"'correction_alpha' must be in (0, 1), got {correction_alpha}")
 
 
 def _validate(systems, names, topics, measures, validate):

@@ -77,15 +77,22 @@ class PtTables:
 
     def experiment(self, *, perquery: Any = False, dataframe: bool = True, baseline: int | None = None,
                    test: Any = "t", correction: str | None = None, correction_alpha: float | None = 0.05,
-                   round: Any = None, **_: Any) -> Any:
-        """What ``pt.Experiment`` returns with these options (without ``highlight``) on the runs."""
+                   round: Any = None, untested: bool = False, **_: Any) -> Any:
+        """What ``pt.Experiment`` returns with these options (without ``highlight``) on the runs.
+
+        ``untested``: the test columns (``"<m> p-value"``, and with a ``correction`` ``"<m> reject"``
+        and ``"<m> p-value corrected"``) are laid out, where ``pt.Experiment`` puts them, but not
+        computed (NaN p-values, a Bonferroni correction of them), for a caller that fills them with
+        its own figures."""
         from pyterrier._evaluation import _rendering
-        from scipy import stats
 
         rendering: Any = _rendering  # PyTerrier's private renderer: its overloads want literal booleans
-        test_fn = {"t": stats.ttest_rel, "wilcoxon": stats.wilcoxon}.get(test, test) if isinstance(test, str) else test
-        renderer = rendering.RenderFromPerQuery(self.names, baseline=baseline, test_fn=_quiet(test_fn), correction=correction,
-                                      correction_alpha=correction_alpha, round=round, precompute_time=0)
+        if untested:
+            test_fn, correction = _untested, None if correction is None else "bonferroni"
+        else:
+            test_fn = _quiet(_test_function(test))
+        renderer = rendering.RenderFromPerQuery(self.names, baseline=baseline, test_fn=test_fn, correction=correction,
+                                                correction_alpha=correction_alpha, round=round, precompute_time=0)
         for sysid, table in enumerate(self.per_query(backfill=perquery is not False)):
             renderer.add_metrics(sysid, table, 0.0)
         if not perquery:
@@ -95,6 +102,20 @@ class PtTables:
             return per_query
         averages = renderer.averages(dataframe=dataframe)  # pt.Experiment: no mrt beside per-query output
         return rendering.EvaluationDataTuple(averages, per_query) if dataframe else (averages, per_query)
+
+
+def _test_function(test: Any) -> Any:
+    """The function ``pt.Experiment`` tests with for ``test``."""
+    if not isinstance(test, str):
+        return test
+    from scipy import stats
+
+    return {"t": stats.ttest_rel, "wilcoxon": stats.wilcoxon}.get(test, test)
+
+
+def _untested(x: Any, y: Any) -> tuple[float, float]:
+    """A test that is not made: NaN statistic and p-value (a column the caller fills)."""
+    return float("nan"), float("nan")
 
 
 def _quiet(test_fn: Any) -> Any:

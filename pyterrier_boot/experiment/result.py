@@ -72,11 +72,11 @@ class Comparisons:
         :func:`~pyterrier_boot.experiment.uncertainty.matched_intervals`): topic tests with their own
         intervals, or with the corpus bootstrap the replicate test of the shown interval."""
         from ..stats.comparison import interval_alpha
-        from ..stats.correction import canonical
+        from ..stats.correction import canonical, multiple_tests
         from ..stats.inversion import alpha_of
         from .uncertainty import matched_intervals
 
-        scores = {m: pd.DataFrame(values[:, :, j], index=list(names)) for j, m in enumerate(measures)}
+        scores = {m: pd.DataFrame(values[:, :, j].T, columns=list(names)) for j, m in enumerate(measures)}
         family = canonical(correction) if correction is not None else None
         alpha = correction_alpha if correction is not None else alpha_of(confidence_level)
         # with the corpus bootstrap the topic test's interval is replaced below: its warnings do not apply
@@ -105,14 +105,12 @@ class Comparisons:
                 frame, values, system_index, baseline_index, bootstrap=bootstrap, interval=interval, plan=plan,
                 corpus=corpus, alpha=ci_alpha, inclusive=inclusive)
         if correction is not None:
-            import statsmodels.stats.multitest as multitest
-
             corrected = np.full(len(frame), np.nan)
             reject = np.zeros(len(frame), dtype=bool)
             for m in measures:
                 rows = np.flatnonzero((frame["measure"] == m).to_numpy())
                 try:
-                    reject[rows], corrected[rows], _, _ = multitest.multipletests(
+                    reject[rows], corrected[rows] = multiple_tests(
                         frame["p-value"].to_numpy()[rows], alpha=correction_alpha, method=correction)
                 except ValueError as error:
                     raise ValueError(f"correction={correction!r}: {error}") from None
@@ -131,6 +129,20 @@ class Comparisons:
     def with_intervals(self, intervals: FloatArray | None, distribution: FloatArray | None) -> Comparisons:
         return replace(self, intervals=intervals, distribution=distribution)
 
+    def bounded(self, bounds: tuple | None) -> Comparisons:
+        """The comparisons with their difference intervals kept inside ``[lo - hi, hi - lo]`` of each
+        measure's range ``bounds`` (:func:`unit_bounds`; the verdicts are unchanged: 0 is inside)."""
+        if bounds is None or self.intervals is None:
+            return self
+        from .._bounds import clipped, difference_bounds
+
+        intervals = np.stack(clipped(self.intervals[..., 0], self.intervals[..., 1], difference_bounds(bounds)),
+                             axis=-1)
+        frame = self.frame.copy()
+        frame["ci_low"] = intervals[..., 0].T.reshape(-1)  # frame rows: measure-major
+        frame["ci_high"] = intervals[..., 1].T.reshape(-1)
+        return replace(self, frame=frame, intervals=intervals)
+
 
 @dataclass(frozen=True, eq=False)
 class ExperimentResult:
@@ -139,6 +151,9 @@ class ExperimentResult:
     Attributes:
         names, qids, measures: labels of the systems, (judged) topics and measures.
         summed: per measure, whether it is summed over topics (NumRet, ...) rather than averaged.
+        unit: per measure, whether its values lie in [0, 1] (AP, nDCG, P@k, RR, ...): its intervals
+            are kept inside it, those of differences inside [-1, 1] (``pt_docs/statistics.md``,
+            "Intervals near the ends of the range"); empty for results saved without it.
         values: per-topic values ``[system, topic, measure]``.
         bootstrap, interval, confidence_level: how intervals were made (bootstrap None: none).
         intervals: ``[system, measure, 2]`` interval of each mean.
@@ -171,6 +186,7 @@ class ExperimentResult:
     topics: tuple | None = None
     plan: ResamplePlan | None = None
     provenance: dict | None = None
+    unit: tuple = ()
 
     # ------------------------------------------------------------ summaries
 
@@ -192,7 +208,14 @@ class ExperimentResult:
         return np.round(value, digits) if isinstance(value, np.ndarray) else builtins.round(value, digits)
 
     def table(self, *, highlight: Any = None, round: int | None = None) -> Any:
-        """The ``pt.Experiment``-style table (a Styler when ``highlight`` is ``"bold"``/``"color"``)."""
+        """The ``pt.Experiment``-style table (a Styler when ``highlight`` is ``"bold"``/``"color"``).
+
+        Its columns are in the order of ``pt.boot.Experiment``'s table: ``name``, the means (and
+        ``mrt``); against each baseline ``pt.Experiment``'s test columns per measure (``"<m> +"``,
+        ``"<m> -"``, ``"<m> p-value"``, ``"<m> reject"``, ``"<m> p-value corrected"``); the intervals
+        of the means per measure (``"<m> ci_low"``, ``"<m> ci_high"``); then against each baseline the
+        differences per measure (``"<m> diff"``, ``"<m> diff ci_low"``, ``"<m> diff ci_high"``,
+        ``"<m> effect size"``). With several baselines the comparison columns end in ``" vs <b>"``."""
         round = self.round if round is None else round
         columns = {"name": list(self.names)}
         direction = {}
@@ -200,48 +223,59 @@ class ExperimentResult:
         for j, m in enumerate(self.measures):
             columns[m] = self._round(m, means[:, j], round)
             direction[m] = "+"
-            if self.intervals is not None:
-                columns[f"{m} ci_low"] = self._round(m, self.intervals[:, j, 0], round)
-                columns[f"{m} ci_high"] = self._round(m, self.intervals[:, j, 1], round)
         if self.mrt is not None:
             columns["mrt"] = [self.mrt[n] for n in self.names]
             direction["mrt"] = "-"
-        frame = pd.DataFrame(columns)
         if self.comparisons is not None:
-            frame = self._with_baseline_columns(frame, direction, round)
+            columns.update(self._baseline_columns(direction, round, tests=True))
+        if self.intervals is not None:
+            for j, m in enumerate(self.measures):
+                columns[f"{m} ci_low"] = self._round(m, self.intervals[:, j, 0], round)
+                columns[f"{m} ci_high"] = self._round(m, self.intervals[:, j, 1], round)
+        if self.comparisons is not None:
+            columns.update(self._baseline_columns(direction, round, tests=False))
+        frame = pd.DataFrame(columns)
         if highlight in ("bold", "color", "colour"):
             return _highlighted(frame, direction, highlight)
         return frame
 
-    def _with_baseline_columns(self, frame, direction, round):
+    def _baseline_columns(self, direction, round, *, tests):
+        """Against each baseline, per measure: the test columns (``tests``) or the differences."""
         comp = self.comparisons
         several = len(set(comp.baseline_index.tolist())) > 1
+        columns = {}
         for b in dict.fromkeys(comp.baseline_index.tolist()):
             suffix = f" vs {self.names[b]}" if several else ""
             for j, m in enumerate(self.measures):
                 rows = comp.frame[(comp.frame["measure"] == m) & (comp.frame["baseline"] == self.names[b])]
                 rows = rows.set_index("name")
-                pairs = np.flatnonzero(comp.baseline_index == b)
-                by_name = {self.names[comp.system_index[p]]: p for p in pairs}
 
                 def column(key, rows=rows):
-                    return [rows.loc[n, key] if n in rows.index else None for n in self.names]
+                    return np.array([rows.loc[n, key] if n in rows.index else None for n in self.names], dtype=object)
 
-                frame[f"{m} +{suffix}"] = np.array(column("+"), dtype=float)  # NaN for the baseline, as pt
-                frame[f"{m} -{suffix}"] = np.array(column("-"), dtype=float)
-                direction[f"{m} +{suffix}"], direction[f"{m} -{suffix}"] = "+", "-"
-                frame[f"{m} diff{suffix}"] = self._round(m, np.array(column("diff"), dtype=float), round)
+                if tests:
+                    columns.update(self._test_columns(m, suffix, column, comp.correction is not None, direction))
+                    continue
+                by_name = {self.names[comp.system_index[p]]: p for p in np.flatnonzero(comp.baseline_index == b)}
+                columns[f"{m} diff{suffix}"] = self._round(m, column("diff").astype(float), round)
                 direction[f"{m} diff{suffix}"] = "+"
                 if comp.intervals is not None:
                     for k, side in enumerate(("ci_low", "ci_high")):
-                        frame[f"{m} diff {side}{suffix}"] = self._round(m, np.array(
+                        columns[f"{m} diff {side}{suffix}"] = self._round(m, np.array(
                             [comp.intervals[by_name[n], j, k] if n in by_name else np.nan for n in self.names]), round)
-                frame[f"{m} effect size{suffix}"] = np.array(column("effect size"), dtype=float)
-                frame[f"{m} p-value{suffix}"] = np.array(column("p-value"), dtype=float)
-                if comp.correction is not None:
-                    frame[f"{m} reject{suffix}"] = [bool(v) if v is not None else False for v in column("reject")]
-                    frame[f"{m} p-value corrected{suffix}"] = np.array(column("p-value corrected"), dtype=float)
-        return frame
+                columns[f"{m} effect size{suffix}"] = column("effect size").astype(float)
+        return columns
+
+    @staticmethod
+    def _test_columns(m, suffix, column, corrected, direction):
+        """``pt.Experiment``'s columns of one measure's test against a baseline (NaN for the baseline)."""
+        columns = {f"{m} +{suffix}": column("+").astype(float), f"{m} -{suffix}": column("-").astype(float),
+                   f"{m} p-value{suffix}": column("p-value").astype(float)}
+        direction[f"{m} +{suffix}"], direction[f"{m} -{suffix}"] = "+", "-"
+        if corrected:
+            columns[f"{m} reject{suffix}"] = [bool(v) if v is not None else False for v in column("reject")]
+            columns[f"{m} p-value corrected{suffix}"] = column("p-value corrected").astype(float)
+        return columns
 
     def per_query(self) -> pd.DataFrame:
         """Long table ``name, qid, measure, value`` as ``pt.Experiment(perquery=True)``; with the
@@ -295,11 +329,12 @@ class ExperimentResult:
 
         if len(self.qids) < 2:
             return PairwiseTable.of(_untested_pairs(self.values, self.names, self.measures, test, correction, alpha))
-        scores = {m: pd.DataFrame(self.values[:, :, j], index=list(self.names)) for j, m in enumerate(self.measures)}
+        scores = {m: pd.DataFrame(self.values[:, :, j].T, columns=list(self.names))  # topics x systems
+                  for j, m in enumerate(self.measures)}
         table = compare(scores, test=test, correction=correction, alpha=alpha, rng=rng, n_resamples=n_resamples,
                         max_memory=max_memory, executor=executor)
         if self.bootstrap not in ("corpus", "both"):
-            return PairwiseTable.of(table)
+            return PairwiseTable.of(_bounded_pairs(table, self.measures, self.unit))
         index = {n: i for i, n in enumerate(self.names)}
         first = table["measure"] == self.measures[0]
         a = table.loc[first, "system_a"].map(index).to_numpy()
@@ -326,7 +361,72 @@ class ExperimentResult:
             theta, dist = self.corpus.system_distribution()  # type: ignore[union-attr]  # corpus is set with the corpus bootstrap
             table["corpus p-value"] = image_pvalue(theta[a] - theta[b], dist[:, a] - dist[:, b]).T.reshape(-1)
         table.attrs["test"] = f"{self.bootstrap}-bootstrap replicate test ({replicate_name(self.interval)})"
-        return PairwiseTable.of(table)
+        return PairwiseTable.of(_bounded_pairs(table, self.measures, self.unit))
+
+    def estimates(self, measure: MeasureLike | None = None, *, baseline: str | None = None) -> pd.DataFrame:
+        """Each system's mean, or its difference from ``baseline``, with its standard error: the
+        figures another analysis builds on (:func:`pyterrier_boot.across_collections` pools them).
+
+        Columns ``name, estimate, se, df, ci_low, ci_high, sd, n_topics``, one row per system (but
+        the baseline). ``se`` has the variance the result's intervals include (``attrs["variance"]``):
+        with the topic bootstrap (or none) ``sd / √n``, ``sd`` the SD of the per-topic values or
+        differences and ``df = n - 1``; with the corpus (``"corpus"``, ``"both"``) the SD over
+        the bootstrap replicates (differences taken within each replicate), ``df`` infinite. The
+        interval of a mean is the result's own (a t interval without a bootstrap); of a difference
+        ``estimate ± c se``, ``c`` the t (``df``) or normal quantile: the interval of the t test,
+        or of the replicate test's normal interval, the tables' defaults (kept inside ``[-1, 1]``
+        for a measure in ``[0, 1]``, as theirs).
+
+        Example:
+            >>> sim = pyterrier_boot.simulate_collection(n_topics=20, n_systems=3, rng=1)   # doctest: +SKIP
+            >>> res = pyterrier_boot.experiment_result(sim.runs, None, sim.qrels, ["AP"])   # doctest: +SKIP
+            >>> res.estimates("AP", baseline="S1").columns.tolist()                          # doctest: +SKIP
+            ['name', 'estimate', 'se', 'df', 'ci_low', 'ci_high', 'sd', 'n_topics']
+        """
+        from .._bounds import UNIT, clipped, difference_bounds
+        from .._quantiles import critical_value
+        from .uncertainty import standard_errors
+
+        j, rows, base = self._estimand(measure, baseline)
+        x = self.values[rows, :, j] - (0 if base is None else self.values[base, :, j])
+        estimate = x.mean(axis=1)
+        replicates = None
+        if self.bootstrap in ("corpus", "both") and self.distribution_ is not None:
+            dist = self.distribution_[:, :, j]
+            replicates = dist[:, rows] - (0 if base is None else dist[:, [base]])
+        se, df = standard_errors(x, replicates)
+        half = critical_value(df, self.confidence_level) * se
+        low, high = estimate - half, estimate + half
+        if self.unit and self.unit[j]:  # kept inside the range, as the tables' intervals
+            low, high = clipped(low, high, UNIT if base is None else difference_bounds(UNIT))
+        if base is None and self.intervals is not None:
+            low, high = self.intervals[rows, j, 0], self.intervals[rows, j, 1]
+        sd = x.std(axis=1, ddof=1) if x.shape[1] > 1 else np.full(len(rows), np.nan)
+        frame = pd.DataFrame({"name": [self.names[s] for s in rows], "estimate": estimate, "se": se, "df": df,
+                              "ci_low": low, "ci_high": high, "sd": sd, "n_topics": x.shape[1]})
+        variance = {"corpus": "corpus", "both": "topics+corpus"}.get(self.bootstrap or "topic", "topics")
+        frame.attrs.update(measure=self.measures[j], baseline=None if base is None else self.names[base],
+                           variance=variance, confidence_level=self.confidence_level)
+        return frame
+
+    def _estimand(self, measure, baseline):
+        """``(measure index, system rows, baseline row or None)`` of :meth:`estimates`, checked."""
+        if measure is None:
+            j = 0
+        elif measure in self.measures:
+            j = self.measures.index(measure)
+        else:
+            raise ValueError(f"'measure': {measure!r} is not in the result, whose measures are {list(self.measures)}")
+        if self.summed[j]:
+            raise ValueError(f"'measure': {self.measures[j]!r} is summed over topics, not averaged: it has no "
+                             "mean to estimate")
+        if baseline is None:
+            return j, list(range(len(self.names))), None
+        if baseline not in self.names:
+            raise ValueError(f"'baseline': {baseline!r} is not a system of the result, whose systems are "
+                             f"{list(self.names)}")
+        base = self.names.index(baseline)
+        return j, [s for s in range(len(self.names)) if s != base], base
 
     def ranks(self) -> pd.DataFrame:
         """Each system's rank (1 = best mean) on the collection and across bootstrap replicates,
@@ -486,6 +586,25 @@ class ExperimentResult:
     def plot_rank_intervals(self, measure: MeasureLike | None = None, **kwargs: Any) -> Any:
         """Ranks with their intervals (:func:`pyterrier_boot.plotting.plot_rank_intervals`)."""
         return VIEWS["plot_rank_intervals"](self, measure, **kwargs)
+
+
+def _bounded_pairs(table: pd.DataFrame, measures: Sequence[str], unit: Sequence[bool]) -> pd.DataFrame:
+    """``compare``'s table with the intervals of the measures in [0, 1] kept inside [-1, 1]."""
+    for m, inside in zip(measures, unit, strict=False):
+        if inside:
+            rows = (table["measure"] == m).to_numpy()
+            table.loc[rows, "ci_low"] = np.clip(table.loc[rows, "ci_low"].to_numpy(float), -1.0, 1.0)
+            table.loc[rows, "ci_high"] = np.clip(table.loc[rows, "ci_high"].to_numpy(float), -1.0, 1.0)
+    return table
+
+
+def unit_bounds(unit: Sequence[bool]) -> tuple | None:
+    """Each measure's range ``(lo [M], hi [M])``: ``[0, 1]`` where ``unit``, unbounded elsewhere
+    (None when no measure has a range)."""
+    unit = np.asarray(unit, dtype=bool)
+    if not unit.any():
+        return None
+    return np.where(unit, 0.0, -np.inf), np.where(unit, 1.0, np.inf)
 
 
 def replicate_name(interval: str | None) -> str:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .._bounds import clipped, normal_within
 from .._memory import NO_LIMIT
 from .._quantiles import quantiles
 from ..corpus.intervals import image_interval
@@ -52,66 +53,71 @@ class Spread:
 
 
 def topic_spread(rows: FloatArray, plan: ResamplePlan, *, method: str, confidence_level: float,
-                 executor: Executor | None = None, labels: Sequence[str] | None = None) -> Spread:
+                 executor: Executor | None = None, labels: Sequence[str] | None = None,
+                 bounds: tuple[float, float] | None = None) -> Spread:
     """Topic-bootstrap intervals of the mean of each row of ``rows`` (series x topics), on ``executor``
-    when given (:func:`~pyterrier_boot.bootstrap_ci`, whose warnings name the rows by ``labels``)."""
+    when given (:func:`~pyterrier_boot.bootstrap_ci`, whose warnings name the rows by ``labels``),
+    kept inside ``bounds``, the range of the values (None: none)."""
     import pandas as pd
 
-    scores = rows if labels is None else pd.DataFrame(rows, index=list(labels))
+    scores = rows if labels is None else pd.DataFrame(rows.T, columns=list(labels))  # topics x series
     # the caller (Experiment) checked the memory of the whole bootstrap against its max_memory
     res = bootstrap_ci(scores, method=method, confidence_level=confidence_level, plan=plan, max_memory=NO_LIMIT,
-                       executor=executor)
+                       executor=executor, bounds=bounds)
     dist = res.bootstrap_distribution
     dist = np.zeros((0, rows.shape[0])) if dist is None else np.asarray(dist).T
     return Spread(np.asarray(res.confidence_interval.low, float), np.asarray(res.confidence_interval.high, float), dist)
 
 
 def joint_spread(rows: FloatArray, image_rows: FloatArray, plan: ResamplePlan, *, method: str,
-                 confidence_level: float) -> Spread:
+                 confidence_level: float, bounds: tuple | None = None) -> Spread:
     """Two-stage intervals: replicate ``b`` is the mean of ``image_rows[b]`` over resample ``b``'s topics.
 
     Args:
         rows: series x topics values on the collection.
         image_rows: ``[image, series, topic]`` values on corpus images (one per replicate).
         plan: topic plan with as many resamples as images.
+        bounds: the range of the values (:mod:`pyterrier_boot._bounds`), or None.
     """
     n_images = image_rows.shape[0]
     weights = plan.weights(0, n_images) / rows.shape[1]  # [replicate, topic]
     dist = np.einsum("bq,bsq->bs", weights, image_rows)
     theta = rows.mean(axis=1)
-    return Spread(*_limits(theta, dist, method, confidence_level), dist)  # type: ignore[call-arg]
+    return Spread(*_limits(theta, dist, method, confidence_level, bounds), dist)  # type: ignore[call-arg]
 
 
-def _limits(theta, dist, method, confidence_level):
+def _limits(theta, dist, method, confidence_level, bounds=None):
     alpha = 1 - confidence_level
     if method == "normal":
         from scipy import stats
 
-        half = stats.norm.ppf(1 - alpha / 2) * dist.std(axis=0, ddof=1)
-        return theta - half, theta + half
+        return normal_within(theta, dist, stats.norm.ppf(1 - alpha / 2), bounds)
     low_q, high_q = quantiles(dist.T, [alpha / 2, 1 - alpha / 2]).T
     if method == "basic":
-        return 2 * theta - high_q, 2 * theta - low_q
-    return low_q, high_q
+        return clipped(2 * theta - high_q, 2 * theta - low_q, bounds)
+    return clipped(low_q, high_q, bounds)
 
 
 def mean_spreads(values: FloatArray, bootstrap: str | None, interval: str | None,
                  confidence_level: float, plan: ResamplePlan | None, corpus: Any,
                  executor: Executor | None = None, *, names: Sequence[str] | None = None,
-                 measures: Sequence[str] | None = None) -> tuple[FloatArray | None, FloatArray | None]:
+                 measures: Sequence[str] | None = None,
+                 bounds: tuple[FloatArray, FloatArray] | None = None) -> tuple[FloatArray | None, FloatArray | None]:
     """Intervals ``[S, M, 2]`` of each system's mean over topics of ``values [S, Q, M]`` and the
     bootstrap distribution ``[B, S, M]`` behind them (``(None, None)`` without a bootstrap). Warnings
-    name a system as ``"<measure>: <name>"`` given the systems' ``names`` and the ``measures``' labels."""
+    name a system as ``"<measure>: <name>"`` given the systems' ``names`` and the ``measures``' labels.
+    ``bounds``: each measure's range ``(lo [M], hi [M])`` (``-inf``/``inf`` where it has none): the
+    intervals are kept inside it (:mod:`pyterrier_boot._bounds`)."""
     if bootstrap is None:
         return None, None
     if bootstrap == "corpus":
         theta, dist = corpus.system_distribution()
         jack = corpus.jackknife_distribution.mean(axis=2)
         low, high = image_interval(theta, dist, method=interval, confidence_level=confidence_level,  # type: ignore[arg-type]  # interval is set with a bootstrap
-                                   jackknife=jack)
+                                   jackknife=jack, bounds=bounds)
         return np.stack([low, high], axis=-1), dist
     labels = None if names is None or measures is None else [[f"{m}: {n}" for n in names] for m in measures]
-    return _per_measure(values, None, bootstrap, interval, confidence_level, plan, corpus, executor, labels)
+    return _per_measure(values, None, bootstrap, interval, confidence_level, plan, corpus, executor, labels, bounds)
 
 
 def difference_spreads(values: FloatArray, a: npt.NDArray[np.intp], b: npt.NDArray[np.intp],
@@ -135,22 +141,55 @@ def difference_spreads(values: FloatArray, a: npt.NDArray[np.intp], b: npt.NDArr
     return _per_measure(values, (a, b), bootstrap, interval, confidence_level, plan, corpus, executor)
 
 
-def _per_measure(values, pairs, bootstrap, interval, confidence_level, plan, corpus, executor=None, labels=None):
-    """Topic or joint spreads, one measure at a time, of system means or (with ``pairs``) differences;
-    ``labels[m]``: the rows' labels for measure ``m`` (None: their positions)."""
+def _per_measure(values, pairs, bootstrap, interval, confidence_level, plan, corpus, executor=None, labels=None,
+                 bounds=None):
+    """Topic or joint spreads, per measure, of system means or (with ``pairs``) differences;
+    ``labels[m]``: the rows' labels for measure ``m`` (None: their positions); ``bounds``: each
+    measure's range ``(lo [M], hi [M])`` (means only)."""
+    rows = values if pairs is None else values[pairs[0]] - values[pairs[1]]
+    per_measure = rows.transpose(2, 0, 1)  # [measure, row, topic]
+    if bootstrap == "topic":
+        return _topic_per_measure(per_measure, plan, interval, confidence_level, executor, labels, bounds)
     spreads = []
-    for m in range(values.shape[2]):
-        rows = values[:, :, m] if pairs is None else values[pairs[0], :, m] - values[pairs[1], :, m]
-        if bootstrap == "topic":
-            spreads.append(topic_spread(rows, plan, method=interval, confidence_level=confidence_level,
-                                        executor=executor, labels=None if labels is None else labels[m]))
-            continue
+    for m, rows in enumerate(per_measure):
+        measure_bounds = _measure_bounds(bounds, m)
         images = corpus.bootstrap_distribution[..., m]  # [image, system, topic]
         if pairs is not None:
             images = images[:, pairs[0]] - images[:, pairs[1]]
-        spreads.append(joint_spread(rows, images, plan, method=interval, confidence_level=confidence_level))
+        spreads.append(joint_spread(rows, images, plan, method=interval, confidence_level=confidence_level,
+                                    bounds=measure_bounds))
     intervals = np.stack([np.stack([sp.low, sp.high], axis=-1) for sp in spreads], axis=1)
     return intervals, np.stack([sp.distribution for sp in spreads], axis=-1)
+
+
+def _topic_per_measure(per_measure, plan, interval, confidence_level, executor, labels, bounds):
+    """Topic spreads of ``per_measure [measure, row, topic]``: consecutive measures with the same
+    range at once, so one pass over the plan serves them (the same numbers, row by row)."""
+    M, R, Q = per_measure.shape
+    runs: list[tuple] = []  # (range, measures)
+    for m in range(M):
+        measure_bounds = _measure_bounds(bounds, m)
+        if runs and runs[-1][0] == measure_bounds:
+            runs[-1][1].append(m)
+        else:
+            runs.append((measure_bounds, [m]))
+    intervals, pieces = np.empty((R, M, 2)), []
+    for measure_bounds, ms in runs:
+        spread = topic_spread(per_measure[ms].reshape(len(ms) * R, Q), plan, method=interval,
+                              confidence_level=confidence_level, executor=executor,
+                              labels=None if labels is None else [x for m in ms for x in labels[m]],
+                              bounds=measure_bounds)
+        intervals[:, ms] = np.stack([spread.low, spread.high], axis=-1).reshape(len(ms), R, 2).transpose(1, 0, 2)
+        pieces.append(spread.distribution.reshape(-1, len(ms), R).transpose(0, 2, 1))
+    return intervals, np.ascontiguousarray(np.concatenate(pieces, axis=2))
+
+
+def _measure_bounds(bounds, m):
+    """Measure ``m``'s range as ``(lo, hi)``, or None when it has none."""
+    if bounds is None:
+        return None
+    lo, hi = float(np.asarray(bounds[0])[m]), float(np.asarray(bounds[1])[m])
+    return (lo, hi) if np.isfinite(lo) or np.isfinite(hi) else None
 
 
 # ---------------------------------------------------------------- verdicts that match the intervals
@@ -232,3 +271,22 @@ def matched_intervals(frame: pd.DataFrame, values: FloatArray, a: npt.NDArray[np
     frame["ci_low"] = low.T.reshape(-1)
     frame["ci_high"] = high.T.reshape(-1)
     return frame, np.stack([low, high], axis=-1), dist
+
+
+# ---------------------------------------------------------------- standard errors
+
+
+def standard_errors(rows: FloatArray, replicates: FloatArray | None) -> tuple[FloatArray, FloatArray]:
+    """``(se, df)`` of the mean over topics of each row of ``rows`` (series x topics).
+
+    Topic variance alone (``replicates`` None): ``sd(x) / √n`` (ddof 1) with ``n - 1`` degrees of
+    freedom, the variance the topic bootstrap's intervals estimate. With the corpus in the
+    variance: the SD (ddof 1) of the series' ``replicates`` ``[replicate, series]`` (corpus images,
+    or topic resamples on images), with infinite degrees of freedom.
+    """
+    n = rows.shape[1]
+    if replicates is not None:
+        return replicates.std(axis=0, ddof=1), np.full(rows.shape[0], np.inf)
+    if n < 2:
+        return np.full(rows.shape[0], np.nan), np.full(rows.shape[0], np.nan)
+    return rows.std(axis=1, ddof=1) / np.sqrt(n), np.full(rows.shape[0], float(n - 1))

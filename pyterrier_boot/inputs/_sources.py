@@ -1,13 +1,18 @@
 """Telling files from dataset ids, and loading ir_datasets / PyTerrier datasets with clear errors."""
 from __future__ import annotations
 
+import contextlib
 import difflib
+import logging
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 from .._environment import configure_ir_datasets
 
 IRDS_PREFIX = "irds:"
+# what ir_datasets logs while it retries and gives up a download: our error says what failed
+_DOWNLOAD_CHATTER = ("download error", "Download failed")
 # a missing path with one of these suffixes is a mistyped file, never an ir_datasets id
 _FILE_SUFFIXES = {".txt", ".gz", ".tsv", ".csv", ".trec", ".qrels", ".run", ".res", ".xml", ".bz2", ".lz4"}
 
@@ -34,18 +39,74 @@ def split_source(source, kind: str):
 
 
 def _irds_knows(dataset_id: str) -> bool:
-    configure_ir_datasets()
-    import ir_datasets
-
     try:
-        ir_datasets.load(dataset_id)
+        with irds_reading():
+            import ir_datasets
+
+            ir_datasets.load(dataset_id)
     except KeyError:
         return False
     return True
 
 
+@contextlib.contextmanager
+def irds_reading() -> Iterator[None]:
+    """ir_datasets at work for one reading, failing fast and leaving nothing behind: each download
+    source is tried once (``IR_DATASETS_DL_TRIES`` is honoured when set), its retry and failure
+    messages are dropped (the error raised says what failed), and when the reading fails, the
+    folders ir_datasets created meanwhile and left empty are removed (its import alone creates
+    some twenty in ``IR_DATASETS_HOME``, or ``~/.ir_datasets``)."""
+    home = _irds_home()
+    before = _folders(home)
+    configure_ir_datasets()  # may create ~/.ir_datasets, or move the cache to a temporary folder
+    if _irds_home() != home:
+        home = _irds_home()
+        before = _folders(home)
+    logger, tries = logging.getLogger("ir_datasets"), os.environ.get("IR_DATASETS_DL_TRIES")
+    logger.addFilter(_drop_download_chatter)
+    if tries is None:
+        os.environ["IR_DATASETS_DL_TRIES"] = "1"
+    try:
+        yield
+    except BaseException:
+        _remove_new_empty_folders(home, before)
+        raise
+    finally:
+        logger.removeFilter(_drop_download_chatter)
+        if tries is None:
+            os.environ.pop("IR_DATASETS_DL_TRIES", None)
+
+
+def _drop_download_chatter(record: logging.LogRecord) -> bool:
+    return not str(record.msg).startswith(_DOWNLOAD_CHATTER)
+
+
+def _irds_home() -> Path | None:
+    """The folder ir_datasets keeps its cache in (its own rule), or None without a home folder."""
+    try:
+        return Path(os.environ.get("IR_DATASETS_HOME", Path.home() / ".ir_datasets"))
+    except RuntimeError:
+        return None
+
+
+def _folders(home: Path | None) -> set[str]:
+    """Every folder under ``home``, ``home`` included (empty when it does not exist)."""
+    if home is None or not home.is_dir():
+        return set()
+    return {str(home), *(os.path.join(top, name) for top, names, _ in os.walk(home) for name in names)}
+
+
+def _remove_new_empty_folders(home: Path | None, before: set[str]) -> None:
+    """Remove the folders under ``home`` (``home`` too) that were not in ``before`` and are empty,
+    deepest first; a folder holding anything is kept."""
+    for folder in sorted(_folders(home) - before, key=len, reverse=True):
+        with contextlib.suppress(OSError):
+            os.rmdir(folder)
+
+
 def load_irds(dataset_id: str, kind: str):
-    """``ir_datasets.load(dataset_id)``, or a ValueError suggesting close ids."""
+    """``ir_datasets.load(dataset_id)``, or a ValueError suggesting close ids (inside
+    :func:`irds_reading`)."""
     configure_ir_datasets()
     import ir_datasets
 
@@ -77,9 +138,22 @@ def irds_docs_count(dataset) -> int | None:
     return int(count) if count else None
 
 
+def _failed_downloads(ex: Exception) -> str | None:
+    """ir_datasets' ``RuntimeError('All download sources failed', [(source, error), ...])`` in
+    short: each source's host and error type; None for any other error."""
+    from urllib.parse import urlparse
+
+    if not (isinstance(ex, RuntimeError) and len(ex.args) == 2 and ex.args[0] == "All download sources failed"
+            and isinstance(ex.args[1], list)):
+        return None
+    tried = [f"{urlparse(str(getattr(source, 'url', ''))).netloc or type(source).__name__} "
+             f"({type(error).__name__})" for source, error in ex.args[1]]
+    return "no download source answered: " + ", ".join(tried)
+
+
 def not_loadable(description: str, kind: str, ex: Exception, alternative: str, *, irds: bool) -> ValueError:
     """ValueError for a dataset whose ``kind`` could not be loaded (offline, not cached, ...)."""
-    reason = f"{type(ex).__name__}: {ex}"
+    reason = _failed_downloads(ex) or f"{type(ex).__name__}: {ex}"
     if len(reason) > 300:
         reason = reason[:297] + "..."
     where, offline = "the local cache", ""

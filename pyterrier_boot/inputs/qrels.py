@@ -30,7 +30,15 @@ from ._files import (
     parse_integer,
     read_file_bytes,
 )
-from ._sources import IRDS_PREFIX, irds_docs_count, irds_id, load_irds, not_loadable, split_source
+from ._sources import (
+    IRDS_PREFIX,
+    irds_docs_count,
+    irds_id,
+    irds_reading,
+    load_irds,
+    not_loadable,
+    split_source,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -141,11 +149,14 @@ def read_qrels(source: QrelsLike, *, corpus_size: int | None = None) -> Qrels:
         if kind == "file":
             shown, frame = _read_qrels_file(value)
             return Qrels(frame, corpus_size, shown)
-        return _from_irds(load_irds(value, "qrels"), value, corpus_size)
+        with irds_reading():
+            return _from_irds(load_irds(value, "qrels"), value, corpus_size)
     if hasattr(source, "get_qrels"):
-        return _from_pt_dataset(source, corpus_size)
+        with irds_reading():
+            return _from_pt_dataset(source, corpus_size)
     if hasattr(source, "qrels_iter"):
-        return _from_irds(source, irds_id(source), corpus_size)
+        with irds_reading():
+            return _from_irds(source, irds_id(source), corpus_size)
     raise TypeError(
         "'source' must be a Qrels, a DataFrame, a path to a TREC qrels file, an ir_datasets or "
         f"PyTerrier dataset, or an id such as 'irds:vaswani'; got {type(source).__name__}"

@@ -10,7 +10,7 @@ import pandas as pd
 
 from ._columns import as_ids, first_value, pick_columns
 from ._files import GZIP_MAGIC, line_error, read_file_bytes
-from ._sources import IRDS_PREFIX, irds_id, load_irds, not_loadable, split_source
+from ._sources import IRDS_PREFIX, irds_id, irds_reading, load_irds, not_loadable, split_source
 
 if TYPE_CHECKING:
     from .._typing import TopicsLike
@@ -62,19 +62,22 @@ def read_topics(source: TopicsLike, *, format: str | None = None) -> pd.DataFram
         kind, value = split_source(source, "topics")
         if kind == "file":
             return _read_topics_file(value, format)
-        return _from_pt_dataset(_pt_irds_dataset(value), f"'{IRDS_PREFIX}{value}'", irds=True)
+        with irds_reading():
+            return _from_pt_dataset(_pt_irds_dataset(value), f"'{IRDS_PREFIX}{value}'", irds=True)
     if hasattr(source, "get_topics"):
         ref = source.irds_ref() if hasattr(source, "irds_ref") else None
         if ref is not None and irds_id(ref):
             label = f"'{IRDS_PREFIX}{irds_id(ref)}'"
         else:
             label = f"PyTerrier dataset {getattr(source, 'name', None) or type(source).__name__}"
-        return _from_pt_dataset(source, label, irds=ref is not None)
+        with irds_reading():
+            return _from_pt_dataset(source, label, irds=ref is not None)
     if hasattr(source, "queries_iter"):
         dataset_id = irds_id(source)
         if dataset_id is None:
             raise ValueError("this ir_datasets dataset has no id; pass 'irds:<id>' or a topics frame instead")
-        return _from_pt_dataset(_pt_irds_dataset(dataset_id), f"'{IRDS_PREFIX}{dataset_id}'", irds=True)
+        with irds_reading():
+            return _from_pt_dataset(_pt_irds_dataset(dataset_id), f"'{IRDS_PREFIX}{dataset_id}'", irds=True)
     raise TypeError(
         "'topics' must be a DataFrame, a path to a topics file, a PyTerrier or ir_datasets dataset, "
         f"or an id such as 'irds:vaswani'; got {type(source).__name__}"

@@ -194,15 +194,9 @@ class Leaderboard:
 
     def to_markdown(self, digits: int = 3) -> str:
         """The readable table as GitHub Markdown, its caption below."""
-        frame = self.display_frame(digits)
+        from ..experiment.display import markdown_table
 
-        def cell(v):
-            return str(v).replace("|", "\\|")
-
-        lines = ["| " + " | ".join(map(cell, frame.columns)) + " |",
-                 "|" + "|".join("---:" if pd.api.types.is_numeric_dtype(frame[c]) else "---" for c in frame) + "|"]
-        lines += ["| " + " | ".join(map(cell, row)) + " |" for row in frame.itertuples(index=False)]
-        return "\n".join(lines) + "\n\n" + self.caption() + "\n"
+        return markdown_table(self.display_frame(digits), self.caption())
 
     def to_latex(self, digits: int = 3, *, caption: str | None = None, label: str | None = None,
                  float_env: bool = True) -> str:

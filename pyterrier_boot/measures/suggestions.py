@@ -4,7 +4,8 @@ One routine serves every door (:func:`~.parsing.parse_measures`, so ``evaluate``
 and the report; and ``pt.boot.Experiment``'s ``MeasureError``): a cutoff glued to a trec_eval
 family or a measure (``map_cut10``, ``P10``, ``ndcg10``) gets its trec_eval and its ir_measures
 spelling (``'map_cut_10' or 'AP@10'``); another name gets the closest known name in its place
-(``ndcg@10`` -> ``nDCG@10``, ``mapp`` -> ``map``).
+(``ndcg@10`` -> ``nDCG@10``, ``mapp`` -> ``map``). Junk after a cutoff is dropped (``ndcg@10x`` ->
+``nDCG@10``). Every suggestion is itself a measure: a candidate that does not parse is never shown.
 """
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ TREC_NAMES = (
 )
 
 _GLUED_CUTOFF = re.compile(r"\s*([A-Za-z_]+?)[._@]?(\d+)\s*")
+_JUNK_AFTER_CUTOFF = re.compile(r"(\d+)[^\d()]+$")
 
 
 def measure_registry() -> dict[str, Any]:
@@ -35,14 +37,25 @@ def measure_registry() -> dict[str, Any]:
 
 
 def suggest_measures(text: str) -> list[str]:
-    """Known spellings close to ``text``, best first (empty when none is close).
+    """Known spellings close to ``text`` that parse as measures, best first (empty when none is close).
 
     Example:
         >>> suggest_measures("map_cut10")
         ['map_cut_10', 'AP@10']
         >>> suggest_measures("ndcg@10")
         ['nDCG@10']
+        >>> suggest_measures("ndcg@10x")
+        ['nDCG@10']
     """
+    trimmed = _JUNK_AFTER_CUTOFF.sub(r"\1", text.strip())
+    found = [trimmed] + _candidates(trimmed) if trimmed != text.strip() else []
+    found = [s for s in found if _parses(s)] or [s for s in _candidates(text) if _parses(s)]
+    return [s for s in dict.fromkeys(found) if s != text.strip()]
+
+
+def _candidates(text: str) -> list[str]:
+    """Spellings close to ``text`` (not checked): with a glued cutoff its trec_eval and ir_measures
+    spellings, else the closest known name in place of its name."""
     glued = _GLUED_CUTOFF.fullmatch(text)
     if glued is not None:
         found = [s for s in _with_cutoff(*glued.groups()) if s != text.strip()]
@@ -57,6 +70,17 @@ def suggest_measures(text: str) -> list[str]:
     return [] if candidate == text else [candidate]
 
 
+def _parses(spelling: str) -> bool:
+    """Whether ``spelling`` is a measure :func:`~.parsing.parse_measure` accepts."""
+    from .parsing import parse_measure  # parsing imports this module for its messages
+
+    try:
+        parse_measure(spelling)
+    except (ValueError, TypeError, KeyError):
+        return False
+    return True
+
+
 def did_you_mean(text: str) -> str:
     """``"; did you mean 'map_cut_10' or 'AP@10'?"`` for an unknown measure, or ``""``."""
     found = suggest_measures(text)
@@ -64,11 +88,16 @@ def did_you_mean(text: str) -> str:
 
 
 def _closest(name: str, names: list[str]) -> str | None:
-    """``name`` in another case, else the closest of ``names`` (difflib), else None."""
-    lowered: dict[str, str] = {}
+    """``name`` in another case, else the closest of ``names`` ignoring case (difflib), else None;
+    of names equal but for case, the one whose case is most like ``name``'s (``mapp``: ``map``)."""
+    lowered: dict[str, list[str]] = {}
     for known in names:
-        lowered.setdefault(known.lower(), known)
-    return lowered.get(name.lower()) or next(iter(difflib.get_close_matches(name, names, n=1)), None)
+        lowered.setdefault(known.lower(), []).append(known)
+    key = name.lower() if name.lower() in lowered else next(
+        iter(difflib.get_close_matches(name.lower(), list(lowered), n=1)), None)
+    if key is None:
+        return None
+    return max(lowered[key], key=lambda known: sum(a.islower() == b.islower() for a, b in zip(known, name)))
 
 
 def _with_cutoff(name: str, cutoff: str) -> list[str]:

@@ -5,14 +5,17 @@ ratio of the effectiveness of the two systems") with a standard error ``σ_q`` (
 bootstrap, later; any source works). Pooled (Cormack & Lynam 2006, §9; pt_docs/methods.md, "Meta-analysis over topics"):
 
 * fixed effect: ``d̄ = Σ d_q σ_q⁻² / Σ σ_q⁻²``, standard error ``(Σ σ_q⁻²)^(-1/2)``;
-* random effects (DerSimonian & Laird 1986): between-topic variance
+* random effects: between-topic variance ``τ²`` by DerSimonian & Laird (1986, the default:
   ``τ² = max(0, (Q - (k - 1)) / (Σ w - Σ w² / Σ w))`` with ``w = σ_q⁻²`` and Cochran's
-  ``Q = Σ w (d_q - d̄)²``; weights ``1 / (σ_q² + τ²)``; ``I² = max(0, (Q - (k - 1)) / Q)``;
+  ``Q = Σ w (d_q - d̄)²``), REML or Paule-Mandel; weights ``1 / (σ_q² + τ²)``; ``I²``; the
+  prediction interval of a new topic's effect;
 * Stouffer's combined test of the per-topic z-scores: ``Z = Σ (d_q / σ_q) / √k``; Cormack & Lynam's
   one-sided ``p = 1 - Φ(Z)`` is ``alternative="greater"``.
 
 Intervals and p-values use the normal distribution (as statsmodels' ``combine_effects`` with
-``use_t=False``).
+``use_t=False``), or with ``hksj=True`` the Hartung-Knapp-Sidik-Jonkman t interval for the random
+effects. The pooling is :mod:`pyterrier_boot.meta.random_effects`, shared with
+:func:`pyterrier_boot.across_collections`.
 """
 from __future__ import annotations
 
@@ -33,6 +36,7 @@ from .._checks import (
 from .._deprecation import keyword_only
 from .._results import ConfidenceInterval, TupleLike
 from ..stats.aggregates import EPS
+from .random_effects import TAU2_METHODS, finite_values, pooled_mean, random_effects
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -79,12 +83,14 @@ class MetaAnalysisResult(TupleLike):
         statistic, pvalue, confidence_interval, standard_error: of the pooled effect of ``method``
             (random effects by default).
         fixed, random: :class:`PooledEffect` of both models.
-        tau2: DerSimonian-Laird between-topic variance ``τ²``.
-        i2: ``I²``, share of the variation of effects due to heterogeneity (0 when ``Q <= k - 1``).
+        tau2: between-topic variance ``τ²`` (by ``tau2_method``, DerSimonian-Laird by default).
+        i2: ``I²``, share of the variation of effects due to heterogeneity (with DerSimonian-Laird
+            ``max(0, (Q - (k - 1)) / Q)``).
+        prediction_interval: of a new topic's effect under the random-effects model.
         q, q_pvalue: Cochran's Q and its chi-squared (``k - 1`` df) p-value (heterogeneity test).
         stouffer_statistic, stouffer_pvalue: Stouffer's ``Z`` and its p-value for ``alternative``.
         effects, standard_errors: per-topic inputs; labels: topic labels (or positions).
-        method, alternative, confidence_level, n_topics: as used.
+        method, alternative, confidence_level, tau2_method, hksj, n_topics: as used.
     """
 
     statistic: float
@@ -105,6 +111,9 @@ class MetaAnalysisResult(TupleLike):
     method: str
     alternative: str
     confidence_level: float
+    prediction_interval: ConfidenceInterval | None = None
+    tau2_method: str = "DL"
+    hksj: bool = False
     _tuple_fields: ClassVar[tuple[str, ...]] = ("statistic", "pvalue")
 
     @property
@@ -200,15 +209,12 @@ def _pvalue(z, alternative):
     return float(stats.norm.cdf(z))
 
 
-def _pooled(effects, variances, confidence_level, alternative):
-    w = 1 / variances
-    total = w.sum()
-    estimate = float((w * effects).sum() / total)
-    se = float(np.sqrt(1 / total))
-    z = stats.norm.ppf(0.5 + confidence_level / 2)
-    statistic = estimate / se
-    return PooledEffect(estimate, se, ConfidenceInterval(estimate - z * se, estimate + z * se), statistic,
-                        _pvalue(statistic, alternative), w / total)
+def _pooled(effects, variances, tau2, confidence_level, alternative, hksj=False):
+    pooled = pooled_mean(effects, variances, tau2, hksj=hksj, confidence_level=confidence_level,
+                         alternative=alternative)
+    return PooledEffect(float(pooled["estimate"]), float(pooled["standard_error"]),
+                        ConfidenceInterval(float(pooled["ci_low"]), float(pooled["ci_high"])),
+                        float(pooled["statistic"]), float(pooled["pvalue"]), pooled["weights"])
 
 
 def _meta_iv(effects, standard_errors, method, alternative, confidence_level, labels):
@@ -221,18 +227,10 @@ def _meta_iv(effects, standard_errors, method, alternative, confidence_level, la
         if set(effects.index) != set(standard_errors.index):
             raise ValueError("'effects' and 'standard_errors' cover different topics")
         standard_errors = standard_errors.reindex(effects.index)
-    arrays = []
-    for value, name in ((effects, "effects"), (standard_errors, "standard_errors")):
-        try:
-            arr = np.asarray(value, dtype=float)
-        except (TypeError, ValueError):
-            raise TypeError(f"{name!r} must hold numbers") from None
+    d, se = finite_values(effects, "effects"), finite_values(standard_errors, "standard_errors")
+    for arr, name in ((d, "effects"), (se, "standard_errors")):
         if arr.ndim != 1:
             raise ValueError(f"{name!r} must be one value per topic (1-D), got shape {arr.shape}")
-        if not np.all(np.isfinite(arr)):
-            raise ValueError(f"{name!r} must be finite (no NaN or infinite values)")
-        arrays.append(arr)
-    d, se = arrays
     if d.shape != se.shape:
         raise ValueError(f"'effects' and 'standard_errors' must have the same length, got {d.size} and {se.size}")
     if d.size < 2:
@@ -253,8 +251,9 @@ def _meta_iv(effects, standard_errors, method, alternative, confidence_level, la
 
 def meta_analysis(effects: npt.ArrayLike | pd.Series, standard_errors: npt.ArrayLike, *,
                   method: str = "random", alternative: str = "two-sided",
-                  confidence_level: float = 0.95, labels: Sequence[str] | None = None) -> MetaAnalysisResult:
-    """Combine per-topic effects: fixed effect, DerSimonian-Laird random effects, Stouffer's Z.
+                  confidence_level: float = 0.95, labels: Sequence[str] | None = None,
+                  tau2_method: str = "DL", hksj: bool = False) -> MetaAnalysisResult:
+    """Combine per-topic effects: fixed effect, random effects, Stouffer's Z.
 
     Args:
         effects: per-topic effects ``d_q`` (e.g. :func:`logit_difference` of two systems' AP).
@@ -266,6 +265,10 @@ def meta_analysis(effects: npt.ArrayLike | pd.Series, standard_errors: npt.Array
             (``"greater"``: first system better; Cormack & Lynam's one-sided p).
         confidence_level: of the pooled intervals (normal).
         labels: topic labels (default: the index of a Series ``effects``, else positions).
+        tau2_method: the between-topic variance's estimator: ``"DL"`` (default, DerSimonian &
+            Laird), ``"REML"`` or ``"PM"`` (:func:`~pyterrier_boot.meta.random_effects.random_effects`).
+        hksj: the Hartung-Knapp-Sidik-Jonkman t interval and test for the random effects (default:
+            normal).
 
     Returns:
         MetaAnalysisResult (``summary()``, ``to_frame()``, ``plot()`` draws the forest plot).
@@ -282,24 +285,21 @@ def meta_analysis(effects: npt.ArrayLike | pd.Series, standard_errors: npt.Array
         evaluation. SIGIR, §9. DerSimonian, R. & Laird, N. (1986). Meta-analysis in clinical
         trials. Controlled Clinical Trials 7. Stouffer, S. A. et al. (1949). The American Soldier.
     """
+    check_choice(tau2_method, "tau2_method", TAU2_METHODS)
     d, se, method, alternative, confidence_level, labels = _meta_iv(
         effects, standard_errors, method, alternative, confidence_level, labels)
-    k = d.size
-    v = se ** 2
-    fixed = _pooled(d, v, confidence_level, alternative)
-    w = 1 / v
-    q = float((w * (d - fixed.estimate) ** 2).sum())
-    c = w.sum() - (w ** 2).sum() / w.sum()
-    tau2 = max(0.0, (q - (k - 1)) / c) if c > 0 else 0.0
-    random = _pooled(d, v + tau2, confidence_level, alternative)
-    i2 = max(0.0, (q - (k - 1)) / q) if q > 0 else 0.0
-    q_pvalue = float(stats.chi2.sf(q, k - 1))
+    k, v = d.size, se ** 2
+    fixed = _pooled(d, v, 0.0, confidence_level, alternative)
+    fit = random_effects(d, v, tau2_method=tau2_method, hksj=hksj, confidence_level=confidence_level,
+                         alternative=alternative)
+    random = _pooled(d, v, fit.tau2, confidence_level, alternative, hksj=hksj)
     z = float((d / se).sum() / np.sqrt(k))
     chosen = random if method == "random" else fixed
     return MetaAnalysisResult(
         statistic=chosen.estimate, pvalue=chosen.pvalue, confidence_interval=chosen.confidence_interval,
-        standard_error=chosen.standard_error, fixed=fixed, random=random, tau2=float(tau2), i2=float(i2),
-        q=q, q_pvalue=q_pvalue, stouffer_statistic=z, stouffer_pvalue=_pvalue(z, alternative),
+        standard_error=chosen.standard_error, fixed=fixed, random=random, tau2=fit.tau2, i2=fit.i2,
+        q=fit.q, q_pvalue=fit.q_pvalue, stouffer_statistic=z, stouffer_pvalue=_pvalue(z, alternative),
         effects=d, standard_errors=se, labels=labels, method=method, alternative=alternative,
-        confidence_level=confidence_level,
+        confidence_level=confidence_level, prediction_interval=ConfidenceInterval(fit.pi_low, fit.pi_high),
+        tau2_method=tau2_method, hksj=bool(hksj),
     )

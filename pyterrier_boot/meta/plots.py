@@ -94,20 +94,26 @@ def plot_mr_pt(result: StabilityResult, *, ax: Axes | None = None, title: str | 
 
 
 @keyword_only("ax")
-def plot_forest(result: MetaAnalysisResult | ExperimentResult, *, ax: Axes | None = None, max_rows: int = 60,
+def plot_forest(result: MetaAnalysisResult | ExperimentResult | Any, *, ax: Axes | None = None, max_rows: int = 60,
                 title: str | None = None, **kwargs: Any) -> Any:
-    """Forest plot of a meta-analysis: per-topic effects with intervals, then the pooled effects;
-    or of an experiment's differences from its baseline.
+    """Forest plot: one row per study (topic, collection) with its interval, then the pooled
+    diamonds and the prediction interval of a new study; or an experiment's differences from its
+    baseline.
 
     Args:
-        result: a :class:`~pyterrier_boot.meta.meta_analysis.MetaAnalysisResult`, or an
-            :class:`~pyterrier_boot.ExperimentResult` run with a baseline: then this is
-            :func:`pyterrier_boot.plotting.plot_differences` (``measure=``, ``baseline=`` as
-            keywords) and returns its Figure.
+        result: a :class:`~pyterrier_boot.meta.meta_analysis.MetaAnalysisResult` (topics, then the
+            fixed- and random-effects diamonds); an
+            :class:`~pyterrier_boot.across.result.AcrossCollections` with ``system=`` (its
+            ``forest_table(system)``: collections, the average over them, the pooled diamond and the
+            prediction interval); or an :class:`~pyterrier_boot.ExperimentResult` run with a baseline:
+            then this is :func:`pyterrier_boot.plotting.plot_differences` (``measure=``, ``baseline=``
+            as keywords) and returns its Figure.
         ax: Axes (default: a new figure sized to the number of rows).
-        max_rows: show at most this many topics (the most precise ones, i.e. with the largest
-            fixed-effect weight), to keep the plot readable; the pooled rows use every topic.
+        max_rows: show at most this many studies (the most precise ones, i.e. with the largest
+            weight), to keep the plot readable; the pooled rows use every study.
         title: plot title.
+
+    The prediction interval is the thin line through the random-effects diamond.
     """
     from ..experiment.result import ExperimentResult
 
@@ -115,34 +121,76 @@ def plot_forest(result: MetaAnalysisResult | ExperimentResult, *, ax: Axes | Non
         from ..plotting import plot_differences
 
         return plot_differences(result, ax=ax, title=title, **kwargs)
+    if hasattr(result, "forest_table"):
+        system = kwargs.pop("system", None)
+        if kwargs or system is None:
+            raise TypeError("plot_forest of an analysis across collections takes system= (one of its systems)"
+                            + (f", not {sorted(kwargs)}" if kwargs else ""))
+        table = result.forest_table(system)
+        return _draw_forest(table, ax=ax, max_rows=max_rows, xlabel=f"{table.attrs['what']}",
+                            title=title or (f"{system}: {table.attrs['k']} collections, tau² = "
+                                            f"{table.attrs['tau2']:.3g}, I² = {100 * table.attrs['i2']:.0f}%"),
+                            level=table.attrs["confidence_level"])
     if kwargs:
         raise TypeError(f"plot_forest of a meta-analysis got unexpected arguments {sorted(kwargs)}")
     if not hasattr(result, "to_frame") or not hasattr(result, "tau2"):
-        raise TypeError(f"'result' must be a MetaAnalysisResult or an ExperimentResult, got {type(result).__name__}")
+        raise TypeError("'result' must be a MetaAnalysisResult, an AcrossCollections or an ExperimentResult, got "
+                        f"{type(result).__name__}")
+    return _draw_forest(_topic_table(result), ax=ax, max_rows=max_rows, xlabel="effect",
+                        title=title or f"Meta-analysis over {result.n_topics} topics: tau² = {result.tau2:.3g}, "
+                                       f"I² = {100 * result.i2:.0f}%", level=result.confidence_level)
+
+
+def _topic_table(result: MetaAnalysisResult) -> Any:
+    """A meta-analysis as the rows of :func:`_draw_forest`: topics, the fixed and random diamonds,
+    the prediction interval."""
+    import pandas as pd
+
     table = result.to_frame()
-    topics = table.iloc[:-2]
-    pooled = table.iloc[-2:]
-    if len(topics) > max_rows:
-        topics = topics.sort_values("weight_fixed", ascending=False).head(max_rows).sort_index()
-    rows = len(topics) + 2
+    kinds = ["study"] * (len(table) - 2) + ["fixed", "pooled"]
+    rows = pd.DataFrame({"label": table["label"], "effect": table["effect"], "ci_low": table["ci_low"],
+                         "ci_high": table["ci_high"], "weight": table["weight_random"], "kind": kinds})
+    if result.prediction_interval is not None:
+        rows.loc[len(rows)] = {"label": "prediction", "effect": result.random.estimate,
+                               "ci_low": result.prediction_interval.low, "ci_high": result.prediction_interval.high,
+                               "weight": np.nan, "kind": "prediction"}
+    return rows
+
+
+_DIAMONDS = {"fixed": "tab:blue", "average": "tab:blue", "pooled": "tab:red"}
+
+
+def _draw_forest(table: Any, *, ax: Axes | None, max_rows: int, xlabel: str, title: str, level: float) -> Axes:
+    """Studies as squares sized by weight with their intervals; ``fixed``/``average``/``pooled``
+    rows as diamonds; the ``prediction`` row as a line through the pooled diamond."""
+    studies = table[~table["kind"].isin([*_DIAMONDS, "prediction"])]
+    diamonds = table[table["kind"].isin(list(_DIAMONDS))]
+    if len(studies) > max_rows:
+        studies = studies.sort_values("weight", ascending=False).head(max_rows).sort_index()
+    rows = len(studies) + len(diamonds)
     ax = _axes(ax, figsize=(6.4, max(3.0, 0.22 * rows + 1.2)))
     y = np.arange(rows)[::-1]
-    yt = y[:len(topics)]
-    sizes = 10 + 90 * topics["weight_random"].to_numpy() / max(topics["weight_random"].max(), 1e-12)
-    ax.errorbar(topics["effect"], yt, xerr=[topics["effect"] - topics["ci_low"], topics["ci_high"] - topics["effect"]],
+    yt = y[:len(studies)]
+    weight = studies["weight"].to_numpy(float)
+    sizes = 10 + 90 * np.nan_to_num(weight) / max(np.nanmax(weight, initial=0.0), 1e-12)
+    ax.errorbar(studies["effect"], yt, xerr=[studies["effect"] - studies["ci_low"], studies["ci_high"] - studies["effect"]],
                 fmt="none", ecolor="black", elinewidth=1)
-    ax.scatter(topics["effect"], yt, s=sizes, marker="s", color="black", zorder=3)
-    for (_, row), yy, color in zip(pooled.iterrows(), y[len(topics):], ("tab:blue", "tab:red"), strict=True):
+    ax.scatter(studies["effect"], yt, s=sizes, marker="s", color="black", zorder=3)
+    prediction = table[table["kind"] == "prediction"]
+    for (_, row), yy in zip(diamonds.iterrows(), y[len(studies):], strict=True):
         lo, mid, hi = row["ci_low"], row["effect"], row["ci_high"]
-        ax.fill([lo, mid, hi, mid], [yy, yy + 0.35, yy, yy - 0.35], color=color, zorder=3)
+        ax.fill([lo, mid, hi, mid], [yy, yy + 0.35, yy, yy - 0.35], color=_DIAMONDS[row["kind"]], zorder=3)
+        if row["kind"] == "pooled" and len(prediction):
+            ax.plot([prediction["ci_low"].iloc[0], prediction["ci_high"].iloc[0]], [yy, yy], color="tab:red",
+                    linewidth=1.2, zorder=2, label=f"{round(100 * level)}% prediction interval")
     ax.axvline(0, color="grey", linestyle="--", linewidth=1)
     ax.set_yticks(y)
-    ax.set_yticklabels([str(v) for v in topics["label"]] + list(pooled["label"]), fontsize="small")
+    ax.set_yticklabels([str(v) for v in studies["label"]] + list(diamonds["label"]), fontsize="small")
     ax.set_ylim(-1, rows)
-    level = round(100 * result.confidence_level)
-    ax.set_xlabel(f"effect ({level}% interval)")
-    ax.set_title(title or f"Meta-analysis over {result.n_topics} topics: tau² = {result.tau2:.3g}, "
-                          f"I² = {100 * result.i2:.0f}%")
+    ax.set_xlabel(f"{xlabel} ({round(100 * level)}% interval)")
+    if len(prediction):
+        ax.legend(fontsize="small", loc="best")
+    ax.set_title(title, fontsize="medium")
     return ax
 
 

@@ -171,8 +171,8 @@ def compare(scores: ScoresLike, *, baseline: int | str | Sequence[int | str] | N
     """Test every pair of systems (or every system against baselines) on every measure.
 
     Args:
-        scores: a long ``name, qid, measure, value`` frame (``pt.Experiment(..., perquery=True)``),
-            a dict ``{measure: systems x topics matrix}``, or one matrix (measure ``"score"``).
+        scores: a long ``name, qid, measure, value`` frame (``pt.Experiment(..., perquery=True)``), a dict
+            ``{measure: matrix}`` or one matrix: a systems x topics array or a topics x systems DataFrame.
         baseline: None (all pairs ``i < j``), a system (name or row) or a list: each against every
             other system (``difference = system_a - baseline``).
         test: ``"paired_bootstrap"`` (Sakai), ``"randomization"``, ``"t"``, ``"wilcoxon"``, ``"sign"``,

@@ -48,7 +48,7 @@ def canonical(method: str) -> str | None:
     return name if name in METHODS else None
 
 
-__all__ = ["correct_pvalues", "CorrectionResult", "METHODS", "canonical"]
+__all__ = ["correct_pvalues", "CorrectionResult", "METHODS", "canonical", "multiple_tests"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +87,8 @@ def correct_pvalues(pvalues: npt.ArrayLike, *, method: str = "holm", alpha: floa
     """Correct a family of p-values for multiple testing.
 
     A thin wrapper of ``statsmodels.stats.multitest.multipletests``: same method names, same
-    numbers. NaN p-values (untestable pairs) are left out of the family and stay NaN.
+    numbers (:func:`multiple_tests`). NaN p-values (untestable pairs) are left out of the family
+    and stay NaN.
 
     Args:
         pvalues: 1-D array of p-values, one per hypothesis of the family.
@@ -103,13 +104,45 @@ def correct_pvalues(pvalues: npt.ArrayLike, *, method: str = "holm", alpha: floa
         ([0.03, 0.06, 0.06], [True, False, False])
     """
     p, alpha = _correct_pvalues_iv(pvalues, method, alpha)
-    from statsmodels.stats.multitest import multipletests
-
     corrected = np.full_like(p, np.nan)
     reject = np.zeros(p.shape, dtype=bool)
     ok = ~np.isnan(p)
     if ok.any():
-        rej, pc, _, _ = multipletests(p[ok], alpha=alpha, method=method)
-        corrected[ok] = pc
-        reject[ok] = rej
+        reject[ok], corrected[ok] = multiple_tests(p[ok], method=method, alpha=alpha)
     return CorrectionResult(reject, corrected, method, alpha)
+
+
+def multiple_tests(pvalues: npt.ArrayLike, *, method: str, alpha: float) -> tuple[Any, Any]:
+    """``(reject, corrected)``: statsmodels' ``multipletests(pvalues, alpha, method)``, any spelling
+    it accepts, NaN p-values counted in the family as it counts them (``pt.Experiment``'s call).
+
+    Holm is computed here with statsmodels' own operations, in its order (the same floats; tests
+    compare them), because statsmodels runs a full garbage collection at every Holm call: a pass
+    over every object of the session, 0.2-0.5 s in a PyTerrier session, paid once per measure.
+
+    Example:
+        >>> reject, corrected = multiple_tests([0.01, 0.04, 0.03], method="holm", alpha=0.05)
+        >>> corrected.round(2).tolist(), reject.tolist()
+        ([0.03, 0.06, 0.06], [True, False, False])
+    """
+    if canonical(method) == "holm":
+        return _holm(np.asarray(pvalues), alpha)
+    from statsmodels.stats.multitest import multipletests
+
+    reject, corrected, _, _ = multipletests(pvalues, alpha=alpha, method=method)
+    return reject, corrected
+
+
+def _holm(p: npt.NDArray[np.float64], alpha: float) -> tuple[Any, Any]:
+    """Holm's step-down (Holm 1979) as ``statsmodels.stats.multitest.multipletests(method="holm")``."""
+    order = np.argsort(p)
+    p = np.take(p, order)
+    steps = np.arange(len(p), 0, -1)
+    keep = p > alpha / steps  # not rejected: the first such p-value and every larger one
+    first = np.flatnonzero(keep)
+    keep[first.min() if first.size else len(p):] = True
+    corrected = np.maximum.accumulate(p * steps)
+    corrected[corrected > 1] = 1
+    reject, out = np.empty_like(keep), np.empty_like(corrected)
+    reject[order], out[order] = ~keep, corrected
+    return reject, out

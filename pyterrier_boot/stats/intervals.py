@@ -22,6 +22,12 @@ Choices where the sources are vague:
   resamples (``resample_plan`` draws them as scipy does).
 * A system whose scores are all equal gets the degenerate interval ``[θ, θ]`` and a
   :class:`DegenerateWarning`.
+* ``bounds`` (the range of the scores, e.g. ``(0, 1)`` for AP, nDCG or P@10): the interval is kept
+  inside it. Measured on scores piled up at 0 and 1 (``pt_docs/statistics.md``, "Intervals near the
+  ends of the range"), the normal interval is computed on the logit scale of the range where it
+  would leave it (it undercovers badly there), every other one is clipped (which never changes
+  whether it covers a value in the range), and an unbounded end becomes the end of the range.
+  Without ``bounds`` an end is never NaN: a quantile between two infinite pivots is infinite.
 """
 from __future__ import annotations
 
@@ -33,6 +39,7 @@ import numpy as np
 from scipy import stats
 
 from .._batches import check_executor
+from .._bounds import clipped, normal_within, unbounded_ends
 from .._checks import ALTERNATIVES, NAN_POLICIES, check_batch, check_choice, check_confidence_level
 from .._memory import (
     DEFAULT_MAX_MEMORY,
@@ -136,6 +143,19 @@ class IntervalResult(TupleLike):
                 f"confidence_level={self.confidence_level}, n_topics={self.n_topics})")
 
 
+def _check_bounds(bounds):
+    """``bounds``: None, or ``(lo, hi)`` with ``lo < hi`` (either may be infinite)."""
+    if bounds is None:
+        return None
+    try:
+        lo, hi = (float(b) for b in bounds)
+    except (TypeError, ValueError):
+        raise TypeError(f"'bounds' must be None or a pair of numbers (lo, hi), e.g. (0, 1); got {bounds!r}") from None
+    if not lo < hi:
+        raise ValueError(f"'bounds' must be (lo, hi) with lo < hi, got {bounds!r}")
+    return lo, hi
+
+
 def _bootstrap_ci_iv(scores, statistic, method, confidence_level, alternative, n_resamples,
                      sigma, batch, nan_policy):
     check_choice(method, "method", METHODS)
@@ -223,11 +243,12 @@ def bootstrap_ci(scores: ScoresLike, *, statistic: str | Callable[..., Any] | Ag
                  method: str | None = None, confidence_level: float = 0.95, alternative: str = "two-sided",
                  n_resamples: int = 10_000, sigma: float | None = None, rng: RngLike = None,
                  plan: ResamplePlan | npt.ArrayLike | None = None, batch: int | None = None, nan_policy: str = "raise",
-                 max_memory: int | str | None = DEFAULT_MAX_MEMORY, executor: Executor | None = None) -> IntervalResult:
+                 max_memory: int | str | None = DEFAULT_MAX_MEMORY, executor: Executor | None = None,
+                 bounds: tuple[float, float] | None = None) -> IntervalResult:
     """Confidence interval of a system's population score from its per-topic scores.
 
     Args:
-        scores: one system's per-topic scores (1-D), or a systems x topics matrix (labels kept).
+        scores: one system's per-topic scores (1-D), a systems x topics array or a topics x systems DataFrame.
         statistic: ``"mean"``, ``"gmean"``, ``"logit_mean"`` (L-MAP), ``"median"`` or ``f(x, axis=-1)``.
         method: ``"percentile"``, ``"basic"``, ``"bca"``, ``"studentized"``, ``"normal"``, ``"t"``
             or ``"z"``. None (default): :func:`default_method` (``"studentized"`` for means,
@@ -239,6 +260,7 @@ def bootstrap_ci(scores: ScoresLike, *, statistic: str | Callable[..., Any] | Ag
             (default) or ``"omit"`` (drop topics with a NaN, warning).
         max_memory: bytes the resampling may hold (default 1 GiB; the plan is ``10·B·n``).
         executor: a ``concurrent.futures.Executor`` to compute chunks of systems on (``pt_docs/scale.md``).
+        bounds: the scores' range, e.g. ``(0, 1)`` for AP (default None): ends kept inside (module docstring).
 
     Example (an :class:`IntervalResult`; choices where the sources are vague: module docstring):
         >>> import numpy as np
@@ -255,34 +277,32 @@ def bootstrap_ci(scores: ScoresLike, *, statistic: str | Callable[..., Any] | Ag
         method = default_method(statistic)
     agg, matrix, is_1d, confidence_level, n_resamples, sigma, batch = _bootstrap_ci_iv(
         scores, statistic, method, confidence_level, alternative, n_resamples, sigma, batch, nan_policy)
+    bounds = _check_bounds(bounds)
     values = matrix.values
-    S, n = values.shape
+    n = values.shape[1]
     theta = np.asarray(agg(values, axis=-1), dtype=float)
-    dist = None
-    used_plan = None
+    dist = used_plan = None
     tails = tail_probabilities(confidence_level, alternative)
     if method in ("t", "z"):
         low, high, standard_error = _parametric_interval(agg, values, method, sigma, tails)
     else:
         low, high, standard_error, dist, used_plan = _resampled_interval(
             agg, values, theta, method, tails, confidence_level, alternative, n_resamples, rng, plan, batch,
-            max_memory, check_executor(executor))
-    low, high = one_sided(low, high, alternative)
-    low, high = _degenerate_ends(values, theta, low, high, matrix.system_labels, alternative)
-    _warn_unbounded(values, low, high, alternative, method, confidence_level,
-                    n_resamples if used_plan is None else used_plan.n_resamples, matrix.system_labels)
+            max_memory, check_executor(executor), bounds)
+    low, high = _ends(values, theta, low, high, matrix.system_labels, alternative, method, confidence_level,
+                      n_resamples if used_plan is None else used_plan.n_resamples, bounds)
+    options = (method, confidence_level, alternative, agg.name, n)
     if is_1d:
         ci = ConfidenceInterval(float(low[0]), float(high[0]))
         return IntervalResult(float(theta[0]), ci, float(np.asarray(standard_error)[0]),
-                              None if dist is None else dist[0], method, confidence_level, alternative,
-                              agg.name, n, None, used_plan)
+                              None if dist is None else dist[0], *options, None, used_plan)
     return IntervalResult(theta, ConfidenceInterval(np.asarray(low), np.asarray(high)),
-                          np.asarray(standard_error, dtype=float), dist, method, confidence_level,
-                          alternative, agg.name, n, tuple(matrix.system_labels), used_plan)
+                          np.asarray(standard_error, dtype=float), dist, *options, tuple(matrix.system_labels),
+                          used_plan)
 
 
 def _resampled_interval(agg, values, theta, method, tails, confidence_level, alternative, n_resamples, rng, plan,
-                        batch, max_memory, executor=None):
+                        batch, max_memory, executor=None, bounds=None):
     """The bootstrap interval: memory check, plan, resample distribution, then the method's limits.
     Returns ``low, high, standard_error, distribution, plan``."""
     S, n = values.shape
@@ -294,18 +314,21 @@ def _resampled_interval(agg, values, theta, method, tails, confidence_level, alt
         warn_interval_resolution(B, confidence_level, alternative, method)
     used_plan = as_resample_plan(plan, n, n_resamples, rng, max_memory)
     options = dict(agg=agg, plan=used_plan, method=method, tails=tails, confidence_level=confidence_level,
-                   alternative=alternative, batch=batch)
+                   alternative=alternative, batch=batch, bounds=bounds)
     low, high, standard_error, dist = map_rows(functools.partial(_interval_rows, **options), values, theta,
                                                rows=chunk_rows(S, used_plan.n_resamples), executor=executor)
     return low, high, standard_error, dist, used_plan
 
 
-def _interval_rows(values, theta, *, agg, plan, method, tails, confidence_level, alternative, batch):
+def _interval_rows(values, theta, *, agg, plan, method, tails, confidence_level, alternative, batch, bounds=None):
     """``low, high, standard_error, distribution`` of the systems ``values`` (one chunk of rows)."""
     dist = _resample_distribution(agg, values, plan, batch)
     standard_error = dist.std(axis=1, ddof=1)
-    low, high = _bootstrap_interval(agg, values, theta, dist, standard_error, plan, method, tails,
-                                    confidence_level, alternative)
+    if method == "normal" and bounds is not None:  # on the logit scale of the range where it would leave it
+        low, high = normal_within(theta, dist.T, stats.norm.ppf(tails[1]), bounds)
+    else:
+        low, high = _bootstrap_interval(agg, values, theta, dist, standard_error, plan, method, tails,
+                                        confidence_level, alternative)
     return np.asarray(low, dtype=float), np.asarray(high, dtype=float), standard_error, dist
 
 
@@ -349,6 +372,15 @@ def _bootstrap_interval(agg, values, theta, dist, standard_error, plan, method, 
     return agg.inverse(m - q_hi * se), agg.inverse(m - q_lo * se)
 
 
+def _ends(values, theta, low, high, labels, alternative, method, confidence_level, n_resamples, bounds):
+    """The interval's ends as reported: one-sided, NaN ends infinite, degenerate intervals a point
+    (with their warnings), kept inside ``bounds``."""
+    low, high = unbounded_ends(*one_sided(low, high, alternative))
+    low, high = _degenerate_ends(values, theta, low, high, labels, alternative)
+    _warn_unbounded(values, low, high, alternative, method, confidence_level, n_resamples, labels, bounds)
+    return clipped(low, high, bounds)
+
+
 def _degenerate_ends(values, theta, low, high, labels, alternative):
     """Systems whose topic scores are all equal: the interval is the single point of their score."""
     constant = np.ptp(values, axis=1) == 0
@@ -362,10 +394,11 @@ def _degenerate_ends(values, theta, low, high, labels, alternative):
     return np.where(constant & ~keep_low, theta, low), np.where(constant & ~keep_high, theta, high)
 
 
-def _warn_unbounded(values, low, high, alternative, method, confidence_level, n_resamples, labels):
+def _warn_unbounded(values, low, high, alternative, method, confidence_level, n_resamples, labels, bounds=None):
     constant = np.ptp(values, axis=1) == 0
     unbounded = ~constant & ((np.isinf(low) & (alternative != "less")) | (np.isinf(high) & (alternative != "greater")))
-    report(DegenerateWarning, f"the {method} interval of {{n}} system(s) is unbounded: {{cases}}; more than "
+    shown = "" if bounds is None else f" (shown as the end of the range [{bounds[0]:g}, {bounds[1]:g}])"
+    report(DegenerateWarning, f"the {method} interval of {{n}} system(s) is unbounded{shown}: {{cases}}; more than "
            f"{(1 - confidence_level) / 2:.3g} of the {n_resamples} "
            "resamples draw topics with identical scores (e.g. all 0), whose studentised t is infinite; use more "
            "topics or method='bca'/'t'", (labels[i] for i in np.flatnonzero(unbounded)))

@@ -164,12 +164,18 @@ class _Scan:
         if not reject0 and not inside:  # accepted at 0 but the search stopped short: reach 0
             return min(low, 0.0), max(high, 0.0)
         if reject0 and inside:  # rejected at 0: keep the side of 0 holding the nearest accepted point
-            below = [i for i in range(points.size) if low <= points[i] < 0 and self.accepted(i)]
-            above = [i for i in range(points.size) if 0 < points[i] <= high and self.accepted(i)]
-            if below and (not above or points[max(below)] >= -points[min(above)]):
-                i = max(below)  # an accepted open segment ends at its breakpoint unless that is 0 itself
+            zero_left, zero_right = np.searchsorted(points, 0.0, "left"), np.searchsorted(points, 0.0, "right")
+            # the accepted points nearest to 0, found walking outward (the test is made only up to them)
+            below = self.first_accepted(range(zero_left - 1, np.searchsorted(points, low, "left") - 1, -1))
+            above = self.first_accepted(range(zero_right, np.searchsorted(points, high, "right")))
+            if below is not None and (above is None or points[below] >= -points[above]):
+                i = below  # an accepted open segment ends at its breakpoint unless that is 0 itself
                 high = points[i] if i % 2 == 1 or points[i + 1] >= 0 else points[i + 1]
-            elif above:
-                i = min(above)
+            elif above is not None:
+                i = above
                 low = points[i] if i % 2 == 1 or points[i - 1] <= 0 else points[i - 1]
         return low, high
+
+    def first_accepted(self, indices):
+        """The first of ``indices`` whose point the test accepts, or None."""
+        return next((i for i in indices if self.accepted(i)), None)

@@ -317,14 +317,16 @@ def studentized_pivot(W: FloatArray, plan: ResamplePlan) -> FloatArray:
     their mean).
 
     ``t = mean / (sd / √n)`` with ``sd`` the resample's own standard deviation (ddof=1); a resample
-    with zero spread gives ``±inf``, or 0 when its mean is 0 too.
+    with zero spread gives ``±inf``, or 0 when its mean is 0 too. Zero spread is read to rounding: a
+    resample of one repeated score, whose computed sum of squares about its mean is a rounding
+    residue (``1e-12`` of the sum of squares or less), has zero spread (not ``t = 4e6``).
     """
     n = W.shape[1]
     s1 = weighted_sums(plan, W)
     s1 /= n
-    s2 = weighted_sums(plan, W * W)
-    s2 -= n * s1 * s1
-    np.maximum(s2, 0.0, out=s2)
+    squares = weighted_sums(plan, W * W)
+    s2 = squares - n * s1 * s1
+    s2[s2 <= 1e-12 * squares] = 0.0
     s2 /= (n - 1) * n
     np.sqrt(s2, out=s2)
     with np.errstate(divide="ignore", invalid="ignore"):

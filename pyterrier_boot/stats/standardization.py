@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .._checks import NAN_POLICIES, check_choice, check_confidence_level, describe, is_pandas
-from .._scores import as_score_matrix
+from .._scores import as_score_matrix, oriented
 from .._warnings import DegenerateWarning
 from .intervals import t_interval
 
@@ -39,7 +39,7 @@ def _reference(matrix, reference_systems):
             missing = [t for t in matrix.topics if t not in set(ref.topics)]
             if missing:
                 raise ValueError(f"'reference_systems' has no scores for topics {describe(missing)} of 'scores'")
-            values = reference_systems.loc[:, matrix.topics].to_numpy(dtype=float)
+            values = oriented(reference_systems, "reference_systems").loc[:, matrix.topics].to_numpy(dtype=float)
         else:
             values = ref.values
             if values.shape[1] != matrix.values.shape[1]:
@@ -93,10 +93,11 @@ def standardize(scores: ScoresLike, reference_systems: Any = None, *, cdf: bool 
     """Standardise per-topic scores against reference systems (Webber et al. 2008; Park 2010, §5).
 
     Args:
-        scores: systems x topics matrix (2-D array or DataFrame with systems as rows).
-        reference_systems: which systems standardise: None (all rows of ``scores``), a list of row
-            labels or positions of ``scores``, or a separate systems x topics matrix/DataFrame of
-            reference scores on the same topics (e.g. public baselines).
+        scores: a systems x topics array, or a DataFrame with one row per topic and one column per
+            system (``pivot(index="qid", columns="name")``; labels read as in ``pt_docs/statistics.md``).
+        reference_systems: which systems standardise: None (all systems of ``scores``), a list of
+            system labels or positions of ``scores``, or separate reference scores on the same
+            topics, read as ``scores`` is (e.g. public baselines).
         cdf: if True return ``Φ(z)`` in (0, 1) (Webber et al.'s final step); Park uses ``z`` itself.
         nan_policy: ``"raise"`` or ``"omit"`` (drop topics not scored for every system).
 
@@ -117,10 +118,12 @@ def standardize(scores: ScoresLike, reference_systems: Any = None, *, cdf: bool 
     """
     matrix, ref, _ = _standardize_iv(scores, reference_systems, nan_policy)
     z = _standardized_values(matrix, ref, cdf)
-    if is_pandas(scores, "DataFrame"):
+    if is_pandas(scores, "DataFrame"):  # in the frame's own layout
         import pandas as pd
 
-        return pd.DataFrame(z, index=scores.index, columns=list(matrix.topics))  # type: ignore[union-attr, arg-type]
+        frame: pd.DataFrame = scores  # type: ignore[assignment]  # is_pandas checked it is a DataFrame
+        out = pd.DataFrame(z, index=list(matrix.system_labels), columns=list(matrix.topics or []))
+        return out if list(frame.index) == list(matrix.system_labels) else out.T
     return z
 
 

@@ -118,7 +118,8 @@ def tukey_hsd(scores: ScoresLike, *, confidence_level: float = 0.95, nan_policy:
     """Tukey HSD over all pairs of systems, with topics as blocks (two-way ANOVA, no replication).
 
     Args:
-        scores: systems x topics matrix (2-D array, or DataFrame with systems as rows).
+        scores: a systems x topics array, or a DataFrame with one row per topic and one column per
+            system (``pivot(index="qid", columns="name")``; labels read as in ``pt_docs/statistics.md``).
         confidence_level: level of the simultaneous intervals.
         nan_policy: ``"raise"`` or ``"omit"`` (drop topics not scored for every system).
 
@@ -201,7 +202,7 @@ def randomized_tukey_hsd(scores: ScoresLike, *, n_resamples: int = 10_000,
     depends on ``rng`` and ``n_resamples`` only (not on ``executor``).
 
     Args:
-        scores: systems x topics matrix.
+        scores: a systems x topics array, or a DataFrame with one row per topic and one column per system.
         n_resamples: resamples ``B``.
         confidence_level: level of the intervals.
         rng: seed or Generator (SPEC 7).

@@ -277,7 +277,8 @@ def topic_set_size(scores: ScoresLike | None = None, *, difference: float,
     """Topics needed to detect a difference ``δ`` with level ``alpha`` and the given ``power``.
 
     Args:
-        scores: systems x topics matrix (2-D array or DataFrame, at least 2 systems) whose
+        scores: a systems x topics array or a DataFrame with one row per topic and one column per
+            system (at least 2 systems) whose
             variance stands for the new collection's; or None with ``variance``.
         difference: ``δ``, the smallest difference worth detecting, in score units (e.g. 0.05 AP).
         variance: ``σ_d²``, the variance of per-topic differences between two systems, when known

@@ -342,8 +342,8 @@ def discriminative_power(scores_by_measure: Mapping[str, ScoresLike] | ScoresLik
     """Sakai's bootstrap sensitivity: ASL of every system pair for every measure.
 
     Args:
-        scores_by_measure: per-topic scores of at least 3 systems: a dict ``{measure: systems x
-            topics matrix}`` or a long ``name, qid, measure, value`` frame, same systems and topics.
+        scores_by_measure: a dict ``{measure: matrix}`` (systems x topics arrays, topics x systems
+            DataFrames) or a long ``name, qid, measure, value`` frame: 3 systems or more, same topics.
         test: ``"paired_bootstrap"`` (Sakai Fig. 2-3, default), ``"unpaired_bootstrap"`` (Fig. 6-7),
             ``"randomization"``, ``"t"``, ``"wilcoxon"``, ``"sign"``; two-sided. alpha: level.
         n_resamples: ``B`` (Sakai uses 1000).

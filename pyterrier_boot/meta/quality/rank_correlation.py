@@ -20,6 +20,7 @@ from scipy import stats
 
 from ..._checks import ALTERNATIVES, check_choice, describe, is_pandas
 from ..._results import TupleLike
+from ..._scores import oriented
 from .._inputs import MIN_SYSTEMS, as_measure_scores
 
 if TYPE_CHECKING:
@@ -58,8 +59,8 @@ def _system_scores(x, y):
     """Two aligned 1-D float arrays of system scores (2-D inputs are averaged over topics)."""
     arrays = []
     for value, name in ((x, "x"), (y, "y")):
-        if is_pandas(value, "DataFrame"):
-            value = value.mean(axis=1)
+        if is_pandas(value, "DataFrame"):  # one row per topic, one column per system (the one reader's rule)
+            value = oriented(value, name).mean(axis=1)
         if not is_pandas(value, "Series"):
             try:
                 arr = np.asarray(value, dtype=float)
@@ -107,7 +108,8 @@ def kendall_tau(x: npt.ArrayLike, y: npt.ArrayLike, *, alternative: str = "two-s
 
     Args:
         x, y: the systems' scores under two measures: 1-D arrays (paired by position), Series
-            (paired by system label), or systems x topics matrices (averaged over topics first).
+            (paired by system label), systems x topics arrays or DataFrames with one row per topic and
+            one column per system (averaged over topics first).
         alternative: ``"two-sided"`` (Sakai's), ``"greater"`` (positive correlation) or ``"less"``.
 
     Returns:
@@ -168,7 +170,8 @@ def tau_ap(x: npt.ArrayLike, y: npt.ArrayLike, *, symmetric: bool = False) -> fl
 
     Args:
         x: reference ("true") scores per system; y: scores whose ranking is evaluated. 1-D
-            arrays, Series (aligned by label) or systems x topics matrices (averaged over topics).
+            arrays, Series (aligned by label), systems x topics arrays or DataFrames with one row per
+            topic and one column per system (averaged over topics).
         symmetric: False for Yilmaz et al.'s asymmetric coefficient (ties are an error: it is
             undefined for them); True for Urbano & Marrero's tau_AP_b, the mean of both
             directions, where an item's tied neighbours are neither above nor below it (use it to
