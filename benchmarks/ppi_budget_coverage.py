@@ -11,7 +11,7 @@ Per (collection, judge, budget) two plans are made with ``judging_plan`` (the de
 design): one **measure-aware** (``measures=`` the four measures) and one as before (**statAP**, no
 ``measures``). Each *plan* of a cell is an independent redraw of the sample with the plan's
 inclusion probabilities (``designs.draw`` with the plan's strata and ``n_h``): 500 per cell for
-the measure-aware plans, ``--plans-statap`` (200) for the others. Every redraw is estimated with
+the measure-aware plans, ``--plans-statap`` (100) for the others. Every redraw is estimated with
 the package's own estimator (``PlanEstimator``; the PPI kind, ``lam`` tuned per measure as
 ``ppi_evaluate`` does, 200 design replicates):
 
@@ -340,7 +340,7 @@ def main(argv=None):
     parser.add_argument("--judges", nargs="+", default=list(JUDGES), choices=list(JUDGES))
     parser.add_argument("--budgets", nargs="+", type=int, default=list(BUDGETS), help="labels per topic")
     parser.add_argument("--plans", type=int, default=500, help="redraws per measure-aware cell")
-    parser.add_argument("--plans-statap", type=int, default=200, help="redraws per cell of plans without measures")
+    parser.add_argument("--plans-statap", type=int, default=100, help="redraws per cell of plans without measures")
     parser.add_argument("--groups", type=int, default=20, help="independent groups of redraws (population)")
     parser.add_argument("--replications", type=int, default=1000, help="population replications per cell")
     parser.add_argument("--rng", type=int, default=1)
@@ -361,6 +361,8 @@ def main(argv=None):
     report_forecasts(results)
     if args.write_table:
         write_table(results)
+        report_lowest(results)
+        report_flags(results)
 
 
 def run_all(args, results: dict) -> None:
@@ -461,6 +463,52 @@ def report(results: dict) -> None:
         print("\n" + ratio.groupby(level=["labels per topic", "estimand", "measure"]).describe()[
             ["min", "50%", "max"]].round(3).to_markdown())
     print("\nload average:", results["load"])
+
+
+def report_lowest(results: dict) -> None:
+    """What the flags read (plans made for the measures): the lowest coverage over the settings
+    measured at each budget, its standard error, and how many settings it is the lowest of."""
+    table = frame(results)
+    table = table[table["plan"] == "measures"]
+    cells = []
+    for (measure, column, estimand, budget), part in table.groupby(["measure", "column", "estimand",
+                                                                     "labels per topic"]):
+        worst = part.loc[part["coverage"].idxmin()]
+        cells.append({"measure": measure, "column": column, "estimand": estimand, "labels per topic": budget,
+                      "cell": f"{worst['coverage']:.1f} ({worst['se']:.1f}) of {len(part)}"})
+    wide = pd.DataFrame(cells).pivot_table(index=["measure", "column"], columns=["estimand", "labels per topic"],
+                                           values="cell", aggfunc="first")
+    print("\n### lowest coverage (SE) of the settings measured, plans made for the measures\n")
+    print(wide.to_markdown())
+
+
+def report_flags(results: dict) -> None:
+    """Flags that discriminate: the share of cells the measured-coverage flag marks (read from the
+    table just written, as the package does), and the coverage of flagged and unflagged cells."""
+    import importlib
+
+    from pyterrier_boot.measures.lowering import lower
+    from pyterrier_boot.measures.parsing import parse_measures
+    from pyterrier_boot.ppi import coverage, measured_coverage
+
+    importlib.reload(measured_coverage)
+    importlib.reload(coverage)
+    table = frame(results)
+    lowered = {m: lower(parse_measures([m])[0].measure) for m in MEASURES}
+    table["measured flag"] = [coverage.coverage_flag(lowered[m], m, plan == "measures", b, e, c) != ""
+                        for m, plan, b, e, c in table[["measure", "plan", "labels per topic", "estimand",
+                                                       "column"]].itertuples(index=False)]
+    print("\n### measured-coverage flags: cells flagged, coverage of flagged and unflagged cells\n")
+    for (plan, estimand), part in table.groupby(["plan", "estimand"]):
+        text = [f"plans {plan}, estimand {estimand}: {int(part['measured flag'].sum())} of {len(part)} cells flagged"]
+        for flagged, group in part.groupby("measured flag"):
+            text.append(f"{'flagged' if flagged else 'unflagged'} {group['coverage'].min():.1f}-"
+                        f"{group['coverage'].max():.1f} (mean {group['coverage'].mean():.1f})")
+        print("; ".join(text))
+    run = table.dropna(subset=["flagged se"])
+    print(f"run flags ('mostly 0', 'few labels in top ranks'): {run['run-flagged share'].mean():.1%} of the columns; "
+          f"coverage of flagged columns {run['flagged'].mean():.1f}, of the others {run['unflagged'].mean():.1f} "
+          "(means over cells)")
 
 
 def write_table(results: dict) -> None:

@@ -1,6 +1,7 @@
 """The measured coverage table behind the flags (issue 36, item 3): written by
 benchmarks/ppi_budget_coverage.py, read by pyterrier_boot.ppi.coverage."""
 import itertools
+from pathlib import Path
 
 import pytest
 
@@ -46,3 +47,21 @@ def test_the_row_is_the_largest_measured_budget_not_above_the_plan():
         if flag:
             assert flag.startswith(f"measured {row[5]:.1f}% at {budget} labels per topic (topics estimand; a plan "
                                    f"made for it; lowest in {row[8]})") and "," not in flag
+
+
+def _docs_table(planned: bool) -> str:
+    """The markdown table ppi.md shows, rendered from the measured table."""
+    budgets = sorted({row[4] for row in TABLE})
+    lines = ["| measure | column | estimand | " + " | ".join(f"{b}/topic" for b in budgets) + " |",
+             "|---|---|---|" + "---|" * len(budgets)]
+    for fam, column, estimand in itertools.product(FAMILIES, ("mean", "difference"), ("population", "topics")):
+        cells = {row[4]: f"{row[5]:.1f} ({row[6]:.1f})" for row in TABLE
+                 if row[:4] == (fam, planned, estimand, column)}
+        lines.append(f"| {fam} | {column} | {estimand} | " + " | ".join(cells[b] for b in budgets) + " |")
+    return "\n".join(lines)
+
+
+def test_ppi_md_shows_the_measured_table():
+    """The coverage table of ppi.md is the one the flags read (issue 33, item 4: docs show what the code has)."""
+    page = (Path(__file__).resolve().parents[1] / "pyterrier_boot" / "pt_docs" / "ppi.md").read_text()
+    assert _docs_table(True) in page
