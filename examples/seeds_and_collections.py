@@ -10,12 +10,12 @@ random-effects meta-analysis with its prediction interval). The output and its r
 
 Usage::
 
-    pip install "pyterrier-boot[examples]"
+    pip install -e ".[examples]"
     python examples/seeds_and_collections.py [SHARED] [--out DIR] [--seeds 5]
 
 ``SHARED`` is the folder holding ``data/vaswani``, ``data/cranfield``, ``data/cacm`` and
 ``data/cisi`` (default: ``$PYTERRIER_BOOT_SHARED``, else ``../shared`` beside this repository).
-Everything runs on one core; a few minutes in all.
+Everything runs on one core: about a minute and a half.
 """
 from __future__ import annotations
 
@@ -144,21 +144,19 @@ def silenced():
     with tempfile.TemporaryFile(mode="w+b") as log:
         os.dup2(log.fileno(), 1)
         os.dup2(log.fileno(), 2)
+        failed = True
         try:
             yield
-        except BaseException:
-            log.seek(max(0, log.seek(0, 2) - 2000))
-            tail = log.read().decode(errors="replace")
-            raise
-        else:
-            tail = ""
+            failed = False
         finally:
-            os.dup2(saved[0], 1)
-            os.dup2(saved[1], 2)
-            for fd in saved:
-                os.close(fd)
-            if tail:
-                print(f"PISA's last output:\n{tail}", file=sys.stderr)
+            sys.stdout.flush()
+            sys.stderr.flush()
+            for fd, copy in zip((1, 2), saved):
+                os.dup2(copy, fd)
+                os.close(copy)
+            if failed:
+                log.seek(max(0, log.seek(0, 2) - 2000))
+                print(f"PISA's last output:\n{log.read().decode(errors='replace')}", file=sys.stderr)
 
 
 def first_stages(docs: pd.DataFrame, topics: pd.DataFrame, folder: Path) -> dict[str, pd.DataFrame]:
@@ -250,18 +248,63 @@ def shared_data(argument: str | None) -> Path:
     return data
 
 
-def experiment(runs: dict, topics: pd.DataFrame, qrels: pd.DataFrame, n_resamples: int):
-    """One collection's :class:`~pyterrier_boot.ExperimentResult`: every system against BM25."""
+def experiment(runs: dict, topics: pd.DataFrame, qrels: pd.DataFrame, n_resamples: int, seeds: str = "random"):
+    """One collection's :class:`~pyterrier_boot.ExperimentResult`: every system against BM25, the
+    reranker's seeds a sample of its recipe (``"random"``) or these models (``"fixed"``)."""
     import pyterrier_boot as ptb
 
-    return ptb.experiment_result(runs, topics, qrels, [MEASURE], baseline="BM25", n_resamples=n_resamples, rng=42)
+    return ptb.experiment_result(runs, topics, qrels, [MEASURE], baseline="BM25", n_resamples=n_resamples,
+                                 seeds=seeds, rng=42)
 
 
 def _show(title: str, frame: pd.DataFrame) -> None:
-    print(f"\n{title}\n{frame.round(3).to_string(index=False)}")
+    """Print ``frame`` under ``title``, numbers to 3 decimals (and no ``-0.000``)."""
+    numbers = frame.select_dtypes("float").columns
+    frame = frame.assign(**{c: frame[c].round(3) + 0.0 for c in numbers})
+    print(f"\n{title}\n{frame.to_string(index=False)}")
 
 
-def report(results: dict, out: Path) -> None:
+def _difference_interval(result, seeds: str) -> str:
+    """The reranker's interval of its difference from BM25 in ``result``'s table, as ``[low, high]``."""
+    row = result.table().set_index("name").loc[RERANKER]
+    low, high = (row[f"{MEASURE} diff {end} (seeds {seeds})"] for end in ("ci_low", "ci_high"))
+    return f"[{low:.3f}, {high:.3f}]"
+
+
+def seed_table(results: dict, fixed: dict) -> pd.DataFrame:
+    """Per collection, the reranker's seeds: the mean of its lowest and highest run, the seed SD
+    (how far a run's mean moves from seed to seed, beyond what its topics explain), the SD of the
+    topic-by-seed interaction (how far a topic's score moves), and the seeds' share of the variance
+    of its difference from BM25; that difference with its interval for these runs (seeds fixed) and
+    for a new seed of the recipe (seeds random)."""
+    rows = []
+    for name, res in results.items():
+        parts = res.variance_components().set_index("name").loc[RERANKER]
+        scores = res.run_scores
+        run_means = scores.values[scores.system == res.names.index(RERANKER), :, 0].mean(axis=1)
+        rows.append({"collection": name, "runs": int(parts["runs"]),
+                     "lowest run": run_means.min(), "highest run": run_means.max(),
+                     "seed sd": np.sqrt(parts["seed variance"]),
+                     "topic-by-seed sd": np.sqrt(parts["topic-by-seed variance"]),
+                     "seed share of diff": parts["seed share of difference"], "difference": parts["difference"],
+                     "seeds fixed": _difference_interval(fixed[name], "fixed"),
+                     "seeds random": _difference_interval(res, "random")})
+    return pd.DataFrame(rows)
+
+
+def across_table(across) -> None:
+    """Print the differences from BM25 per collection, their average and their pooled mean."""
+    per_collection = across.per_collection().astype({"n_topics": int})
+    _show(f"{MEASURE} difference from BM25 per collection (topics, and the reranker's seeds)",
+          per_collection[["collection", "system", "estimate", "ci_low", "ci_high", "n_topics"]])
+    _show("average over these four collections",
+          across.average()[["system", "estimate", "ci_low", "ci_high", "p-value"]])
+    pooled = across.pooled().assign(tau=lambda f: np.sqrt(f["tau2"]))
+    _show("pooled over collections of this kind (random effects), and a new collection (prediction interval)",
+          pooled[["system", "estimate", "ci_low", "ci_high", "pi_low", "pi_high", "tau", "i2"]])
+
+
+def report(results: dict, fixed: dict, out: Path) -> None:
     """Print the figures over the four collections and save the forest plot."""
     import matplotlib
 
@@ -271,18 +314,14 @@ def report(results: dict, out: Path) -> None:
     import pyterrier_boot as ptb
 
     means = pd.DataFrame({name: res.table().set_index("name")[MEASURE] for name, res in results.items()})
-    _show(f"mean {MEASURE}", means.reset_index())
+    _show(f"mean {MEASURE} ({RERANKER}: over its seeds)", means.reset_index())
+    _show(f"{RERANKER}'s seeds, and its {MEASURE} difference from BM25 with 95% intervals",
+          seed_table(results, fixed))
     across = ptb.across_collections(results, MEASURE, baseline="BM25")
-    _show(f"{MEASURE} difference from BM25, per collection (topics)",
-          across.per_collection()[["collection", "system", "estimate", "ci_low", "ci_high", "n_topics"]])
-    _show("the average over these four collections (topics)",
-          across.average()[["system", "estimate", "ci_low", "ci_high", "p-value"]])
-    pooled = across.pooled().assign(tau=lambda f: np.sqrt(f["tau2"]))
-    _show("pooled over collections of this kind (topics + collections), and a new collection",
-          pooled[["system", "estimate", "ci_low", "ci_high", "pi_low", "pi_high", "tau", "i2"]])
-    figure, axes = plt.subplots(2, 2, figsize=(10, 6), layout="constrained")
+    across_table(across)
+    figure, axes = plt.subplots(2, 2, figsize=(11, 6.5), layout="constrained")
     across.plot_forest(axes=axes)
-    figure.savefig(out / "forest.png", dpi=72)
+    figure.savefig(out / "forest.png", dpi=72, bbox_inches="tight")
     across.save(out / "across.zip")
     print(f"forest plot: {out / 'forest.png'}", file=sys.stderr)
 
@@ -295,16 +334,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seeds", type=int, default=5, help="LambdaMART runs, one per seed (5)")
     parser.add_argument("--n-resamples", type=int, default=10_000, help="topic resamples per collection (10,000)")
     args = parser.parse_args(argv)
+    if args.seeds < 2:
+        parser.error(f"--seeds {args.seeds}: the seed variance needs at least 2 runs")
     data = shared_data(args.shared)
     args.out.mkdir(parents=True, exist_ok=True)
-    start, results = time.perf_counter(), {}
+    start, results, fixed = time.perf_counter(), {}, {}
     with tempfile.TemporaryDirectory(prefix="four_corpora_") as folder:
         for name in COLLECTIONS:
             runs, topics, qrels = collection_runs(data, name, Path(folder), args.seeds)
-            runs[RERANKER] = runs[RERANKER][0]
             results[name] = experiment(runs, topics, qrels, args.n_resamples)
+            fixed[name] = experiment(runs, topics, qrels, args.n_resamples, seeds="fixed")
             print(f"{name}: {len(topics)} topics, {time.perf_counter() - start:.0f} s", file=sys.stderr)
-    report(results, args.out)
+    report(results, fixed, args.out)
     print(f"done in {time.perf_counter() - start:.0f} s", file=sys.stderr)
 
 
