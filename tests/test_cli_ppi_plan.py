@@ -96,7 +96,7 @@ def test_round_trip_equals_the_python_api(files, judged, tmp_path, capsys):
     n = len((judged["plan"] / "to_judge.txt").read_text().splitlines())
     assert n == plan.pool["sampled"].sum() > 0
     assert (f"the human labels are a sample of documents, {n} labels of {len(plan.pool)} pool pairs over 8 topics "
-            "(stratified design); estimand 'population'") in printed.splitlines()[0]
+            f"({plan.design} design); estimand 'population'") in printed.splitlines()[0]
     assert "AP: difference from S1" in printed and "human-only" in printed
     expected = _python(files, judged, MEASURES)
     _same_frames(pd.read_csv(out / "ppi_table.csv"), expected.table(baseline="S1"))
