@@ -335,13 +335,14 @@ def _fused_setup(hist, lanes, grade_min, fused, orders, discount, ones, n_rel, n
     return reach
 
 
-@inner_kernel(error_model="numpy")
+@inner_kernel(inline="always", error_model="numpy")
 def _fused_feed(kk, g, pos, w, grade_min, kinds, rels, gains, weights, discount, cut, acc, hits, first, ranked, counted,
                 found, gained):
     """One document with ``kk > 0`` copies at position ``pos`` of image lane ``w``, judged grade ``g``,
     fed to every fused measure (each in the order of its own reference walk, so sums round the same).
     ``ranked``, ``counted``, ``found`` and ``gained`` are None when no measure of that group
-    (:data:`FUSED_GROUPS`) is asked: numba then prunes the group's code before compiling it."""
+    (:data:`FUSED_GROUPS`) is asked: numba then prunes the group's code before compiling it (they
+    are arguments of :func:`_fused_topic`, into which this is inlined, as pruning needs)."""
     for m in range(kinds.shape[0]):
         c = _copies(kk, pos, cut[w, m])
         if c <= 0:
@@ -404,13 +405,13 @@ def _passed(pos, lanes, reach):
 
 
 @inner_kernel(error_model="numpy")
-def _fused_topic(kt, b0, lanes, q, data, hist, fused, discount, scratch, out):
+def _fused_topic(kt, b0, lanes, q, data, hist, fused, discount, scratch, out, ranked, counted, found, gained):
     """Every fused measure of every system on topic ``q`` of images ``b0..b0+lanes-1`` (lanes of
     ``kt[doc, lane]``), walked together: each ranking is read once for all of them, from one
-    document some measure gains from to the next, adding the copies in between lane by lane."""
+    document some measure gains from to the next, adding the copies in between lane by lane; the
+    last four arguments are ``fused[9]``, the groups asked (see :func:`_fused_feed`)."""
     grade_min, _, _, _, r_off, r_doc, r_grade, _, _ = data
-    kinds, cutoffs, rels, gains, _, weights, cols, i_off, i_pos, groups = fused
-    ranked, counted, found, gained = groups
+    kinds, cutoffs, rels, gains, _, weights, cols, i_off, i_pos, _ = fused
     ones, n_rel, norm, cut, acc, hits, first, pos = scratch
     reach = _fused_setup(hist, lanes, grade_min, fused, fused[4], discount, ones, n_rel, norm, cut)
     for s in range(out.shape[1]):
@@ -588,7 +589,8 @@ def evaluate_tasks(first: int, last: int, multiplicity: npt.NDArray[Any], keys: 
             current = b0
         _histogram(kt, q, data, hist)
         if fused is not None:
-            _fused_topic(kt, b0, lanes, q, data, hist, fused, discount, scratch[2], out)
+            ranked, counted, found, gained = fused[9]
+            _fused_topic(kt, b0, lanes, q, data, hist, fused, discount, scratch[2], out, ranked, counted, found, gained)
         if general is not None:
             for w in range(lanes):
                 _general_topic(kt[:, w], b0 + w, q, data, hist[w], general, discount, scratch[3], out)
