@@ -79,6 +79,9 @@ _EXPORTS = {
     "rank_biased_overlap": "pyterrier_boot.reproduction.measures",
     "effect_ratio": "pyterrier_boot.reproduction.measures",
     "delta_relative_improvement": "pyterrier_boot.reproduction.measures",
+    # which test for this collection (Urbano, Lima & Hanjalic 2019)
+    "audit_tests": "pyterrier_boot.audit.audit",
+    "TestAudit": "pyterrier_boot.audit.result",
     # simulation
     "simulate_collection": "pyterrier_boot.simulation.collection",
     "SimulatedCollection": "pyterrier_boot.simulation.collection",

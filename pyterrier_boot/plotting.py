@@ -92,10 +92,28 @@ def _replicates(result):
     """What one bootstrap replicate is, for titles."""
     n = result.distribution_.shape[0]
     kind = {"topic": "topic resamples", "corpus": "corpus images", "both": "topic resamples on corpus images"}
-    return f"{n:,} {kind.get(result.bootstrap, 'replicates')}"
+    draws = " with seed draws (seeds random)" if getattr(result, "seeds", None) == "random" else ""
+    return f"{n:,} {kind.get(result.bootstrap, 'replicates')}{draws}"
+
+
+def _seeds_words(result):
+    """For titles: whether the seed variance is in the figures (systems given as several runs)."""
+    return {"random": "; seeds random: a new seed", "fixed": "; seeds fixed: these runs' average"}.get(
+        getattr(result, "seeds", None), "")
 
 
 # ---------------------------------------------------------------- means
+
+
+def _means_title(result, n):
+    """What the means' intervals are, for the title of :func:`plot_means`."""
+    if result.intervals is not None and result.distribution_ is not None:
+        if getattr(result, "seeds", None) == "random":
+            return f"with {_level(result)} {result.interval} intervals with a seed term{_seeds_words(result)}"
+        return f"with {_level(result)} {result.bootstrap}-bootstrap intervals ({result.interval}{_seeds_words(result)})"
+    if result.bootstrap is not None:
+        return f"(no intervals: {n} topic, at least 2 are needed)"
+    return "(no bootstrap: means only)"
 
 
 def plot_means(result: ExperimentResult, measure: MeasureLike | None = None, *, ax: Axes | None = None,
@@ -142,13 +160,7 @@ def plot_means(result: ExperimentResult, measure: MeasureLike | None = None, *, 
     ax.grid(axis="x", linewidth=0.4, alpha=0.5)
     n = len(result.qids)
     ax.set_xlabel(f"{label}: mean over {n} topic{'s' if n != 1 else ''}")
-    if result.intervals is not None and result.distribution_ is not None:
-        what = f"with {_level(result)} {result.bootstrap}-bootstrap intervals ({result.interval})"
-    elif result.bootstrap is not None:
-        what = f"(no intervals: {n} topic, at least 2 are needed)"
-    else:
-        what = "(no bootstrap: means only)"
-    ax.set_title(title or f"{label}: mean of each system {what}", fontsize="medium")
+    ax.set_title(title or f"{label}: mean of each system {_means_title(result, n)}", fontsize="medium")
     if truth is not None or baselines:
         handles, names = ax.get_legend_handles_labels()
         if baselines:
@@ -239,18 +251,21 @@ def plot_pairwise(result: ExperimentResult, measure: MeasureLike | None = None, 
     if annotate:
         _write_differences(ax, shown, vmax)
     _name_axes(ax, [result.names[s] for s in order])
-    ax.set_title(title or _pairwise_title(label, tested, significant, alpha, test, used_correction),
+    ax.set_title(title or _pairwise_title(label, tested, significant, alpha, test, used_correction, result),
                  fontsize="medium")
     return ax
 
 
-def _pairwise_title(label, tested, significant, alpha, test, correction):
+def _pairwise_title(label, tested, significant, alpha, test, correction, result=None):
     S = len(tested)
     n_pairs = int(tested.sum() // 2)
     n_sig = int(significant.sum() // 2)
     correction_text = f", {correction}-corrected" if correction else ""
+    name = test_label(test)
+    if getattr(result, "seeds", None) == "random":
+        name = "t test with seed variance (Satterthwaite df)"
     return (f"{label}: difference of means (row − column)\n"
-            f"dots: p < {alpha:g} ({test_label(test)}{correction_text}), {n_sig:,} of {n_pairs:,} pairs"
+            f"dots: p < {alpha:g} ({name}{correction_text}{_seeds_words(result)}), {n_sig:,} of {n_pairs:,} pairs"
             + ("; grey: not compared" if n_pairs < S * (S - 1) // 2 else ""))
 
 
@@ -584,7 +599,9 @@ def plot_differences(result: ExperimentResult, measure: MeasureLike | None = Non
     else:
         how = test_name(provenance.get("test", "t"))
     correction = result.comparisons.correction if result.comparisons is not None else None
-    how += f", {correction}-corrected" if correction else ""
+    if getattr(result, "seeds", None) == "random":
+        how = "t test with seed variance (Satterthwaite df)"
+    how += (f", {correction}-corrected" if correction else "") + _seeds_words(result)
     ax.set_title(title or f"{label}: difference from {name} with the interval each test inverts\n"
                           f"({how}; {int(significant.sum())} of {P} significant)", fontsize="medium")
     ax.legend(handles=_difference_legend(name), fontsize="small", loc="best")

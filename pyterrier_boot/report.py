@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ._atomic import atomic_file
-from .experiment.display import describe_intervals
+from .experiment.display import SEED_TEST, describe_intervals
 from .experiment.pairwise import tested_pairs, untested_phrase
 from .stats.letters import DEFAULT_METHOD as DEFAULT_LETTERS
 from .stats.letters import check_method, compact_letter_display, letters_label
@@ -179,6 +179,8 @@ def comparison_note(result: ExperimentResult, *, pairwise: Any = None, test: str
     """One sentence explaining the comparison columns of :func:`summary_table` (empty without any)."""
     if result.bootstrap in ("corpus", "both"):  # the verdicts are the replicate test of the intervals
         test_text = f"{result.bootstrap}-bootstrap test over the same replicates as the intervals"
+    elif result.seeds == "random":
+        test_text = SEED_TEST
     else:
         test_text = test_label(test)
     if result.comparisons is not None:

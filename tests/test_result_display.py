@@ -366,7 +366,7 @@ def test_a_version_1_corpus_result_loads_without_the_counts(corpus, tmp_path):
         for name in src.namelist():
             if name == "result.json":
                 doc = json.loads(src.read(name))
-                assert doc["version"] == 2
+                assert doc["version"] == 3
                 doc["version"] = 1
                 del doc["corpus"]["found"]
                 dst.writestr(name, json.dumps(doc))

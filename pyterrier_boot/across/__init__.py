@@ -3,7 +3,8 @@ these collections, and what should hold for a new one.
 
 * :mod:`.inputs`: the collections read and checked at the door (results, or runs and qrels);
 * :mod:`.effects`: each collection's means and pairwise differences with their standard errors,
-  from :meth:`ExperimentResult.estimates <pyterrier_boot.ExperimentResult.estimates>`; standardised effects;
+  from :meth:`ExperimentResult.estimates <pyterrier_boot.ExperimentResult.estimates>` (with each
+  system's seed variance where systems are given as several runs, ``seeds="random"``); standardised effects;
 * :mod:`.average`: the average over these collections (BEIR's), topics resampled within each;
 * :mod:`.pooled`: the random-effects mean over a population of collections, the prediction
   interval of a new collection, ``τ²`` and ``I²`` (on :mod:`pyterrier_boot.meta.random_effects`);

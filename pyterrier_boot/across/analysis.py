@@ -55,32 +55,33 @@ def _across_iv(measure, baseline, standardize, tau2_method, hksj, prediction, co
 def across_collections(results: Any, measure: MeasureLike, *, baseline: str | None = None,
                        standardize: bool = False, tau2_method: str = "REML", hksj: bool = True,
                        prediction: str = "q-profile", systems: Sequence[str] | None = None,
-                       confidence_level: float | None = None,
-                       bootstrap: str | None = "topic", n_resamples: int | None = None, interval: str | None = None,
-                       rng: RngLike = None, executor: Executor | None = None,
+                       confidence_level: float | None = None, bootstrap: str | None = "topic",
+                       n_resamples: int | None = None, interval: str | None = None, seeds: str | None = None,
+                       names: Sequence[str] | None = None, rng: RngLike = None, executor: Executor | None = None,
                        max_memory: int | str | None = DEFAULT_MAX_MEMORY, verbose: bool = False) -> AcrossCollections:
     """The same systems on several test collections: what holds for these collections, and for a new one.
 
     Args:
         results: each collection's name mapped to its :class:`~pyterrier_boot.ExperimentResult`,
-            or to ``(runs, qrels)`` (anything :func:`~pyterrier_boot.experiment_result` takes; qrels
-            may be an ir_datasets id such as ``"irds:beir/scifact/test"``); a collection named
-            ``"irds:<id>"`` may map to its runs alone. A list of ``(name, ...)`` pairs works too.
+            or to ``(runs, qrels)`` (anything :func:`~pyterrier_boot.experiment_result` takes, lists of
+            runs of a system included; qrels may be an ir_datasets id: ``"irds:beir/scifact/test"``); a
+            collection named ``"irds:<id>"`` may map to its runs alone. A list of pairs works too.
         measure: the measure compared (its label in the results, or the same measure written
             another way: ``"ndcg_cut_10"`` finds ``"nDCG@10"``).
         baseline: a system: the figures are the others' differences from it (default: means).
         standardize: with a baseline, each collection's difference over the SD of its per-topic
             differences (Hedges' g), where the measure's scale differs between collections.
         tau2_method, hksj, prediction: the random-effects model of :meth:`~AcrossCollections.pooled`
-            (:func:`~pyterrier_boot.random_effects`): REML ``τ²`` (or ``"DL"``, ``"PM"``), the
-            Hartung-Knapp-Sidik-Jonkman interval (``hksj=False``: normal), the prediction interval
-            from ``τ²``'s confidence distribution (``"higgins"``, ``"hksj"``: plug-in forms).
+            (:func:`~pyterrier_boot.random_effects`): REML ``τ²`` (``"DL"``, ``"PM"``), the HKSJ interval
+            (``hksj=False``: normal), the prediction interval from ``τ²``'s confidence distribution
+            (``"higgins"``, ``"hksj"``: plug-in forms).
         systems: the systems to compare (default: all; every collection must hold them).
         confidence_level: of every interval (default: the results' own, 0.95 for runs).
-        bootstrap, n_resamples, interval, rng, executor, max_memory: for collections given as runs,
-            as :func:`~pyterrier_boot.experiment_result` (one child stream of ``rng`` each; None: 42).
+        bootstrap, n_resamples, interval, seeds, names, rng, executor, max_memory: for collections
+            given as runs, as :func:`~pyterrier_boot.experiment_result` (one child stream of ``rng``
+            each; None: 42); with ``seeds="random"`` (the default for several runs) each collection's
+            standard error includes the systems' seed variance.
         verbose: a progress bar over the collections.
-
     Returns:
         :class:`~pyterrier_boot.across.result.AcrossCollections`: ``per_collection()``, ``average()``
         (these collections), ``pooled()`` (a population of collections: interval, prediction interval
@@ -96,13 +97,13 @@ def across_collections(results: Any, measure: MeasureLike, *, baseline: str | No
         ['system', 'estimate', 'se', 'df', 'ci_low', 'ci_high', 'pi_low']
 
     References:
-        Soboroff, I. (2018). Meta-analysis for retrieval experiments involving multiple test
-        collections. CIKM. IntHout, Ioannidis & Borm (2014); Nagashima, Noma & Furukawa (2019).
+        Soboroff (2018), CIKM; IntHout, Ioannidis & Borm (2014); Nagashima, Noma & Furukawa (2019).
     """
     level = _across_iv(measure, baseline, standardize, tau2_method, hksj, prediction, confidence_level, verbose)
     collections = collection_results(
         results, measure, systems=systems, bootstrap=bootstrap, n_resamples=n_resamples, confidence_level=level,
-        rng=rng, executor=check_executor(executor), interval=interval, max_memory=max_memory, verbose=verbose)
+        rng=rng, executor=check_executor(executor), interval=interval, max_memory=max_memory, verbose=verbose,
+        seeds=seeds, names=names)
     if baseline is not None and baseline not in collections.systems:
         raise ValueError(f"'baseline': {baseline!r} is not one of the systems {list(collections.systems)}")
     label = collections.labels[0] if len(set(collections.labels)) == 1 else str(measure)
@@ -110,11 +111,10 @@ def across_collections(results: Any, measure: MeasureLike, *, baseline: str | No
                                baseline=baseline, standardize=standardize, tau2_method=tau2_method, hksj=hksj,
                                confidence_level=collections.confidence_level, results=collections.results,
                                prediction=prediction)
-    _warn_unweighable(result)
-    return result
+    return _warned_unweighable(result)
 
 
-def _warn_unweighable(result: AcrossCollections) -> None:
+def _warned_unweighable(result: AcrossCollections) -> AcrossCollections:
     """One warning naming the (collection, system) whose standard error is 0: a system equal to the
     baseline (or constant) on every topic has nothing to weigh it by, so its pooled figures are NaN."""
     e = result.per_collection()
@@ -122,3 +122,4 @@ def _warn_unweighable(result: AcrossCollections) -> None:
     report(DegenerateWarning, "{n} collection(s) give a system a standard error of 0 (the same score, or difference, "
            "on every topic): the pooled figures of those systems are NaN: {cases}",
            [f"{c}: {s}" for c, s in zip(zero["collection"], zero["system"], strict=True)])
+    return result

@@ -20,7 +20,9 @@ _PREDICTION = {"q-profile": "τ²'s Q-profile confidence distribution",
                "higgins": "Higgins et al.'s t with k - 2 degrees of freedom",
                "hksj": "t with k - 1 degrees of freedom and the HKSJ standard error"}
 _VARIANCE = {"topics": "topics resampled within each collection", "corpus": "corpus images of each collection",
-             "topics+corpus": "topics and corpus images of each collection"}
+             "topics+corpus": "topics and corpus images of each collection",
+             "topics+seeds": "topics resampled within each collection, and each system's seed variance; "
+                             "seeds random: a new seed"}
 
 
 @dataclass(frozen=True)

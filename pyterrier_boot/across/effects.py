@@ -32,7 +32,7 @@ class CollectionEffects:
 
     Attributes:
         collections, systems: labels; variance: what the standard errors include (``"topics"``,
-            ``"corpus"``, ``"topics+corpus"``).
+            ``"corpus"``, ``"topics+corpus"``, ``"topics+seeds"``).
         mean, mean_se, mean_df, mean_low, mean_high: ``[collection, system]``: each system's mean,
             its standard error, degrees of freedom and the collection's own interval.
         difference, difference_se, difference_df, difference_sd: ``[collection, system, other]``:

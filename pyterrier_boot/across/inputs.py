@@ -45,6 +45,7 @@ class _Seen(NamedTuple):
     names: tuple
     bootstrap: str | None
     confidence_level: float
+    seeds: str | None = None
 
 
 def _items(results: Any) -> list[tuple[str, Any]]:
@@ -121,6 +122,12 @@ def _check_kinds(names, results, confidence_level):
     if len(set(kinds.values())) > 1:
         raise ValueError(f"'results': the collections' intervals include different variances (bootstrap {kinds}): "
                          "their standard errors cannot be pooled as one kind; run them with the same bootstrap")
+    seeds = {n: "random" if r.seeds == "random" else "none" for n, r in zip(names, results, strict=True)}
+    if len(set(seeds.values())) > 1:
+        with_seeds = [n for n, v in seeds.items() if v == "random"]
+        raise ValueError(f"'results': the standard errors of {with_seeds} include the seed variance (seeds='random', "
+                         f"several runs per system) and those of {[n for n in seeds if n not in with_seeds]} do not: "
+                         "give every collection all its runs, or seeds='fixed' everywhere")
     levels = {n: r.confidence_level for n, r in zip(names, results, strict=True)}
     if confidence_level is not None:
         differ = {n: v for n, v in levels.items() if v != confidence_level}
@@ -167,7 +174,7 @@ def _digested(items, measure, systems, confidence_level, run_options, streams, v
             if len(result.qids) < 2:
                 raise ValueError(f"'results': collection {name!r} judges {len(result.qids)} topic(s): a mean over "
                                  "topics needs at least 2 for its standard error")
-            seen.append(_Seen(result.names, result.bootstrap, result.confidence_level))
+            seen.append(_Seen(result.names, result.bootstrap, result.confidence_level, result.seeds))
             names = [n for n, _ in items[:len(seen)]]
             chosen = _check_systems(names, seen, systems)
             confidence_level = _check_kinds(names, seen, confidence_level)

@@ -71,7 +71,8 @@ class AcrossCollections:
 
     @property
     def variance(self) -> str:
-        """What each collection's standard error includes: ``"topics"``, ``"corpus"`` or ``"topics+corpus"``."""
+        """What each collection's standard error includes: ``"topics"``, ``"corpus"``, ``"topics+corpus"``
+        or ``"topics+seeds"`` (systems given as several runs, ``seeds="random"``)."""
         return self.effects.variance
 
     @property

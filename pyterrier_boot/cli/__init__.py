@@ -21,6 +21,8 @@ Commands:
 * ``pyterrier-boot decide``: judge until decided: a saved sequence of judged topics, updated from
   each new qrels file, and which pairs of runs it has decided (:mod:`.decide`).
 * ``pyterrier-boot gate``: a regression gate for CI, candidate against baseline (:mod:`.gate`).
+* ``pyterrier-boot audit-tests``: which significance test keeps its Type I error and has the power on
+  your own runs and measure (:mod:`.audit_tests`).
 * ``pyterrier-boot across``: the same runs on several collections: the average over these
   collections, the pooled mean over a population of collections and a new collection's
   prediction interval (:mod:`.across`).
@@ -112,6 +114,7 @@ examples:
   pyterrier-boot judge-plan --auto-qrels llm.qrels runs/ --budget 0.1 --out plan/
   pyterrier-boot decide --state state.tsv --qrels qrels.txt runs/ -m nDCG@10 --margin 0.01
   pyterrier-boot gate --qrels qrels.txt --baseline main.run --candidate pr.run --measure nDCG@10 --margin 0.01
+  pyterrier-boot audit-tests --qrels qrels.txt runs/ --measure AP             # which test for this collection
   pyterrier-boot across -c dl19 qrels19.txt runs19/ -c dl20 qrels20.txt runs20/ -m nDCG@10 -b bm25
 
 'pyterrier-boot COMMAND --help' explains each command.
@@ -137,6 +140,7 @@ def build_parser() -> argparse.ArgumentParser:
     from .. import __version__
     from . import (
         across,
+        audit_tests,
         decide,
         demo,
         evaluate,
@@ -165,6 +169,7 @@ def build_parser() -> argparse.ArgumentParser:
     reproduce.add_parser(subparsers, common)
     decide.add_parser(subparsers, common)
     gate.add_parser(subparsers, common)
+    audit_tests.add_parser(subparsers, common)
     across.add_parser(subparsers, common)
     return parser
 

@@ -393,20 +393,21 @@ def with_probabilities(qrels, path):
     return merged.drop(columns="_merge").reset_index(drop=True)
 
 
-def read_runs(paths, qrels, *, verbose=False):
+def read_runs(paths, qrels, *, verbose=False, files=None):
     """Read the runs (files, .gz, folders); refuse a run that shares no topic with the qrels and
     drop (with one warning) the results for topics not in the qrels, as trec_eval ignores them
-    (:mod:`pyterrier_boot.inputs.overlap`; the commands' evaluation says which runs miss judged topics)."""
+    (:mod:`pyterrier_boot.inputs.overlap`; the commands' evaluation says which runs miss judged topics).
+    ``files``, a dict, receives each run's file name."""
     from ..inputs.overlap import TopicOverlap
     from ..inputs.runs import Runs
 
     overlap = TopicOverlap(qrels.frame["qid"].unique(), missing=False)
-    runs = dict(_checked_runs(paths, qrels, verbose, overlap))
+    runs = dict(_checked_runs(paths, qrels, verbose, overlap, files=files))
     overlap.report()
     return Runs(runs)  # the frames are read: not checked again
 
 
-def intern_runs(paths, qrels, *, verbose=False):
+def intern_runs(paths, qrels, *, verbose=False, files=None):
     """The runs as :func:`read_runs` reads and checks them, interned one at a time
     (:class:`~pyterrier_boot.measures.arrays.JudgedRunsBuilder`): only one run frame is held at
     once, so memory stays flat however many and however deep the runs are."""
@@ -415,21 +416,23 @@ def intern_runs(paths, qrels, *, verbose=False):
 
     overlap = TopicOverlap(qrels.frame["qid"].unique(), missing=False)
     builder = JudgedRunsBuilder(qrels.frame, warn_unjudged=False)  # warns about the runs missing judged topics
-    for name, run in _checked_runs(paths, qrels, verbose, overlap, check_pairs=False):  # add checks them
+    for name, run in _checked_runs(paths, qrels, verbose, overlap, check_pairs=False, files=files):  # add checks them
         builder.add(name, run)
         del run  # one frame at a time
     overlap.report()
     return builder.build()
 
 
-def _checked_runs(paths, qrels, verbose, overlap, *, check_pairs=True):
+def _checked_runs(paths, qrels, verbose, overlap, *, check_pairs=True, files=None):
     """``(name, run)`` one at a time, each run's topics added to ``overlap`` (a run without a topic in
     the qrels is refused) and its rows of topics not in the qrels dropped. ``check_pairs`` as in
-    :func:`~pyterrier_boot.inputs.runs.iter_runs`."""
+    :func:`~pyterrier_boot.inputs.runs.iter_runs`; ``files`` (a dict) receives each run's file name."""
     from ..inputs.runs import check_run, iter_runs
 
     judged = set(qrels.frame["qid"].unique())
     for name, run in iter_runs(list(paths), verbose=verbose, check_pairs=check_pairs):
+        if files is not None:
+            files[name] = run.attrs.get("file", name)
         qids = set(run["qid"].unique())
         overlap.add(name, qids)
         if not qids <= judged:  # unjudged topics are ignored, as trec_eval does: one warning for all runs
@@ -474,3 +477,62 @@ def use_agg():
     import matplotlib
 
     matplotlib.use("Agg")
+
+
+def add_seed_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--group-runs REGEX`` / ``--groups FILE`` (several runs per system: seeds, folds) and ``--seeds``."""
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--group-runs", metavar="REGEX",
+                       help="runs whose file names match REGEX are one system's runs (seeds, folds): the system is "
+                            "named by the group 'system' or the first group of the match, e.g. '(.+)-seed[0-9]+'; "
+                            "its per-topic score is the mean over its runs; other runs stay systems of their own")
+    group.add_argument("--groups", metavar="FILE",
+                       help="a two-column file 'run system' (run name or file name; # comments) grouping runs into "
+                            "systems, as --group-runs")
+    parser.add_argument("--seeds", choices=("random", "fixed"),
+                        help="with runs grouped into systems: 'random' (default: every interval, test, rank interval "
+                             "and letter includes the seed variance, for a new seed) or 'fixed' (these runs' average)")
+
+
+def plots_wanted(args: argparse.Namespace, what: str) -> bool:
+    """Whether ``what`` (the report, the site) gets plots: not with ``--no-plots``, nor (one
+    warning) without matplotlib; the Agg backend is chosen when it does."""
+    plots = not args.no_plots
+    if plots and not matplotlib_available():
+        import warnings
+
+        from .._warnings import BootWarning
+
+        warnings.warn(f"matplotlib is not installed: {what} has no plots (pip install 'pyterrier-boot[plots]')",
+                      BootWarning, stacklevel=3)
+        plots = False
+    if plots:
+        use_agg()
+    return plots
+
+
+def grouped_runs(runs, args, files):
+    """``runs`` with the systems ``--group-runs`` or ``--groups`` make of them (a
+    :class:`~pyterrier_boot.seeds.groups.GroupedRuns`), or ``runs`` unchanged without either."""
+    from ..seeds.groups import GroupedRuns, group_names, read_group_file
+
+    if args.group_runs is None and args.groups is None:
+        return runs
+    names = list(runs.systems) if hasattr(runs, "systems") else list(runs)
+    mapping = read_group_file(args.groups) if args.groups is not None else None
+    return GroupedRuns(runs, group_names(names, pattern=args.group_runs, mapping=mapping, files=files))
+
+
+def system_names(runs):
+    """The systems' names: of grouped runs, their groups; else the runs' names."""
+    if hasattr(runs, "groups"):
+        return list(runs.groups)
+    return list(runs.systems) if hasattr(runs, "systems") else list(runs)
+
+
+def seeds_setting(result):
+    """The settings line saying how runs were grouped into systems and which seeds question is answered."""
+    counts = result.run_scores.n_runs if result.run_scores is not None else []
+    question = ("random: intervals, tests, rank intervals and letters include the seed variance (a new seed)"
+                if result.seeds == "random" else "fixed: these runs' average (no seed variance)")
+    return f"{question}; runs per system: " + ", ".join(f"{n} {k}" for n, k in zip(result.names, counts))

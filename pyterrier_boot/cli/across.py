@@ -25,6 +25,10 @@ examples:
   pyterrier-boot across -c scifact irds:beir/scifact/test scifact/ -c nfcorpus irds:beir/nfcorpus/test nf/ \\
       -c fiqa irds:beir/fiqa/test fiqa/ -m nDCG@10 -b bm25 --standardize --tau2 DL
 
+  # five seeds of a reranker per collection (monoT5-seed1.run ...): its seed variance in every interval
+  pyterrier-boot across -c dl19 qrels.dl19.txt runs19/ -c dl20 qrels.dl20.txt runs20/ \\
+      -m nDCG@10 -b bm25 --group-runs '(.+)-seed[0-9]+'
+
 which figure answers which question:
   per collection  the figure on that collection, its interval varying the topics
   average         the mean over these collections (BEIR's average): the collections fixed
@@ -80,6 +84,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
     p.add_argument("--confidence", type=float, default=0.95, metavar="LEVEL", help="of every interval (default 0.95)")
     p.add_argument("--rel", type=int, metavar="N", help="binary measures count grade >= N as relevant (trec_eval -l N)")
     p.add_argument("--rel-remap", action="store_true", help="with --rel N, also set grades 1..N-1 to 0 in the qrels")
+    _common.add_seed_arguments(p)
     _common.add_rng_argument(p)
     p.add_argument("-f", "--format", choices=FORMATS, default="table", help="what to print (default: a table)")
     p.add_argument("--digits", type=int, default=3, help="decimals in the printed tables (default 3)")
@@ -105,12 +110,15 @@ def _check(args, parser):
 
 
 def _collections(args, status, progress):
-    """``{name: (runs, qrels)}`` read from the ``--collection`` entries."""
+    """``{name: (runs, qrels)}`` read from the ``--collection`` entries, each collection's runs
+    grouped into systems by ``--group-runs`` or ``--groups`` (the same grouping on every collection)."""
     out = {}
     for name, qrels_source, *paths in args.collection:
         status(f"reading collection {name}: qrels {qrels_source}, {len(paths)} run path{'s' if len(paths) > 1 else ''}")
         qrels = _common.read_qrels(qrels_source, rel=args.rel, remap=args.rel_remap)
-        out.setdefault(name, []).append((_common.read_runs(paths, qrels, verbose=progress), qrels))
+        files: dict[str, str] = {}
+        runs = _common.read_runs(paths, qrels, verbose=progress, files=files)
+        out.setdefault(name, []).append((_common.grouped_runs(runs, args, files), qrels))
     repeated = [name for name, entries in out.items() if len(entries) > 1]
     if repeated:
         raise ValueError(f"--collection names {', '.join(map(repr, repeated))} more than once: name each collection once")
@@ -130,7 +138,7 @@ def run(args: argparse.Namespace) -> int:
         status(f"evaluating {measure.label} on {len(collections)} collections ({args.bootstrap} bootstrap, seed {seed})")
         result = across_collections(collections, measure.label, baseline=args.baseline, standardize=args.standardize,
                                     tau2_method=args.tau2, hksj=args.interval == "hksj", prediction=args.prediction,
-                                    systems=args.systems,
+                                    systems=args.systems, seeds=args.seeds,
                                     confidence_level=args.confidence, bootstrap=args.bootstrap,
                                     n_resamples=args.n_resamples, rng=seed, executor=executor,
                                     max_memory=args.max_memory, verbose=progress)

@@ -10,7 +10,6 @@ import numpy as np
 
 from .._batches import check_scheduler, executor_from
 from .._warnings import InputWarning, warn
-from ..measures.arrays import JudgedRuns
 from ..stats.registry import PAIRED
 from . import _common, _text
 
@@ -98,6 +97,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
                    help="documents in the collection (corpus bootstrap; needed by --model multinomial)")
     p.add_argument("--model", choices=("poisson", "multinomial"), default="poisson",
                    help="corpus image model (default poisson)")
+    _common.add_seed_arguments(p)
     _common.add_rng_argument(p)
     p.add_argument("-f", "--format", choices=FORMATS, default="table",
                    help="what to print: a readable table (default), or the full table as csv, latex, markdown "
@@ -179,21 +179,24 @@ def _evaluate(args, measures, status, progress, out, executor=None):
     status(f"reading the qrels {args.qrels}")
     qrels = _common.read_qrels(args.qrels, corpus_size=args.corpus_size, rel=args.rel, remap=args.rel_remap)
     status(f"reading {len(args.runs)} run path{'s' if len(args.runs) > 1 else ''}")
-    runs = _read_runs(args.runs, qrels, measures, progress)
-    names = list(runs.systems if isinstance(runs, JudgedRuns) else runs)
+    files: dict[str, str] = {}
+    runs = _common.grouped_runs(_read_runs(args.runs, qrels, measures, progress, files), args, files)
+    names = _common.system_names(runs)
     _common.check_baselines(args.baseline, names)
 
     from ..experiment.experiment import experiment_result
 
     n_text = f", {args.n_resamples:,} resamples" if args.n_resamples else ""
-    status(f"evaluating {len(names)} run{'s' if len(names) > 1 else ''} on {', '.join(m.label for m in measures)}, "
+    what = (f"{len(names)} run{'s' if len(names) > 1 else ''}" if len(files) <= len(names) else
+            f"{len(names)} systems ({len(files)} runs)")
+    status(f"evaluating {what} on {', '.join(m.label for m in measures)}, "
            f"{args.bootstrap} bootstrap{n_text}, seed {seed}")
     result = experiment_result(runs, None, qrels, measures, baseline=args.baseline or None, test=args.test,
                         correction=correction if args.baseline else None, correction_alpha=args.alpha,
                         bootstrap=bootstrap, n_resamples=args.n_resamples, confidence_level=args.confidence,
                         interval=args.interval, corpus_size=args.corpus_size, model=args.model, rng=seed,
                         max_memory=args.max_memory, verbose=progress and bootstrap in ("corpus", "both"),
-                        executor=executor)
+                        executor=executor, seeds=args.seeds)
     del runs  # the per-topic values are in the result: the rankings are not held through the tests and report
     pairwise = None
     if not args.baseline and len(names) > 1 and len(result.qids) < 2 and bootstrap is None:
@@ -206,20 +209,23 @@ def _evaluate(args, measures, status, progress, out, executor=None):
         pairwise = result.pairwise(test=args.test, correction=correction, alpha=args.alpha,
                                    rng=np.random.default_rng(seed), max_memory=args.max_memory, executor=executor)
     info = settings(args, seed, qrels, names, measures)
+    if result.seeds is not None:
+        info["seeds"] = _common.seeds_setting(result)
     print_result(result, pairwise, args, seed, qrels)
     if out is not None:
         return write_outputs(out, result, pairwise, args, info, seed, status)
     return None
 
 
-def _read_runs(paths, qrels, measures, progress):
+def _read_runs(paths, qrels, measures, progress, files=None):
     """The runs interned one at a time when every measure has a kernel (memory stays flat however
-    many and deep the runs), else read as frames (ir_measures computes the others from them)."""
+    many and deep the runs), else read as frames (ir_measures computes the others from them);
+    ``files`` receives each run's file name."""
     from ..measures.lowering import lower
 
     if all(lower(m.measure) is not None for m in measures):
-        return _common.intern_runs(paths, qrels, verbose=progress)
-    return _common.read_runs(paths, qrels, verbose=progress)
+        return _common.intern_runs(paths, qrels, verbose=progress, files=files)
+    return _common.read_runs(paths, qrels, verbose=progress, files=files)
 
 
 # ---------------------------------------------------------------- printing
@@ -248,7 +254,9 @@ def _summary_lines(result, pairwise, args, seed, qrels, width):
 
     S, Q = len(result.names), len(result.qids)
     cells, note = caption(result, pairwise, args)
-    lines = [_text.wrap(f"{S} run{'s' if S > 1 else ''} x {Q} topic{'s' if Q != 1 else ''}; qrels {qrels.source}", width),
+    what = f"{S} run{'s' if S > 1 else ''}" if result.run_scores is None else \
+        f"{S} system{'s' if S > 1 else ''} ({len(result.run_scores.runs)} runs)"
+    lines = [_text.wrap(f"{what} x {Q} topic{'s' if Q != 1 else ''}; qrels {qrels.source}", width),
              _text.wrap(cells, width)]
     table = summary_table(result, pairwise=pairwise, alpha=args.alpha, digits=args.digits)
     lines += ["", _text.render_table(table, width=width), ""]
@@ -325,17 +333,7 @@ def write_outputs(out: Path, result: ExperimentResult, pairwise: Any, args: argp
     for fmt, extension in EXTENSIONS.items():  # the table for a paper (LaTeX, Markdown) and for programs
         _common.write_text(out / f"table.{extension}", formatted(result, pairwise, args, seed, fmt) + "\n")
         written.append(f"table.{extension}")
-    plots = not args.no_plots
-    if plots and not _common.matplotlib_available():
-        import warnings
-
-        from .._warnings import BootWarning
-
-        warnings.warn("matplotlib is not installed: the report has no plots (pip install 'pyterrier-boot[plots]')",
-                      BootWarning, stacklevel=2)
-        plots = False
-    if plots:
-        _common.use_agg()
+    plots = _common.plots_wanted(args, "the report")
     status("writing the report" + (" (drawing the plots)" if plots else ""))
     write_report(result, out / "report.html", title=args.title or "pyterrier-boot evaluate", settings=info,
                  pairwise=pairwise, test=args.test, correction=None if args.correction == "none" else args.correction,

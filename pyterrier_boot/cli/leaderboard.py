@@ -82,6 +82,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
                    "(see pyterrier-boot evaluate --help)")
     p.add_argument("--rel-remap", action="store_true", help="with --rel N, also set grades 1..N-1 to 0 in the qrels")
     p.add_argument("--corpus-size", type=int, metavar="N", help="documents in the collection (corpus bootstrap)")
+    _common.add_seed_arguments(p)
     _common.add_rng_argument(p)
     p.add_argument("-f", "--format", choices=FORMATS, default="table",
                    help="what to print: a readable table (default), csv or markdown")
@@ -121,44 +122,36 @@ def _leaderboard(args, measures, status, out):
     status(f"reading the qrels {args.qrels}")
     qrels = _common.read_qrels(args.qrels, corpus_size=args.corpus_size, rel=args.rel, remap=args.rel_remap)
     status(f"reading {len(args.runs)} run path{'s' if len(args.runs) > 1 else ''}")
-    runs = _common.read_runs(args.runs, qrels, verbose=progress)
-    if len(runs) < 2:
-        raise ValueError(f"a leaderboard needs at least 2 runs, got {len(runs)}")
-    _common.check_baselines([args.baseline] if args.baseline else None, list(runs))
-    n_pairs = len(runs) * (len(runs) - 1) // 2
+    files: dict[str, str] = {}
+    runs = _common.grouped_runs(_common.read_runs(args.runs, qrels, verbose=progress, files=files), args, files)
+    names = _common.system_names(runs)
+    if len(names) < 2:
+        raise ValueError(f"a leaderboard needs at least 2 runs, got {len(names)}")
+    _common.check_baselines([args.baseline] if args.baseline else None, names)
+    n_pairs = len(names) * (len(names) - 1) // 2
     correction = {None: DEFAULT_CORRECTION, "none": None}.get(args.correction, args.correction)
     how = (f"anytime-valid, topics in the qrels' order; {n_pairs:,} pairs, betting confidence sequences, "
            f"correction {args.correction or 'bonferroni'}" if args.sequential else
            f"{args.bootstrap} bootstrap; {n_pairs:,} pairs, {_common.pair_test_name(args.test, args.bootstrap)}, "
            f"correction {args.correction or 'holm'}, seed {seed}")
-    status(f"ranking {len(runs)} runs on {', '.join(m.label for m in measures)} ({how})")
+    status(f"ranking {len(names)} runs on {', '.join(m.label for m in measures)} ({how})")
     board = leaderboard(runs, qrels, measures, baseline=args.baseline, test=args.test, correction=correction,
                         alpha=args.alpha, sequential=args.sequential,
                         bootstrap=args.bootstrap, n_resamples=args.n_resamples, confidence_level=args.confidence,
                         corpus_size=args.corpus_size, rng=seed, max_memory=args.max_memory,
-                        letters_method=args.letters,
+                        letters_method=args.letters, seeds=args.seeds,
                         verbose=progress and args.bootstrap != "topic")
     _print(board, args, seed)
     if out is None:
         return None
-    plots = not args.no_plots
-    if plots and not _common.matplotlib_available():
-        import warnings
-
-        from .._warnings import BootWarning
-
-        warnings.warn("matplotlib is not installed: the site has no plots (pip install 'pyterrier-boot[plots]')",
-                      BootWarning, stacklevel=2)
-        plots = False
-    if plots:
-        _common.use_agg()
-    status(f"writing the site ({len(runs) + 1} pages" + (", drawing the plots)" if plots else ")"))
+    plots = _common.plots_wanted(args, "the site")
+    status(f"writing the site ({len(names) + 1} pages" + (", drawing the plots)" if plots else ")"))
     command, outside = _shown_command(args)
     settings = {
         "command": command,
         "rerun from": _rerun_from(outside) if not args.paths else "the folder the command was typed in",
         "qrels": args.qrels if args.qrels.startswith(IRDS_PREFIX) else Path(args.qrels),
-        "runs": f"{len(runs)}",
+        "runs": f"{len(names)}" + (f" systems of {len(files)} runs" if len(files) != len(names) else ""),
         "run files": [Path(r) for r in args.runs],
         "measures": ", ".join(m.label for m in measures),
     }
@@ -169,8 +162,10 @@ def _leaderboard(args, measures, status, out):
     if args.rel is not None:
         settings["relevance"] = (f"binary measures count grade >= {args.rel} as relevant"
                                  + (f"; qrels grades 1..{args.rel - 1} set to 0" if args.rel_remap else ""))
+    if board.result.seeds is not None:
+        settings["seeds"] = _common.seeds_setting(board.result)
     board.write(out, title=args.title or "Leaderboard", settings=settings, plots=plots, paths=args.paths)
-    return f"index.html and {len(runs)} run pages"
+    return f"index.html and {len(names)} run pages"
 
 
 def _shown_command(args):

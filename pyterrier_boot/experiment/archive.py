@@ -36,15 +36,16 @@ __all__ = ["FORMAT", "VERSION", "package_versions", "encode_fields", "decode_fie
 
 FORMAT = "pyterrier-boot-result"
 #: 2: the corpus result keeps ``found`` (the empirical-Bayes variance); version-1 files load without it.
-VERSION = 2
+#: 3: ``seeds`` and the runs' scores of systems given as several runs; older files load without them.
+VERSION = 3
 _PACKAGES = ("pyterrier_boot", "numpy", "pandas", "scipy", "pyterrier", "ir_measures")
 #: the result's fields kept as ``.npy`` arrays (field -> member name); the others are JSON
 _RESULT_ARRAYS = {"values": "values", "intervals": "intervals", "distribution_": "distribution"}
 _RESULT_JSON = ("names", "qids", "measures", "summed", "bootstrap", "interval", "confidence_level", "mrt", "round",
-                "topics", "provenance", "unit")
+                "topics", "provenance", "unit", "seeds")
 _TUPLES = ("names", "qids", "measures", "summed", "unit")
 #: fields files written before them lack, with the value they then mean
-_RESULT_DEFAULTS: dict[str, Any] = {"unit": []}
+_RESULT_DEFAULTS: dict[str, Any] = {"unit": [], "seeds": None}
 _COMPARISON_ARRAYS = ("system_index", "baseline_index", "intervals", "distribution")
 
 
@@ -79,6 +80,8 @@ def encode_fields(result: Any, writer: ArrayWriter) -> dict:
         if not isinstance(result.corpus, CorpusBootstrapResult):
             raise TypeError(f"cannot save a corpus result of type {type(result.corpus).__name__}")
         doc["corpus"] = record(result.corpus, writer, "corpus")
+    if result.run_scores is not None:
+        doc["run_scores"] = record(result.run_scores, writer, "run_scores")
     comp = result.comparisons
     if comp is not None:
         doc["comparisons"] = {
@@ -93,10 +96,14 @@ def decode_fields(archive: zipfile.ZipFile, doc: dict) -> dict[str, Any]:
     the plan or None, "corpus": the CorpusBootstrapResult or None, "comparisons": the comparisons'
     fields or None}``."""
     from ..corpus.result import CorpusBootstrapResult
+    from ..seeds.scores import RunScores
     from ..stats import resampling
 
     r = doc["result"]
     result = {key: from_json(r[key]) if key in r else _RESULT_DEFAULTS[key] for key in _RESULT_JSON}
+    if doc.get("run_scores") is not None:
+        values = record_fields(archive, doc["run_scores"])
+        result["run_scores"] = RunScores(**{**values, "runs": tuple(values["runs"]), "names": tuple(values["names"])})
     result.update({key: read_array(archive, r[key]) for key in _RESULT_ARRAYS})
     result.update({key: tuple(result[key]) for key in _TUPLES})
     result["topics"] = None if result["topics"] is None else tuple(result["topics"])

@@ -27,6 +27,8 @@ __all__ = ["ResultTable", "result_table", "booktabs", "latex_escape", "markdown_
 MARKS = ("†", "‡", "§", "¶")
 _LATEX_MARKS = {"†": r"\dagger", "‡": r"\ddagger", "§": r"\S", "¶": r"\P"}
 VARIANCE = {"topic": "topics", "corpus": "corpus (documents)", "both": "topics and corpus"}
+#: the test of every pair under ``seeds="random"``, in captions
+SEED_TEST = "t test with seed variance (Satterthwaite df)"
 _INTERVAL_NAMES = {"bca": "BCa", "percentile": "percentile", "basic": "basic", "studentized": "studentized",
                    "normal": "normal", "t": "t", "logit": "logit"}
 
@@ -165,7 +167,8 @@ def describe_intervals(result: Any) -> str:
     """One phrase saying how an :class:`~pyterrier_boot.ExperimentResult`'s intervals were made,
     e.g. ``"95% topic-bootstrap BCa intervals (10,000 topic resamples, seed 42)"`` (the captions of
     the table, the report, the command line and the leaderboard; the seed from the result's
-    provenance, ``rng`` None being the fixed seed 42)."""
+    provenance, ``rng`` None being the fixed seed 42); with systems given as several runs it says
+    whether the seed variance is in (``seeds random``) or the runs are taken as they are (``seeds fixed``)."""
     if result.bootstrap is None:
         return "no intervals (no bootstrap)"
     if result.distribution_ is None:
@@ -173,8 +176,34 @@ def describe_intervals(result: Any) -> str:
     n = result.distribution_.shape[0]
     unit = {"topic": "topic resamples", "corpus": "corpus images", "both": "replicates (topics and corpus)"}
     method = _INTERVAL_NAMES.get(result.interval, result.interval)
+    seeds = getattr(result, "seeds", None)
+    if seeds == "random":
+        method = ("t intervals with seed variance (Satterthwaite df)" if result.interval == "t" else
+                  f"{method} intervals with a seed term (topic, seed and topic-by-seed variance)")
+        return (f"{100 * result.confidence_level:g}% {method}, seeds random: a new seed ({n:,} "
+                f"{unit[result.bootstrap]}{_seed_phrase(result.provenance)}){_two_runs(result)}")
+    fixed = ", seeds fixed: these runs' average" if seeds == "fixed" else ""
     return (f"{100 * result.confidence_level:g}% {result.bootstrap}-bootstrap {method} intervals "
-            f"({n:,} {unit[result.bootstrap]}{_seed_phrase(result.provenance)})")
+            f"({n:,} {unit[result.bootstrap]}{fixed}{_seed_phrase(result.provenance)})")
+
+
+def _two_runs(result: Any) -> str:
+    """A flag for systems given as exactly two runs: their seed variance rests on one degree of freedom."""
+    counts = result.run_scores.n_runs
+    two = [name for name, k in zip(result.names, counts, strict=True) if k == 2]
+    if not two:
+        return ""
+    return (f"; {', '.join(two[:5])}{', ...' if len(two) > 5 else ''}: 2 runs, a seed variance on 1 degree of "
+            "freedom (wide intervals; 3 or more runs are better)")
+
+
+def variance_label(result: Any) -> str:
+    """What a result's intervals vary over, in words: ``"topics"``, ``"topics and seeds"``, ..."""
+    label = VARIANCE[result.bootstrap]
+    seeds = getattr(result, "seeds", None)
+    if seeds == "random":
+        return f"{label}, seeds and topic-by-seed"
+    return f"{label} (seeds fixed)" if seeds == "fixed" else label
 
 
 def _seed_phrase(provenance: Any) -> str:
@@ -248,6 +277,8 @@ def _describe_test(result: Any, test: str, correction: str | None, alpha: float)
 
     if result.bootstrap in ("corpus", "both"):
         what = f"{result.bootstrap}-bootstrap test over the intervals' replicates"
+    elif getattr(result, "seeds", None) == "random":
+        what = SEED_TEST
     else:
         what = test_name(test)
     corrected = f"{correction}-corrected per measure" if correction not in (None, "none") else "not corrected"
@@ -301,7 +332,7 @@ def result_table(result: Any, *, digits: int = 3, letters: bool | str = "auto", 
     best = _best_means(means)
     baselines, significant = _significant(result, alpha)
     marks = _marks(significant, len(baselines), (S, M))
-    notes = [f"Cells: mean [{describe_intervals(result)}; variance: {VARIANCE[result.bootstrap]}]."
+    notes = [f"Cells: mean [{describe_intervals(result)}; variance: {variance_label(result)}]."
              if result.intervals is not None else "Cells: mean over topics (no bootstrap, no intervals)."]
     if S > 1:
         notes.append("Bold: the best mean of each measure.")

@@ -37,6 +37,7 @@ from ..measures.engine import FALLBACK_MAX_GRADE, Evaluator
 from ..measures.evaluation import intern
 from ..measures.parsing import LabelledMeasure, parse_measures, require_mean_aggregated
 from ..measures.suggestions import did_you_mean, measure_registry
+from ..seeds.groups import split_systems
 from ..stats.intervals import METHODS as TOPIC_METHODS
 from ..stats.registry import PAIRED, spellings
 from ..stats.resampling import resample_plan
@@ -50,6 +51,7 @@ from .execution import (
     unique_keys,
 )
 from .result import Comparisons, ExperimentResult, unit_bounds
+from .several_runs import check_seeds, grouped, grouped_output, run_topics, seed_mean_spreads
 from .uncertainty import BOOTSTRAPS, JOINT_METHODS, difference_spreads, mean_spreads
 
 if TYPE_CHECKING:
@@ -131,14 +133,15 @@ def Experiment(retr_systems: Any, topics: TopicsLike, qrels: QrelsLike, eval_met
                confidence_level: float = 0.95, interval: str | None = None, corpus_size: int | None = None,
                model: str = "poisson", rng: RngLike = None, max_memory: int | str | None = DEFAULT_MAX_MEMORY,
                human_qrels: QrelsLike | None = None, estimand: str | None = None,
-               judging_plan: JudgingPlan | None = None, executor: Executor | None = None, **kwargs: Any) -> Any:
+               judging_plan: JudgingPlan | None = None, executor: Executor | None = None,
+               seeds: str | None = None, **kwargs: Any) -> Any:
     """``pt.Experiment`` with confidence intervals from the topic and/or corpus bootstrap.
 
     A drop-in ``pt.Experiment``: every argument means the same and the result has its type and shape,
     with columns added per measure (``"<m> ci_low"``, ``"<m> ci_high"``; with a baseline ``"<m> diff"``,
     its interval and ``"<m> effect size"``). The p-value is the test of ``test`` and the ``diff``
-    interval beside it is the one that test inverts. Everything else (all pairs, rank intervals,
-    LaTeX, plots) is in :func:`experiment_result`; ``pt_docs/experiment.md`` has the details and examples.
+    interval beside it is the one that test inverts. Everything else (all pairs, rank intervals, LaTeX,
+    plots) is in :func:`experiment_result`; ``pt_docs/experiment.md`` has the details and examples.
 
     New arguments:
         bootstrap: ``"topic"`` (default; Sakai 2007), ``"corpus"`` (Cormack & Lynam 2006; Zobel &
@@ -154,6 +157,8 @@ def Experiment(retr_systems: Any, topics: TopicsLike, qrels: QrelsLike, eval_met
             (``pt_docs/ppi.md``): ``ppi_evaluate``'s ``human_qrels``, ``estimand`` and ``plan``
             (named ``judging_plan`` here, ``plan`` being ``pt.Experiment``'s execution plan).
         executor: our extra door: a ``concurrent.futures.Executor`` for the bootstrap (``pt_docs/scale.md``).
+        seeds: for systems given as lists of runs (``{"T5": [run_s1, run_s2], "BM25": bm25}``), ``"random"``
+            or ``"fixed"``: :meth:`ExperimentResult.table` returned (``pt_docs/seeds_and_collections.md``).
     """
     if kwargs:
         raise TypeError(f"Unknown kwargs: {list(kwargs)}")
@@ -168,16 +173,26 @@ def Experiment(retr_systems: Any, topics: TopicsLike, qrels: QrelsLike, eval_met
         verbose=verbose, validate=validate, save_dir=save_dir, save_mode=save_mode, save_format=save_format,
         precompute_prefix=precompute_prefix, plan=plan, bootstrap=bootstrap, n_resamples=n_resamples,
         confidence_level=confidence_level, interval=interval, corpus_size=corpus_size, model=model, rng=rng,
-        perquery=perquery, max_memory=max_memory, executor=check_executor(executor))
+        perquery=perquery, max_memory=max_memory, executor=check_executor(executor), seeds=seeds)
     run = _experiment(retr_systems, topics, qrels, eval_metrics, settings)
+    return _output(run, settings, dataframe=dataframe, highlight=highlight)
+
+
+def _output(run: _Run, settings: _Settings, *, dataframe: bool, highlight: Any) -> Any:
+    """What ``Experiment`` returns: ``pt.Experiment``'s output with our columns added (saved to
+    ``save_dir`` when given), or, for systems given as several runs, the result's own table."""
+    s = settings
+    if run.result.run_scores is not None:  # several runs per system: pt.Experiment takes no lists
+        return grouped_output(run.result, perquery=s.perquery, dataframe=dataframe, highlight=highlight,
+                              save_dir=s.save_dir)
     view = pt_shaped(run.result, run.runs, run.names, run.topics, run.qrels, run.measures.for_pt,
                      rename=run.measures.rename, baseline=run.pt_baseline, test=run.pt_test,
-                     correction=correction, correction_alpha=correction_alpha, round=round,
-                     filter_by_qrels=filter_by_qrels, filter_by_topics=filter_by_topics,
+                     correction=s.correction, correction_alpha=s.correction_alpha, round=s.round,
+                     filter_by_qrels=s.filter_by_qrels, filter_by_topics=s.filter_by_topics,
                      mrt=run.mrt if run.measures.mrt else None)
-    if save_dir is not None:
-        view.save_summaries(save_dir)
-    return view.output(perquery=perquery, dataframe=dataframe, highlight=highlight)
+    if s.save_dir is not None:
+        view.save_summaries(s.save_dir)
+    return view.output(perquery=s.perquery, dataframe=dataframe, highlight=highlight)
 
 
 @one_warning_per_kind()
@@ -196,7 +211,7 @@ def experiment_result(retr_systems: Any, topics: TopicsLike, qrels: QrelsLike,
                       max_memory: int | str | None = DEFAULT_MAX_MEMORY,
                       human_qrels: QrelsLike | None = None, estimand: str | None = None,
                       judging_plan: JudgingPlan | None = None,
-                      executor: Executor | None = None) -> ExperimentResult:
+                      executor: Executor | None = None, seeds: str | None = None) -> ExperimentResult:
     """Run an experiment as :func:`Experiment` does and return everything it measured.
 
     Takes :func:`Experiment`'s arguments (those shaping ``pt.Experiment``'s output, ``perquery``,
@@ -231,7 +246,7 @@ def experiment_result(retr_systems: Any, topics: TopicsLike, qrels: QrelsLike,
         verbose=verbose, validate=validate, save_dir=save_dir, save_mode=save_mode, save_format=save_format,
         precompute_prefix=precompute_prefix, plan=plan, bootstrap=bootstrap, n_resamples=n_resamples,
         confidence_level=confidence_level, interval=interval, corpus_size=corpus_size, model=model, rng=rng,
-        perquery=False, rich=True, max_memory=max_memory, executor=check_executor(executor))
+        perquery=False, rich=True, max_memory=max_memory, executor=check_executor(executor), seeds=seeds)
     run = _experiment(retr_systems, topics, qrels, eval_metrics, settings)
     if save_dir is not None:
         run.result.save_summaries(save_dir)
@@ -272,6 +287,7 @@ class _Settings:
     rich: bool = False
     max_memory: int | str | None = DEFAULT_MAX_MEMORY
     executor: Any = None
+    seeds: str | None = None
 
 
 @dataclass(frozen=True)
@@ -314,12 +330,23 @@ class _Spreads:
     comparisons: Comparisons | None = None
 
 
-def _experiment(retr_systems, topics, qrels, eval_metrics, settings: _Settings) -> _Run:
+def _systems(retr_systems, settings: _Settings):
+    """``(retr_systems, interned, systems, names, baselines, groups)``: lists of runs split into
+    runs (``groups``: which make up which system), runs interned by the command line unwrapped."""
+    retr_systems, flat_names, groups = split_systems(retr_systems, settings.names)  # lists of runs: seeds
     interned = retr_systems if isinstance(retr_systems, JudgedRuns) else None  # the CLI's door: runs interned
     if interned is not None:
         retr_systems = dict.fromkeys(interned.systems, pd.DataFrame())  # names only: the runs are interned
-    systems, names, baselines = _systems_names_baselines(retr_systems, settings.names, settings.baseline)
-    settings, test_name = _checked_settings(settings, baselines, names)
+    systems, names, baselines = _systems_names_baselines(retr_systems, flat_names,
+                                                         settings.baseline if groups is None else None)
+    if groups is not None:
+        baselines = _baseline_positions(settings.baseline, list(groups.names), len(groups.names))
+    return retr_systems, interned, systems, names, baselines, groups
+
+
+def _experiment(retr_systems, topics, qrels, eval_metrics, settings: _Settings) -> _Run:
+    retr_systems, interned, systems, names, baselines, groups = _systems(retr_systems, settings)
+    settings, test_name = _checked_settings(settings, baselines, names, groups)
     measures = _measures(eval_metrics, summed_allowed=settings.bootstrap is None, rich=settings.rich)
     if interned is None and measures.rankings:
         _check_frame_columns(retr_systems, systems)
@@ -338,6 +365,8 @@ def _experiment(retr_systems, topics, qrels, eval_metrics, settings: _Settings) 
     read = isinstance(retr_systems, Runs)  # frames read by read_runs are not checked again
     labels, values, evaluator, qids = _evaluated(runs, keys, inputs.qrels, measures, settings, baselines, read=read,
                                                  interned=interned, chosen=inputs.topics_all is not None)
+    run_scores, values, keys, mrt = (grouped(values, keys, mrt, groups, run_topics(runs, interned, qids), settings.seeds)
+                                     if groups is not None else (None, values, keys, mrt))  # several runs: their means
     seed = DEFAULT_SEED if settings.rng is None else settings.rng
     rng = as_generator(seed)
     provenance = _provenance(seed, rng, settings.test, settings.correction, settings.correction_alpha,
@@ -349,7 +378,7 @@ def _experiment(retr_systems, topics, qrels, eval_metrics, settings: _Settings) 
     spreads = _Spreads()
     if len(labels) and len(qids) >= 2:
         spreads = _bootstrap(values, keys, labels, baselines, evaluator, inputs.qrels_all, settings, test_name, rngs,
-                             unit_bounds(unit))
+                             unit_bounds(unit), run_scores)
     elif settings.bootstrap is not None:
         spreads = _Spreads(intervals=np.full((len(keys), len(labels), 2), np.nan))
     result = ExperimentResult(
@@ -371,14 +400,19 @@ def _experiment(retr_systems, topics, qrels, eval_metrics, settings: _Settings) 
         topics=tuple(inputs.topics["qid"]) if inputs.topics is not None else None,
         plan=spreads.topic_plan,
         provenance=provenance,
+        seeds=settings.seeds,
+        run_scores=run_scores,
     )
     return _pt_run(result, runs, names, inputs, measures, baselines, settings.test, mrt, qids)
 
 
-def _checked_settings(settings: _Settings, baselines, names) -> tuple[_Settings, str | None]:
-    """The settings checked, with the bootstrap's defaults filled in; the test's name (None: a callable)."""
+def _checked_settings(settings: _Settings, baselines, names, groups=None) -> tuple[_Settings, str | None]:
+    """The settings checked, with the bootstrap's defaults filled in (the seeds mode resolved for
+    systems given as several runs); the test's name (None: a callable)."""
     test, bootstrap = settings.test, settings.bootstrap
     test_name = _check_test(test)
+    seeds = check_seeds(settings.seeds, groups, bootstrap=bootstrap, test=test_name or test,
+                        interval=settings.interval)
     bootstrap, interval, n_resamples = _check_bootstrap(bootstrap, settings.interval, settings.n_resamples)
     if bootstrap in ("corpus", "both") and settings.baseline is not None and test != "t":
         warn(InputWarning(f"test={test!r} is not used with bootstrap={bootstrap!r}: the p-values are the {bootstrap}-"
@@ -390,7 +424,7 @@ def _checked_settings(settings: _Settings, baselines, names) -> tuple[_Settings,
     _check_running(settings.plan, settings.verbose, settings.batch_size, settings.correction,
                    settings.correction_alpha)
     return replace(settings, bootstrap=bootstrap, interval=interval, n_resamples=n_resamples,
-                   max_memory=max_memory), test_name
+                   max_memory=max_memory, seeds=seeds), test_name
 
 
 def _read_inputs(systems, topics, qrels, settings: _Settings) -> _Inputs:
@@ -457,11 +491,13 @@ def _evaluated(runs, keys, qrels: Qrels, measures, settings: _Settings, baseline
 
 
 def _bootstrap(values, keys, labels, baselines, evaluator, qrels: Qrels, settings: _Settings, test_name,
-               rngs, bounds=None) -> _Spreads:
+               rngs, bounds=None, run_scores=None) -> _Spreads:
     """The topic and/or corpus bootstrap of the means and of the differences from the baselines, their
-    intervals kept inside each measure's range ``bounds`` (:func:`unit_bounds`)."""
+    intervals kept inside each measure's range ``bounds`` (:func:`unit_bounds`); with the seed variance
+    under ``seeds="random"`` (:mod:`.several_runs`)."""
     s = settings
     topic_rng, corpus_rng = rngs
+    random = run_scores if s.seeds == "random" else None
     topic_plan = corpus = comparisons = None
     if s.bootstrap in ("topic", "both") or test_name == "paired_bootstrap":
         size = s.n_resamples if s.bootstrap is not None else 10_000
@@ -469,8 +505,12 @@ def _bootstrap(values, keys, labels, baselines, evaluator, qrels: Qrels, setting
                                    max_memory=s.max_memory)  # n_resamples was resolved by _checked_settings
     if s.bootstrap in ("corpus", "both"):
         corpus = _corpus(evaluator, values, qrels, s.n_resamples, s.model, corpus_rng, s.verbose is True, s)
-    intervals, distribution = mean_spreads(values, s.bootstrap, s.interval, s.confidence_level, topic_plan, corpus,
-                                           s.executor, names=keys, measures=labels, bounds=bounds)
+    if random is not None and s.bootstrap is not None:
+        intervals, distribution = seed_mean_spreads(random, s.interval or "studentized", s.confidence_level,
+                                                    topic_plan, topic_rng.spawn(1)[0], s.executor, bounds)  # type: ignore[arg-type]  # a topic plan with the topic bootstrap
+    else:
+        intervals, distribution = mean_spreads(values, s.bootstrap, s.interval, s.confidence_level, topic_plan,
+                                               corpus, s.executor, names=keys, measures=labels, bounds=bounds)
     if baselines:
         comparisons = Comparisons.build(values, keys, baselines, labels,
                                         test=s.test if test_name is None else test_name, plan=topic_plan,
@@ -478,8 +518,8 @@ def _bootstrap(values, keys, labels, baselines, evaluator, qrels: Qrels, setting
                                         correction_alpha=s.correction_alpha,  # type: ignore[arg-type]  # checked
                                         confidence_level=s.confidence_level, bootstrap=s.bootstrap,
                                         interval=s.interval, corpus=corpus, max_memory=s.max_memory,
-                                        executor=s.executor)
-        if comparisons.distribution is None and s.bootstrap is not None and s.rich:
+                                        executor=s.executor, run_scores=random)
+        if comparisons.distribution is None and s.bootstrap is not None and s.rich and random is None:
             # the rich result keeps the replicates of the differences (the drop-in table does not show them);
             # only the replicates are kept: the intervals shown are the test's, whose warnings name the pairs
             with suppressed(DegenerateWarning):
@@ -747,20 +787,25 @@ def _systems_names_baselines(retr_systems, names, baseline):
                 "per-query scores use pyterrier_boot.compare or pyterrier_boot.bootstrap_ci directly")
     if isinstance(baseline, str) and not isinstance(retr_systems, dict):
         raise BaselineError("baseline should be an int when retr_systems is a list")
+    return systems, names, _baseline_positions(baseline, names, len(systems))
+
+
+def _baseline_positions(baseline, names, n_systems):
+    """The positions of ``baseline`` (a position, a name, or a list of them) among ``names``."""
     baselines = []
     for b in ([] if baseline is None else baseline if isinstance(baseline, (list, tuple)) else [baseline]):
         if isinstance(b, str):
             if b not in names:
                 raise BaselineError(f"Unknown baseline '{b}'. Valid options are: {', '.join(names)}")
             baselines.append(names.index(b))
-        elif isinstance(b, (int, np.integer)) and not isinstance(b, bool) and 0 <= b < len(systems):
+        elif isinstance(b, (int, np.integer)) and not isinstance(b, bool) and 0 <= b < n_systems:
             baselines.append(int(b))
         else:
-            raise BaselineError(f"baseline {b!r} is not among the systems: give a position 0..{len(systems) - 1} "
+            raise BaselineError(f"baseline {b!r} is not among the systems: give a position 0..{n_systems - 1} "
                                 f"or one of the names {names}")
     if len(set(baselines)) < len(baselines):
         raise BaselineError("'baseline' lists a system more than once")
-    return systems, names, baselines
+    return baselines
 
 
 def _check_frame_columns(retr_systems, systems):

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
     from .._typing import FloatArray, MeasureLike, MeasuresLike, RngLike
     from ..corpus.result import CorpusBootstrapResult
+    from ..seeds.scores import RunScores
     from ..stats.resampling import ResamplePlan, SignFlipPlan
     from .display import ResultTable
 
@@ -67,12 +68,15 @@ class Comparisons:
               measures: MeasuresLike, *, test: str, plan: ResamplePlan | SignFlipPlan | None, rng: RngLike, correction: str | None,
               correction_alpha: float, confidence_level: float = 0.95,
               bootstrap: str | None = None, interval: str | None = None, corpus: Any = None,
-              max_memory: int | str | None = DEFAULT_MAX_MEMORY, executor: Executor | None = None) -> Comparisons:
+              max_memory: int | str | None = DEFAULT_MAX_MEMORY, executor: Executor | None = None,
+              run_scores: RunScores | None = None) -> Comparisons:
         """The tests and, with a bootstrap, the interval each one inverts (see
         :func:`~pyterrier_boot.experiment.uncertainty.matched_intervals`): topic tests with their own
-        intervals, or with the corpus bootstrap the replicate test of the shown interval."""
+        intervals, or with the corpus bootstrap the replicate test of the shown interval, or with
+        ``run_scores`` (``seeds="random"``) the t test with seed variance and its interval
+        (:func:`~pyterrier_boot.seeds.comparison.with_seed_tests`)."""
         from ..stats.comparison import interval_alpha
-        from ..stats.correction import canonical, multiple_tests
+        from ..stats.correction import canonical
         from ..stats.inversion import alpha_of
         from .uncertainty import matched_intervals
 
@@ -104,18 +108,13 @@ class Comparisons:
             frame, intervals, distribution = matched_intervals(
                 frame, values, system_index, baseline_index, bootstrap=bootstrap, interval=interval, plan=plan,
                 corpus=corpus, alpha=ci_alpha, inclusive=inclusive)
+        if run_scores is not None:
+            from ..seeds.comparison import with_seed_tests
+
+            frame, intervals = with_seed_tests(frame, run_scores, system_index, baseline_index,
+                                               alpha=interval_alpha(alpha, family, P)[0])
         if correction is not None:
-            corrected = np.full(len(frame), np.nan)
-            reject = np.zeros(len(frame), dtype=bool)
-            for m in measures:
-                rows = np.flatnonzero((frame["measure"] == m).to_numpy())
-                try:
-                    reject[rows], corrected[rows] = multiple_tests(
-                        frame["p-value"].to_numpy()[rows], alpha=correction_alpha, method=correction)
-                except ValueError as error:
-                    raise ValueError(f"correction={correction!r}: {error}") from None
-            frame["reject"] = reject
-            frame["p-value corrected"] = corrected
+            frame = _pt_corrected(frame, measures, correction, correction_alpha)
         return cls(tuple(names), tuple(measures), system_index, baseline_index, frame, correction,
                    intervals if bootstrap is not None else None, distribution)
 
@@ -167,6 +166,11 @@ class ExperimentResult:
         plan: the topic-resample plan (:class:`~pyterrier_boot.ResamplePlan`) the intervals used.
         provenance: what produced the result (test, correction and its alpha, baselines,
             resample count, corpus model and size, the rng's seed or state, package versions).
+        seeds: with systems given as several runs, ``"random"`` (intervals and tests include the
+            seed variance) or ``"fixed"`` (these runs' average); None with one run per system.
+        run_scores: every run's per-topic values grouped into systems
+            (:class:`~pyterrier_boot.seeds.scores.RunScores`), with ``seeds``; ``values`` are their
+            per-system means over runs.
     """
 
     names: tuple
@@ -187,6 +191,8 @@ class ExperimentResult:
     plan: ResamplePlan | None = None
     provenance: dict | None = None
     unit: tuple = ()
+    seeds: str | None = None
+    run_scores: RunScores | None = None
 
     # ------------------------------------------------------------ summaries
 
@@ -207,6 +213,12 @@ class ExperimentResult:
             return value
         return np.round(value, digits) if isinstance(value, np.ndarray) else builtins.round(value, digits)
 
+    @property
+    def seeds_label(self) -> str:
+        """``" (seeds random)"``, ``" (seeds fixed)"`` or ``""``: what the interval and test columns of
+        :meth:`table` end with, saying whether they include the seed variance."""
+        return "" if self.seeds is None else f" (seeds {self.seeds})"
+
     def table(self, *, highlight: Any = None, round: int | None = None) -> Any:
         """The ``pt.Experiment``-style table (a Styler when ``highlight`` is ``"bold"``/``"color"``).
 
@@ -215,7 +227,9 @@ class ExperimentResult:
         ``"<m> -"``, ``"<m> p-value"``, ``"<m> reject"``, ``"<m> p-value corrected"``); the intervals
         of the means per measure (``"<m> ci_low"``, ``"<m> ci_high"``); then against each baseline the
         differences per measure (``"<m> diff"``, ``"<m> diff ci_low"``, ``"<m> diff ci_high"``,
-        ``"<m> effect size"``). With several baselines the comparison columns end in ``" vs <b>"``."""
+        ``"<m> effect size"``). With several baselines the comparison columns end in ``" vs <b>"``; with
+        systems given as several runs the interval and test columns in :attr:`seeds_label` before that
+        (``"nDCG@10 ci_low (seeds random)"``)."""
         round = self.round if round is None else round
         columns = {"name": list(self.names)}
         direction = {}
@@ -230,8 +244,8 @@ class ExperimentResult:
             columns.update(self._baseline_columns(direction, round, tests=True))
         if self.intervals is not None:
             for j, m in enumerate(self.measures):
-                columns[f"{m} ci_low"] = self._round(m, self.intervals[:, j, 0], round)
-                columns[f"{m} ci_high"] = self._round(m, self.intervals[:, j, 1], round)
+                columns[f"{m} ci_low{self.seeds_label}"] = self._round(m, self.intervals[:, j, 0], round)
+                columns[f"{m} ci_high{self.seeds_label}"] = self._round(m, self.intervals[:, j, 1], round)
         if self.comparisons is not None:
             columns.update(self._baseline_columns(direction, round, tests=False))
         frame = pd.DataFrame(columns)
@@ -254,24 +268,26 @@ class ExperimentResult:
                     return np.array([rows.loc[n, key] if n in rows.index else None for n in self.names], dtype=object)
 
                 if tests:
-                    columns.update(self._test_columns(m, suffix, column, comp.correction is not None, direction))
+                    columns.update(self._test_columns(m, self.seeds_label + suffix, column, comp.correction is not None,
+                                                      direction, plus=suffix))
                     continue
                 by_name = {self.names[comp.system_index[p]]: p for p in np.flatnonzero(comp.baseline_index == b)}
                 columns[f"{m} diff{suffix}"] = self._round(m, column("diff").astype(float), round)
                 direction[f"{m} diff{suffix}"] = "+"
                 if comp.intervals is not None:
                     for k, side in enumerate(("ci_low", "ci_high")):
-                        columns[f"{m} diff {side}{suffix}"] = self._round(m, np.array(
+                        columns[f"{m} diff {side}{self.seeds_label}{suffix}"] = self._round(m, np.array(
                             [comp.intervals[by_name[n], j, k] if n in by_name else np.nan for n in self.names]), round)
                 columns[f"{m} effect size{suffix}"] = column("effect size").astype(float)
         return columns
 
     @staticmethod
-    def _test_columns(m, suffix, column, corrected, direction):
-        """``pt.Experiment``'s columns of one measure's test against a baseline (NaN for the baseline)."""
-        columns = {f"{m} +{suffix}": column("+").astype(float), f"{m} -{suffix}": column("-").astype(float),
+    def _test_columns(m, suffix, column, corrected, direction, *, plus):
+        """``pt.Experiment``'s columns of one measure's test against a baseline (NaN for the baseline);
+        ``suffix`` ends the test's columns, ``plus`` the counts of wins and losses."""
+        columns = {f"{m} +{plus}": column("+").astype(float), f"{m} -{plus}": column("-").astype(float),
                    f"{m} p-value{suffix}": column("p-value").astype(float)}
-        direction[f"{m} +{suffix}"], direction[f"{m} -{suffix}"] = "+", "-"
+        direction[f"{m} +{plus}"], direction[f"{m} -{plus}"] = "+", "-"
         if corrected:
             columns[f"{m} reject{suffix}"] = [bool(v) if v is not None else False for v in column("reject")]
             columns[f"{m} p-value corrected{suffix}"] = column("p-value corrected").astype(float)
@@ -318,22 +334,25 @@ class ExperimentResult:
         corpus bootstrap (``"corpus"``/``"both"``) the experiment's replicate interval of the
         difference, and ``p-value`` (then ``statistic`` is NaN) is the replicate test that inverts it
         (:func:`~pyterrier_boot.experiment.uncertainty.replicate_test`), so the verdict includes the
-        same corpus variance as the interval. With fewer than 2 topics (no test is defined) every pair
-        gets its difference with NaN p-values and intervals, as :meth:`table` leaves them (the
-        experiment warned once). The table is a :class:`pandas.DataFrame` (a
+        same corpus variance as the interval; under ``seeds="random"`` both are the t test with seed
+        variance (``test="t"`` only; a ``df`` column). With fewer than 2 topics every pair gets its
+        difference with NaN p-values and intervals, as :meth:`table` leaves them (the experiment
+        warned once). The table is a :class:`pandas.DataFrame` (a
         :class:`~pyterrier_boot.experiment.pairwise.PairwiseTable`) that a notebook shows readable:
         rounded, p-values formatted, significant pairs bold with their verdict."""
         from ..stats.comparison import interval_alpha
-        from ..stats.correction import correct_pvalues
         from .uncertainty import matched_intervals
 
         if len(self.qids) < 2:
             return PairwiseTable.of(_untested_pairs(self.values, self.names, self.measures, test, correction, alpha))
+        if self.seeds == "random":
+            _check_random_test(test)
         scores = {m: pd.DataFrame(self.values[:, :, j].T, columns=list(self.names))  # topics x systems
                   for j, m in enumerate(self.measures)}
-        table = compare(scores, test=test, correction=correction, alpha=alpha, rng=rng, n_resamples=n_resamples,
-                        max_memory=max_memory, executor=executor)
-        if self.bootstrap not in ("corpus", "both"):
+        random = self.seeds == "random"  # the p-values are replaced below, then corrected once
+        table = compare(scores, test=test, correction=None if random else correction, alpha=alpha, rng=rng,
+                        n_resamples=n_resamples, max_memory=max_memory, executor=executor)
+        if self.bootstrap not in ("corpus", "both") and not random:
             return PairwiseTable.of(_bounded_pairs(table, self.measures, self.unit))
         index = {n: i for i, n in enumerate(self.names)}
         first = table["measure"] == self.measures[0]
@@ -341,27 +360,51 @@ class ExperimentResult:
         b = table.loc[first, "system_b"].map(index).to_numpy()
         corrected = correction not in (None, "none")
         ci_alpha, inclusive = interval_alpha(alpha, correction if corrected else None, len(a))
-        table, _, _ = matched_intervals(table, self.values, a, b, bootstrap=self.bootstrap, interval=self.interval,
-                                        plan=self.plan, corpus=self.corpus, alpha=ci_alpha, inclusive=inclusive)
-        table["statistic"] = np.nan
-        table["estimate"] = table["difference"]
-        if corrected:
-            for m in self.measures:
-                rows = np.flatnonzero((table["measure"] == m).to_numpy())
-                res = correct_pvalues(table["p-value"].to_numpy()[rows], method=correction, alpha=alpha)  # type: ignore[arg-type]  # corrected: correction is set
-                table.loc[table.index[rows], "p-value corrected"] = res.pvalues
-                table.loc[table.index[rows], "reject"] = res.reject
+        if random:
+            from ..seeds.comparison import with_seed_tests
+
+            table, _ = with_seed_tests(table, self.run_scores, a, b, alpha=ci_alpha)  # type: ignore[arg-type]  # set with seeds
+            table["ci_level"] = 1 - ci_alpha
+            table.attrs.update(test="t test with seed variance (Satterthwaite df)", correction=correction,
+                               confidence_level=1 - ci_alpha)
         else:
-            table["p-value corrected"] = table["p-value"]
-            table["reject"] = table["p-value"] < alpha
-        table["reject"] = table["reject"].astype(bool)
+            table, _, _ = matched_intervals(table, self.values, a, b, bootstrap=self.bootstrap, interval=self.interval,
+                                            plan=self.plan, corpus=self.corpus, alpha=ci_alpha, inclusive=inclusive)
+            table["statistic"] = np.nan
+        table["estimate"] = table["difference"]
+        _recorrected(table, self.measures, correction if corrected else None, alpha)
         if self.bootstrap == "corpus":  # the percentile test over images (earlier versions' column)
             from ..corpus.intervals import image_pvalue
 
             theta, dist = self.corpus.system_distribution()  # type: ignore[union-attr]  # corpus is set with the corpus bootstrap
             table["corpus p-value"] = image_pvalue(theta[a] - theta[b], dist[:, a] - dist[:, b]).T.reshape(-1)
-        table.attrs["test"] = f"{self.bootstrap}-bootstrap replicate test ({replicate_name(self.interval)})"
+        if not random:
+            table.attrs["test"] = f"{self.bootstrap}-bootstrap replicate test ({replicate_name(self.interval)})"
         return PairwiseTable.of(_bounded_pairs(table, self.measures, self.unit))
+
+    def variance_components(self, *, baseline: str | int | None = None) -> pd.DataFrame:
+        """Each system's seed variance and how much of its mean's (and, against ``baseline``, of the
+        difference's) variance it makes up, per measure (:mod:`pyterrier_boot.seeds.components`).
+
+        Columns: ``measure, name, runs, topics, mean, seed variance, topic-by-seed variance, topic
+        variance, variance (seeds fixed), variance (seeds random), seed share``; with a baseline
+        (default: the experiment's first, if any) also ``baseline, difference, difference variance
+        (seeds fixed)``, ``difference variance (seeds random)`` and ``seed share of difference``. A
+        system with one run, or with identical runs, has seed variance 0. Needs systems given as
+        several runs (a ValueError otherwise).
+        """
+        if self.run_scores is None:
+            raise ValueError("variance_components needs systems given as several runs (a list of runs in place of "
+                             "one, e.g. {'monoT5': [run_s1, run_s2, run_s3]}): this experiment has one run per system")
+        from ..seeds.components import variance_components
+
+        if baseline is None and self.comparisons is not None:
+            baseline = int(self.comparisons.baseline_index[0])
+        if isinstance(baseline, str):
+            if baseline not in self.names:
+                raise ValueError(f"'baseline' {baseline!r} is not one of the systems: {list(self.names)}")
+            baseline = self.names.index(baseline)
+        return variance_components(self.run_scores, self.measures, baseline=baseline)
 
     def estimates(self, measure: MeasureLike | None = None, *, baseline: str | None = None) -> pd.DataFrame:
         """Each system's mean, or its difference from ``baseline``, with its standard error: the
@@ -371,7 +414,10 @@ class ExperimentResult:
         the baseline). ``se`` has the variance the result's intervals include (``attrs["variance"]``):
         with the topic bootstrap (or none) ``sd / √n``, ``sd`` the SD of the per-topic values or
         differences and ``df = n - 1``; with the corpus (``"corpus"``, ``"both"``) the SD over
-        the bootstrap replicates (differences taken within each replicate), ``df`` infinite. The
+        the bootstrap replicates (differences taken within each replicate), ``df`` infinite; with
+        systems given as several runs, ``seeds="random"``, the variance of the run-averaged mean or
+        difference with each system's seed variance and Satterthwaite's ``df`` (``"topics+seeds"``,
+        :mod:`pyterrier_boot.seeds.variance`), ``seeds="fixed"`` the run-averaged ``sd / √n``. The
         interval of a mean is the result's own (a t interval without a bootstrap); of a difference
         ``estimate ± c se``, ``c`` the t (``df``) or normal quantile: the interval of the t test,
         or of the replicate test's normal interval, the tables' defaults (kept inside ``[-1, 1]``
@@ -394,7 +440,12 @@ class ExperimentResult:
         if self.bootstrap in ("corpus", "both") and self.distribution_ is not None:
             dist = self.distribution_[:, :, j]
             replicates = dist[:, rows] - (0 if base is None else dist[:, [base]])
-        se, df = standard_errors(x, replicates)
+        if self.seeds == "random":  # each run-averaged mean's topic, seed and topic-by-seed variance
+            from ..seeds.intervals import standard_errors as seed_errors
+
+            se, df = seed_errors(self.run_scores, rows, base, j)  # type: ignore[arg-type]  # set with seeds
+        else:
+            se, df = standard_errors(x, replicates)
         half = critical_value(df, self.confidence_level) * se
         low, high = estimate - half, estimate + half
         if self.unit and self.unit[j]:  # kept inside the range, as the tables' intervals
@@ -406,7 +457,8 @@ class ExperimentResult:
                               "ci_low": low, "ci_high": high, "sd": sd, "n_topics": x.shape[1]})
         variance = {"corpus": "corpus", "both": "topics+corpus"}.get(self.bootstrap or "topic", "topics")
         frame.attrs.update(measure=self.measures[j], baseline=None if base is None else self.names[base],
-                           variance=variance, confidence_level=self.confidence_level)
+                           variance="topics+seeds" if self.seeds == "random" else variance,
+                           confidence_level=self.confidence_level, seeds=self.seeds)
         return frame
 
     def _estimand(self, measure, baseline):
@@ -479,7 +531,8 @@ class ExperimentResult:
     def to_dict(self) -> dict:
         """Every summary figure as plain JSON-able values (NaN as None): settings, provenance, per
         system and measure the mean, interval and per-topic values, the comparisons (one record per
-        row). :meth:`save` keeps everything else (distributions, plans, corpus images)."""
+        row), with systems given as several runs the seeds mode and each system's runs. :meth:`save`
+        keeps everything else (distributions, plans, corpus images, every run's scores)."""
         means = self.means
         systems: dict[str, dict[str, Any]] = {}
         for s, name in enumerate(self.names):
@@ -497,6 +550,9 @@ class ExperimentResult:
             "systems": systems,
             "comparisons": None if self.comparisons is None else self.comparisons.frame.to_dict(orient="records"),
             "provenance": self.provenance,
+            "seeds": self.seeds,
+            "runs": None if self.run_scores is None else {n: self.run_scores.run_names(s)
+                                                          for s, n in enumerate(self.names)},
         }
         return json_value(out, tagged=False)
 
@@ -586,6 +642,49 @@ class ExperimentResult:
     def plot_rank_intervals(self, measure: MeasureLike | None = None, **kwargs: Any) -> Any:
         """Ranks with their intervals (:func:`pyterrier_boot.plotting.plot_rank_intervals`)."""
         return VIEWS["plot_rank_intervals"](self, measure, **kwargs)
+
+
+def _pt_corrected(frame: pd.DataFrame, measures: Sequence[str], correction: str, correction_alpha: float) -> pd.DataFrame:
+    """``frame`` with ``reject`` and ``p-value corrected`` per measure, as pt.Experiment corrects
+    (statsmodels' ``multipletests``, any spelling it takes; :func:`~pyterrier_boot.stats.correction.multiple_tests`)."""
+    from ..stats.correction import multiple_tests
+
+    corrected = np.full(len(frame), np.nan)
+    reject = np.zeros(len(frame), dtype=bool)
+    for m in measures:
+        rows = np.flatnonzero((frame["measure"] == m).to_numpy())
+        try:
+            reject[rows], corrected[rows] = multiple_tests(
+                frame["p-value"].to_numpy()[rows], alpha=correction_alpha, method=correction)
+        except ValueError as error:
+            raise ValueError(f"correction={correction!r}: {error}") from None
+    frame["reject"] = reject
+    frame["p-value corrected"] = corrected
+    return frame
+
+
+def _check_random_test(test: str) -> None:
+    """Under ``seeds="random"`` the pairs get the t test with seed variance: other tests are refused."""
+    if test not in ("t",):
+        raise ValueError(f"test={test!r} cannot include the seed variance: with seeds='random' the pairs get the t "
+                         "test with seed variance (Satterthwaite degrees of freedom); use test='t', or run the "
+                         "experiment with seeds='fixed' for the other tests on run-averaged scores")
+
+
+def _recorrected(table: pd.DataFrame, measures: Sequence[str], correction: str | None, alpha: float) -> None:
+    """``p-value corrected`` and ``reject`` of ``table`` from its (replaced) p-values, per measure."""
+    from ..stats.correction import correct_pvalues
+
+    if correction is None:
+        table["p-value corrected"] = table["p-value"]
+        table["reject"] = table["p-value"] < alpha
+    else:
+        for m in measures:
+            rows = np.flatnonzero((table["measure"] == m).to_numpy())
+            res = correct_pvalues(table["p-value"].to_numpy()[rows], method=correction, alpha=alpha)
+            table.loc[table.index[rows], "p-value corrected"] = res.pvalues
+            table.loc[table.index[rows], "reject"] = res.reject
+    table["reject"] = table["reject"].astype(bool)
 
 
 def _bounded_pairs(table: pd.DataFrame, measures: Sequence[str], unit: Sequence[bool]) -> pd.DataFrame:

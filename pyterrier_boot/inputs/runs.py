@@ -290,6 +290,7 @@ def _folder_files(folder) -> list[Path]:
 def _read_entry(entry: _Entry, topics, batch_size, verbose, check_pairs=True) -> tuple[pd.DataFrame, str]:
     if entry.kind == "file":
         frame, tags = _read_run_file(entry.source, entry.name, check_pairs)
+        frame.attrs["file"] = os.fspath(entry.source)  # the file's name groups runs (seeds) on the command line
         if entry.name is not None:
             return frame, entry.name
         unique_tags = tags.unique()

@@ -19,6 +19,8 @@ __all__ = ["leaderboard", "Leaderboard"]
 
 #: what each bootstrap's replicates vary, as written in column names
 VARIANCE = {"topic": "topics", "corpus": "corpus", "both": "topics+corpus"}
+#: the same with systems given as several runs, by seeds mode
+SEEDS_VARIANCE = {"random": "topics+seeds", "fixed": "topics, seeds fixed"}
 #: ``correction``'s default: ``"holm"`` for the fixed-n board, ``"bonferroni"`` for a sequential one
 DEFAULT_CORRECTION = "default"
 
@@ -92,7 +94,8 @@ class Leaderboard:
             from .anytime import LABEL
 
             return [(LABEL, self.ranks)]
-        out = [(VARIANCE[self.result.bootstrap], self.ranks)]
+        seeds = getattr(self.result, "seeds", None)
+        out = [(SEEDS_VARIANCE[seeds] if seeds else VARIANCE[self.result.bootstrap], self.ranks)]
         if self.result.bootstrap != "topic":
             out.append((VARIANCE["topic"], self.topic_ranks))
         return out
@@ -121,11 +124,12 @@ class Leaderboard:
         rows = [index[n] for n in self.order]
         intervals = self._intervals()
         frame = pd.DataFrame({"rank": np.arange(1, len(rows) + 1), "run": self.order})
+        seeds = getattr(res, "seeds_label", "")
         for j, m in enumerate(self.measures):
             frame[m] = res.means[rows, j]
             if intervals is not None:
-                frame[f"{m} ci_low"] = intervals[rows, j, 0]
-                frame[f"{m} ci_high"] = intervals[rows, j, 1]
+                frame[f"{m} ci_low{seeds}"] = intervals[rows, j, 0]
+                frame[f"{m} ci_high{seeds}"] = intervals[rows, j, 1]
             frame[f"{m} rank"] = collection[rows, j]
             for label, ranks in self._rank_columns():
                 low, high = ((np.full(len(rows), np.nan),) * 2 if ranks is None else
@@ -140,6 +144,7 @@ class Leaderboard:
         variance and the letters; untested (:attr:`tested`), the mean and its rank alone."""
         frame = self.to_frame()
         out = frame[["rank", "run"]].copy()
+        seeds = getattr(self.result, "seeds_label", "")
 
         def rank(v):
             return f"{v:g}"
@@ -149,9 +154,9 @@ class Leaderboard:
                 out[m] = [f"{v:.{digits}f}" for v in frame[m]]
                 out[f"{m} rank"] = [rank(r) for r in frame[f"{m} rank"]]
                 continue
-            if f"{m} ci_low" in frame:
-                out[m] = [f"{v:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
-                          for v, lo, hi in zip(frame[m], frame[f"{m} ci_low"], frame[f"{m} ci_high"], strict=True)]
+            if f"{m} ci_low{seeds}" in frame:
+                out[m + seeds] = [f"{v:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]" for v, lo, hi in
+                                  zip(frame[m], frame[f"{m} ci_low{seeds}"], frame[f"{m} ci_high{seeds}"], strict=True)]
             else:
                 out[m] = [f"{v:.{digits}f}" for v in frame[m]]
             for label, _ in self._rank_columns():
@@ -169,12 +174,14 @@ class Leaderboard:
             return sequential_caption(self)
         res = self.result
         level = f"{100 * res.confidence_level:g}%"
-        from ..experiment.display import describe_intervals
+        from ..experiment.display import SEED_TEST, describe_intervals
         from ..experiment.pairwise import untested_phrase
         from ..stats.registry import test_label as test_name
 
         n = len(res.qids)
-        parts = [f"{len(res.names)} runs on {n} topic{'s' if n != 1 else ''}, ranked by mean {self.measures[0]}."]
+        scores = getattr(res, "run_scores", None)
+        runs = f"{len(res.names)} runs" if scores is None else f"{len(res.names)} systems ({len(scores.runs)} runs)"
+        parts = [f"{runs} on {n} topic{'s' if n != 1 else ''}, ranked by mean {self.measures[0]}."]
         if res.intervals is not None:
             parts.append(f"Means with {describe_intervals(res)}.")
         if not self.tested:
@@ -185,6 +192,9 @@ class Leaderboard:
         parts.append(f"Rank [{level} rank interval] {variances} (1 = best; ties share the average rank).")
         tested = (f"{test_name(self.test)} on every pair of runs, {self.correction or 'no'} correction per "
                   f"measure, alpha {self.alpha:g}")
+        if getattr(res, "seeds", None) == "random":
+            tested = (f"the {SEED_TEST} on every pair of systems, {self.correction or 'no'} correction per "
+                      f"measure, alpha {self.alpha:g}")
         if res.bootstrap in ("corpus", "both"):
             tested = (f"the {res.bootstrap}-bootstrap replicate test on every pair of runs, "
                       f"{self.correction or 'no'} correction per measure, alpha {self.alpha:g}")
@@ -254,14 +264,22 @@ class Leaderboard:
 
 
 def _replicates(ranks, label):
-    kind = {"topics": "topic resamples", "corpus": "corpus images", "topics+corpus": "topic resamples on corpus images"}
+    kind = {"topics": "topic resamples", "corpus": "corpus images", "topics+corpus": "topic resamples on corpus images",
+            "topics+seeds": "topic resamples with seed draws", "topics, seeds fixed": "topic resamples"}
     return f"{ranks.bootstrap_distribution.shape[0]:,} {kind[label]}"
 
 
-def _as_runs(runs) -> dict[str, pd.DataFrame]:
+def _as_runs(runs) -> Any:
+    """The runs as a dict name -> frame; a system given as a list of runs keeps a list of frames."""
     from ..inputs.runs import read_runs
+    from ..seeds.groups import GroupedRuns, split_systems
 
+    if isinstance(runs, GroupedRuns):
+        return runs
     if isinstance(runs, Mapping):
+        flat, _, groups = split_systems(runs, None)  # lists of runs: read once, not checked again
+        if groups is not None:
+            return GroupedRuns(read_runs(flat), groups.mapping())
         return read_runs(dict(runs))
     if isinstance(runs, str | os.PathLike | pd.DataFrame):
         return read_runs([runs])
@@ -271,7 +289,7 @@ def _as_runs(runs) -> dict[str, pd.DataFrame]:
                     f"got {type(runs).__name__}")
 
 
-def _leaderboard_inputs(runs, measures, baseline, bootstrap, letters_method, sequential):
+def _leaderboard_inputs(runs, measures, baseline, bootstrap, letters_method, sequential, seeds=None):
     """The arguments checked at the door: the runs as a dict and the measures as a list."""
     check_method(letters_method, "letters_method")
     if not isinstance(sequential, bool):
@@ -281,10 +299,14 @@ def _leaderboard_inputs(runs, measures, baseline, bootstrap, letters_method, seq
     if isinstance(measures, str):
         measures = [measures]
     runs = _as_runs(runs)
-    if len(runs) < 2:
-        raise ValueError(f"'runs' must hold at least 2 runs for a leaderboard, got {len(runs)}")
-    if baseline is not None and baseline not in runs:
-        raise ValueError(f"'baseline' {baseline!r} is not one of the runs: {list(runs)[:8]}")
+    systems = list(runs.groups) if hasattr(runs, "groups") else list(runs)
+    if len(systems) < 2:
+        raise ValueError(f"'runs' must hold at least 2 runs for a leaderboard, got {len(systems)}")
+    if baseline is not None and baseline not in systems:
+        raise ValueError(f"'baseline' {baseline!r} is not one of the runs: {systems[:8]}")
+    if sequential and (seeds is not None or hasattr(runs, "groups")):
+        raise ValueError("a sequential board takes one run per system: systems given as several runs (and "
+                         "'seeds') need sequential=False")
     return runs, measures
 
 
@@ -322,11 +344,13 @@ def leaderboard(runs: Any, qrels: Any, measures: Sequence[Any] | str = ("AP", "n
                 alpha: float = 0.05, bootstrap: str = "topic", n_resamples: int | None = None,
                 confidence_level: float = 0.95, interval: str | None = None, corpus_size: int | None = None,
                 model: str = "poisson", rng: Any = None, max_memory: int = DEFAULT_MAX_MEMORY,
-                letters_method: str = DEFAULT_METHOD, verbose: bool = False, sequential: bool = False) -> Leaderboard:
+                letters_method: str = DEFAULT_METHOD, verbose: bool = False, sequential: bool = False,
+                seeds: str | None = None, executor: Any = None) -> Leaderboard:
     """Rank runs with honest uncertainty: mean and interval per measure, rank intervals, letter groups.
 
     Args:
-        runs, qrels: the runs (anything :func:`~pyterrier_boot.read_runs` accepts) and judgments.
+        runs, qrels: the runs (anything :func:`~pyterrier_boot.read_runs` accepts; in a dict a
+            system may be a list of runs, e.g. seeds) and judgments.
         measures: measure names or objects (``"nDCG@10"``, ``"AP(rel=2)"``); the first ranks the runs.
         baseline: a run's name: each run's page shows its per-topic differences and test against it.
         test: the paired test of every pair of runs (``"t"``, ``"wilcoxon"``, ``"paired-bootstrap"``,
@@ -334,10 +358,9 @@ def leaderboard(runs: Any, qrels: Any, measures: Sequence[Any] | str = ("AP", "n
         correction, alpha: multiple-testing correction within each measure and its level. The default
             is ``"holm"``, or ``"bonferroni"`` with ``sequential`` (which takes ``"bonferroni"`` or
             ``"e-bh"`` only).
-        bootstrap: ``"topic"`` (default), ``"corpus"`` or ``"both"`` (then rank intervals over
-            topic resamples alone are shown as well).
-        n_resamples, confidence_level, interval, corpus_size, model, max_memory, verbose, rng: as
-            :func:`~pyterrier_boot.Experiment` (``rng`` None is the fixed seed 42).
+        bootstrap: ``"topic"`` (default), ``"corpus"`` or ``"both"`` (with rank intervals over topics alone).
+        n_resamples, confidence_level, interval, corpus_size, model, max_memory, verbose, rng, seeds,
+            executor: as :func:`~pyterrier_boot.Experiment` (``rng`` None is the fixed seed 42).
         letters_method: how the letter groups are found: ``"cover"`` (default; Gramm et al. 2007)
             or ``"insert-absorb"`` (Piepho 2004), as :func:`~pyterrier_boot.compact_letter_display`
             and every other table of letters (``letters=`` is its deprecated name).
@@ -355,9 +378,8 @@ def leaderboard(runs: Any, qrels: Any, measures: Sequence[Any] | str = ("AP", "n
         (a site), ``save(path)`` (read back with ``Leaderboard.load``).
 
     Rank intervals as Zobel & Rashidi (2020, Fig. 5); runs sharing a letter are not significantly
-    different (``pt_docs/leaderboard.md``). With qrels judging one topic the fixed-n board ranks the
-    means with no intervals, rank intervals or letters (``board.tested`` False), after the experiment's
-    one warning; the caption says so.
+    different (``pt_docs/leaderboard.md``). With one judged topic the fixed-n board ranks the means
+    with no intervals, rank intervals or letters (``board.tested`` False, one warning; the caption says so).
 
     Example:
         >>> import pyterrier_boot as ptb
@@ -366,21 +388,22 @@ def leaderboard(runs: Any, qrels: Any, measures: Sequence[Any] | str = ("AP", "n
         >>> board.to_frame().columns[:5].tolist()
         ['rank', 'run', 'AP', 'AP ci_low', 'AP ci_high']
     """
-    runs, measures = _leaderboard_inputs(runs, measures, baseline, bootstrap, letters_method, sequential)
+    runs, measures = _leaderboard_inputs(runs, measures, baseline, bootstrap, letters_method, sequential, seeds)
     if sequential:
         return _sequential_board(runs, qrels, measures, baseline=baseline, test=test, correction=correction,
                                  alpha=alpha, bootstrap=bootstrap, n_resamples=n_resamples, interval=interval,
                                  confidence_level=confidence_level, corpus_size=corpus_size,
                                  letters_method=letters_method)
-    return _fixed_board(runs, qrels, measures, baseline=baseline, test=test,
-                        correction="holm" if correction == DEFAULT_CORRECTION else correction, alpha=alpha,
-                        bootstrap=bootstrap, n_resamples=n_resamples, confidence_level=confidence_level,
-                        interval=interval, corpus_size=corpus_size, model=model, rng=rng, max_memory=max_memory,
-                        letters_method=letters_method, verbose=verbose)
+    return _fixed_board(runs, qrels, measures, baseline=baseline, test=test, alpha=alpha, bootstrap=bootstrap,
+                        correction="holm" if correction == DEFAULT_CORRECTION else correction, seeds=seeds,
+                        n_resamples=n_resamples, confidence_level=confidence_level, interval=interval,
+                        corpus_size=corpus_size, model=model, rng=rng, max_memory=max_memory,
+                        letters_method=letters_method, verbose=verbose, executor=executor)
 
 
 def _fixed_board(runs, qrels, measures, *, baseline, test, correction, alpha, bootstrap, n_resamples,
-                 confidence_level, interval, corpus_size, model, rng, max_memory, letters_method, verbose):
+                 confidence_level, interval, corpus_size, model, rng, max_memory, letters_method, verbose, seeds,
+                 executor=None):
     """The fixed-n board: bootstrap intervals, the paired test of every pair, bootstrap rank intervals."""
     from ..experiment.experiment import experiment_result
     from ..stats.correction import METHODS
@@ -396,8 +419,9 @@ def _fixed_board(runs, qrels, measures, *, baseline, test, correction, alpha, bo
                                correction=correction if baseline is not None else None, correction_alpha=alpha,
                                bootstrap=bootstrap, n_resamples=n_resamples, confidence_level=confidence_level,
                                interval=interval, corpus_size=corpus_size, model=model, rng=rng,
-                               max_memory=max_memory, verbose=verbose)
-    pairwise = result.pairwise(test=test, correction=correction, alpha=alpha, rng=rng, max_memory=max_memory)
+                               max_memory=max_memory, verbose=verbose, seeds=seeds, executor=executor)
+    pairwise = result.pairwise(test=test, correction=correction, alpha=alpha, rng=rng, max_memory=max_memory,
+                               executor=executor)
     groups, ranks, topic_ranks = _groups_and_ranks(result, pairwise, letters_method, bootstrap, confidence_level,
                                                    rng, max_memory)
     return Leaderboard(result=result, pairwise=pairwise, letters=groups, ranks=ranks, topic_ranks=topic_ranks,

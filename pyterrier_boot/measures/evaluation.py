@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 
     from .._typing import FloatArray, MeasuresLike, QrelsLike, RunsLike, TopicsLike
     from ..inputs.qrels import Qrels
+    from ..seeds.groups import RunGroups
     from .parsing import LabelledMeasure
 
 
@@ -76,7 +77,8 @@ def evaluate(run: RunsLike, qrels: QrelsLike, measures: MeasuresLike, *,
     Args:
         run: a run (PyTerrier result frame, TREC run file, PyTerrier transformer), or several: a
             folder of run files, a dict ``name -> run`` or a list of runs (anything
-            :func:`read_runs` accepts).
+            :func:`read_runs` accepts). In a dict a system may be a list of runs (seeds, folds):
+            its value on a topic is then the mean over its runs (which must answer the same topics).
         qrels: a qrels frame, TREC qrels file, ir_datasets or PyTerrier dataset, or an id such as
             ``"irds:vaswani"`` (anything :func:`read_qrels` accepts).
         measures: ir_measures objects or strings in ir_measures syntax (``"nDCG@10"``,
@@ -109,6 +111,11 @@ def evaluate(run: RunsLike, qrels: QrelsLike, measures: MeasuresLike, *,
         [1.0]
     """
     several = isinstance(run, (dict, list, tuple)) or is_run_folder(run)
+    groups = None
+    if isinstance(run, dict):  # a system given as a list of runs: its per-topic mean over them
+        from ..seeds.groups import split_systems
+
+        run, _, groups = split_systems(run, None)
     evaluator, _ = prepare(run if several else {"run": run}, qrels, measures, topics=topics)
     arrays = evaluator.arrays
     if multiplicity is None:
@@ -119,15 +126,28 @@ def evaluate(run: RunsLike, qrels: QrelsLike, measures: MeasuresLike, *,
             raise ValueError("'multiplicity' holds more copies of a document than the kernels can count")
         k = counts.astype(np.int32)[None, :]
     values = evaluator.evaluate(k, identity=multiplicity is None)[0]
+    if groups is not None:
+        return to_long_frame(_run_means(values, arrays, groups), arrays, evaluator.measures, names=groups.names)
     return to_long_frame(values, arrays, evaluator.measures, with_name=several)
 
 
+def _run_means(values: FloatArray, arrays: JudgedRuns, groups: RunGroups) -> FloatArray:
+    """``[system, topic, measure]`` the mean over each system's runs (:mod:`pyterrier_boot.seeds`)."""
+    from ..seeds.groups import check_same_topics, retrieved_topics
+    from ..seeds.scores import RunScores
+
+    counts = np.diff(arrays.run_offsets).reshape(arrays.n_systems, arrays.n_topics)
+    check_same_topics(groups, retrieved_topics(counts, list(arrays.qids)))
+    return RunScores.from_groups(values, [list(m) for m in groups.members], groups.runs, groups.names).averaged()
+
+
 def to_long_frame(values: FloatArray, arrays: JudgedRuns, measures: Sequence[LabelledMeasure], *,
-                  with_name: bool = True) -> pd.DataFrame:
-    """``values[system, topic, measure]`` as a long frame ``[name,] qid, measure, value``."""
+                  with_name: bool = True, names: Sequence[str] | None = None) -> pd.DataFrame:
+    """``values[system, topic, measure]`` as a long frame ``[name,] qid, measure, value`` (systems
+    named ``names``, default the runs')."""
     n_s, n_q, n_m = values.shape
     frame = pd.DataFrame({
-        "name": np.repeat(np.array(arrays.systems, dtype=object), n_q * n_m),
+        "name": np.repeat(np.array(arrays.systems if names is None else names, dtype=object), n_q * n_m),
         "qid": np.tile(np.repeat(arrays.qids, n_m), n_s),
         "measure": np.tile(np.array([m.label for m in measures], dtype=object), n_s * n_q),
         "value": values.reshape(-1),

@@ -9,19 +9,25 @@ topic bootstrap (:meth:`SimulatedCollection.truth`) or a corpus bootstrap
 from __future__ import annotations
 
 import numbers
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from .._random import as_generator
 from . import truth as _truth
-from .model import CollectionModel, TopicParameters, draw_corpus, draw_topics, iter_topics
+from .model import (
+    CollectionModel,
+    TopicParameters,
+    draw_corpus,
+    draw_topics,
+    iter_topics,
+    with_fresh_seeds,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
-    from typing import Any
 
     import numpy.typing as npt
 
@@ -39,7 +45,9 @@ class SimulatedCollection:
 
     Attributes:
         runs: system name -> run frame ``qid, docno, score`` (str, str, float64), ``depth``
-            documents per topic (fewer when fewer documents match), sorted by qid then rank.
+            documents per topic (fewer when fewer documents match), sorted by qid then rank; a
+            system with several runs (``n_runs``) -> the list of its runs' frames, as
+            ``Experiment`` takes them.
         qrels: the pooled judgements ``qid, docno, label`` (str, str, int64; label 0 is a judged
             non-relevant document), sorted by qid and docno.
         complete_qrels: every relevant document of every topic, judged or not (the ground truth
@@ -81,7 +89,7 @@ class SimulatedCollection:
         )
 
     def truth(self, measures: MeasuresLike, *, n_topics: int = 2000, complete: bool = False,
-              rng: RngLike = None) -> pd.DataFrame:
+              seeds: str = "random", rng: RngLike = None) -> pd.DataFrame:
         """Population mean of each system over topics, by Monte Carlo on fresh topics.
 
         The quantity the topic bootstrap estimates: ``E_q[m(s, q)]`` over the topic population
@@ -96,6 +104,9 @@ class SimulatedCollection:
             n_topics: fresh topics to average over; the standard error shrinks as ``1/√n_topics``.
             complete: judge every relevant document instead (the value of an ideal collection;
                 compare to see what shallow pooling does to a measure).
+            seeds: with several runs per system, ``"random"`` (default: the mean over topics and
+                new seeds, what ``seeds="random"`` estimates) or ``"fixed"`` (over topics, for these
+                runs' seed effects: the mean of their population values).
             rng: SPEC 7 seed of the Monte Carlo draws.
 
         Returns:
@@ -114,8 +125,10 @@ class SimulatedCollection:
             True
         """
         labelled, n_topics, complete, rng = _truth_iv(measures, n_topics, complete, rng, "n_topics")
-        samples = iter_topics(self.model, n_topics, rng)
-        values = _truth.evaluate(self.model, samples, labelled, complete=complete)
+        if seeds not in ("random", "fixed"):
+            raise ValueError(f"'seeds' must be 'random' or 'fixed', got {seeds!r}")
+        samples = iter_topics(self.model, n_topics, rng, fresh_seeds=seeds == "random" and bool(self.model.runs))
+        values = _truth.system_means(_truth.evaluate(self.model, samples, labelled, complete=complete), self.model)
         single = isinstance(measures, str) or not isinstance(measures, (list, tuple))
         return _truth.population_means(values, labelled, self.names, n_topics, single and len(labelled) == 1)
 
@@ -151,7 +164,7 @@ class SimulatedCollection:
         model = self.model
         qids = self.topics["qid"].tolist()
         samples = (draw_corpus(model, self._parameters, q, rng) for q in range(len(qids)) for _ in range(n_corpora))
-        values = _truth.evaluate(model, samples, labelled, complete=complete)[0]
+        values = _truth.system_means(_truth.evaluate(model, samples, labelled, complete=complete), model)[0]
         values = values.reshape(model.n_systems, len(qids), n_corpora)
         index = pd.Index(self.names, name="name")
         columns = pd.Index(qids, name="qid")
@@ -202,6 +215,7 @@ def simulate_collection(n_topics: int = 50, n_systems: int | None = None, *,
                         interaction_sd: float = 0.25, noise_correlation: float = 0.7,
                         depth: int = 1000, pool_depth: int = 100,
                         pooled_systems: Sequence[str] | int | None = None, judge_all: bool = False,
+                        n_runs: int | Sequence[int] = 1, seed_sd: float = 0.0, seed_interaction_sd: float = 0.0,
                         rng: RngLike = None) -> SimulatedCollection:
     """Simulate a TREC-like test collection: topics, runs and pooled graded judgements.
 
@@ -233,14 +247,13 @@ def simulate_collection(n_topics: int = 50, n_systems: int | None = None, *,
         topic_sd: standard deviation of the topic difficulty ``b_q`` (shared by all systems).
         interaction_sd: standard deviation of the system x topic interaction ``c_sq``.
         noise_correlation: share ``ρ`` in [0, 1) of the score noise common to all systems.
-        depth: documents retrieved per topic by every system.
-        pool_depth: documents judged from the top of each pooled system's run (<= ``depth``).
-        pooled_systems: names or positions of the pooled systems (default: all).
-        judge_all: also judge every relevant document, retrieved or not (complete judgements).
+        depth, pool_depth: documents retrieved per topic; judged from the top of each pooled run (<= ``depth``).
+        pooled_systems, judge_all: the pooled systems (names or positions; default all); judge every relevant document.
+        n_runs, seed_sd, seed_interaction_sd: runs per system (seeds; ``runs[name]`` then a list), each
+            shifted by ``N(0, seed_sd²)`` and per topic by ``N(0, seed_interaction_sd²)`` (:class:`CollectionModel`).
         rng: SPEC 7 seed (None, int, SeedSequence or Generator).
 
     Returns a :class:`SimulatedCollection`, deterministic for a given ``rng`` (about 0.1 s by default).
-
     Example:
         >>> import pyterrier_boot as pb
         >>> sim = pb.simulate_collection(n_topics=5, n_systems=3, rng=42)
@@ -252,7 +265,25 @@ def simulate_collection(n_topics: int = 50, n_systems: int | None = None, *,
     model, n_topics = _simulate_collection_iv(
         n_topics, n_systems, effectiveness, corpus_size, matching, relevant, relevant_sd, grades,
         topic_sd, interaction_sd, noise_correlation, depth, pool_depth, pooled_systems, judge_all)
-    return _build(model, *draw_topics(model, n_topics, as_generator(rng, fresh=True)))
+    model = _with_runs(model, n_runs, seed_sd, seed_interaction_sd, rng := as_generator(rng, fresh=True))
+    return _build(model, *draw_topics(model, n_topics, rng))
+
+
+def _with_runs(model: CollectionModel, n_runs, seed_sd, seed_interaction_sd, rng) -> CollectionModel:
+    """``model`` with its runs per system and their seed effects (drawn from ``rng`` only when some
+    system has several runs, so one run per system keeps the random stream of earlier versions)."""
+    counts = [n_runs] * model.n_systems if isinstance(n_runs, numbers.Integral) else list(n_runs)
+    if len(counts) != model.n_systems:
+        raise ValueError(f"'n_runs' has {len(counts)} values but there are {model.n_systems} systems")
+    counts = [_check_count(k, "n_runs") for k in counts]
+    seed_sd = _check_real(seed_sd, "seed_sd", 0)
+    seed_interaction_sd = _check_real(seed_interaction_sd, "seed_interaction_sd", 0)
+    if max(counts) == 1:
+        if seed_sd or seed_interaction_sd:
+            raise ValueError("'seed_sd' and 'seed_interaction_sd' need several runs per system: set n_runs >= 2")
+        return model
+    model = replace(model, runs=tuple(counts), seed_sd=seed_sd, seed_interaction_sd=seed_interaction_sd)
+    return with_fresh_seeds(model, rng)
 
 
 def _build(model, parameters, samples):
@@ -263,13 +294,16 @@ def _build(model, parameters, samples):
 
     lengths = np.array([s.ranking.shape[1] for s in samples])
     run_qids = np.repeat(qids, lengths)
-    runs = {}
-    for i, name in enumerate(model.names):
-        runs[name] = pd.DataFrame({
-            "qid": run_qids,
-            "docno": _concat([docnos[s.doc_ids[s.ranking[i]]] for s in samples], str),
-            "score": _concat([s.scores[i] for s in samples], float),
-        })
+    frames = [pd.DataFrame({
+        "qid": run_qids,
+        "docno": _concat([docnos[s.doc_ids[s.ranking[i]]] for s in samples], str),
+        "score": _concat([s.scores[i] for s in samples], float),
+    }) for i in range(model.n_runs)]
+    owner = model.owner
+    runs: dict[str, Any] = {}
+    for k, name in enumerate(model.names):
+        mine = [frames[i] for i in np.flatnonzero(owner == k)]
+        runs[name] = mine[0] if not model.runs or model.runs[k] == 1 else mine
 
     def qrels_frame(locals_per_topic):
         ids, labels = [], []

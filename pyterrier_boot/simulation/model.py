@@ -5,7 +5,7 @@ in; :mod:`.collection` turns the draws into frames and :mod:`.truth` into measur
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from .._typing import FloatArray, IntArray
 
 
-__all__ = ["CollectionModel"]
+__all__ = ["CollectionModel", "with_fresh_seeds"]
 
 
 @dataclass(frozen=True)
@@ -43,6 +43,11 @@ class CollectionModel:
        ``ρ = noise_correlation``: ``u`` is how relevant the document looks to every system, so
        systems retrieve overlapping documents and some relevant documents are missed by all.
     4. **Runs** are each system's ``depth`` highest-scoring matching documents.
+    6. **Runs per system** (seeds, folds): system ``s`` may have ``runs[s]`` runs, run ``r`` with a
+       seed effect ``u_sr ~ N(0, seed_sd²)`` drawn once (the trained model) and a topic x seed
+       effect ``e_sqr ~ N(0, seed_interaction_sd²)`` per topic: its shift is
+       ``δ_sqr = effectiveness_s + u_sr + b_q + c_sq + e_sqr`` (``c_sq`` shared by the system's runs)
+       and its score noise its own. With one run per system nothing of this is drawn.
     5. **Judgements.** The union of the top ``pool_depth`` documents of the ``pooled`` systems,
        labelled with their grade (0 for non-relevant); with ``judge_all`` also every relevant
        document of the topic, retrieved or not. As in TREC, a topic without a judged relevant
@@ -54,9 +59,11 @@ class CollectionModel:
         names: system names, in the order of ``effectiveness``.
         effectiveness: each system's mean shift ``μ_s`` (relevant vs non-relevant, in units of the
             score noise's standard deviation).
-        pooled: positions (in ``names``) of the systems whose top documents are judged.
+        pooled: positions (in ``names``) of the systems whose top documents are judged (all their runs).
         corpus_size, matching, relevant, relevant_sd, grades, topic_sd, interaction_sd,
         noise_correlation, depth, pool_depth, judge_all: as in :func:`simulate_collection`.
+        runs: runs per system (empty: one each); seed_sd, seed_interaction_sd: the seed and topic x
+            seed standard deviations; seed_effects: every run's ``u_sr`` (in the order of :attr:`owner`).
     """
 
     names: tuple
@@ -73,10 +80,40 @@ class CollectionModel:
     pool_depth: int
     pooled: tuple
     judge_all: bool
+    runs: tuple = ()
+    seed_sd: float = 0.0
+    seed_interaction_sd: float = 0.0
+    seed_effects: tuple = ()
 
     @property
     def n_systems(self) -> int:
         return len(self.names)
+
+    @property
+    def owner(self) -> npt.NDArray[np.intp]:
+        """The system (position in ``names``) of every run, runs of a system consecutive."""
+        return np.repeat(np.arange(self.n_systems), self.runs if self.runs else 1)
+
+    @property
+    def n_runs(self) -> int:
+        """Runs over all systems (``n_systems`` with one run each)."""
+        return int(sum(self.runs)) if self.runs else self.n_systems
+
+    @property
+    def run_names(self) -> list[str]:
+        """``"S1"`` for a system with one run, ``"S2[1]"``, ``"S2[2]"``, ... for several."""
+        counts = self.runs if self.runs else (1,) * self.n_systems
+        return [name if k == 1 else f"{name}[{r}]" for name, k in zip(self.names, counts, strict=True)
+                for r in range(1, k + 1)]
+
+    def run_effectiveness(self) -> FloatArray:
+        """Every run's ``effectiveness_s + u_sr``."""
+        base = np.asarray(self.effectiveness, dtype=float)[self.owner]
+        return base + np.asarray(self.seed_effects, dtype=float) if self.seed_effects else base
+
+    def pooled_runs(self) -> list[int]:
+        """The runs of the pooled systems."""
+        return [r for r, s in enumerate(self.owner) if s in set(self.pooled)]
 
     def docnos(self) -> npt.NDArray[np.str_]:
         """Docno of every corpus document: ``"D000000"``, ``"D000001"``, ... (at least 6 digits)."""
@@ -99,8 +136,8 @@ class TopicParameters:
         return len(self.difficulty)
 
     def shift(self, model: CollectionModel, q: int) -> FloatArray:
-        """``δ_sq`` for every system on topic ``q``."""
-        return np.asarray(model.effectiveness) + self.difficulty[q] + self.interaction[:, q]
+        """``δ_sq`` for every run on topic ``q``."""
+        return model.run_effectiveness() + self.difficulty[q] + self.interaction[:, q]
 
 
 @dataclass(frozen=True)
@@ -150,14 +187,16 @@ def draw_topics(model: CollectionModel, n_topics: int, rng: np.random.Generator)
     Returns:
         (TopicParameters, list of TopicSample)
     """
-    effectiveness = np.asarray(model.effectiveness)
+    effectiveness = model.run_effectiveness()
     expected, difficulty, interaction, samples = [], [], [], []
     for _ in range(n_topics):
         for _ in range(_MAX_TRIES):
             lam = min(float(np.exp(rng.normal(np.log(model.relevant), model.relevant_sd))),
                       model.corpus_size - model.matching)
             b = rng.normal(0.0, model.topic_sd)
-            c = rng.normal(0.0, model.interaction_sd, size=model.n_systems)
+            c = rng.normal(0.0, model.interaction_sd, size=model.n_systems)[model.owner]
+            if model.seed_interaction_sd > 0:  # drawn only with runs per system: one run keeps the stream
+                c = c + rng.normal(0.0, model.seed_interaction_sd, size=model.n_runs)
             sample = draw_documents(model, lam, effectiveness + b + c, rng)
             if sample.judged_relevant:
                 break
@@ -168,14 +207,21 @@ def draw_topics(model: CollectionModel, n_topics: int, rng: np.random.Generator)
         interaction.append(c)
         samples.append(sample)
     parameters = TopicParameters(np.array(expected), np.array(difficulty),
-                                 np.array(interaction).T.reshape(model.n_systems, n_topics))
+                                 np.array(interaction).T.reshape(model.n_runs, n_topics))
     return parameters, samples
 
 
-def iter_topics(model: CollectionModel, n_topics: int, rng: np.random.Generator) -> Iterator[TopicSample]:
-    """Like :func:`draw_topics`, but yield the samples one at a time (for Monte Carlo)."""
+def iter_topics(model: CollectionModel, n_topics: int, rng: np.random.Generator, *,
+                fresh_seeds: bool = False) -> Iterator[TopicSample]:
+    """Like :func:`draw_topics`, but yield the samples one at a time (for Monte Carlo); with
+    ``fresh_seeds``, each topic with newly drawn seed effects (a new seed for every run)."""
     for _ in range(n_topics):
-        yield draw_topics(model, 1, rng)[1][0]
+        yield draw_topics(with_fresh_seeds(model, rng) if fresh_seeds else model, 1, rng)[1][0]
+
+
+def with_fresh_seeds(model: CollectionModel, rng: np.random.Generator) -> CollectionModel:
+    """``model`` with every run's seed effect drawn anew (``N(0, seed_sd²)``)."""
+    return replace(model, seed_effects=tuple(rng.normal(0.0, model.seed_sd, size=model.n_runs).tolist()))
 
 
 def draw_corpus(model: CollectionModel, parameters: TopicParameters, q: int,
@@ -199,7 +245,7 @@ def draw_documents(model: CollectionModel, expected_relevant: float, shift: Floa
     n_docs = n_relevant + n_matching
     doc_ids = rng.choice(n, size=n_docs, replace=False)
     common = rng.standard_normal(n_docs)
-    own = rng.standard_normal((model.n_systems, n_docs))
+    own = rng.standard_normal((model.n_runs, n_docs))
 
     gain = np.zeros(n_docs)
     gain[:n_relevant] = (1.0 + grades) / 2.0
@@ -216,7 +262,7 @@ def draw_documents(model: CollectionModel, expected_relevant: float, shift: Floa
     ranking = np.take_along_axis(top, order, axis=1)
     ranked_scores = np.take_along_axis(top_scores, order, axis=1)
 
-    judged = ranking[list(model.pooled), : model.pool_depth].ravel()
+    judged = ranking[model.pooled_runs(), : model.pool_depth].ravel()
     if model.judge_all:
         judged = np.concatenate([judged, np.arange(n_relevant)])
     return TopicSample(grades, doc_ids, ranking, ranked_scores, np.unique(judged))

@@ -48,7 +48,8 @@ def _evaluation_depth(labelled):
 
 def evaluate(model: CollectionModel, samples: Iterable[TopicSample], labelled: Sequence[LabelledMeasure], *,
              complete: bool = False) -> FloatArray:
-    """Per-topic values ``[measure, system, sample]`` of ``samples`` (an iterable of TopicSample).
+    """Per-topic values ``[measure, run, sample]`` of ``samples`` (an iterable of TopicSample; a run
+    per system with one run per system).
 
     ``complete``: judge every relevant document, not only the pool. A system that retrieves
     nothing for a topic scores 0 on it.
@@ -66,7 +67,7 @@ def evaluate(model: CollectionModel, samples: Iterable[TopicSample], labelled: S
             chunk = []
     if chunk:
         blocks.append(_evaluate_chunk(model, chunk, measures, where, depth, docnos, complete))
-    values = np.concatenate(blocks, axis=2) if blocks else np.zeros((len(measures), model.n_systems, 0))
+    values = np.concatenate(blocks, axis=2) if blocks else np.zeros((len(measures), model.n_runs, 0))
     return values[rows]
 
 
@@ -76,11 +77,11 @@ def _evaluate_chunk(model, chunk, measures, where, depth, docnos, complete):
         judged = sample.complete() if complete else sample.judged
         if len(judged):
             qrels[str(q)] = dict(zip(docnos[sample.doc_ids[judged]].tolist(), sample.labels(judged).tolist()))
-    values = np.zeros((len(measures), model.n_systems, len(chunk)))
+    values = np.zeros((len(measures), model.n_runs, len(chunk)))
     if not qrels:
         return values
     evaluator = ir_measures.evaluator(measures, qrels)
-    for s in range(model.n_systems):
+    for s in range(model.n_runs):
         run = {}
         for q, sample in enumerate(chunk):
             ranking = sample.ranking[s, :depth]
@@ -106,3 +107,10 @@ def population_means(values: FloatArray, labelled: Sequence[LabelledMeasure], na
         result.attrs["standard_error"] = pd.DataFrame(se.T, index=result.index, columns=labels)
     result.attrs["n_topics"] = n_topics
     return result
+
+
+def system_means(values: FloatArray, model: CollectionModel) -> FloatArray:
+    """``values[..., run, sample]`` averaged over each system's runs: ``[..., system, sample]``."""
+    owner = model.owner
+    out = np.stack([values[..., owner == s, :].mean(axis=-2) for s in range(model.n_systems)], axis=-2)
+    return out

@@ -309,6 +309,20 @@ def weighted_sums(plan: ResamplePlan | SignFlipPlan, values: FloatArray) -> Floa
     return out
 
 
+def resample_moments(W: FloatArray, plan: ResamplePlan) -> tuple[FloatArray, FloatArray]:
+    """``(mean, variance of the mean)`` of each row of the centred scores ``W`` in every resample
+    ``b``, both (rows, B): ``mean(w*b)`` and ``sd(w*b)^2 / n`` (ddof=1), a variance within rounding of
+    0 (``1e-12`` of the sum of squares or less: one repeated score) set to 0 (:func:`studentized_pivot`)."""
+    n = W.shape[1]
+    s1 = weighted_sums(plan, W)
+    s1 /= n
+    squares = weighted_sums(plan, W * W)
+    s2 = squares - n * s1 * s1
+    s2[s2 <= 1e-12 * squares] = 0.0
+    s2 /= (n - 1) * n
+    return s1, s2
+
+
 def studentized_pivot(W: FloatArray, plan: ResamplePlan) -> FloatArray:
     """``t(w*b)`` for each row of the centred scores ``W`` and resample ``b``: (rows, B).
 
@@ -321,13 +335,7 @@ def studentized_pivot(W: FloatArray, plan: ResamplePlan) -> FloatArray:
     resample of one repeated score, whose computed sum of squares about its mean is a rounding
     residue (``1e-12`` of the sum of squares or less), has zero spread (not ``t = 4e6``).
     """
-    n = W.shape[1]
-    s1 = weighted_sums(plan, W)
-    s1 /= n
-    squares = weighted_sums(plan, W * W)
-    s2 = squares - n * s1 * s1
-    s2[s2 <= 1e-12 * squares] = 0.0
-    s2 /= (n - 1) * n
+    s1, s2 = resample_moments(W, plan)
     np.sqrt(s2, out=s2)
     with np.errstate(divide="ignore", invalid="ignore"):
         s1 /= s2

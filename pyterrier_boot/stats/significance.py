@@ -50,6 +50,7 @@ from .._scores import as_paired, as_sample
 from .._warnings import DegenerateWarning, report
 from .aggregates import get_aggregate
 from .inversion import accept_count, alpha_of, invert_scan, kth_largest, kth_smallest
+from .pvalues import sign_pvalues, wilcoxon_pvalues
 from .resampling import (
     SignFlipPlan,
     as_resample_plan,
@@ -252,9 +253,11 @@ def _chunks(n_series, n_resamples):
 
 def paired_bootstrap_core(D: FloatArray, plan: ResamplePlan, *, alternative: str = "two-sided",
                           confidence_level: float = 0.95, keep_null: bool = False, alpha: float | None = None,
-                          inclusive: bool = False, executor: Executor | None = None) -> dict[Any, Any]:
+                          inclusive: bool = False, executor: Executor | None = None,
+                          intervals: bool = True) -> dict[Any, Any]:
     """Sakai's studentised paired bootstrap test for every row of ``D`` with one shared plan (its
     resamples computed in blocks on ``executor`` when given: :func:`~.resampling.map_resamples`).
+    ``intervals=False`` leaves ``low``/``high`` NaN (p-values only, as every core).
 
     The interval is the one the test inverts: with ``h_b = |t*_b| * se``, the test counts
     ``h_b >= |mean|`` and the interval is ``mean ± h_(K)``, ``h_(K)`` the K-th largest ``h_b`` and
@@ -271,7 +274,7 @@ def paired_bootstrap_core(D: FloatArray, plan: ResamplePlan, *, alternative: str
     B = plan.n_resamples
     P = D.shape[0]
     pvalue = np.empty(P)
-    half = np.empty(P)
+    half = np.full(P, np.nan)
     null_all = np.empty((P, B)) if keep_null else None
     K = accept_count(lambda c: (c + 1) / (B + 1), B, alpha, inclusive)
     sign = -1.0 if alternative == "less" else 1.0
@@ -283,7 +286,8 @@ def paired_bootstrap_core(D: FloatArray, plan: ResamplePlan, *, alternative: str
         observed = np.abs(mean[sl]) if alternative == "two-sided" else sign * mean[sl]
         count = np.count_nonzero(reach >= observed[:, None], axis=1)
         pvalue[sl] = (count + 1) / (B + 1)
-        half[sl] = kth_largest(reach, K)
+        if intervals:
+            half[sl] = kth_largest(reach, K)
         if keep_null:
             null_all[sl] = null  # type: ignore[index]  # allocated when keep_null
     low, high = mean - half, mean + half
@@ -293,16 +297,18 @@ def paired_bootstrap_core(D: FloatArray, plan: ResamplePlan, *, alternative: str
         low = np.full(P, -np.inf)
     degenerate = info["constant"]
     pvalue[degenerate] = 1.0
-    low, high = _degenerate_bounds(low, high, info, degenerate, alternative)
+    low, high = _degenerate_bounds(low, high, info, degenerate, alternative, intervals)
     t_obs = np.where(info["zero"], np.nan, t_obs)
     return dict(info, statistic=t_obs, pvalue=pvalue, low=low, high=high, estimate=mean.copy(),
                 null=null_all, degenerate=degenerate)
 
 
-def _degenerate_bounds(low, high, info, degenerate, alternative):
+def _degenerate_bounds(low, high, info, degenerate, alternative, intervals=True):
     """Rows where the test is undefined (``pvalue = 1``): all differences 0 give the interval
     ``[0, 0]`` (a ray from 0 when one-sided); all equal but not 0 (zero variance, t-based tests) give
     the whole line, since no shift is rejected."""
+    if not intervals:
+        return np.full(low.shape, np.nan), np.full(high.shape, np.nan)
     low, high = low.copy(), high.copy()
     zero = degenerate & info["zero"]
     constant = degenerate & ~info["zero"]
@@ -314,8 +320,10 @@ def _degenerate_bounds(low, high, info, degenerate, alternative):
 
 def randomization_core(D: FloatArray, plan: SignFlipPlan, *, alternative: str = "two-sided",
                        confidence_level: float = 0.95, keep_null: bool = False, alpha: float | None = None,
-                       inclusive: bool = False, executor: Executor | None = None) -> dict[Any, Any]:
-    """Sign-flip randomisation test of the mean difference for every row of ``D``, and its interval.
+                       inclusive: bool = False, executor: Executor | None = None,
+                       intervals: bool = True) -> dict[Any, Any]:
+    """Sign-flip randomisation test of the mean difference for every row of ``D``, and its interval
+    (``intervals=False``: p-values only).
 
     A flip ``s`` with flipped topics ``T`` counts as extreme for the shifted differences ``d - delta``
     exactly when ``delta`` lies between the mean of ``d`` over ``T`` and over the kept topics
@@ -345,31 +353,40 @@ def randomization_core(D: FloatArray, plan: SignFlipPlan, *, alternative: str = 
         signed = map_resamples(_signed_sums, D[sl], plan, executor)  # sum_i s_i d_i
         total = D[sl].sum(axis=1)[:, None]
         tol = 100 * np.finfo(float).eps * np.abs(D[sl]).max(axis=1)[:, None]
-        m = mean[sl, None]
         with np.errstate(divide="ignore", invalid="ignore"):
             mean_t = (total - signed) / 2 / flipped  # mean over the flipped topics
             mean_k = (total + signed) / 2 / kept  # mean over the kept topics
-        if alternative == "two-sided":
-            lo = np.where(flipped == 0, -np.inf, np.where(kept == 0, -np.inf, np.minimum(np.minimum(mean_t, mean_k), m)))
-            hi = np.where(flipped == 0, np.inf, np.where(kept == 0, np.inf, np.maximum(np.maximum(mean_t, mean_k), m)))
-            lo, hi = lo - tol, hi + tol
-            count = np.count_nonzero((lo <= 0) & (hi >= 0), axis=1)
-            low[sl], high[sl] = kth_smallest(lo, K), kth_largest(hi, K)
-        elif alternative == "greater":
-            v = np.where(flipped == 0, -np.inf, mean_t) - tol
-            count = np.count_nonzero(v <= 0, axis=1)
-            low[sl], high[sl] = kth_smallest(v, K), np.inf
-        else:
-            v = np.where(flipped == 0, np.inf, mean_t) + tol
-            count = np.count_nonzero(v >= 0, axis=1)
-            low[sl], high[sl] = -np.inf, kth_largest(v, K)
+        count, low[sl], high[sl] = _flip_counts(mean_t, mean_k, mean[sl, None], flipped, kept, tol, alternative,
+                                                K if intervals else None)
         pvalue[sl] = p_of(count)
         if keep_null:
             null_all[sl] = signed / n  # type: ignore[index]  # allocated when keep_null
     pvalue[info["zero"]] = 1.0
-    low, high = _degenerate_bounds(low, high, info, info["zero"], alternative)
+    low, high = _degenerate_bounds(low, high, info, info["zero"], alternative, intervals)
     return dict(info, statistic=mean.copy(), pvalue=pvalue, low=low, high=high, estimate=mean.copy(),
                 null=null_all, degenerate=info["zero"])
+
+
+def _flip_counts(mean_t, mean_k, m, flipped, kept, tol, alternative, K):
+    """Per row, the flips extreme at ``delta = 0`` and (``K`` given) the ends of the interval of the
+    shifts not rejected: order statistics of the flipped and kept means (:func:`randomization_core`)."""
+    ends = (np.nan, np.nan)
+    if alternative == "two-sided":
+        lo = np.where(flipped == 0, -np.inf, np.where(kept == 0, -np.inf, np.minimum(np.minimum(mean_t, mean_k), m)))
+        hi = np.where(flipped == 0, np.inf, np.where(kept == 0, np.inf, np.maximum(np.maximum(mean_t, mean_k), m)))
+        lo, hi = lo - tol, hi + tol
+        if K is not None:
+            ends = (kth_smallest(lo, K), kth_largest(hi, K))
+        return np.count_nonzero((lo <= 0) & (hi >= 0), axis=1), *ends
+    if alternative == "greater":
+        v = np.where(flipped == 0, -np.inf, mean_t) - tol
+        if K is not None:
+            ends = (kth_smallest(v, K), np.inf)
+        return np.count_nonzero(v <= 0, axis=1), *ends
+    v = np.where(flipped == 0, np.inf, mean_t) + tol
+    if K is not None:
+        ends = (-np.inf, kth_largest(v, K))
+    return np.count_nonzero(v >= 0, axis=1), *ends
 
 
 def _signed_sums(D, plan):
@@ -377,22 +394,24 @@ def _signed_sums(D, plan):
 
 
 def t_core(D: FloatArray, *, alternative: str = "two-sided", confidence_level: float = 0.95,
-           alpha: float | None = None, inclusive: bool = False) -> dict[Any, Any]:
+           alpha: float | None = None, inclusive: bool = False, intervals: bool = True) -> dict[Any, Any]:
     """scipy's ``ttest_rel`` on every row of ``D`` (as a one-sample t-test of the differences),
-    with its t interval of the mean difference at level ``1 - alpha``."""
+    with its t interval of the mean difference at level ``1 - alpha`` (``intervals=False``: NaN)."""
     alpha = alpha_of(confidence_level) if alpha is None else alpha
     info = _describe_diffs(D)
     res = _ttest_differences(D, axis=1, alternative=alternative)
-    with np.errstate(divide="ignore", invalid="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        ci = res.confidence_interval(1 - alpha)
     statistic = np.asarray(res.statistic, dtype=float).copy()
     pvalue = np.asarray(res.pvalue, dtype=float).copy()
-    low = np.asarray(ci.low, dtype=float).copy()
-    high = np.asarray(ci.high, dtype=float).copy()
+    low = high = np.full(D.shape[0], np.nan)
+    if intervals:
+        with np.errstate(divide="ignore", invalid="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            ci = res.confidence_interval(1 - alpha)
+        low = np.asarray(ci.low, dtype=float).copy()
+        high = np.asarray(ci.high, dtype=float).copy()
     degenerate = info["constant"]
     pvalue[degenerate] = 1.0
-    low, high = _degenerate_bounds(low, high, info, degenerate, alternative)
+    low, high = _degenerate_bounds(low, high, info, degenerate, alternative, intervals)
     return dict(info, statistic=statistic, pvalue=pvalue, low=low, high=high, estimate=info["mean"].copy(),
                 null=None, degenerate=degenerate)
 
@@ -428,62 +447,59 @@ def walsh_averages(d: FloatArray) -> FloatArray:
 
 def wilcoxon_core(D: FloatArray, *, alternative: str = "two-sided", confidence_level: float = 0.95,
                   zero_method: str = "wilcox", correction: bool = False, method: str = "auto",
-                  alpha: float | None = None, inclusive: bool = False) -> dict[Any, Any]:
-    """scipy's ``wilcoxon`` on every row of ``D``, with the Hodges-Lehmann interval it inverts.
+                  alpha: float | None = None, inclusive: bool = False, intervals: bool = True) -> dict[Any, Any]:
+    """scipy's ``wilcoxon`` on every row of ``D`` (each row as scipy tests it alone:
+    :func:`~.pvalues.wilcoxon_pvalues`), with the Hodges-Lehmann interval it inverts.
 
     The estimate is the Hodges-Lehmann median of the Walsh averages; the interval is the set of
     shifts ``delta`` for which ``wilcoxon(d - delta)`` (same options, so the same exact or
     normal-approximation p-values) does not reject (:func:`~.inversion.invert_scan`).
+    ``intervals=False`` gives the p-values only (estimate and interval NaN).
     """
     alpha = alpha_of(confidence_level) if alpha is None else alpha
     info = _describe_diffs(D)
     P = D.shape[0]
-    statistic = np.full(P, np.nan)
-    pvalue = np.ones(P)
+    options: dict[str, Any] = dict(alternative=alternative, zero_method=zero_method, correction=correction,
+                                   method=method)
+    statistic, pvalue = wilcoxon_pvalues(D, **options)
     low = np.full(P, np.nan)
     high = np.full(P, np.nan)
     estimate = np.full(P, np.nan)
 
     def p_at(d):
-        if not np.any(d != 0):
-            return 1.0
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return float(stats.wilcoxon(d, zero_method=zero_method, correction=correction,
-                                        alternative=alternative, method=method).pvalue)
+        return float(wilcoxon_pvalues(d[None, :], **options)[1][0])
 
-    for i in range(P):
+    for i in range(P if intervals else 0):
         walsh = walsh_averages(D[i])
         estimate[i] = float(np.median(walsh))
         if info["zero"][i]:
             low[i] = high[i] = 0.0
             continue
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            res = stats.wilcoxon(D[i], zero_method=zero_method, correction=correction,
-                                 alternative=alternative, method=method)
-        statistic[i], pvalue[i] = res.statistic, res.pvalue
         low[i], high[i] = invert_scan(D[i], p_at, estimate[i], walsh, alpha, alternative, inclusive, p0=pvalue[i])
-    low, high = one_sided(low, high, alternative)
+    if intervals:
+        low, high = one_sided(low, high, alternative)
     return dict(info, statistic=statistic, pvalue=pvalue, low=low, high=high, estimate=estimate, null=None,
                 degenerate=info["zero"])
 
 
 @functools.lru_cache(maxsize=65536)
 def _binom_p(k, m, alternative):
-    return float(stats.binomtest(k, m, 0.5, alternative=alternative).pvalue) if m else 1.0
+    return float(sign_pvalues(k, m - k, alternative))
 
 
 def sign_core(D: FloatArray, *, alternative: str = "two-sided", confidence_level: float = 0.95,
-              alpha: float | None = None, inclusive: bool = False) -> dict[Any, Any]:
-    """Sign test (scipy's ``binomtest`` on wins among non-tied topics) on every row of ``D``, with
-    the order-statistic interval of the median difference it inverts (the shifts ``delta`` for which
-    the sign test of ``d - delta`` does not reject; its ends are data values)."""
+              alpha: float | None = None, inclusive: bool = False, intervals: bool = True) -> dict[Any, Any]:
+    """Sign test (scipy's ``binomtest`` on wins among non-tied topics, :func:`~.pvalues.sign_pvalues`)
+    on every row of ``D``, with the order-statistic interval of the median difference it inverts (the
+    shifts ``delta`` for which the sign test of ``d - delta`` does not reject; its ends are data values).
+    ``intervals=False`` gives the p-values only."""
     alpha = alpha_of(confidence_level) if alpha is None else alpha
     info = _describe_diffs(D)
     P = D.shape[0]
-    statistic = np.full(P, np.nan)
-    pvalue = np.ones(P)
+    wins, losses = info["wins"], info["losses"]
+    tested = wins + losses > 0
+    statistic = np.where(tested, wins / np.maximum(wins + losses, 1), np.nan)
+    pvalue = sign_pvalues(wins, losses, alternative)
     low = np.full(P, np.nan)
     high = np.full(P, np.nan)
     estimate = np.median(D, axis=1)
@@ -491,14 +507,13 @@ def sign_core(D: FloatArray, *, alternative: str = "two-sided", confidence_level
     def p_at(d):
         return _binom_p(int(np.count_nonzero(d > 0)), int(np.count_nonzero(d)), alternative)
 
-    for i in range(P):
-        k, m = int(info["wins"][i]), int(info["wins"][i] + info["losses"][i])
-        if m == 0:
+    for i in range(P if intervals else 0):
+        if not tested[i]:
             low[i] = high[i] = 0.0
             continue
-        statistic[i], pvalue[i] = k / m, _binom_p(k, m, alternative)
         low[i], high[i] = invert_scan(D[i], p_at, estimate[i], D[i], alpha, alternative, inclusive, p0=pvalue[i])
-    low, high = one_sided(low, high, alternative)
+    if intervals:
+        low, high = one_sided(low, high, alternative)
     return dict(info, statistic=statistic, pvalue=pvalue, low=low, high=high, estimate=estimate, null=None,
                 degenerate=info["zero"])
 

@@ -42,12 +42,13 @@ from .._warnings import DegenerateWarning
 if TYPE_CHECKING:
     from concurrent.futures import Executor
 
+    import numpy.typing as npt
     import pandas as pd
 
-    from .._typing import RngLike, ScoresLike
+    from .._typing import FloatArray, RngLike, ScoresLike
 
 
-__all__ = ["tukey_hsd", "randomized_tukey_hsd", "TukeyHSDResult"]
+__all__ = ["tukey_hsd", "randomized_tukey_hsd", "tukey_statistics", "TukeyHSDResult"]
 
 _BLOCK = 256  # resamples drawn per call to the generator (fixed: results do not depend on memory)
 
@@ -141,14 +142,8 @@ def tukey_hsd(scores: ScoresLike, *, confidence_level: float = 0.95, nan_policy:
     matrix, confidence_level = _tukey_iv(scores, confidence_level, nan_policy)
     X = matrix.values
     S, n = X.shape
-    means = X.mean(axis=1)
-    resid = X - means[:, None] - X.mean(axis=0)[None, :] + X.mean()
-    df = (S - 1) * (n - 1)
-    sse = float((resid ** 2).sum())
-    sst = float(((X - X.mean()) ** 2).sum())
-    mse = sse / df
-    if sse <= 1e-20 * sst:  # exact additive fit up to rounding
-        mse = 0.0
+    means, mse_, df = tukey_statistics(X)
+    mse = float(mse_)
     diff = means[:, None] - means[None, :]
     se = np.sqrt(mse / n)
     if mse <= 0 or not np.isfinite(mse):
@@ -165,6 +160,26 @@ def tukey_hsd(scores: ScoresLike, *, confidence_level: float = 0.95, nan_policy:
     ci = ConfidenceInterval(diff - half, diff + half)
     return TukeyHSDResult(diff, np.minimum(pvalue, 1.0), ci, means, tuple(matrix.system_labels), n,
                           confidence_level, "tukey_hsd", mse, df)
+
+
+def tukey_statistics(X: npt.ArrayLike) -> tuple[FloatArray, FloatArray, int]:
+    """System means, residual mean square and its degrees of freedom of the two-way ANOVA without
+    replication, for score matrices ``X`` of shape ``(..., S, n)`` (systems x topics) at once.
+
+    Returns ``(means (..., S), mse (...), df)`` with ``df = (S-1)(n-1)``; ``mse`` is 0 where the
+    additive model fits exactly (up to rounding). Tukey's statistic of a pair is
+    ``|mean_i - mean_j| / sqrt(mse / n)`` (:func:`tukey_hsd`).
+    """
+    X = np.asarray(X, dtype=float)
+    S, n = X.shape[-2:]
+    means = X.mean(axis=-1)
+    grand = means.mean(axis=-1)
+    resid = X - means[..., None] - X.mean(axis=-2)[..., None, :] + grand[..., None, None]
+    df = (S - 1) * (n - 1)
+    sse = (resid ** 2).sum(axis=(-2, -1))
+    sst = ((X - grand[..., None, None]) ** 2).sum(axis=(-2, -1))
+    mse = np.where(sse <= 1e-20 * sst, 0.0, sse / df)  # exact additive fit up to rounding
+    return means, mse, df
 
 
 def _null_ranges(X, n_resamples, rng, executor=None):
