@@ -15,8 +15,9 @@ call asks for one of its measures:
   buffers, the copies ``k`` and the grade of each document still present, and each measure walks
   them, advancing the image position by ``k``.
 
-The fused family's ideal rankings are compiled only when one of its measures is nDCG or nCG
-(settled by an argument typed None, whose branch numba prunes before compiling). Only
+The fused family's ideal rankings are compiled only when one of its measures is nDCG or nCG,
+and the code of each group of :data:`FUSED_GROUPS` only when the call asks for one of its
+measures (each settled by an argument typed None, whose branch numba prunes before compiling). Only
 :func:`evaluate_tasks` is called from Python; the inner kernels are compiled without a Python
 entry point (:func:`~pyterrier_boot._environment.inner_kernel`).
 
