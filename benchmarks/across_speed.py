@@ -3,14 +3,14 @@ topics x 10,000 topic resamples, end to end from the runs in memory (evaluation,
 topic bootstrap, the per-collection, average and pooled tables, both leaderboards), warm (numba's
 kernels compiled, one untimed run first), best of three.
 
-Target: under 10 s on 2 cores with 10 systems x 5 runs; several runs per system (seeds) are not on
-this branch yet, so this measures 1 run per system. Printed beside it, in the same run: the floor
+Target: under 10 s on 2 cores with 10 systems x 5 runs (seeds, ``seeds="random"``: each collection's
+standard errors include the seed variance). Printed beside it, in the same run: the floor
 of evaluating the same runs with no interval at all (``ptb.evaluate``, the mean scores a BEIR table
 reports), the share spent on the analysis across collections once the collections' results exist,
 the same call on an executor (identical numbers), and the peak memory (tracemalloc) for 1,000 to
 30,000 resamples, with the load average.
 
-Usage: python benchmarks/across_speed.py [--systems 10] [--collections 18] [--resamples 10000] [--repeat 3]
+Usage: python benchmarks/across_speed.py [--systems 10] [--runs 5] [--collections 18] [--resamples 10000] [--repeat 3]
 """
 import argparse
 import os
@@ -26,14 +26,17 @@ import pyterrier_boot as ptb
 MEASURE = "nDCG@10"
 
 
-def collections(n_systems, n_collections, seed=34):
-    """Simulated collections of 50 .. 300 topics, systems S01.. whose effects vary by collection."""
+def collections(n_systems, n_collections, n_runs, seed=34):
+    """Simulated collections of 50 .. 300 topics, systems S01.. whose effects vary by collection, each
+    given as ``n_runs`` runs (seeds)."""
     rng = np.random.default_rng(seed)
     out = {}
     for c, n in enumerate(np.linspace(50, 300, n_collections).round().astype(int)):
         effectiveness = np.linspace(1.0, 1.6, n_systems) + rng.normal(0, 0.08, n_systems)
         sim = ptb.simulate_collection(n_topics=int(n), effectiveness=effectiveness, depth=100, pool_depth=20,
-                                      corpus_size=20_000, rng=seed * 1000 + c)
+                                      corpus_size=20_000, rng=seed * 1000 + c,
+                                      n_runs=n_runs, seed_sd=0.05 if n_runs > 1 else 0.0,
+                                      seed_interaction_sd=0.05 if n_runs > 1 else 0.0)
         out[f"C{c:02d}"] = (sim.runs, sim.qrels)
     return out
 
@@ -70,14 +73,15 @@ def memory(data, n_resamples):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--systems", type=int, default=10)
+    parser.add_argument("--runs", type=int, default=5, help="runs (seeds) per system")
     parser.add_argument("--collections", type=int, default=18)
     parser.add_argument("--resamples", type=int, default=10_000)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args(argv)
-    data = collections(args.systems, args.collections)
+    data = collections(args.systems, args.collections, args.runs)
     topics = [int(q["qid"].nunique()) for _, q in data.values()]
     print(f"{args.systems} systems x {args.collections} collections ({min(topics)}-{max(topics)} topics, "
-          f"{sum(topics)} in all) x {args.resamples:,} resamples; 1 run per system")
+          f"{sum(topics)} in all) x {args.resamples:,} resamples; {args.runs} runs per system")
     analysis(data, args.resamples)  # warm: numba kernels compiled and cached
     load = os.getloadavg()[0]
     total, total_cpu, (res, tables) = best(lambda: analysis(data, args.resamples), args.repeat)

@@ -31,6 +31,7 @@ class CheckedText:
         what: its name in messages ("judging plan").
         writer: what writes it ("JudgingPlan.save").
         contents: what its body holds, for the checksum's message ("pairs, probabilities or sample").
+        older: earlier versions still read (the reader fills the settings they lack).
     """
 
     magic: str
@@ -38,6 +39,7 @@ class CheckedText:
     what: str
     writer: str
     contents: str
+    older: tuple[int, ...] = ()
 
     def write(self, path: Path, settings: dict[str, Any], columns: str, body: str) -> None:
         """Write ``settings`` (with the version and the body's checksum), ``columns`` and ``body``
@@ -58,7 +60,7 @@ class CheckedText:
             header = json.loads(lines[1][2:])
         except json.JSONDecodeError:
             raise ValueError(f"'{shown}': the header (line 2) of the {self.what} is not valid JSON") from None
-        if (not isinstance(header, dict) or header.get("version") != self.version
+        if (not isinstance(header, dict) or header.get("version") not in (self.version, *self.older)
                 or {*needed, "body_sha256"} - set(header)):
             raise ValueError(f"'{shown}': a {self.what} of another version, or its header lacks settings")
         if _sha256(lines[3]) != header["body_sha256"]:

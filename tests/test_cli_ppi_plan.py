@@ -209,7 +209,8 @@ def _flag_rows(printed, title):
     return {row.split()[0]: row[start:end].strip() for row in rows if row.split()}
 
 
-def test_flags_are_marked_and_explained(files, with_a_zero_run, tmp_path, capsys):
+def test_flags_are_marked_and_explained(files, with_a_zero_run, tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr("pyterrier_boot.ppi.coverage.TABLE", ())  # the runs' own flags (the measured ones: test_ppi_coverage)
     runs = with_a_zero_run / "runs"
     plan = _judge_plan(files, tmp_path / "plan", "--budget", "0.05", "--design", "poisson", runs=runs)
     human = _label(files, plan / "to_judge.txt", tmp_path / "human.txt")
@@ -235,7 +236,8 @@ def test_flags_are_marked_and_explained(files, with_a_zero_run, tmp_path, capsys
     assert "few labels" not in printed
 
 
-def test_no_flag_column_without_flags(files, judged, capsys):
+def test_no_flag_column_without_flags(files, judged, capsys, monkeypatch):
+    monkeypatch.setattr("pyterrier_boot.ppi.coverage.TABLE", ())  # nothing measured falls short: no flag at all
     assert _ppi(files, judged, "-m", "AP") == 0
     printed = capsys.readouterr().out
     assert "flag" not in printed

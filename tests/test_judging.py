@@ -251,7 +251,7 @@ def test_check_refuses_other_qrels_and_other_runs(collection):
     ({"budget": 0}, ValueError, "at least 1 pair"),
     ({"budget": 1.5}, ValueError, "fraction of the pool"),
     ({"budget": True}, TypeError, "'budget'"),
-    ({"budget": 5, "design": "stratified"}, ValueError, "below what design='stratified' needs"),
+    ({"budget": 8, "design": "stratified"}, ValueError, "below what design='stratified' needs"),
     ({"strategy": "greedy"}, ValueError, "strategy"),
     ({"design": "cluster"}, ValueError, "design"),
     ({"depth": 0}, ValueError, "'depth'"),
@@ -281,7 +281,7 @@ def test_runs_sharing_no_topic_with_the_qrels_are_refused(collection):
 def test_white_space_in_ids_cannot_be_saved(tmp_path):
     run = pd.DataFrame({"qid": "topic one", "docno": ["a", "b", "c"], "score": [3.0, 2.0, 1.0]})
     auto = pd.DataFrame({"qid": ["topic one"], "docno": ["a"], "label": [1]})
-    plan = pb.judging_plan(run, auto, 2, design="poisson")
+    plan = pb.judging_plan(run, auto, 2, design="poisson", label_map={1: 1})
     with pytest.raises(ValueError, match="white space"):
         plan.save(tmp_path / "plan.txt")
 
@@ -356,9 +356,10 @@ def test_cli_help_is_documented(capsys):
 def test_plan_on_dl2020_with_the_gpt4o_judge():
     runs = pb.read_runs(shared_path("trec-dl-2020-passage", "runs"))
     auto = pb.read_qrels(shared_path("llm-judgments", "binary_gpt4o_dl20.txt.gz"))
-    pb.judging_plan(runs, auto, 0.1)  # warm
+    with pytest.warns(pb.InputWarning, match="the automatic labels are 0/1"):
+        pb.judging_plan(runs, auto, 0.1)  # warm
     start = time.perf_counter()
-    plan = pb.judging_plan(runs, auto, 0.1)
+    plan = pb.judging_plan(runs, auto, 0.1, label_map={1: 2})
     seconds = time.perf_counter() - start
     assert plan.pool["qid"].nunique() == 54 and len(plan.sample) == plan.budget
     assert set(zip(auto.frame["qid"], auto.frame["docno"])) <= set(zip(plan.pool["qid"], plan.pool["docno"]))

@@ -599,13 +599,17 @@ def test_a_rel_above_every_automatic_label_warns_once():
     sim = pb.simulate_collection(n_topics=24, n_systems=3, rng=3)
     auto = sim.qrels.assign(label=(sim.qrels["label"] > 0).astype(int))  # a binary judge: 0 and 1
     human = sim.qrels[sim.qrels["qid"].isin(sorted(set(sim.qrels["qid"]))[:12])]  # grades 0-3
-    with pytest.warns(pb.InputWarning, match=r"highest label is 1 and the human qrels' 3: no automatic label counts "
-                                             r"as relevant for AP\(rel=2\)") as caught:
+    with pytest.warns(pb.InputWarning, match=r"the human qrels reach 3: no automatic label counts as relevant for "
+                                             r"AP\(rel=2\) .* label_map=\{1: 2\} .*--label-map 1:2") as caught:
         pb.ppi_evaluate(sim.runs, auto, human, ["AP(rel=2)", "nDCG@10"], estimand="topics")
     assert len([w for w in caught if issubclass(w.category, pb.InputWarning)]) == 1
     with warnings.catch_warnings():
         warnings.simplefilter("error", pb.InputWarning)
         pb.ppi_evaluate(sim.runs, auto, human, ["AP(rel=1)", "nDCG@10"], estimand="topics")
+        mapped = pb.ppi_evaluate(sim.runs, auto, human, ["AP(rel=2)"], estimand="topics", label_map={1: 2})
+    by_hand = pb.ppi_evaluate(sim.runs, auto.assign(label=2 * auto["label"]), human, ["AP(rel=2)"], estimand="topics")
+    pd.testing.assert_frame_equal(mapped.table(), by_hand.table())  # the map is the relabelling by hand
+    assert (mapped.table()["AP(rel=2) auto-only"] > 0).all()
 
 
 def test_experiment_with_human_qrels_names_a_system_that_is_a_path():

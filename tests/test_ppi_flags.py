@@ -5,6 +5,7 @@ import pandas as pd
 import pytest
 
 import pyterrier_boot as pb
+from pyterrier_boot.ppi.coverage import coverage_flag
 from pyterrier_boot.ppi.sampled import FEW_LABELS_IN_TOP
 from pyterrier_boot.ppi.tables import MOSTLY_ZERO, column_flags
 
@@ -47,10 +48,13 @@ def test_plan_flags_follow_their_definitions(collection):
         for s, name in enumerate(res.names):
             expected = [r for r, hit in (("mostly 0", zero_share[s] > MOSTLY_ZERO),
                                          ("few labels in top ranks", in_top[s] < FEW_LABELS_IN_TOP * 20)) if hit]
-            assert table.loc[s, f"{label} flag"] == ", ".join(expected)
-            if name != "weak":  # a difference with the weak baseline carries its flags too
+            measured = coverage_flag(res.kernel_measures[m], label, res.planned[m], res.labels_per_topic,
+                                     res.estimand, "mean")  # what the coverage table says (test_ppi_coverage)
+            assert table.loc[s, f"{label} flag"] == ", ".join(filter(None, [*expected, measured]))
+            if name != "weak":  # a difference with the weak baseline carries its run flags too
                 weak_flag = table.loc[res.names.index("weak"), f"{label} flag"]
-                assert set(filter(None, weak_flag.split(", "))) <= set(table.loc[s, f"{label} diff flag"].split(", "))
+                own = {"mostly 0", "few labels in top ranks"} & set(weak_flag.split(", "))
+                assert own <= set(table.loc[s, f"{label} diff flag"].split(", "))
     assert "mostly 0" in table.loc[res.names.index("weak"), "P@5 flag"]
     assert table.loc[res.names.index("weak"), "P@5 diff flag"] == ""  # the baseline's own row
 
@@ -70,7 +74,8 @@ def test_sampled_in_top_counts_the_sampled_pairs_a_run_ranks_within_the_cutoff(c
 
 def test_a_tiny_budget_flags_few_labels(collection):
     sim, runs, auto = collection
-    plan = pb.judging_plan(runs, auto, 12, strategy="uniform", rng=4)
+    with pytest.warns(pb.InputWarning, match=r"'budget' 12 is under one pair per topic \(20 topics\)"):
+        plan = pb.judging_plan(runs, auto, 12, strategy="uniform", rng=4)
     res = pb.ppi_evaluate(runs, auto, _people(plan, sim.qrels), ["P@5"], plan=plan)
     assert all("few labels in top ranks" in flag for flag in res.table()["P@5 flag"])
 
@@ -88,15 +93,33 @@ def test_topic_level_ppi_flags_mostly_zero(collection):
     assert isinstance(res.pairwise(), pd.DataFrame) and "flag" in res.pairwise().columns
 
 
-def test_nonlinear_measures_are_flagged_below_a_tenth_of_the_pool_and_for_the_topics_estimand(collection):
+def test_measured_coverage_flags_read_the_table(collection, monkeypatch):
+    """Issue 36 item 3: the flag says what was measured for the measure at this many labels per topic,
+    estimand and column (a fake table here; the real one is tested in test_ppi_coverage.py)."""
+    import pyterrier_boot.ppi.coverage as coverage
+
+    monkeypatch.setattr(coverage, "TABLE", (
+        ("AP", False, "population", "mean", 10, 91.0, 0.5, 500, "DL 2020 Llama 3.2"),
+        ("AP", False, "population", "difference", 10, 95.0, 0.4, 500, "DL 2019 GPT-4o"),
+        ("AP", False, "topics", "mean", 10, 97.0, 0.5, 500, "DL 2019 GPT-4o"),
+        ("AP", False, "topics", "difference", 10, 80.0, 1.0, 500, "DL 2020 simulated"),
+        ("P@10", False, "population", "mean", 10, 94.0, 0.5, 500, "DL 2020 GPT-4o"),
+    ))
     sim, runs, auto = collection
-    plan = pb.judging_plan(runs, auto, 0.08, strategy="uniform", rng=3)
+    plan = pb.judging_plan(runs, auto, 0.3, design="poisson", rng=3)  # about 20 labels per topic
     people = _people(plan, sim.qrels)
-    small = pb.ppi_evaluate(runs, auto, people, ["P@5", "AP", "nDCG@5", "RR"], plan=plan).table()
-    for measure in ("AP", "nDCG@5", "RR"):
-        assert all("budget under 10% (nonlinear measure)" in f for f in small[f"{measure} flag"])
-    assert not any("nonlinear" in f for f in small["P@5 flag"])
-    topics = pb.ppi_evaluate(runs, auto, people, ["P@5", "AP"], plan=plan, estimand="topics",
-                             n_replicates=40).pairwise()
-    assert topics.loc[topics["measure"] == "AP", "flag"].str.contains("bias (estimand topics", regex=False).all()
-    assert not topics.loc[topics["measure"] == "P@5", "flag"].str.contains("nonlinear").any()
+    res = pb.ppi_evaluate(runs, auto, people, ["P@5", "AP"], plan=plan)
+    assert res.labels_per_topic >= 10 and res.planned == (False, False)
+    table = res.table(baseline="S1")
+    ap = table["AP flag"].str.contains("measured 91.0% at 10 labels per topic (population estimand; a plan not "
+                                       "made for it; lowest in DL 2020 Llama 3.2)", regex=False)
+    assert ap.all()
+    assert not table["AP diff flag"].str.contains("measured").any()  # 95.0% held
+    assert not table["P@5 flag"].str.contains("measured").any()  # P@10's row held
+    topics = pb.ppi_evaluate(runs, auto, people, ["AP"], plan=plan, estimand="topics", n_replicates=40)
+    pairs = topics.pairwise()["flag"]
+    assert pairs.str.contains("measured 80.0% at 10 labels per topic (topics estimand", regex=False).all()
+    assert not topics.table()["AP flag"].str.contains("measured").any()  # 97.0% held
+    monkeypatch.setattr(coverage, "TABLE", tuple((*row[:4], 50, *row[5:]) for row in coverage.TABLE))
+    below = pb.ppi_evaluate(runs, auto, people, ["AP"], plan=plan).table()["AP flag"]
+    assert below.str.contains("not measured below 50 labels per topic").all()

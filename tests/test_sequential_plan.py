@@ -240,7 +240,8 @@ def test_a_plan_under_ten_percent_of_the_pool_warns_once(collection):
 
 def test_plans_that_cannot_make_a_sequence_and_plain_updates_are_refused(collection):
     runs, truth = collection["runs"], collection["truth"]
-    poisson = pb.judging_plan(runs, collection["auto"], 0.01, depth=30, design="poisson", rng=3)
+    with pytest.warns(pb.InputWarning, match="under one pair per topic"):
+        poisson = pb.judging_plan(runs, collection["auto"], 0.01, depth=30, design="poisson", rng=3)
     sampled = set(poisson.pool.loc[poisson.pool["sampled"], "qid"])
     assert sampled != set(poisson.pool["qid"])  # this plan samples no pair of some topic
     with pytest.raises(ValueError, match="'plan' samples no pair of .* design='stratified'"):

@@ -320,6 +320,18 @@ def split_measures(measures, runs):
     return kept, moved + list(runs)
 
 
+def label_map(words, parser):
+    """``--label-map 1:2 ...`` as a dict (None when not given); a usage error for a bad pair."""
+    if words is None:
+        return None
+    from ..judging.labels import parse_label_map
+
+    try:
+        return parse_label_map(words)
+    except ValueError as error:
+        parser.error(str(error))
+
+
 def parse_measures_rel(tokens, rel):
     """Parse measures and apply ``--rel N``: every measure with a binary relevance threshold
     (ir_measures' ``rel`` parameter, default 1: AP, P, R, RR, Rprec, Bpref, Success, infAP, Q, ...)

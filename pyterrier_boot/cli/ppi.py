@@ -27,6 +27,9 @@ examples:
   # the asymptotic intervals of the PPI papers and ppi_py (z quantile, PPI++ lambda tuned in-sample)
   pyterrier-boot ppi --auto-qrels llm.qrels --human-qrels human.qrels runs/ --asymptotic
 
+  # an LLM's 0/1 labels against people's 0-3 grades: the judge's 1 counts as grade 2
+  pyterrier-boot ppi --auto-qrels llm.qrels --human-qrels human.qrels runs/ -m AP nDCG@10 --rel 2 --label-map 1:2
+
   # people judged a sample of documents of every topic: plan/to_judge.txt of 'judge-plan', graded
   pyterrier-boot judge-plan --auto-qrels llm.qrels runs/ --budget 0.1 --out plan/
   pyterrier-boot ppi --auto-qrels llm.qrels --human-qrels judged.qrels --plan plan/plan.txt runs/
@@ -81,7 +84,8 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
                         "variance (default 200)")
     _common.add_rng_argument(p, "with --plan and --estimand topics: seed of the design replicates", printed=False)
     p.add_argument("-m", "--measures", nargs="+", action="extend", metavar="MEASURE",
-                   help=f"ir_measures or trec_eval names (default: {' '.join(_common.DEFAULT_MEASURES)})")
+                   help=f"ir_measures or trec_eval names (default: a plan's own measures, else "
+                        f"{' '.join(_common.DEFAULT_MEASURES)})")
     p.add_argument("-b", "--baseline", metavar="NAME", help="also give each run's difference from this run")
     p.add_argument("--confidence", type=float, default=0.95, metavar="LEVEL",
                    help="confidence level of every interval (default 0.95)")
@@ -96,6 +100,9 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
                    help="switch the small-sample rule off: z quantiles, divisor-n variances, PPI++ lambda tuned "
                         "in-sample (the intervals of the PPI papers and ppi_py; they under-cover below ~50 topics)")
     p.add_argument("--rel", type=int, metavar="N", help="binary measures count grade >= N as relevant (trec_eval -l N)")
+    p.add_argument("--label-map", nargs="+", metavar="LABEL:GRADE",
+                   help="the people's grade of each automatic label, e.g. 1:2 (a 0/1 judge's 1 counts as grade 2 at "
+                        "--rel 2); with --plan, for a plan made without one (judge-plan --label-map)")
     p.add_argument("-f", "--format", choices=("table", "csv"), default="table",
                    help="table (default): readable blocks; csv: the wide table")
     p.add_argument("--digits", type=int, default=3, help="decimals in the printed table (default 3)")
@@ -109,7 +116,7 @@ def _check(args, parser):
     args.measures, args.runs = _common.split_measures(args.measures, args.runs)
     if not args.runs:
         parser.error("give at least one RUN file or folder (after the options, or after '--')")
-    if not args.measures:
+    if not args.measures and args.plan is None:  # with --plan: the plan's measures, else these
         args.measures = list(_common.DEFAULT_MEASURES)
     if not 0 < args.confidence < 1:
         parser.error(f"--confidence must be between 0 and 1, got {args.confidence}")
@@ -119,6 +126,7 @@ def _check(args, parser):
     if not 0 <= args.digits <= 10:
         parser.error(f"--digits must be between 0 and 10, got {args.digits}")
     _check_plan_arguments(args, parser)
+    args.label_map = _common.label_map(args.label_map, parser)
     if args.lam == "tune":
         args.lam = None
     else:
@@ -164,11 +172,13 @@ def _evaluate(args, status, out):
     """Read, evaluate; write the tables into ``out`` (the staging folder) when given."""
     from ..ppi.evaluation import ppi_evaluate
 
-    measures = _common.parse_measures_rel(args.measures, args.rel)
     status(f"reading the qrels {args.auto_qrels} and {args.human_qrels}")
     auto = _common.read_qrels(args.auto_qrels)
     human = _common.read_qrels(args.human_qrels)
     with_plan = _plan_options(args, status)
+    if not args.measures:
+        args.measures = list(with_plan["plan"].measures or _common.DEFAULT_MEASURES)
+    measures = _common.parse_measures_rel(args.measures, args.rel)
     runs = _common.read_runs(args.runs, auto, verbose=_common.progress_enabled(args))
     if args.baseline is not None:
         _common.check_baselines([args.baseline], list(runs))
@@ -176,7 +186,8 @@ def _evaluate(args, status, out):
     if with_plan:
         auto = _common.with_probabilities(auto, args.probabilities)
     result = ppi_evaluate(runs, auto, human, measures, confidence_level=args.confidence, lam=args.lam,
-                          small_sample=not args.asymptotic, estimand=args.estimand, **with_plan)
+                          small_sample=not args.asymptotic, estimand=args.estimand, label_map=args.label_map,
+                          **with_plan)
     table = result.table(baseline=args.baseline)
     if out is not None:
         _common.write_csv(out / "ppi_table.csv", table)
@@ -214,18 +225,13 @@ def _header(result) -> str:
 
 
 def _flag_meanings() -> dict[str, str]:
-    """What each reason of the tables' flag columns means."""
-    from ..ppi.sampled import FEW_LABELS_IN_TOP, NONLINEAR_BUDGET
+    """What each fixed reason of the tables' flag columns means (a measured coverage says itself)."""
+    from ..ppi.sampled import FEW_LABELS_IN_TOP
     from ..ppi.tables import MOSTLY_ZERO
 
     return {"mostly 0": f"the run scores 0 on more than {MOSTLY_ZERO:.0%} of the topics by the automatic labels",
             "few labels in top ranks": "fewer human labels in the run's top ranks (the measure's cutoff, else 10) "
-                                       f"than {FEW_LABELS_IN_TOP:g} per topic, over all topics",
-            "budget under 10% (nonlinear measure)": f"a measure other than P@k from human labels of under "
-                                                    f"{NONLINEAR_BUDGET:.0%} of the pool: its estimates are "
-                                                    "biased there",
-            "bias (estimand topics, nonlinear measure)": "a measure other than P@k for these topics: its bias is a "
-                                                         "large share of the document sampling's standard error"}
+                                       f"than {FEW_LABELS_IN_TOP:g} per topic, over all topics"}
 
 
 class _Footnotes:

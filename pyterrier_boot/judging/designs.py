@@ -11,6 +11,9 @@ probabilities exactly:
   each stratum (topic x automatic label x rank band), ``n_h`` allocated in proportion to the
   stratum's summed targets with at least ``min(2, N_h)`` per stratum so that each stratum's variance
   can be estimated (Cochran 1977, ch. 5): a fixed sample size and ``pi_i = n_h / N_h`` exactly.
+  When the two per stratum would take more than half of the budget, the strata of the smallest
+  summed targets are merged into their nearest neighbour of the same topic until they take at
+  most half, the other half following the targets (:func:`merge_strata`).
 
 See pt_docs/ppi.md ("Judging plans") and pt_docs/methods.md for the formulas and references.
 """
@@ -19,14 +22,19 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["DESIGNS", "RANK_BANDS", "STRATEGIES", "allocate", "cap_at_one", "draw", "strata",
-           "strategy_weights", "target_probabilities"]
+__all__ = ["DESIGNS", "FREE_SHARE", "RANK_BANDS", "STRATEGIES", "allocate", "cap_at_one", "draw", "merge_strata", "rank_bands",
+           "strata", "topic_minimum", "strategy_weights", "target_probabilities"]
 
 STRATEGIES = ("uniform", "stratified", "active")
 DESIGNS = ("poisson", "stratified")
 #: upper ends of the rank bands of the strata (best rank over the runs); then the rest of the top
 #: ``depth``, then the pairs in no run's top ``depth`` (automatic qrels only)
 RANK_BANDS = (10, 30)
+#: the strata's two pairs each leave at least this share of the budget free to follow the targets,
+#: merging the smallest strata when they would not (measured on TREC DL 2020 at 20 labels per topic:
+#: merging only as far as the budget allows left the allocation no room; nDCG@10 and AP covered 84%
+#: and 89% for the topics estimand, against 91% and 96% with half free, at 10-20% wider intervals)
+FREE_SHARE = 0.5
 
 
 def strategy_weights(pool: pd.DataFrame, strategy: str) -> np.ndarray:
@@ -71,14 +79,66 @@ def target_probabilities(weights: np.ndarray, budget: int, uniform_share: float)
 
 def strata(pool: pd.DataFrame, depth: int, *, by_label: bool = True) -> np.ndarray:
     """The stratum (0, 1, ...) of every pair: topic x automatic label x rank band (topic x rank
-    band without ``by_label``)."""
-    rank = pool["rank"].to_numpy()
-    edges = [edge for edge in RANK_BANDS if edge < depth]
-    band = np.where(rank == 0, len(edges) + 1, np.searchsorted(np.asarray(edges), rank, side="left"))
+    band without ``by_label``), numbered in that order."""
     label = pool["auto_label"] if by_label else np.zeros(len(pool), np.int64)
-    keys = pd.MultiIndex.from_arrays([pool["qid"], label, band])
+    keys = pd.MultiIndex.from_arrays([pool["qid"], label, rank_bands(pool, depth)])
     codes, _ = pd.factorize(keys, sort=True)
     return codes.astype(np.int64)
+
+
+def rank_bands(pool: pd.DataFrame, depth: int) -> np.ndarray:
+    """Each pair's rank band: 0 for best ranks 1-10, then 11-30, then the rest of the top ``depth``
+    (:data:`RANK_BANDS`), and last the pairs in no run's top ``depth``."""
+    rank = pool["rank"].to_numpy()
+    edges = [edge for edge in RANK_BANDS if edge < depth]
+    return np.where(rank == 0, len(edges) + 1, np.searchsorted(np.asarray(edges), rank, side="left"))
+
+
+def merge_strata(pool: pd.DataFrame, depth: int, targets: np.ndarray, budget: int) -> np.ndarray | None:
+    """Strata (as :func:`strata`), the smallest merged until their ``min(2, N_h)`` pairs leave
+    :data:`FREE_SHARE` of ``budget`` free to follow the targets, or one stratum is left per topic;
+    None when even that needs more than the budget.
+
+    The stratum of the smallest summed target is merged into the nearest stratum of its topic (the
+    same automatic label and the next rank band, else the next label), so strata stay within a topic."""
+    stratum = strata(pool, depth)
+    size = np.bincount(stratum).astype(float)
+    if np.minimum(2.0, size).sum() <= (1 - FREE_SHARE) * budget:
+        return stratum
+    first = np.unique(stratum, return_index=True)[1]  # a pair of each stratum
+    topic = pd.factorize(pool["qid"].to_numpy()[first], sort=True)[0]
+    label = pool["auto_label"].to_numpy(np.int64)[first].astype(float)
+    band = rank_bands(pool, depth)[first].astype(float)
+    into = _merge_order(topic, label, band, np.bincount(stratum, weights=targets), size, (1 - FREE_SHARE) * budget)
+    merged = pd.factorize(into[stratum], sort=True)[0].astype(np.int64)
+    return merged if np.minimum(2.0, np.bincount(merged)).sum() <= budget else None
+
+
+def topic_minimum(pool: pd.DataFrame) -> int:
+    """The fewest pairs a stratified design can draw: two per topic (one from a topic of one pair)."""
+    return int(np.minimum(2, pool.groupby("qid", sort=False).size().to_numpy()).sum())
+
+
+def _merge_order(topic, label, band, share, size, limit) -> np.ndarray:
+    """Per stratum, the stratum it is merged into (itself when kept): merging stops when the
+    strata need at most ``limit`` pairs or one is left per topic."""
+    share, size = share.astype(float).copy(), size.astype(float).copy()
+    into = np.arange(len(size))
+    alive = np.ones(len(size), bool)
+    while np.minimum(2.0, size[alive]).sum() > limit:
+        crowded = alive & (np.bincount(topic[alive], minlength=topic.max() + 1)[topic] > 1)
+        if not crowded.any():
+            break
+        h = np.flatnonzero(crowded)[np.argmin(share[crowded])]
+        others = np.flatnonzero(alive & (topic == topic[h]) & (np.arange(len(size)) != h))
+        distance = (label[others] != label[h]) * 1000.0 + np.abs(band[others] - band[h]) * 10.0 + \
+            np.abs(label[others] - label[h])
+        g = others[np.lexsort((share[others], distance))[0]]
+        share[g] += share[h]
+        size[g] += size[h]
+        alive[h] = False
+        into[into == h] = g
+    return into
 
 
 def allocate(targets: np.ndarray, stratum: np.ndarray, budget: int) -> np.ndarray:

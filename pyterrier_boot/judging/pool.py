@@ -163,18 +163,21 @@ def run_positions(runs: Mapping[str, pd.DataFrame], pool: pd.DataFrame, depth: i
                      every // arrays.n_topics, len(missing), example)
 
 
-def build_pool(runs: Mapping[str, pd.DataFrame], auto: pd.DataFrame, depth: int) -> pd.DataFrame:
+def build_pool(runs: Mapping[str, pd.DataFrame], auto: pd.DataFrame, depth: int, *, judged: bool = True) -> pd.DataFrame:
     """The pool, one row per pair sorted by ``qid, docno``: ``qid, docno, rank, auto_label,
-    judge_probability, prior`` (see the module docstring)."""
+    auto_labelled, judge_probability, prior`` (see the module docstring; ``auto_labelled``: the pair
+    is in the automatic qrels). Without ``judged``, only the runs' top ``depth`` (the automatic
+    qrels' other pairs are left out)."""
     ranked = ranked_pairs(runs, set(auto["qid"]), depth)
     best = ranked.groupby(["qid", "docno"], sort=False).agg(rank=("rank", "min"), prior=("weight", "sum"))
     labels = auto.set_index(["qid", "docno"])[["label", "probability"]]
-    pool = best.join(labels, how="outer").reset_index()
+    pool = best.join(labels, how="outer" if judged else "left").reset_index()
     pool = pool.sort_values(["qid", "docno"], kind="stable", ignore_index=True)
     return pd.DataFrame({
         "qid": pool["qid"].astype(str), "docno": pool["docno"].astype(str),
         "rank": pool["rank"].fillna(0).to_numpy(np.int64),
         "auto_label": pool["label"].fillna(0).to_numpy(np.int64),
+        "auto_labelled": pool["label"].notna().to_numpy(),
         "judge_probability": pool["probability"].to_numpy(float),
         "prior": pool["prior"].fillna(0.0).to_numpy(float),
     })

@@ -25,10 +25,13 @@ if TYPE_CHECKING:
 
 __all__ = ["load_plan", "save_plan"]
 
-FORMAT = CheckedText(magic="# pyterrier_boot judging plan", version=1, what="judging plan", writer="JudgingPlan.save",
-                     contents="pairs, probabilities or sample")
+FORMAT = CheckedText(magic="# pyterrier_boot judging plan", version=2, what="judging plan", writer="JudgingPlan.save",
+                     contents="pairs, probabilities or sample", older=(1,))
 _SETTINGS = ("strategy", "design", "budget", "depth", "uniform_share", "runs", "auto_fingerprint",
              "pool_fingerprint", "seed")
+#: settings of version 2 (None in a version 1 file): the label map, the pairs without an automatic
+#: label, the measures the plan was made for
+_ADDED = ("label_map", "unlabelled", "measures")
 
 
 def _body(plan: JudgingPlan) -> str:
@@ -49,8 +52,12 @@ def save_plan(plan: JudgingPlan, path: PathLike) -> None:
         if spaced.any():
             raise ValueError(f"cannot save the judging plan: the {column} {plan.pool[column][spaced].iloc[0]!r} holds "
                              "white space, which the plan's text file (and a TREC file) cannot hold")
-    settings = {key: getattr(plan, key) for key in _SETTINGS}
+    settings = {key: getattr(plan, key) for key in (*_SETTINGS, *_ADDED)}
     settings["runs"] = list(plan.runs)
+    if plan.label_map is not None:  # JSON keys are strings
+        settings["label_map"] = [[int(k), int(v)] for k, v in plan.label_map.items()]
+    if plan.measures is not None:
+        settings["measures"] = list(plan.measures)
     FORMAT.write(Path(path), settings, " ".join(_columns()), _body(plan))
 
 
@@ -74,7 +81,12 @@ def load_plan(path: PathLike) -> JudgingPlan:
     pool["sampled"] = pool["sampled"].astype(bool)
     _check_probabilities(pool, header, shown)
     settings = {key: header[key] for key in _SETTINGS}
+    settings.update({key: header.get(key) for key in _ADDED})
     settings["runs"] = tuple(settings["runs"])
+    if settings["label_map"] is not None:
+        settings["label_map"] = {int(k): int(v) for k, v in settings["label_map"]}
+    if settings["measures"] is not None:
+        settings["measures"] = tuple(settings["measures"])
     return JudgingPlan(pool, **settings)
 
 

@@ -13,6 +13,7 @@ from ..inputs.overlap import check_topic_overlap
 from ..inputs.qrels import read_qrels
 from ..inputs.runs import read_runs
 from ..inputs.topics import read_topics
+from ..judging.labels import apply_label_map, check_label_map, scale_advice, unreached_measures
 from ..measures.evaluation import prepare, to_long_frame
 from ..measures.parsing import parse_measures, require_mean_aggregated
 from .intervals import (
@@ -154,7 +155,8 @@ def ppi_evaluate(runs: RunsLike, auto_qrels: QrelsLike, human_qrels: QrelsLike,
                  names: Sequence[str] | None = None, confidence_level: float = 0.95,
                  lam: float | None = None, small_sample: bool = True, estimand: str = "population",
                  plan: JudgingPlan | None = None, n_replicates: int = DEFAULT_REPLICATES, rng: RngLike = None,
-                 batch_size: int | None = None, verbose: bool = False) -> PPIEvaluation | SampledPPIEvaluation:
+                 label_map: dict[int, int] | None = None, batch_size: int | None = None,
+                 verbose: bool = False) -> PPIEvaluation | SampledPPIEvaluation:
     """Evaluate runs with automatic qrels on every topic and human qrels on a subset of topics, or,
     with a judging ``plan``, on a random sample of the pool's documents.
 
@@ -171,9 +173,8 @@ def ppi_evaluate(runs: RunsLike, auto_qrels: QrelsLike, human_qrels: QrelsLike,
             completely judged by people: its qrels give the gold per-topic score. With a ``plan``:
             people's labels of exactly ``plan.sample`` (the pairs the plan drew, from every topic).
         measures: mean-aggregated measures (ir_measures syntax or trec_eval names).
-        topics: topics to run transformers on; when given, both qrels are limited to them.
-        names: names of the runs (as in :func:`read_runs`).
-        confidence_level: of every interval (default 0.95).
+        topics, names: topics to run transformers on (both qrels are then limited to them); names of
+            the runs (as in :func:`read_runs`). confidence_level: of every interval (0.95).
         lam, small_sample: as :func:`ppi_mean_ci` (default: the small-sample rule, plain PPI below
             30 human-judged topics, cross-fitted PPI++ from 30).
         estimand: ``"population"`` (default): each run's mean over the population of topics the
@@ -188,24 +189,41 @@ def ppi_evaluate(runs: RunsLike, auto_qrels: QrelsLike, human_qrels: QrelsLike,
             ``lam`` weighs the automatic labels (None: tuned per measure); returns a
             :class:`SampledPPIEvaluation`. n_replicates, rng: its ``"topics"`` design replicates
             (default 200) and their seed (None: 42).
-        batch_size, verbose: as in :func:`read_runs`.
+        label_map: the people's grade of each automatic label (``{1: 2}``: a 0/1 judge's 1 is grade
+            2) for ``auto_qrels`` (with a ``plan``: :meth:`JudgingPlan.map_labels`). batch_size,
+            verbose: as in :func:`read_runs`.
 
     Returns:
-        :class:`PPIEvaluation`; ``.table(baseline=...)`` gives the wide table (example in
-        ``pt_docs/ppi.md``). A ValueError for human-judged topics the automatic qrels miss, fewer
-        than 2 human-judged topics, fewer than 2 automatic-only topics for the population
-        estimand, an unknown ``estimand``, or measures summed over topics.
+        :class:`PPIEvaluation`; ``.table(baseline=...)`` gives the wide table (``pt_docs/ppi.md``). A
+        ValueError for human-judged topics the automatic qrels miss, fewer than 2 human-judged
+        topics (2 automatic-only ones for the population estimand), or measures summed over topics.
 
     The intervals assume the human-judged topics are a *random* subset of the topics and, for the
-    population estimand, the topics a random sample of the population the statement is about.
-    """
+    population estimand, the topics a random sample of the population the claim is about."""
     _check_evaluate_options(confidence_level, lam, small_sample, estimand)
+    if (label_map := check_label_map(label_map)) is not None and plan is None:
+        auto_qrels = apply_label_map(read_qrels(auto_qrels).frame, label_map)
     if plan is not None:
         read = read_runs(runs, topics=topics, names=names, batch_size=batch_size, verbose=verbose)
-        return evaluate_with_plan(read, auto_qrels, human_qrels, measures, plan, confidence_level=confidence_level,
-                                  lam=lam, estimand=estimand, n_replicates=n_replicates, rng=rng)
+        return evaluate_with_plan(read, auto_qrels, human_qrels, measures, _mapped_plan(plan, label_map),
+                                  confidence_level=confidence_level, lam=lam, estimand=estimand,
+                                  n_replicates=n_replicates, rng=rng)
     return _evaluate_topic_sample(runs, auto_qrels, human_qrels, measures, topics, names, confidence_level, lam,
                                   small_sample, estimand, batch_size, verbose)
+
+
+def _mapped_plan(plan, label_map: dict[int, int] | None):
+    """``plan`` with ``label_map`` applied (:meth:`JudgingPlan.map_labels`), unless it has its own."""
+    from ..judging import JudgingPlan
+
+    if label_map is None or not isinstance(plan, JudgingPlan):  # evaluate_with_plan names a wrong plan
+        return plan
+    if plan.label_map is None:
+        return plan.map_labels(label_map)
+    if plan.label_map != label_map:
+        raise ValueError(f"'label_map' {label_map} differs from the judging plan's own {plan.label_map}, which it "
+                         "applies already: leave 'label_map' out")
+    return plan
 
 
 def _evaluate_topic_sample(runs, auto_qrels, human_qrels, measures, topics, names, confidence_level, lam,
@@ -234,14 +252,13 @@ def _warn_unreached_rel(auto: pd.DataFrame, human: pd.DataFrame, parsed) -> None
     """One InputWarning when a measure's ``rel`` is above every automatic label but not every human
     one: the judge then finds nothing relevant (e.g. binary LLM labels 0/1 with ``AP(rel=2)``), and
     PPI quietly becomes the human-only interval."""
-    top_auto, top_human = auto["label"].max(), human["label"].max()
-    unreached = [p.label for p in parsed
-                 if top_auto < (p.measure.params.get("rel") or 1) <= top_human]
+    top_auto, top_human = int(auto["label"].max()), int(human["label"].max())
+    unreached = unreached_measures([p.label for p in parsed], [p.measure.params.get("rel") or 1 for p in parsed],
+                                   top_auto)
+    unreached = [(label, rel) for label, rel in unreached if rel <= top_human]
     if unreached:
-        warn(InputWarning(
-            f"the automatic qrels' highest label is {top_auto} and the human qrels' {top_human}: no automatic label "
-            f"counts as relevant for {', '.join(unreached)}, so every automatic score is 0 and PPI gives the "
-            "human-only interval; put both qrels on one scale (e.g. the judge's 1 as the human 2)"))
+        warn(InputWarning(f"the human qrels reach {top_human}: {scale_advice(top_auto, unreached)}; until then "
+                          "every automatic score is 0 and PPI gives the human-only interval"))
 
 
 def _read_qrels(auto_qrels, human_qrels, topics):

@@ -38,11 +38,13 @@ from ..judging.estimation import (
     sign_draws,
     tuned_lambda,
 )
+from ..judging.labels import scale_advice, unreached_measures
 from ..judging.plan import raise_outside_pool
 from ..judging.pool import run_positions
-from ..judging.ranked import RANKED_KINDS, ideal_dcg, ranked_values
-from ..measures.lowering import AP, NDCG, RPREC, RR, SUCCESS, KernelMeasure, P, R, lower
-from ..measures.parsing import parse_measures, require_mean_aggregated
+from ..judging.ranked import ideal_dcg, ranked_values
+from ..judging.sensitivity import plan_measures
+from ..measures.lowering import AP, NDCG, RPREC, RR, SUCCESS, KernelMeasure, R
+from .coverage import coverage_flag
 from .intervals import FEW_TOPICS, PPIResult, _normal_result, classical_mean_ci
 from .tables import MOSTLY_ZERO, IntervalTables, column_flags
 
@@ -51,15 +53,12 @@ if TYPE_CHECKING:
 
     from .._typing import MeasuresLike, QrelsLike, RngLike, RunsLike
 
-__all__ = ["DEFAULT_REPLICATES", "PlanEstimator", "SampledPPIEvaluation", "evaluate_with_plan"]
+__all__ = ["DEFAULT_REPLICATES", "FEW_LABELS_IN_TOP", "PlanEstimator", "SampledPPIEvaluation", "evaluate_with_plan"]
 
 #: design replicates of the ``"topics"`` estimand's variance
 DEFAULT_REPLICATES = 200
 #: fewer sampled pairs per topic than this in a run's top ranks flags it "few labels in top ranks"
 FEW_LABELS_IN_TOP = 1.0
-#: below this share of the pool in human labels, a nonlinear measure's interval is flagged (measured: AP and
-#: nDCG under-covered at 2% and, with a weak judge, at 5%, RR once at 2%; all held from 10%)
-NONLINEAR_BUDGET = 0.1
 #: the ``method`` of each kind's intervals
 _METHODS = {"ppi": "difference estimator", "human-only": "horvitz-thompson", "auto-only": "classical"}
 #: measures normalised by an estimated quantity (R, the ideal DCG): their per-topic estimates are ratios
@@ -79,9 +78,8 @@ class SampledPPIEvaluation(IntervalTables):
         n_labels: human labels used; n_pool: pool pairs.
         sampled_in_top: ``(measures, topics, runs)``: sampled pairs in each run's ranks the measure
             reads (its cutoff, else the top 10), for the flags.
-        nonlinear: per measure, whether its per-topic estimate is nonlinear in the estimated labels
-            (every measure but P@k: ratios, or linearised for RR and Success), hence biased when the
-            sample is small (for the flags).
+        kernel_measures: the measures as the estimators see them (for the flags).
+        planned: per measure, whether the plan was made for it (``judging_plan(measures=...)``).
         n_replicates: design replicates behind the ``"topics"`` intervals (0 for ``"population"``).
         confidence_level, estimand, design: as given / the plan's design.
     """
@@ -94,7 +92,8 @@ class SampledPPIEvaluation(IntervalTables):
     n_labels: int
     n_pool: int
     sampled_in_top: np.ndarray
-    nonlinear: tuple[bool, ...] = ()
+    kernel_measures: tuple[KernelMeasure, ...] = ()
+    planned: tuple[bool, ...] = ()
     n_replicates: int = 0
     confidence_level: float = 0.95
     estimand: str = "population"
@@ -135,17 +134,26 @@ class SampledPPIEvaluation(IntervalTables):
                        n_labeled=self.n_labels, n_unlabeled=self.n_pool - self.n_labels)
 
     def _flags(self, m: int, weights: np.ndarray) -> list[str]:
-        """See pt_docs/ppi.md, "Flags"."""
+        """See pt_docs/ppi.md, "Flags": per column, the reasons of the runs involved and what was
+        measured for this measure at this many labels per topic, estimand and column kind."""
         auto = self.estimates["auto-only"][m, 0]  # (topics, runs)
         in_top = self.sampled_in_top[m].sum(0)  # per run: sampled pairs in its top ranks
-        every = np.ones(len(self.names), bool)
-        nonlinear = bool(self.nonlinear[m]) if self.nonlinear else False
-        return column_flags(weights, {
+        flags = column_flags(weights, {
             "mostly 0": (auto == 0).mean(0) > MOSTLY_ZERO,
             "few labels in top ranks": in_top < FEW_LABELS_IN_TOP * len(self.qids),
-            "budget under 10% (nonlinear measure)": every & (nonlinear and self.n_labels < NONLINEAR_BUDGET * self.n_pool),
-            "bias (estimand topics, nonlinear measure)": every & (nonlinear and self.estimand == "topics"),
         })
+        if not self.kernel_measures:
+            return flags
+        measured = {column: coverage_flag(self.kernel_measures[m], self.measures[m], self.planned[m],
+                                          self.labels_per_topic, self.estimand, column)
+                    for column in ("mean", "difference")}
+        kinds = ["mean" if (w < 0).sum() == 0 else "difference" for w in weights.T]
+        return [", ".join(filter(None, (flag, measured[kind]))) for flag, kind in zip(flags, kinds)]
+
+    @property
+    def labels_per_topic(self) -> float:
+        """Human labels per topic."""
+        return self.n_labels / len(self.qids)
 
     def per_query(self) -> pd.DataFrame:
         """Per-topic estimates in long form: ``name, qid, measure, kind, value``."""
@@ -172,18 +180,6 @@ def _human_labels(human_qrels: QrelsLike, plan: JudgingPlan) -> np.ndarray:
     return labels
 
 
-def _kernel_measures(parsed) -> list[KernelMeasure]:
-    """The measures as kernels see them; a ValueError naming those the estimators do not cover
-    (``rel`` is at least 1: the measure parser refuses ``rel=0``)."""
-    lowered = [lower(p.measure) for p in parsed]
-    bad = [p.label for p, km in zip(parsed, lowered)
-           if km is None or km.kind not in RANKED_KINDS or km.judged_only or km.scheme not in ("grade", "exp2")]
-    if bad:
-        raise ValueError(f"with a judging plan, measures must be AP, nDCG, P, R, RR, Rprec or Success (with optional "
-                         f"cutoff, rel and gains), got {bad}")
-    return [km for km in lowered if km is not None]
-
-
 class PlanEstimator:
     """Runs and a judging plan's pool, prepared once; :meth:`estimate` from any probability sample of
     the pool (``ppi_evaluate(..., plan=)`` draws one; a coverage study draws many).
@@ -196,9 +192,7 @@ class PlanEstimator:
 
     def __init__(self, runs: Mapping[str, pd.DataFrame], pool: pd.DataFrame, measures: MeasuresLike, *,
                  depth: int = 100) -> None:
-        self.parsed = parse_measures(measures)
-        require_mean_aggregated(self.parsed, context="a prediction-powered interval")
-        self.lowered = _kernel_measures(self.parsed)
+        self.parsed, self.lowered = plan_measures(measures)
         self.names = tuple(runs)
         self.auto = pool["auto_label"].to_numpy(np.int64)
         qid_code, qids = pd.factorize(pool["qid"], sort=True)
@@ -241,7 +235,7 @@ class PlanEstimator:
             names=self.names, measures=tuple(p.label for p in self.parsed), qids=self.qids,
             estimates={k: np.stack(v) for k, v in estimates.items()}, lam=tuple(used),
             n_labels=int(sampled.sum()), n_pool=len(self.auto), sampled_in_top=self._sampled_in_top(sampled),
-            nonlinear=tuple(km.kind != P for km in self.lowered),
+            kernel_measures=tuple(self.lowered), planned=(False,) * len(self.lowered),
             n_replicates=replicates,
             confidence_level=float(confidence_level), estimand=estimand,
             design="poisson" if stratum is None else "stratified")
@@ -265,22 +259,35 @@ class PlanEstimator:
 
 
 class _Sample:
-    """One sample of a pool: estimates of each label function, then of each measure."""
+    """One sample of a pool: estimates of each label function, then of each measure.
+
+    Estimates are kept only for the *active* pairs of a measure (those that can be non-zero in
+    some row: a non-zero automatic value, a sampled pair, a non-zero imputed label); the others are
+    0 in every row and add nothing."""
 
     def __init__(self, estimator: PlanEstimator, sampled, human, probability, stratum, signs, order=None):
         self.estimator, self.order = estimator, order
         self.sampled, self.human, self.probability, self.signs = sampled, human, probability, signs
         self.stratum = None if stratum is None else pd.factorize(stratum)[0]
 
-    def rows(self, f_auto: np.ndarray, f_human: np.ndarray, lam: float | np.ndarray) -> np.ndarray:
-        """Estimates of ``f`` for every pair: the point estimate, then the replicates."""
+    def rows(self, f_auto: np.ndarray, f_human: np.ndarray, lam: float | np.ndarray, active: np.ndarray) -> np.ndarray:
+        """Estimates of ``f`` for the ``active`` pairs: the point estimate, then the replicates."""
+        lam = np.asarray(lam)[active] if np.ndim(lam) else lam
         if not len(self.signs):
-            return point_estimates(f_auto, self.sampled, f_human, self.probability, lam)[None]
-        return replicate_estimates(f_auto, self.sampled, f_human, self.probability, lam, self.signs, self.stratum)
+            return point_estimates(f_auto[active], self.sampled[active], f_human, self.probability, lam)[None]
+        return replicate_estimates(f_auto[active], self.sampled[active], f_human, self.probability, lam, self.signs,
+                                   self.stratum)
 
-    def per_topic(self, rows: np.ndarray) -> np.ndarray:
-        """``(rows, topics)`` sums of ``rows`` over each topic's pairs."""
-        return np.add.reduceat(rows, self.estimator.starts, axis=1)
+    def per_topic(self, rows: np.ndarray, active: np.ndarray) -> np.ndarray:
+        """``(rows, topics)`` sums of ``rows`` (of the ``active`` pairs) over each topic's pairs."""
+        topic = self.estimator.topic[active]  # sorted: the pool is sorted by topic
+        n_topics = len(self.estimator.qids)
+        starts = np.searchsorted(topic, np.arange(n_topics))
+        filled = starts < np.r_[starts[1:], len(topic)]
+        out = np.zeros((rows.shape[0], n_topics))
+        if filled.any():
+            out[:, filled] = np.add.reduceat(rows, starts[filled], axis=1)
+        return out
 
     def imputed(self, f_auto: np.ndarray, f_human: np.ndarray, kind: str) -> np.ndarray:
         """Labels in [0, 1] for the products of RR and Success: the human one where sampled, else the
@@ -299,43 +306,53 @@ class _Sample:
 
     def measure(self, km, kind: str, lam: float | None) -> tuple[np.ndarray, float]:
         """``(rows, topics, runs)`` estimates of one measure for one kind, and the ``lam`` used."""
-        auto = self.estimator.auto
-        grades = np.unique(np.r_[auto, self.human])
-        if km.kind == NDCG:
-            f = {int(g): km.gain(int(g)) for g in grades}
-        else:
-            f = {int(g): float(g >= km.rel) for g in grades}
-        values = np.array([f[int(g)] for g in grades])
-        f_auto, f_human = values[np.searchsorted(grades, auto)], values[np.searchsorted(grades, self.human)]
+        f_auto, f_human, values = self._label_values(km)
+        imputed = self.imputed(f_auto, f_human, kind)
+        active = (f_auto != 0) & (kind != "human-only") | self.sampled & (kind != "auto-only")
+        if km.kind in (RR, SUCCESS):
+            active = active | (imputed != 0)
         reported: float
         if kind == "auto-only":
             used = reported = 1.0
-            rows = f_auto[None]
+            rows = f_auto[active][None]
         else:
             used, reported = (0.0, 0.0) if kind == "human-only" else (lam, lam) if lam is not None else \
                 self.tuned(f_auto, f_human)
-            rows = self.rows(f_auto, f_human, used)
+            rows = self.rows(f_auto, f_human, used, active)
         if km.kind == NDCG:
             levels = np.unique(values[values > 0])[::-1]
-            counts = [self.per_topic(self._level_rows(f_auto, f_human, v, used, kind)) for v in levels]
+            counts = [self.per_topic(self._level_rows(f_auto, f_human, v, used, kind, active), active) for v in levels]
             norm = ideal_dcg(levels, np.stack(counts, axis=-1) if counts else
                              np.zeros(rows.shape[:1] + (len(self.estimator.qids), 0)), km.cutoff)
         else:
-            norm = self.per_topic(rows)
-        positions = self.estimator.positions
-        offsets, ranks, pairs, cell_topic = positions.offsets, positions.ranks, positions.pairs, positions.cell_topic
-        imputed = self.imputed(f_auto, f_human, kind)
-        # positions whose estimate (and imputed label) is 0 in every row add nothing
-        keep = (f_auto != 0) & (kind != "human-only") | self.sampled & (kind != "auto-only")
-        if km.kind in (RR, SUCCESS):
-            keep = keep | (imputed != 0)
-        keep = keep[pairs]
-        kept = np.r_[0, np.cumsum(np.bincount(self.estimator.cell[keep], minlength=len(offsets) - 1))]
-        values = ranked_values(km.kind, km.cutoff, kept, ranks[keep], pairs[keep], cell_topic, rows, norm, imputed)
-        values = self.estimator.by_topic_and_run(values)
+            norm = self.per_topic(rows, active)
+        values = self._ranked(km, rows, norm, imputed[active], active)
         if km.kind in _RATIOS:
             values = np.clip(values, 0.0, 1.0)
         return values, reported
+
+    def _label_values(self, km) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``f`` of the automatic grades (every pool pair) and of the human ones (sampled pairs),
+        and ``f`` of every grade present: the gain for nDCG, else relevance at ``rel``."""
+        auto = self.estimator.auto
+        grades = np.unique(np.r_[auto, self.human])
+        if km.kind == NDCG:
+            values = np.array([km.gain(int(g)) for g in grades], dtype=float)
+        else:
+            values = (grades >= km.rel).astype(float)
+        return values[np.searchsorted(grades, auto)], values[np.searchsorted(grades, self.human)], values
+
+    def _ranked(self, km, rows: np.ndarray, norm: np.ndarray, imputed: np.ndarray, active: np.ndarray) -> np.ndarray:
+        """``(rows, topics, runs)``: the measure of every ranking from the active pairs' estimates."""
+        positions = self.estimator.positions
+        index = np.full(len(active), -1, np.int64)
+        index[active] = np.arange(int(active.sum()))
+        at = index[positions.pairs]
+        keep = at >= 0  # positions whose estimate (and imputed label) is 0 in every row add nothing
+        kept = np.r_[0, np.cumsum(np.bincount(self.estimator.cell[keep], minlength=len(positions.offsets) - 1))]
+        values = ranked_values(km.kind, km.cutoff, kept, positions.ranks[keep], at[keep], positions.cell_topic, rows,
+                               norm, imputed)
+        return self.estimator.by_topic_and_run(values)
 
     def tuned(self, f_auto: np.ndarray, f_human: np.ndarray) -> tuple[float | np.ndarray, float]:
         """The ``lam`` minimising the design variance (:func:`tuned_lambda`): one from the whole
@@ -349,11 +366,11 @@ class _Sample:
                                         self.order)
         return per_topic[topic], float(per_topic[self.order[-1]])
 
-    def _level_rows(self, f_auto, f_human, level: float, lam: float | np.ndarray, kind: str) -> np.ndarray:
+    def _level_rows(self, f_auto, f_human, level: float, lam, kind: str, active: np.ndarray) -> np.ndarray:
         at_auto, at_human = (f_auto == level).astype(float), (f_human == level).astype(float)
         if kind == "auto-only":
-            return at_auto[None]
-        return self.rows(at_auto, at_human, lam)
+            return at_auto[active][None]
+        return self.rows(at_auto, at_human, lam, active)
 
 
 def evaluate_with_plan(runs: RunsLike, auto_qrels: QrelsLike, human_qrels: QrelsLike, measures: MeasuresLike,
@@ -368,9 +385,8 @@ def evaluate_with_plan(runs: RunsLike, auto_qrels: QrelsLike, human_qrels: Qrels
     if isinstance(n_replicates, bool) or not isinstance(n_replicates, (int, np.integer)) or n_replicates < 20:
         raise ValueError(f"'n_replicates' must be an integer of at least 20, got {n_replicates!r}")
     read = read_runs(runs, names=names, batch_size=batch_size, verbose=verbose)
-    parsed = parse_measures(measures)
-    require_mean_aggregated(parsed, context="a prediction-powered interval")
-    lowered = _kernel_measures(parsed)
+    parsed, lowered = plan_measures(measures)
+    planned = plan.check_measures(lowered, [p.label for p in parsed])
     check_topic_overlap({name: run["qid"].unique() for name, run in read.items()}, plan.pool["qid"].unique())
     plan.check_auto_qrels(auto_qrels)
     pool = plan.pool
@@ -385,17 +401,17 @@ def evaluate_with_plan(runs: RunsLike, auto_qrels: QrelsLike, human_qrels: Qrels
                "estimand='topics' for the mean over these", [len(estimator.qids)])
     sampled = pool["sampled"].to_numpy(bool)
     stratum = pool["stratum"].to_numpy(np.int64)[sampled] if plan.design == "stratified" else None
-    return estimator.estimate(
+    result = estimator.estimate(
         sampled, human, pool["inclusion_probability"].to_numpy(float)[sampled], stratum=stratum,
         confidence_level=confidence_level, lam=lam, estimand=estimand, n_replicates=n_replicates, rng=rng)
+    return replace(result, planned=tuple(planned))
 
 
 def _warn_unreached(parsed, lowered, auto: np.ndarray, human: np.ndarray) -> None:
-    unreached = [p.label for p, km in zip(parsed, lowered)
-                 if km.kind != NDCG and auto.max(initial=0) < km.rel <= human.max(initial=0)]
+    top_auto, top_human = int(auto.max(initial=0)), int(human.max(initial=0))
+    unreached = unreached_measures([p.label for p, km in zip(parsed, lowered) if km.kind != NDCG],
+                                   [km.rel for km in lowered if km.kind != NDCG], top_auto)
+    unreached = [(label, rel) for label, rel in unreached if rel <= top_human]
     if unreached:
-        warn(InputWarning(
-            f"the automatic qrels' highest label is {auto.max(initial=0)} and the human labels' "
-            f"{human.max(initial=0)}: no automatic label counts as relevant for {', '.join(unreached)}, so the "
-            "automatic labels correct nothing and PPI gives the human-only estimate; put both on one scale "
-            "(e.g. the judge's 1 as the human 2)"))
+        warn(InputWarning(f"the human labels reach {top_human}: {scale_advice(top_auto, unreached)}; until then "
+                          "PPI gives the human-only estimate"))

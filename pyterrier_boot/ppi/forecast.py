@@ -1,0 +1,220 @@
+"""What a judging plan's budget will support, before anyone judges (``JudgingPlan.forecast``).
+
+People's labels are simulated from the automatic ones: in each topic, a pair the judge called
+relevant keeps its label with probability ``precision_t`` (else it is non-relevant), a pair it
+labelled non-relevant is relevant with probability ``miss_t``, a pool pair it did not label stays
+non-relevant. ``precision_t`` and ``miss_t`` vary by topic, as judges' errors do: they are drawn
+per topic from Beta distributions of means ``people`` and concentration :data:`TOPIC_SPREAD`. The
+defaults are what NIST's assessors did with the judge's labels on TREC DL 2019 and 2020 (relevant
+at grade 2; mean precision over topics: GPT-4o 0.39-0.48, Llama 3.2 0.21-0.32; miss 0.04-0.09;
+concentrations 3.6-9.2). With one
+simulated set of people, the plan's sample is redrawn ``n_draws`` times and every draw estimated
+as ``ppi_evaluate(plan=)`` does; for each measure and column (every run's mean, every run minus
+the median run):
+
+* the population width: Student's t over the topics of one draw's estimates, averaged over draws;
+* the topics width: a normal interval whose variance is the spread of each topic's estimate over
+  the draws (the document sampling's), summed over the topics;
+* the measured coverage at this many labels per topic (:mod:`pyterrier_boot.ppi.coverage`), and
+  whether the interval held there.
+
+:meth:`Forecast.labels_needed` scales the document sampling's variance with the budget (as a
+stratified sample's, ``N/n - 1``) and finds the fewest labels whose forecast width is at most the
+target. See ``pt_docs/ppi.md`` ("A forecast before judging").
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from .._random import as_generator
+from ..judging import designs
+from ..judging.plan import raise_outside_pool
+from .coverage import measured_coverage
+from .sampled import PlanEstimator, _Sample
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from .._typing import RngLike
+    from ..judging import JudgingPlan
+
+__all__ = ["Forecast", "PEOPLE", "TOPIC_SPREAD", "forecast_plan", "simulate_people"]
+
+#: the default mean (precision, miss) of the simulated people (see the module docstring)
+PEOPLE = (0.35, 0.06)
+#: the concentration ``a + b`` of the Beta distributions of each topic's precision and miss
+TOPIC_SPREAD = 5.0
+#: the columns of a forecast
+COLUMNS = ("mean", "difference")
+#: the estimands of a forecast
+ESTIMANDS = ("population", "topics")
+
+
+@dataclass(frozen=True)
+class Forecast:
+    """A plan's forecast: expected interval widths and the measured coverage, per measure.
+
+    Attributes:
+        table: one row per measure, column (``"mean"``, ``"difference"``) and estimand:
+            ``width`` (the expected width of a 95% interval, averaged over the runs or
+            differences), ``coverage`` (measured at this many labels per topic, %, NaN where not
+            measured), ``measured at`` (its labels per topic) and ``holds`` (no flag).
+        labels, pool, n_topics: the plan's budget, its pool size and topics.
+        parts: ``(measure, column) -> (between, design)``, per run or difference: the variance
+            of its per-topic values over the topics net of the document sampling, and the document
+            sampling's variance per topic at the plan's budget (what :meth:`width` scales).
+        n_draws, people: the draws behind it and the simulated people's ``(precision, miss)``.
+    """
+
+    table: pd.DataFrame
+    labels: int
+    pool: int
+    n_topics: int
+    parts: dict
+    n_draws: int
+    people: tuple[float, float]
+
+    @property
+    def measures(self) -> list[str]:
+        """The measures forecast."""
+        return list(dict.fromkeys(measure for measure, _ in self.parts))
+
+    def width(self, measure: str, labels: float, *, estimand: str = "population", column: str = "mean") -> float:
+        """The forecast width of ``measure``'s 95% intervals with ``labels`` labels (any budget),
+        averaged over the runs (``column="mean"``) or the differences from the median run."""
+        self._check(measure, estimand, column)
+        between, design = self.parts[(measure, column)]
+        design = design * _design_scale(labels, self.labels, self.pool)
+        if estimand == "topics":
+            return float((2 * stats.norm.ppf(0.975) * np.sqrt(design / self.n_topics)).mean())
+        t = stats.t.ppf(0.975, self.n_topics - 1)
+        return float((2 * t * np.sqrt((between + design) / self.n_topics)).mean())
+
+    def labels_needed(self, measure: str, width: float, *, estimand: str = "population",
+                      column: str = "mean") -> int | None:
+        """The fewest labels whose forecast width of ``measure`` (``column``: ``"mean"`` or
+        ``"difference"``) is at most ``width``; None when even every pool pair judged gives wider
+        intervals (the topics themselves vary too much, for the population estimand)."""
+        if not (isinstance(width, (int, float)) and width > 0):
+            raise ValueError(f"'width' must be a positive number, got {width!r}")
+        if self.width(measure, self.pool, estimand=estimand, column=column) > width:
+            return None
+        low, high = 1.0, float(self.pool)
+        while high - low > 0.5:
+            mid = (low + high) / 2
+            low, high = (mid, high) if self.width(measure, mid, estimand=estimand, column=column) > width else (low, mid)
+        return int(np.ceil(high))
+
+    def _check(self, measure: str, estimand: str, column: str) -> None:
+        if measure not in self.measures:
+            raise ValueError(f"unknown measure {measure!r}: the forecast has {self.measures}")
+        if estimand not in ESTIMANDS or column not in COLUMNS:
+            raise ValueError(f"'estimand' must be one of {list(ESTIMANDS)} and 'column' one of {list(COLUMNS)}, got "
+                             f"{estimand!r} and {column!r}")
+
+    def to_frame(self) -> pd.DataFrame:
+        """The table (a copy)."""
+        return self.table.copy()
+
+    def __str__(self) -> str:
+        shown = self.table.assign(
+            width=self.table["width"].map(lambda v: f"{v:.3f}"),
+            coverage=[("" if np.isnan(c) else f"{c:.1f}% at {int(b)}/topic")
+                      for c, b in zip(self.table["coverage"], self.table["measured at"])],
+            holds=self.table["holds"].map({True: "yes", False: "no"}))
+        return (f"Forecast of {self.labels} labels ({self.labels / self.n_topics:.0f} per topic), "
+                f"{self.n_draws} draws, simulated people (precision {self.people[0]:g}, miss {self.people[1]:g}):\n"
+                + shown[["measure", "column", "estimand", "width", "coverage", "holds"]].to_string(index=False))
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
+def forecast_plan(plan: JudgingPlan, runs: Mapping[str, pd.DataFrame], labelled: np.ndarray, measures: list[str],
+                  planned: list[bool], *, n_draws: int = 20, people: tuple[float, float] = PEOPLE,
+                  rng: RngLike = None) -> Forecast:
+    """The body of :meth:`JudgingPlan.forecast`: ``runs`` read, ``labelled`` which pool pairs the
+    judge labelled, ``planned`` whether the plan was made for each measure."""
+    generator = as_generator(rng)
+    estimator = PlanEstimator(runs, plan.pool, measures, depth=plan.depth)
+    if estimator.positions.example is not None:  # the runs' top depth must be in the pool
+        raise_outside_pool(estimator.positions.outside, estimator.positions.example, plan.depth)
+    simulated = simulate_people(plan.pool["auto_label"].to_numpy(np.int64), labelled, estimator.topic, people,
+                                generator)
+    values = _draws(plan, estimator, simulated, n_draws, generator)  # (draws, measures, topics, runs)
+    parts = {(label, column): _variances(values[:, m] @ w)
+             for m, label in enumerate(measures) for column, w in zip(COLUMNS, _weights(values[:, m]))}
+    n_topics = len(estimator.qids)
+    result = Forecast(pd.DataFrame(), int(plan.budget), len(plan.pool), n_topics, parts, int(n_draws),
+                      (float(people[0]), float(people[1])))
+    rows = []
+    for label, km, made_for in zip(measures, estimator.lowered, planned):
+        for column, estimand in ((c, e) for c in COLUMNS for e in ESTIMANDS):
+            found = measured_coverage(km, made_for, plan.budget / n_topics, estimand, column)
+            rows.append({"measure": label, "column": column, "estimand": estimand,
+                         "width": result.width(label, plan.budget, estimand=estimand, column=column),
+                         "coverage": np.nan if found is None else found.coverage,
+                         "measured at": np.nan if found is None else found.labels_per_topic,
+                         "holds": bool(found is not None and found.holds)})
+    return dataclasses.replace(result, table=pd.DataFrame(rows))
+
+
+def simulate_people(auto: np.ndarray, labelled: np.ndarray, topic: np.ndarray, people: tuple[float, float],
+                    rng: np.random.Generator, spread: float = TOPIC_SPREAD) -> np.ndarray:
+    """People's grades of every pool pair (``topic``: each pair's topic code), simulated from the
+    judge's (see the module docstring); ``spread`` 0 or below: the same precision and miss everywhere."""
+    n_topics = int(topic.max(initial=-1)) + 1
+    rates = []
+    for mean in people:
+        if spread <= 0 or mean in (0.0, 1.0):
+            rates.append(np.full(n_topics, mean))
+        else:
+            rates.append(rng.beta(spread * mean, spread * (1 - mean), n_topics))
+    precision, miss = rates[0][topic], rates[1][topic]
+    positive = auto[auto > 0]
+    grade = int(np.bincount(positive).argmax()) if len(positive) else 1  # the judge's most common grade
+    draw = rng.random(len(auto))
+    return np.where(auto > 0, np.where(draw < precision, auto, 0), np.where(labelled & (draw < miss), grade, 0))
+
+
+def _draws(plan: JudgingPlan, estimator: PlanEstimator, people: np.ndarray, n_draws: int,
+           rng: np.random.Generator) -> np.ndarray:
+    """Per-topic PPI estimates of ``n_draws`` redraws of the plan's sample: ``(draws, measures, topics, runs)``."""
+    pool = plan.pool
+    pi, stratum = pool["inclusion_probability"].to_numpy(float), pool["stratum"].to_numpy(np.int64)
+    take = np.bincount(stratum, weights=pool["sampled"]).astype(np.int64) if plan.design == "stratified" else None
+    out = []
+    for _ in range(n_draws):
+        sampled = designs.draw(pi, stratum, plan.design, rng, take)
+        sample = _Sample(estimator, sampled, people[sampled], pi[sampled],
+                         stratum[sampled] if take is not None else None, np.zeros((0, int(sampled.sum()))))
+        out.append([sample.measure(km, "ppi", None)[0][0] for km in estimator.lowered])
+    return np.array(out)
+
+
+def _weights(values: np.ndarray) -> list[np.ndarray]:
+    """``[means, differences]`` column weights (runs x columns); differences from the median run."""
+    n_runs = values.shape[-1]
+    ref = int(np.argsort(values.mean((0, 1)), kind="stable")[n_runs // 2])
+    diff = np.eye(n_runs)[:, np.arange(n_runs) != ref]
+    diff[ref] -= 1.0
+    return [np.eye(n_runs), diff]
+
+
+def _variances(columns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per column of ``(draws, topics, columns)`` values: the variance over the topics net of the
+    document sampling's, and the document sampling's per topic (over the draws, averaged over topics)."""
+    per_topic = columns.var(0, ddof=1).mean(0)
+    return np.maximum(columns.var(1, ddof=1).mean(0) - per_topic, 0.0), per_topic
+
+
+def _design_scale(labels: float, budget: float, pool: int) -> float:
+    """How the document sampling's variance at ``budget`` labels scales to ``labels`` (``N/n - 1``)."""
+    labels = min(max(float(labels), 1.0), float(pool))
+    return (pool / labels - 1.0) / max(pool / budget - 1.0, 1e-12)
