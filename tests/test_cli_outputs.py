@@ -184,7 +184,7 @@ def test_sigint_to_the_command_exits_130_and_keeps_the_report(collection, previo
     env = dict(os.environ, PYTHONPATH=str(REPO))
     process = subprocess.Popen(
         [sys.executable, "-m", "pyterrier_boot", "evaluate", "-q", str(collection / "qrels.txt"),
-         str(collection / "runs"), "--bootstrap", "corpus", "--n", "100000", "--max-memory", "8G", "--rng", "1",
+         str(collection / "runs"), "--bootstrap", "corpus", "--n", "1000000", "--max-memory", "8G", "--rng", "1",
          "--out", str(out), "--overwrite"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
     lines = []

@@ -205,23 +205,34 @@ def test_strata_merge_within_topics_smallest_first():
     assert designs.topic_minimum(pool) == 4
 
 
-def test_the_default_design_merges_strata_or_falls_back_to_poisson(binary):
+def test_the_default_design_falls_back_to_poisson_where_the_strata_do_not_fit(binary):
+    """The decision rule: two pairs per stratum within half of the budget keep the stratified design;
+    beyond, the default is Poisson (said once, in the plan) and an explicit stratified design merges."""
     runs, _, auto = binary
     strata = designs.strata(pb.judging_plan(runs, auto, 0.2, label_map={1: 2}).pool, 100)
-    small = int(strata.max())  # fewer than two per stratum, more than two per topic
+    minimum = int(np.minimum(2, np.bincount(strata)).sum())
     with warnings.catch_warnings():
-        warnings.simplefilter("error", pb.BootWarning)  # merging is the design working: said in the plan
-        plan = pb.judging_plan(runs, auto, small, label_map={1: 2})
-    assert plan.design == "stratified" and plan.pool["sampled"].sum() == small
-    table = plan.strata()
+        warnings.simplefilter("error", pb.BootWarning)  # the fallback is the default working: said in the plan
+        fits = pb.judging_plan(runs, auto, 2 * minimum, label_map={1: 2})
+        fallback = pb.judging_plan(runs, auto, 2 * minimum - 1, label_map={1: 2})
+        merged = pb.judging_plan(runs, auto, 2 * minimum - 1, design="stratified", label_map={1: 2})
+    assert designs.strata_fit(strata, 2 * minimum) and not designs.strata_fit(strata, 2 * minimum - 1)
+    assert fits.design == "stratified" and len(fits.strata()) == strata.max() + 1
+    assert "merged" not in repr(fits) and "poisson" not in repr(fits)
+    assert fallback.design == "poisson" and (fallback.pool["stratum"] == -1).all()
+    np.testing.assert_allclose(fallback.pool["inclusion_probability"].sum(), 2 * minimum - 1)
+    assert repr(fallback).count(f"poisson design: the {strata.max() + 1} strata of topic x automatic label x rank band "
+                                f"would take {minimum} pairs, two each, more than half of the budget") == 1
+    table = merged.strata()
+    assert merged.design == "stratified" and merged.pool["sampled"].sum() == 2 * minimum - 1
     assert (f"stratified design, {len(table)} strata, merged from the {strata.max() + 1} of topic x automatic label x "
-            "rank band to give each two pairs") in repr(plan)
+            "rank band to give each two pairs") in repr(merged)
     assert (table["n_h"] >= np.minimum(2, table["N_h"])).all() and len(table) < strata.max() + 1
-    np.testing.assert_allclose(plan.pool["inclusion_probability"],
-                               (table["n_h"] / table["N_h"]).to_numpy()[plan.pool["stratum"]])
-    with pytest.warns(pb.InputWarning, match=r"needs two pairs in each topic, 24 pairs, more than the budget of 20: "
-                                             r"the Poisson design is used instead"):
-        poisson = pb.judging_plan(runs, auto, 20, label_map={1: 2})
+    np.testing.assert_allclose(merged.pool["inclusion_probability"],
+                               (table["n_h"] / table["N_h"]).to_numpy()[merged.pool["stratum"]])
+    explicit = pb.judging_plan(runs, auto, 2 * minimum - 1, design="poisson", strategy="uniform", label_map={1: 2})
+    assert repr(explicit).count("(poisson design)") == 1  # no stratified design to fall back from
+    poisson = pb.judging_plan(runs, auto, 20, label_map={1: 2})  # under two per topic: no warning either
     assert poisson.design == "poisson" and np.isclose(poisson.pool["inclusion_probability"].sum(), 20)
     with pytest.raises(ValueError, match=r"'budget' 20 is below what design='stratified' needs: 24 pairs"):
         pb.judging_plan(runs, auto, 20, design="stratified", label_map={1: 2})
@@ -237,45 +248,40 @@ def test_ordinary_budgets_of_the_issue_are_taken(collection, judge, budget):
     else:
         auto = pb.read_qrels(shared_path("llm-judgments", "binary_gpt4o_dl19.txt.gz")).frame
         label_map = {1: 2}
-    plan = pb.judging_plan(fifteen, auto, budget, label_map=label_map)
-    assert plan.design == "stratified" and plan.pool["sampled"].sum() == budget and "merged from" in repr(plan)
+    plan = pb.judging_plan(fifteen, auto, budget, label_map=label_map)  # no warning: the fallback is said in the plan
+    assert plan.design == "poisson" and np.isclose(plan.pool["inclusion_probability"].sum(), budget)
+    assert "more than half of the budget" in repr(plan)
+    merged = pb.judging_plan(fifteen, auto, budget, label_map=label_map, design="stratified")
+    assert merged.pool["sampled"].sum() == budget and "merged from" in repr(merged)
     assert budget == round(0.1 * len(nist)) if collection == "dl2020" else round(0.05 * len(nist))
 
 
-def _coverage(plan, sim, draws, seed):
-    """Coverage of P@5's 95% PPI intervals (both estimands) over ``draws`` redraws of ``plan``'s sample."""
-    from pyterrier_boot.ppi.sampled import PlanEstimator
-
-    pool = plan.pool
-    human = pool[["qid", "docno"]].merge(sim.qrels, how="left").fillna({"label": 0})["label"].to_numpy(np.int64)
-    truth = pb.evaluate(sim.runs, sim.qrels, ["P@5"]).groupby("name")["value"].mean().reindex(list(sim.runs))
-    estimator = PlanEstimator(pb.read_runs(sim.runs), pool, ["P@5"], depth=plan.depth)
-    pi, stratum = pool["inclusion_probability"].to_numpy(), pool["stratum"].to_numpy()
-    take = np.bincount(stratum, weights=pool["sampled"]).astype(np.int64) if plan.design == "stratified" else None
-    rng = np.random.default_rng(seed)
-    hits = {"population": [], "topics": []}
-    for _ in range(draws):
-        s = designs.draw(pi, stratum, plan.design, rng, take)
-        for estimand in hits:
-            res = estimator.estimate(s, human[s], pi[s], stratum=stratum[s] if take is not None else None,
-                                     estimand=estimand, n_replicates=100, rng=rng)
-            ci = res.intervals("P@5")["ppi"].confidence_interval
-            hits[estimand].append(((ci.low <= truth.to_numpy()) & (truth.to_numpy() <= ci.high)).mean())
-    return {estimand: np.mean(covered) for estimand, covered in hits.items()}
-
-
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="merged strata (half of the budget free) cover less than the Poisson design "
-                   "at 5 labels per topic: measured population 92.3% (Poisson 96.5%), topics 89.1% (Poisson 92.9%)")
-def test_merged_strata_keep_the_coverage():
-    """P@5 (a linear measure) from plans of 5 labels per topic whose strata had to be merged, against
-    the Poisson design of the same budget, 300 redraws each: the population intervals cover 95%; the
-    topics intervals cover as the Poisson design's do."""
-    sim = pb.simulate_collection(n_topics=30, n_systems=4, corpus_size=4000, depth=50, pool_depth=20, rng=31)
-    auto = pb.simulate_judge(sim.qrels, sim.runs, rng=32)
-    merged = pb.judging_plan(sim.runs, auto, 150, depth=50, rng=33)  # 5 per topic: the strata are merged
-    assert merged.design == "stratified" and len(merged.strata()) < designs.strata(merged.pool, 50).max() + 1
-    poisson = pb.judging_plan(sim.runs, auto, 150, depth=50, design="poisson", rng=33)
-    ours, theirs = _coverage(merged, sim, 300, 34), _coverage(poisson, sim, 300, 34)
-    assert abs(ours["population"] - 0.95) < 0.03, ours
-    assert ours["topics"] > theirs["topics"] - 0.03, (ours, theirs)  # binomial SE about 1.5 points each
+def test_the_default_keeps_the_coverage_where_the_strata_do_not_fit():
+    """P@5 (a linear measure) at 5 labels per topic on simulated collections (30 topics, 4 runs; about
+    210 strata merged to 37): the default falls back to the Poisson design, whose 95% intervals cover
+    at least as the merged strata's, and are narrower. Measured (benchmarks/judging_fallback_coverage.py,
+    5 collections x 600 redraws, SE clustered by redraw): Poisson population 97.6% +- 0.2, topics 93.3% +- 0.3,
+    widths 0.49 and 0.39; merged strata 93.2% +- 0.3 and 89.5% +- 0.3, widths 0.68 and 0.60. Here 2 collections
+    x 300 redraws (SE about 0.5 points)."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    from judging_fallback_coverage import redraws, simulated, summary
+
+    cells: dict[str, list] = {"default": [], "merged": []}
+    for k in range(2):
+        runs, qrels, auto, budget, depth, measures = simulated(31 + 10 * k)
+        default = pb.judging_plan(runs, auto, budget, depth=depth, rng=33 + k)
+        assert default.design == "poisson" and "more than half of the budget" in repr(default)
+        merged = pb.judging_plan(runs, auto, budget, depth=depth, design="stratified", rng=33 + k)
+        assert len(merged.strata()) < designs.strata(merged.pool, depth).max() + 1
+        for label, plan in (("default", default), ("merged", merged)):
+            cells[label].append(redraws(plan, runs, qrels, measures, 300, 34 + k))
+    ours, theirs = summary(cells["default"]), summary(cells["merged"])
+    assert ours["population/P@5"]["coverage"] > 0.95 - 3 * ours["population/P@5"]["se"], ours
+    assert ours["topics/P@5"]["coverage"] > 0.95 - 0.03, ours  # within 3 points for the collection's own topics
+    for key in ours:
+        assert ours[key]["coverage"] > theirs[key]["coverage"], (key, ours, theirs)  # 4 points apart, SE 0.7
+        assert ours[key]["width"] < theirs[key]["width"], (key, ours, theirs)

@@ -60,7 +60,8 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
                    help="uniform; stratified (default: statAP rank weights); active (needs --probabilities)")
     p.add_argument("--design", choices=("poisson", "stratified"),
                    help="poisson (independent draws) or stratified (a fixed number per topic x label x rank "
-                        "band); default stratified for --strategy stratified, else poisson")
+                        "band); default stratified for --strategy stratified (poisson where two pairs per stratum would "
+                        "take more than half of the budget), else poisson")
     p.add_argument("-m", "--measures", nargs="+", action="extend", metavar="MEASURE",
                    help="the measures the labels will serve (AP, nDCG, P, R, RR, Rprec, Success): the plan follows "
                         "them and prints a forecast")

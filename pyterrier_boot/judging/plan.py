@@ -260,10 +260,14 @@ class JudgingPlan:
 
     def describe_design(self) -> str:
         """The design in words; for a stratified one, its strata and whether small ones were merged."""
+        full = designs.strata(self.pool, self.depth)
+        before = int(full.max()) + 1
         if self.design != "stratified":
-            return f"{self.design} design"
+            if self.strategy != "stratified" or designs.strata_fit(full, self.budget):
+                return f"{self.design} design"
+            return (f"poisson design: the {before} strata of topic x automatic label x rank band would take "
+                    f"{int(np.minimum(2, np.bincount(full)).sum())} pairs, two each, more than half of the budget")
         strata = int(self.pool["stratum"].max()) + 1
-        before = int(designs.strata(self.pool, self.depth).max()) + 1
         merged = f", merged from the {before} of topic x automatic label x rank band to give each two pairs" \
             if strata < before else ""
         return f"stratified design, {strata} strata{merged}"
@@ -361,9 +365,10 @@ def judging_plan(runs: RunsLike, auto_qrels: QrelsLike, budget: float, *, measur
         strategy: ``"uniform"``, ``"stratified"`` (the default: statAP's rank weights, or the
             measures') or ``"active"`` (those weights times the judge's uncertainty ``sqrt(p (1 - p))``).
         design: ``"poisson"`` (independent draws) or ``"stratified"`` (a fixed number per topic x
-            automatic label x rank band, the smallest strata merged when the budget cannot give each
-            two); default ``"stratified"`` for ``strategy="stratified"`` (Poisson under two pairs
-            per topic), else ``"poisson"``.
+            automatic label x rank band; when two pairs in each would take more than half of the
+            budget, the smallest strata are merged); default ``"stratified"`` for
+            ``strategy="stratified"`` (``"poisson"`` when two pairs per stratum would take more than
+            half of the budget: it covers better there than merged strata), else ``"poisson"``.
         depth: the runs' top ``depth`` documents enter the pool (default 100; with ``measures``,
             their deepest cutoff, or 100 for a measure without one).
         uniform_share: the budget's share spread uniformly over the pool: every pair keeps a
@@ -468,27 +473,21 @@ def _check_per_topic(n: int, pool: pd.DataFrame) -> None:
 
 def _draw(pool: pd.DataFrame, targets: np.ndarray, n: int, design: str, adaptive: bool, depth: int,
           generator: np.random.Generator) -> tuple[str, np.ndarray, np.ndarray, np.ndarray]:
-    """``(design, stratum, inclusion probability, sampled)``: a stratified design merges its
-    smallest strata when the budget cannot give each two pairs (the plan's repr says so), and the
-    default design falls back to Poisson when even one stratum per topic needs more (one InputWarning)."""
-    if design == "stratified":
+    """``(design, stratum, inclusion probability, sampled)``: the default design falls back to Poisson
+    when the strata's two pairs each would take more than half of the budget (the plan's repr says
+    so); an explicit stratified design then merges its smallest strata, refused when even one
+    stratum per topic needs more than the budget."""
+    if design == "stratified" and not (adaptive and not designs.strata_fit(designs.strata(pool, depth), n)):
         stratum = designs.merge_strata(pool, depth, targets, n)
-        if stratum is not None:
-            take = designs.allocate(targets, stratum, n)
-            probability = (take / np.bincount(stratum))[stratum]
-            return design, stratum, probability, designs.draw(probability, stratum, design, generator, take)
-        needed = designs.topic_minimum(pool)
-        if not adaptive:
-            raise ValueError(f"'budget' {n} is below what design='stratified' needs: {needed} pairs, two in each "
-                             "topic (one in a topic of a single pair) so that every stratum's variance can be "
-                             "estimated; raise the budget or use design='poisson'")
-        if n >= pool["qid"].nunique():  # under one pair per topic was said already
-            warn(InputWarning(f"design='stratified' needs two pairs in each topic, {needed} pairs, more than the "
-                              f"budget of {n}: the Poisson design is used instead (each pair drawn independently "
-                              "with its probability)"))
-        design = "poisson"
+        if stratum is None:
+            raise ValueError(f"'budget' {n} is below what design='stratified' needs: {designs.topic_minimum(pool)} "
+                             "pairs, two in each topic (one in a topic of a single pair) so that every stratum's "
+                             "variance can be estimated; raise the budget or use design='poisson'")
+        take = designs.allocate(targets, stratum, n)
+        probability = (take / np.bincount(stratum))[stratum]
+        return design, stratum, probability, designs.draw(probability, stratum, design, generator, take)
     stratum = np.full(len(pool), -1, np.int64)
-    return design, stratum, targets, designs.draw(targets, stratum, design, generator)
+    return "poisson", stratum, targets, designs.draw(targets, stratum, "poisson", generator)
 
 
 def _check_scale(auto: pd.DataFrame, label_map: dict[int, int] | None, labels, lowered) -> None:
