@@ -14,6 +14,7 @@ from pyterrier_boot import simulate_collection
 from pyterrier_boot.corpus.multiplicity import docno_hashes, image_keys, poisson_multiplicities
 from pyterrier_boot.measures.engine import Evaluator
 from pyterrier_boot.measures.evaluation import prepare
+from pyterrier_boot.measures.kernels import evaluate_tasks
 from pyterrier_boot.measures.lowering import lower
 from pyterrier_boot.measures.reference import reference_values
 
@@ -46,7 +47,8 @@ def test_batch_of_images_equals_the_pure_python_reference_on_each_image(collecti
         np.testing.assert_allclose(values[b], expected, rtol=0, atol=1e-12, err_msg=f"image {b}")
 
 
-@pytest.mark.parametrize("measures", [FUSED, CUTOFF_ONLY, GENERAL, ["RR", "Bpref", "P@3"]])
+@pytest.mark.parametrize("measures", [FUSED, CUTOFF_ONLY, GENERAL, ["RR", "Bpref", "P@3"], ["AP", "AP(rel=2)"],
+                                      ["RR@3", "Success@2"], ["nDCG@5", "RBP(p=0.9)"]])
 def test_a_measure_is_the_same_whatever_measures_share_the_call(collection, measures):
     evaluator, hashes = collection
     k = poisson_multiplicities(image_keys(3, 11), hashes)
@@ -54,6 +56,22 @@ def test_a_measure_is_the_same_whatever_measures_share_the_call(collection, meas
     together = evaluator.evaluate(k)
     columns = [j for j, lm in enumerate(evaluator.measures) if lm.label in measures]
     assert np.array_equal(alone, together[..., columns])
+
+
+@pytest.mark.parametrize("measures, asked", [(["AP"], (True, False, False, False)),
+                                             (["nDCG@5"], (False, False, False, True)),
+                                             (["P@5", "RR"], (False, True, True, False)),
+                                             (FUSED, (True, True, True, True))])
+def test_a_call_compiles_the_walk_of_the_fused_groups_it_asks_for_only(collection, measures, asked):
+    """Issue 33 (start-up): the kernel is specialised on the groups of fused measures a call asks for
+    (kernels.FUSED_GROUPS, typed None when absent, so numba prunes their code before compiling)."""
+    evaluator, _ = collection
+    alone = Evaluator(evaluator.arrays, [lm for lm in evaluator.measures if lm.label in measures])
+    alone.evaluate(np.ones((1, alone.arrays.n_docs), np.int32))
+    fused = numba.typeof(alone._fused)
+    assert any(sig[6] == fused for sig in evaluate_tasks.signatures)
+    groups = fused[len(fused) - 1]
+    assert tuple(group != numba.types.none for group in groups) == asked
 
 
 def test_images_drawn_in_the_kernel_equal_the_drawn_multiplicities(collection):

@@ -18,7 +18,7 @@ import pandas as pd
 
 from .._streams import POISSON_CAP
 from .._warnings import FallbackWarning, report
-from .kernels import FUSED_KINDS, LANES, evaluate_tasks
+from .kernels import FUSED_GROUPS, FUSED_KINDS, LANES, evaluate_tasks
 from .lowering import (
     AP,
     ERR,
@@ -277,9 +277,12 @@ def _family_tables(kms: list[KernelMeasure], arrays: JudgedRuns) -> tuple[tuple 
             i_pos = i_pos.astype(np.int64)
             i_off = np.searchsorted(i_pos, arrays.run_offsets).astype(np.int64)
             # orders only serve ideal rankings (nDCG, nCG): None otherwise, so the kernel compiled for
-            # such a call has no ideal-ranking code (see kernels._fused_topic_setup)
+            # such a call has no ideal-ranking code (see kernels._fused_setup)
             ideal = bool(np.isin(kinds, (NDCG, NCG)).any())
-            tables.append((kinds, cutoffs, rels, gains, orders if ideal else None, weights, columns, i_off, i_pos))
+            # likewise each group of fused measures (kernels.FUSED_GROUPS) is True when asked, else None
+            groups = tuple(True if np.isin(kinds, group).any() else None for group in FUSED_GROUPS)
+            tables.append((kinds, cutoffs, rels, gains, orders if ideal else None, weights, columns, i_off, i_pos,
+                           groups))
         else:
             tables.append((kinds, cutoffs, rels, np.array([km.x for km in mine], dtype=np.float64),
                            np.array([km.judged_only for km in mine], dtype=np.bool_), gains, orders, weights,

@@ -15,8 +15,9 @@ call asks for one of its measures:
   buffers, the copies ``k`` and the grade of each document still present, and each measure walks
   them, advancing the image position by ``k``.
 
-The fused family's ideal rankings are compiled only when one of its measures is nDCG or nCG
-(settled by an argument typed None, whose branch numba prunes before compiling). Only
+The fused family's ideal rankings are compiled only when one of its measures is nDCG or nCG,
+and the code of each group of :data:`FUSED_GROUPS` only when the call asks for one of its
+measures (each settled by an argument typed None, whose branch numba prunes before compiling). Only
 :func:`evaluate_tasks` is called from Python; the inner kernels are compiled without a Python
 entry point (:func:`~pyterrier_boot._environment.inner_kernel`).
 
@@ -300,46 +301,55 @@ def _err(ks, gs, n, cutoff, grade_min, gains):
 # documents no measure gains from (unjudged, or below every measure's relevance level).
 
 FUSED_KINDS = (AP, P, R, RPREC, RR, SUCCESS, NDCG, NCG, RBP, INSQ)
+#: The fused measures by the running count they keep (hits and a sum, hits, the first hit, a sum of
+#: gains): a call compiles the walk of the groups it asks for only (see :func:`_fused_feed`).
+FUSED_GROUPS = ((AP,), (P, R, RPREC), (RR, SUCCESS), (NDCG, NCG, RBP, INSQ))
 #: Images walked together, one lane each (the copies of a document in all of them share a cache line).
 LANES = 8
 
 
 @inner_kernel(error_model="numpy")
-def _fused_topic_setup(hist, grade_min, fused, orders, discount, ones, n_rel, norm, cut):
-    """Per measure on one (image, topic): relevant copies, ideal gain and how deep it reads; returns
-    how deep any of them reads (0: to the last judged document). ``orders`` is ``fused[4]``, None
-    when no fused measure is nDCG or nCG: that branch is then pruned when numba compiles (an
-    argument typed None), so a call without them does not compile :func:`_ideal`."""
+def _fused_setup(hist, lanes, grade_min, fused, orders, discount, ones, n_rel, norm, cut):
+    """Per measure on one topic of each of the first ``lanes`` images: relevant copies, ideal gain and
+    how deep it reads; returns how deep any of them reads (0: to the last judged document).
+    ``orders`` is ``fused[4]``, None when no fused measure is nDCG or nCG: that branch is then
+    pruned when numba compiles (an argument typed None), so a call without them does not compile
+    :func:`_ideal`."""
     kinds, cutoffs, rels, gains, _, weights = fused[:6]
     reach = 1
-    for m in range(kinds.shape[0]):
-        kind = kinds[m]
-        n_rel[m] = _count_at_least(hist, grade_min, rels[m])
-        cut[m] = cutoffs[m]
-        if kind == NDCG or kind == NCG:
-            if orders is not None:
-                norm[m] = _ideal(hist, gains[m], orders[m], cutoffs[m], discount if kind == NDCG else ones)
-        elif kind == RPREC:
-            cut[m] = max(n_rel[m], 1)
-        elif kind == RBP or kind == INSQ:
-            cut[m] = weights.shape[1]
-        if cut[m] == 0 or reach == 0:
-            reach = 0
-        else:
-            reach = max(reach, cut[m])
+    for w in range(lanes):
+        for m in range(kinds.shape[0]):
+            kind = kinds[m]
+            n_rel[w, m] = _count_at_least(hist[w], grade_min, rels[m])
+            cut[w, m] = cutoffs[m]
+            if kind == NDCG or kind == NCG:
+                if orders is not None:
+                    norm[w, m] = _ideal(hist[w], gains[m], orders[m], cutoffs[m], discount if kind == NDCG else ones)
+            elif kind == RPREC:
+                cut[w, m] = max(n_rel[w, m], 1)
+            elif kind == RBP or kind == INSQ:
+                cut[w, m] = weights.shape[1]
+            if cut[w, m] == 0 or reach == 0:
+                reach = 0
+            else:
+                reach = max(reach, cut[w, m])
     return reach
 
 
 @inner_kernel(inline="always", error_model="numpy")
-def _fused_feed(kk, g, pos, w, grade_min, kinds, rels, gains, weights, discount, cut, acc, hits, first):
+def _fused_feed(kk, g, pos, w, grade_min, kinds, rels, gains, weights, discount, cut, acc, hits, first, ranked, counted,
+                found, gained):
     """One document with ``kk > 0`` copies at position ``pos`` of image lane ``w``, judged grade ``g``,
-    fed to every fused measure (each in the order of its own reference walk, so sums round the same)."""
+    fed to every fused measure (each in the order of its own reference walk, so sums round the same).
+    ``ranked``, ``counted``, ``found`` and ``gained`` are None when no measure of that group
+    (:data:`FUSED_GROUPS`) is asked: numba then prunes the group's code before compiling it (they
+    are arguments of :func:`_fused_topic`, into which this is inlined, as pruning needs)."""
     for m in range(kinds.shape[0]):
         c = _copies(kk, pos, cut[w, m])
         if c <= 0:
             continue
         kind = kinds[m]
-        if kind == AP:
+        if ranked is not None and kind == AP:
             if g >= rels[m]:
                 h = hits[w, m]
                 total = acc[w, m]
@@ -348,13 +358,13 @@ def _fused_feed(kk, g, pos, w, grade_min, kinds, rels, gains, weights, discount,
                     total += h / (pos + t + 1)
                 hits[w, m] = h
                 acc[w, m] = total
-        elif kind == P or kind == R or kind == RPREC:
+        elif counted is not None and (kind == P or kind == R or kind == RPREC):
             if g >= rels[m]:
                 hits[w, m] += c
-        elif kind == RR or kind == SUCCESS:
+        elif found is not None and (kind == RR or kind == SUCCESS):
             if g >= rels[m] and first[w, m] == 0:
                 first[w, m] = pos + 1
-        else:
+        elif gained is not None:
             gain = gains[m, g - grade_min]
             if gain != 0.0:
                 total = acc[w, m]
@@ -369,31 +379,21 @@ def _fused_feed(kk, g, pos, w, grade_min, kinds, rels, gains, weights, discount,
 
 
 @inner_kernel(error_model="numpy")
-def _fused_value(kind, cutoff, n_rel, norm, acc, hits, first):
-    """A fused measure's value from its running counts after the walk."""
-    if kind == AP:
+def _fused_value(kind, cutoff, n_rel, norm, acc, hits, first, ranked, counted, found, gained):
+    """A fused measure's value from its running counts after the walk (groups as :func:`_fused_feed`)."""
+    if ranked is not None and kind == AP:
         return acc / n_rel if n_rel > 0 else 0.0
-    if kind == P:
+    if counted is not None and kind == P:
         return hits / cutoff
-    if kind == R or kind == RPREC:
+    if counted is not None and (kind == R or kind == RPREC):
         return hits / n_rel if n_rel > 0 else 0.0
-    if kind == RR:
+    if found is not None and kind == RR:
         return 1.0 / first if first > 0 else 0.0
-    if kind == SUCCESS:
+    if found is not None and kind == SUCCESS:
         return 1.0 if first > 0 else 0.0
-    if kind == NDCG or kind == NCG:
+    if gained is not None and (kind == NDCG or kind == NCG):
         return acc / norm if norm > 0.0 else 0.0
     return acc
-
-
-@inner_kernel(error_model="numpy")
-def _fused_setup_lanes(hist, lanes, grade_min, fused, discount, ones, n_rel, norm, cut):
-    """:func:`_fused_topic_setup` for each of the first ``lanes`` images; how deep any reads (0: all)."""
-    reach = 1
-    for w in range(lanes):
-        r = _fused_topic_setup(hist[w], grade_min, fused, fused[4], discount, ones, n_rel[w], norm[w], cut[w])
-        reach = 0 if r == 0 or reach == 0 else max(reach, r)
-    return reach
 
 
 @inner_kernel(error_model="numpy")
@@ -406,14 +406,15 @@ def _passed(pos, lanes, reach):
 
 
 @inner_kernel(error_model="numpy")
-def _fused_topic(kt, b0, lanes, q, data, hist, fused, discount, scratch, out):
+def _fused_topic(kt, b0, lanes, q, data, hist, fused, discount, scratch, out, ranked, counted, found, gained):
     """Every fused measure of every system on topic ``q`` of images ``b0..b0+lanes-1`` (lanes of
     ``kt[doc, lane]``), walked together: each ranking is read once for all of them, from one
-    document some measure gains from to the next, adding the copies in between lane by lane."""
+    document some measure gains from to the next, adding the copies in between lane by lane; the
+    last four arguments are ``fused[9]``, the groups asked (see :func:`_fused_feed`)."""
     grade_min, _, _, _, r_off, r_doc, r_grade, _, _ = data
-    kinds, cutoffs, rels, gains, _, weights, cols, i_off, i_pos = fused
+    kinds, cutoffs, rels, gains, _, weights, cols, i_off, i_pos, _ = fused
     ones, n_rel, norm, cut, acc, hits, first, pos = scratch
-    reach = _fused_setup_lanes(hist, lanes, grade_min, fused, discount, ones, n_rel, norm, cut)
+    reach = _fused_setup(hist, lanes, grade_min, fused, fused[4], discount, ones, n_rel, norm, cut)
     for s in range(out.shape[1]):
         j = s * out.shape[2] + q
         for w in range(LANES):
@@ -436,14 +437,14 @@ def _fused_topic(kt, b0, lanes, q, data, hist, fused, discount, scratch, out):
                 kk = kt[d, w]
                 if kk > 0:
                     _fused_feed(kk, r_grade[i], pos[w], w, grade_min, kinds, rels, gains, weights, discount, cut,
-                                acc, hits, first)
+                                acc, hits, first, ranked, counted, found, gained)
             for w in range(LANES):
                 pos[w] += kt[d, w]
             start = i + 1
         for w in range(lanes):
             for m in range(kinds.shape[0]):
                 out[b0 + w, s, q, cols[m]] = _fused_value(kinds[m], cutoffs[m], n_rel[w, m], norm[w, m], acc[w, m],
-                                                          hits[w, m], first[w, m])
+                                                          hits[w, m], first[w, m], ranked, counted, found, gained)
 
 
 # ------------------------------------------------------------------ the general family
@@ -589,7 +590,8 @@ def evaluate_tasks(first: int, last: int, multiplicity: npt.NDArray[Any], keys: 
             current = b0
         _histogram(kt, q, data, hist)
         if fused is not None:
-            _fused_topic(kt, b0, lanes, q, data, hist, fused, discount, scratch[2], out)
+            ranked, counted, found, gained = fused[9]
+            _fused_topic(kt, b0, lanes, q, data, hist, fused, discount, scratch[2], out, ranked, counted, found, gained)
         if general is not None:
             for w in range(lanes):
                 _general_topic(kt[:, w], b0 + w, q, data, hist[w], general, discount, scratch[3], out)
