@@ -178,6 +178,13 @@ def test_failed_rename_restores_the_previous_report(capsys, collection, previous
     assert _leftovers(out.parent) == []
 
 
+def _as_from_a_shell():
+    """The child starts with Ctrl-C delivered and at its default, as from a terminal: a test process
+    may hold SIGINT blocked or ignored (inherited across exec), which would make the signal vanish."""
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT])
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_sigint_to_the_command_exits_130_and_keeps_the_report(collection, previous, tmp_path):
     """A real Ctrl-C (SIGINT) while the command works: status 130, one line, the folder as it was."""
     out, files = previous
@@ -186,7 +193,7 @@ def test_sigint_to_the_command_exits_130_and_keeps_the_report(collection, previo
         [sys.executable, "-m", "pyterrier_boot", "evaluate", "-q", str(collection / "qrels.txt"),
          str(collection / "runs"), "--bootstrap", "corpus", "--n", "1000000", "--max-memory", "8G", "--rng", "1",
          "--out", str(out), "--overwrite"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path, preexec_fn=_as_from_a_shell)
     lines = []
     for line in process.stderr:  # wait until the bootstrap runs (imports done, the staging folder made)
         lines.append(line)
@@ -197,7 +204,7 @@ def test_sigint_to_the_command_exits_130_and_keeps_the_report(collection, previo
     process.send_signal(signal.SIGINT)
     _, rest = process.communicate(timeout=120)
     err = "".join(lines) + rest
-    assert process.returncode == 130, err
+    assert process.returncode == 130, (err, signal.getsignal(signal.SIGINT), signal.pthread_sigmask(signal.SIG_BLOCK, []))
     assert err.strip().splitlines()[-1] == "interrupted"
     assert "Traceback" not in err
     assert _snapshot(out) == files
