@@ -217,6 +217,7 @@ def test_collections_must_share_their_kind_of_variance_and_level(collections, re
 @pytest.mark.parametrize(("kwargs", "error", "match"), [
     ({"standardize": True}, ValueError, "'standardize' applies to differences: give a 'baseline'"),
     ({"baseline": "S9"}, ValueError, r"'baseline': 'S9' is not one of the systems"),
+    ({"baseline": "S1", "systems": ["S1"]}, ValueError, r"'baseline': 'S1' is the only system: there is no difference"),
     ({"tau2_method": "ML"}, ValueError, "'tau2_method' must be one of"),
     ({"hksj": 1}, TypeError, "'hksj' must be True or False"),
     ({"systems": ["S1", "S9"]}, ValueError, "'systems': system 'S9' is missing from 'C0', 'C1', 'C2'"),
@@ -281,11 +282,21 @@ def test_displays_say_which_question_each_figure_answers(analysis):
                    "Prediction (a new collection)", "REML τ², Hartung-Knapp-Sidik-Jonkman"):
         assert phrase in table.caption
     latex = analysis.to_latex(label="tab:across")
-    assert latex.startswith(r"\begin{table}") and r"\label{tab:across}" in latex and "I²" in latex
+    assert latex.startswith(r"\begin{table}") and r"\label{tab:across}" in latex and r"I\textsuperscript{2}" in latex
+    assert latex.isascii(), [c for c in latex if not c.isascii()]  # pdflatex without a Unicode set-up: τ², ± were raw
     assert analysis.to_markdown().splitlines()[0].startswith("| system | C0 |")
     assert "<table" in analysis._repr_html_()
     assert "Hartung" in analysis.leaderboard(which="pooled").to_latex()
     assert repr(analysis).startswith("AcrossCollections(3 systems x 3 collections, AP difference from S1")
+
+
+def test_captions_keep_the_measure_s_name(results):
+    """A caption starting with the measure keeps its spelling (it read "NDCG@10 difference")."""
+    from pyterrier_boot.across.display import _sentence_start
+
+    assert _sentence_start("nDCG@10 difference from BM25") == "nDCG@10 difference from BM25"
+    assert _sentence_start("mean nDCG@10") == "Mean nDCG@10"
+    assert ptb.across_collections(results, "AP").display().caption.startswith("Mean AP on 3 collections.")
 
 
 def test_forest_plot_has_a_row_per_collection_and_the_pooled_rows(analysis):

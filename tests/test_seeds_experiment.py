@@ -220,6 +220,9 @@ def test_runs_of_one_system_on_different_topics_are_named(sim):
                               n_resamples=200)
     with pytest.raises(ValueError, match="must answer the same judged topics"):
         ptb.evaluate({"S1": [sim.runs["S1"][0], short]}, sim.qrels, ["AP"])
+    # the short run is named when it comes first too (the others were blamed for topics "in addition")
+    with pytest.raises(ValueError, match=r"run 'S1\[1\]' lacks 1 topic \(3\) its other runs answer$"):
+        ptb.evaluate({"S1": [short, sim.runs["S1"][0], sim.runs["S1"][2]]}, sim.qrels, ["AP"])
 
 
 @pytest.mark.parametrize(("kwargs", "message"), [
@@ -263,6 +266,10 @@ def test_group_names_and_mapping_files(tmp_path):
         "bm25": ["bm25"], "t5": ["t5-s1", "t5-s2"], "colbert-seed3": ["colbert-seed3"]}
     with pytest.raises(ValueError, match="'pattern' '\\(' is not a regular expression"):
         group_names(runs, pattern="(")
+    with pytest.raises(ValueError, match=r"'pattern' 'nomatch-\(\.\+\)' groups none of the 4 runs \('bm25', 't5-s1', 't5-s2', \.\.\.\)"):
+        group_names(runs, pattern="nomatch-(.+)")  # silently every run its own system, before
+    with pytest.raises(ValueError, match="'mapping' groups none of the 4 runs"):
+        group_names(runs, mapping={"other": "x"})
     path = tmp_path / "groups.tsv"
     path.write_text("# run system\nt5-s1\tt5\nt5-s2 t5\n")
     assert read_group_file(path) == {"t5-s1": "t5", "t5-s2": "t5"}

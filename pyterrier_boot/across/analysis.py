@@ -104,14 +104,21 @@ def across_collections(results: Any, measure: MeasureLike, *, baseline: str | No
         results, measure, systems=systems, bootstrap=bootstrap, n_resamples=n_resamples, confidence_level=level,
         rng=rng, executor=check_executor(executor), interval=interval, max_memory=max_memory, verbose=verbose,
         seeds=seeds, names=names)
-    if baseline is not None and baseline not in collections.systems:
-        raise ValueError(f"'baseline': {baseline!r} is not one of the systems {list(collections.systems)}")
+    _check_baseline(baseline, collections.systems)
     label = collections.labels[0] if len(set(collections.labels)) == 1 else str(measure)
     result = AcrossCollections(effects=collection_effects(collections), measure=label, labels=collections.labels,
                                baseline=baseline, standardize=standardize, tau2_method=tau2_method, hksj=hksj,
                                confidence_level=collections.confidence_level, results=collections.results,
                                prediction=prediction)
     return _warned_unweighable(result)
+
+
+def _check_baseline(baseline: str | None, systems: Sequence[str]) -> None:
+    if baseline is not None and baseline not in systems:
+        raise ValueError(f"'baseline': {baseline!r} is not one of the systems {list(systems)}")
+    if baseline is not None and len(systems) < 2:
+        raise ValueError(f"'baseline': {baseline!r} is the only system: there is no difference to compare "
+                         "(give other systems, or no baseline for its mean)")
 
 
 def _warned_unweighable(result: AcrossCollections) -> AcrossCollections:

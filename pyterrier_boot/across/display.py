@@ -77,11 +77,17 @@ def describe_variance(variance: str) -> str:
     return _VARIANCE.get(variance, variance)
 
 
+def _sentence_start(text: str) -> str:
+    """``text`` with its first word capitalised, unless that word is a measure's name (``nDCG@10``)."""
+    first = text.split(" ", 1)[0]
+    return text if not first.isalpha() or first != first.lower() else text[:1].upper() + text[1:]
+
+
 def _caption(result: AcrossCollections) -> str:
     level = f"{100 * result.confidence_level:g}%"
     model = f"{result.tau2_method} τ², {'Hartung-Knapp-Sidik-Jonkman' if result.hksj else 'normal (Wald)'}"
     return " ".join([
-        f"{result.what[0].upper()}{result.what[1:]} on {result.k} collections.",
+        f"{_sentence_start(result.what)} on {result.k} collections.",
         f"Per collection: the figure with its {level} interval ({describe_variance(result.variance)}).",
         f"Average (these collections): the mean over these {result.k} collections, {level} t interval with "
         "Welch-Satterthwaite degrees of freedom; it varies what each collection's interval varies, never the "

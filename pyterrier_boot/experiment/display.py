@@ -214,13 +214,19 @@ def _seed_phrase(provenance: Any) -> str:
     return f", seed {record['seed']}" if "seed" in record else ", rng: a numpy Generator (state in the provenance)"
 
 
+#: characters outside what pdflatex reads without a Unicode set-up, as commands valid in text and math
+_LATEX_SYMBOLS = {"τ": r"\ensuremath{\tau}", "μ": r"\ensuremath{\mu}", "σ": r"\ensuremath{\sigma}",
+                  "θ": r"\ensuremath{\theta}", "²": r"\textsuperscript{2}", "±": r"\ensuremath{\pm}",
+                  "×": r"\ensuremath{\times}", "−": "-", "≤": r"\ensuremath{\le}", "≥": r"\ensuremath{\ge}",
+                  "≈": r"\ensuremath{\approx}", "→": r"\ensuremath{\to}"}
+_LATEX_ESCAPES = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "_": r"\_", "#": r"\#", "$": r"\$",
+                  "{": r"\{", "}": r"\}", "^": r"\^{}", "~": r"\~{}", **_LATEX_SYMBOLS}
+
+
 def latex_escape(text: Any) -> str:
-    """``text`` with LaTeX's special characters escaped."""
-    out = []
-    for c in str(text):
-        out.append({"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "_": r"\_", "#": r"\#", "$": r"\$",
-                    "{": r"\{", "}": r"\}", "^": r"\^{}", "~": r"\~{}"}.get(c, c))
-    return "".join(out)
+    """``text`` with LaTeX's special characters escaped and the Greek letters and signs of our
+    captions (``τ²``, ``±``, ...) as LaTeX commands (``α`` is set in math by :func:`booktabs`)."""
+    return "".join(_LATEX_ESCAPES.get(c, c) for c in str(text))
 
 
 def markdown_table(frame: pd.DataFrame, caption: str | None = None) -> str:

@@ -169,6 +169,11 @@ def group_names(runs: Sequence[str], *, pattern: str | None = None, mapping: Map
         else:
             system = mapping.get(run, mapping.get(file, run))  # type: ignore[union-attr]  # mapping is set here
         out.setdefault(system, []).append(run)
+    if len(out) == len(runs) and runs:
+        what = f"'pattern' {pattern!r}" if pattern is not None else "'mapping'"
+        shown = ", ".join(repr(Path(files.get(run, run)).name) for run in runs[:3])
+        raise ValueError(f"{what} groups none of the {len(runs)} runs ({shown}{', ...' if len(runs) > 3 else ''}): "
+                         "every run would be a system of its own")
     return out
 
 
@@ -209,15 +214,9 @@ def check_same_topics(groups: RunGroups, topics: Sequence[set]) -> None:
     judged topics run ``r`` retrieved for): a per-topic mean over runs needs the same topics."""
     problems = []
     for name, members in zip(groups.names, groups.members, strict=True):
-        first = members[0]
-        for r in members[1:]:
-            lacks, extra = topics[first] - topics[r], topics[r] - topics[first]
-            if lacks or extra:
-                problems.append(f"system {name!r}: run {groups.runs[r]!r} "
-                                + "; ".join(part for part in (
-                                    f"lacks {_some(lacks)}" if lacks else "", f"has {_some(extra)} in addition"
-                                    if extra else "") if part)
-                                + f" compared with run {groups.runs[first]!r}")
+        answered = set().union(*(topics[r] for r in members))
+        problems += [f"system {name!r}: run {groups.runs[r]!r} lacks {_some(answered - topics[r])} its other runs "
+                     "answer" for r in members if answered - topics[r]]
     if problems:
         raise ValueError("the runs of a system must answer the same judged topics (their per-topic mean needs "
                          "them all): " + "; ".join(problems[:5]) + ("; ..." if len(problems) > 5 else ""))
