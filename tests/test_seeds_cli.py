@@ -61,6 +61,23 @@ def test_leaderboard_groups_runs(capsys, collection, tmp_path):
     assert "seeds random" in index and "runs per system: bm25 1, t5 3" in index
 
 
+def test_a_seed_run_missing_a_topic_scores_0_there(capsys, collection, tmp_path):
+    """The warning's convention (trec_eval -c) and then the numbers, as for one run per system (the
+    grouped runs raised after that warning)."""
+    folder, sim = collection
+    short = sim.runs["S1"][1][sim.runs["S1"][1]["qid"] != "3"]
+    runs = {"t5-seed1": sim.runs["S1"][0], "t5-seed2": short, "t5-seed3": sim.runs["S1"][2], "bm25": sim.runs["S2"]}
+    write_trec(runs, sim.qrels, tmp_path)
+    code, out, err = _run(capsys, "evaluate", "-q", tmp_path / "qrels.txt", tmp_path / "runs", "-m", "AP", "--n",
+                          300, "--group-runs", r"(.+)-seed\d+", "-f", "json")
+    assert code == 0 and "they score 0 on those topics" in err and "error" not in err
+    with pytest.warns(ptb.InputWarning, match="they score 0 on those topics"):
+        res = ptb.experiment_result({"t5": [runs["t5-seed1"], short, runs["t5-seed3"]], "bm25": sim.runs["S2"]},
+                                    None, sim.qrels, ["AP"], n_resamples=300)
+    rows = {row["name"]: row for row in json.loads(out)["table"]}
+    assert rows["t5"]["AP"] == pytest.approx(float(res.means[list(res.names).index("t5"), 0]), rel=1e-12)
+
+
 def test_grouping_errors(capsys, collection, tmp_path):
     folder, _ = collection
     code, _, err = _run(capsys, "evaluate", "-q", folder / "qrels.txt", folder / "runs", "--group-runs", "x",

@@ -2,6 +2,7 @@
 simulate_collection and the command line; seeds="random" and "fixed"; bad inputs."""
 from concurrent.futures import ThreadPoolExecutor
 
+import ir_measures
 import numpy as np
 import pandas as pd
 import pytest
@@ -213,16 +214,26 @@ def test_simulated_truth_for_a_new_seed_and_for_these_seeds(sim):
 # ---------------------------------------------------------------- bad inputs
 
 
-def test_runs_of_one_system_on_different_topics_are_named(sim):
+def test_a_run_without_results_for_a_topic_scores_0_there_as_one_run_does(sim):
+    """One story with the warning (trec_eval -c): a system's run missing a judged topic scores 0 on it
+    and the system's value there is the mean over its runs, zero included (the grouped path raised
+    after that warning)."""
     short = sim.runs["S1"][1][sim.runs["S1"][1]["qid"] != "3"]
-    with pytest.raises(ValueError, match=r"system 'S1': run 'S1\[2\]' lacks 1 topic \(3\)"):
-        ptb.experiment_result({"S1": [sim.runs["S1"][0], short], "S2": sim.runs["S2"]}, None, sim.qrels, ["AP"],
-                              n_resamples=200)
-    with pytest.raises(ValueError, match="must answer the same judged topics"):
-        ptb.evaluate({"S1": [sim.runs["S1"][0], short]}, sim.qrels, ["AP"])
-    # the short run is named when it comes first too (the others were blamed for topics "in addition")
-    with pytest.raises(ValueError, match=r"run 'S1\[1\]' lacks 1 topic \(3\) its other runs answer$"):
-        ptb.evaluate({"S1": [short, sim.runs["S1"][0], sim.runs["S1"][2]]}, sim.qrels, ["AP"])
+    runs = [sim.runs["S1"][0], short, sim.runs["S1"][2]]
+    qrels = sim.qrels.rename(columns={"qid": "query_id", "docno": "doc_id", "label": "relevance"})
+    reference = []  # ir_measures per run, 0 on the judged topics the run has no result for
+    for run in runs:
+        values = {m.query_id: m.value for m in ir_measures.iter_calc(
+            [ir_measures.AP], qrels, run.rename(columns={"qid": "query_id", "docno": "doc_id"}))}
+        reference.append([values.get(q, 0.0) for q in ["3", "4"]])
+    expected = np.mean(reference, axis=0)
+    with pytest.warns(ptb.InputWarning, match=r"they score 0 on those topics, as in trec_eval -c.*S1\[2\] \(1\)"):
+        res = ptb.experiment_result({"S1": runs, "S2": sim.runs["S2"]}, None, sim.qrels, ["AP"], n_resamples=200)
+    ours = res.per_query().query("name == 'S1'").set_index("qid")["value"]
+    assert ours.loc[["3", "4"]].to_numpy() == pytest.approx(expected, rel=1e-12)
+    with pytest.warns(ptb.InputWarning, match="they score 0 on those topics"):
+        per_topic = ptb.evaluate({"S1": runs}, sim.qrels, ["AP"]).set_index("qid")["value"]
+    assert per_topic.loc[["3", "4"]].to_numpy() == pytest.approx(expected, rel=1e-12)
 
 
 @pytest.mark.parametrize(("kwargs", "message"), [

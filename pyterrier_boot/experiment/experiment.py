@@ -51,7 +51,7 @@ from .execution import (
     unique_keys,
 )
 from .result import Comparisons, ExperimentResult, unit_bounds
-from .several_runs import check_seeds, grouped, grouped_output, run_topics, seed_mean_spreads
+from .several_runs import check_seeds, grouped, grouped_output, seed_mean_spreads
 from .uncertainty import BOOTSTRAPS, JOINT_METHODS, difference_spreads, mean_spreads
 
 if TYPE_CHECKING:
@@ -365,7 +365,7 @@ def _experiment(retr_systems, topics, qrels, eval_metrics, settings: _Settings) 
     read = isinstance(retr_systems, Runs)  # frames read by read_runs are not checked again
     labels, values, evaluator, qids = _evaluated(runs, keys, inputs.qrels, measures, settings, baselines, read=read,
                                                  interned=interned, chosen=inputs.topics_all is not None)
-    run_scores, values, keys, mrt = (grouped(values, keys, mrt, groups, run_topics(runs, interned, qids), settings.seeds)
+    run_scores, values, keys, mrt = (grouped(values, keys, mrt, groups, settings.seeds)
                                      if groups is not None else (None, values, keys, mrt))  # several runs: their means
     seed = DEFAULT_SEED if settings.rng is None else settings.rng
     rng = as_generator(seed)

@@ -11,10 +11,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from .._bounds import clipped
-from ..seeds.groups import check_same_topics, retrieved_topics
 from ..seeds.scores import RunScores
 from ..seeds.variance import SEEDS
 
@@ -58,26 +56,16 @@ def check_seeds(seeds: Any, groups: RunGroups | None, *, bootstrap: str | None, 
     return mode
 
 
-def grouped(values: FloatArray, keys: list[str], mrt: list[float], groups: RunGroups, topic_sets: list[set],
+def grouped(values: FloatArray, keys: list[str], mrt: list[float], groups: RunGroups,
             seeds: str | None) -> tuple[RunScores | None, FloatArray, list[str], list[float]]:
     """``(run scores, per-system values [S, Q, M], system names, per-system mrt)`` from the runs'
-    values, after checking that the runs of each system answer the same topics; the run scores are
-    None without a seeds mode (no system with several runs)."""
-    check_same_topics(groups, topic_sets)
+    values (a run scores 0 on a judged topic it has no result for, as one run does); the run scores
+    are None without a seeds mode (no system with several runs)."""
     position = {k: i for i, k in enumerate(keys)}
     order = [position[r] for r in groups.runs]
     scores = RunScores.from_groups(values[order], [list(m) for m in groups.members], groups.runs, groups.names)
     mrt = [float(np.mean([mrt[order[r]] for r in members])) for members in groups.members]
     return scores if seeds is not None else None, scores.averaged(), list(groups.names), mrt
-
-
-def run_topics(runs: list[pd.DataFrame] | None, interned: Any, qids: np.ndarray) -> list[set]:
-    """Per run, the judged topics it retrieved for (from the frames, or the interned arrays)."""
-    judged = set(qids.tolist())
-    if interned is not None:
-        counts = np.diff(interned.run_offsets).reshape(interned.n_systems, interned.n_topics)
-        return retrieved_topics(counts, list(interned.qids))
-    return [set(run["qid"].unique()) & judged for run in runs or []]
 
 
 def seed_mean_spreads(scores: RunScores, interval: str, confidence_level: float, plan: ResamplePlan,

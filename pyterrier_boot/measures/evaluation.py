@@ -78,7 +78,7 @@ def evaluate(run: RunsLike, qrels: QrelsLike, measures: MeasuresLike, *,
         run: a run (PyTerrier result frame, TREC run file, PyTerrier transformer), or several: a
             folder of run files, a dict ``name -> run`` or a list of runs (anything
             :func:`read_runs` accepts). In a dict a system may be a list of runs (seeds, folds):
-            its value on a topic is then the mean over its runs (which must answer the same topics).
+            its value on a topic is then the mean over its runs (0 for a run without results for it).
         qrels: a qrels frame, TREC qrels file, ir_datasets or PyTerrier dataset, or an id such as
             ``"irds:vaswani"`` (anything :func:`read_qrels` accepts).
         measures: ir_measures objects or strings in ir_measures syntax (``"nDCG@10"``,
@@ -127,17 +127,15 @@ def evaluate(run: RunsLike, qrels: QrelsLike, measures: MeasuresLike, *,
         k = counts.astype(np.int32)[None, :]
     values = evaluator.evaluate(k, identity=multiplicity is None)[0]
     if groups is not None:
-        return to_long_frame(_run_means(values, arrays, groups), arrays, evaluator.measures, names=groups.names)
+        return to_long_frame(_run_means(values, groups), arrays, evaluator.measures, names=groups.names)
     return to_long_frame(values, arrays, evaluator.measures, with_name=several)
 
 
-def _run_means(values: FloatArray, arrays: JudgedRuns, groups: RunGroups) -> FloatArray:
-    """``[system, topic, measure]`` the mean over each system's runs (:mod:`pyterrier_boot.seeds`)."""
-    from ..seeds.groups import check_same_topics, retrieved_topics
+def _run_means(values: FloatArray, groups: RunGroups) -> FloatArray:
+    """``[system, topic, measure]`` the mean over each system's runs (:mod:`pyterrier_boot.seeds`;
+    a run scores 0 on a judged topic it has no result for, as one run does)."""
     from ..seeds.scores import RunScores
 
-    counts = np.diff(arrays.run_offsets).reshape(arrays.n_systems, arrays.n_topics)
-    check_same_topics(groups, retrieved_topics(counts, list(arrays.qids)))
     return RunScores.from_groups(values, [list(m) for m in groups.members], groups.runs, groups.names).averaged()
 
 

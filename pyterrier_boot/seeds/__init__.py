@@ -4,7 +4,7 @@ A functional core on numpy arrays; ``Experiment``, ``evaluate``, the leaderboard
 line route to it (``pyterrier_boot.experiment.several_runs``). Modules, one concept each:
 
 * ``groups``: which runs make up which system (lists of runs in Python; a regular expression or a
-  mapping file on the command line); runs of one system on the same topics.
+  mapping file on the command line).
 * ``scores``: :class:`RunScores`, every run's per-topic scores grouped into systems.
 * ``anova``: the mean squares of one system's runs x topics table (two-way ANOVA, crossed design).
 * ``variance``: the variance of a mean and of a paired difference, with Satterthwaite's degrees

@@ -13,12 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 if TYPE_CHECKING:
     from .._typing import PathLike
 
-__all__ = ["RunGroups", "GroupedRuns", "split_systems", "group_names", "read_group_file", "check_same_topics"]
+__all__ = ["RunGroups", "GroupedRuns", "split_systems", "group_names", "read_group_file"]
 
 
 @dataclass(frozen=True)
@@ -207,27 +205,3 @@ def read_group_file(path: PathLike) -> dict[str, str]:
     if not out:
         raise ValueError(f"{path} maps no run to a system")
     return out
-
-
-def check_same_topics(groups: RunGroups, topics: Sequence[set]) -> None:
-    """A ValueError naming the runs of a system that answer different topics (``topics[r]``: the
-    judged topics run ``r`` retrieved for): a per-topic mean over runs needs the same topics."""
-    problems = []
-    for name, members in zip(groups.names, groups.members, strict=True):
-        answered = set().union(*(topics[r] for r in members))
-        problems += [f"system {name!r}: run {groups.runs[r]!r} lacks {_some(answered - topics[r])} its other runs "
-                     "answer" for r in members if answered - topics[r]]
-    if problems:
-        raise ValueError("the runs of a system must answer the same judged topics (their per-topic mean needs "
-                         "them all): " + "; ".join(problems[:5]) + ("; ..." if len(problems) > 5 else ""))
-
-
-def _some(topics: set) -> str:
-    shown = sorted(map(str, topics))
-    text = ", ".join(shown[:5]) + (", ..." if len(shown) > 5 else "")
-    return f"{len(shown)} topic{'s' if len(shown) != 1 else ''} ({text})"
-
-
-def retrieved_topics(counts: np.ndarray, qids: Sequence[Any]) -> list[set]:
-    """Per run, the topics with at least one retrieved document, from ``counts [run, topic]``."""
-    return [{qids[int(q)] for q in np.flatnonzero(row)} for row in np.asarray(counts)]
