@@ -315,6 +315,43 @@ def test_forest_plot_has_a_row_per_collection_and_the_pooled_rows(analysis):
     plt.close("all")
 
 
+@pytest.fixture(scope="module")
+def upper_right():
+    """Two systems on four collections whose first row's interval lies where loc="best" put the key."""
+    collections = {}
+    for c in range(4):
+        sim = ptb.simulate_collection(n_topics=30, n_systems=2, rng=20 + c)
+        collections[f"coll{c}"] = (sim.runs, sim.qrels)
+    return ptb.across_collections(collections, "nDCG@10", baseline="S1", n_resamples=200)
+
+
+@pytest.mark.parametrize(("case", "system"), [("upper_right", "S2"), ("analysis", "S3"), ("analysis", None)])
+def test_forest_plot_legend_covers_no_row(request, case, system):
+    """The prediction interval's key sits under the x-axis label (loc="best" put it on the first
+    collection's row): drawn, its box overlaps no row, tick label or axis label, inside the figure."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    across = request.getfixturevalue(case)
+    for ax in np.ravel(across.plot_forest(system) if system else across.plot_forest()):
+        figure = ax.figure
+        figure.canvas.draw()
+        renderer = figure.canvas.get_renderer()
+        legend = ax.get_legend().get_window_extent(renderer)
+        first = across.forest_table(ax.get_title().split(":")[0]).iloc[0]
+        row = ax.get_yticks()[0]
+        interval = matplotlib.transforms.Bbox(ax.transData.transform([(first["ci_low"], row - 0.3),
+                                                                      (first["ci_high"], row + 0.3)]))
+        assert not legend.overlaps(interval)
+        assert not legend.overlaps(ax.get_window_extent(renderer))  # the rows' area
+        assert not legend.overlaps(ax.xaxis.label.get_window_extent(renderer))
+        assert not any(legend.overlaps(t.get_window_extent(renderer)) for t in ax.get_xticklabels() if t.get_text())
+        assert figure.bbox.contains(legend.x0, legend.y0)  # the layout made room for it
+    plt.close("all")
+
+
 @pytest.mark.parametrize("module", ["pyterrier_boot.across.analysis", "pyterrier_boot.across.average",
                                     "pyterrier_boot.meta.random_effects"])
 def test_docstring_examples(module):

@@ -13,6 +13,7 @@ import numpy as np
 from .._deprecation import keyword_only
 from .._figures import axes as _axes
 from .._figures import grid as _grid
+from .._figures import legend_below
 
 if TYPE_CHECKING:
     from typing import Any
@@ -189,7 +190,7 @@ def _draw_forest(table: Any, *, ax: Axes | None, max_rows: int, xlabel: str, tit
     ax.set_ylim(-1, rows)
     ax.set_xlabel(f"{xlabel} ({round(100 * level)}% interval)")
     if len(prediction):
-        ax.legend(fontsize="small", loc="best")
+        legend_below(ax, fontsize="small")
     ax.set_title(title, fontsize="medium")
     return ax
 
