@@ -195,6 +195,21 @@ def test_bad_collections_are_refused_by_name(results, make, error, match):
         ptb.across_collections(make(results), "AP")
 
 
+def test_a_collection_given_twice_under_two_names_is_named(collections, results):
+    """Only a repeated name was caught: the same result (or the same runs) under another name was
+    pooled twice, weighing double in the average and the pool."""
+    import copy
+
+    twice = r"'results': collections 'C0' and 'again' are one collection given twice"
+    with pytest.raises(ValueError, match=twice + r" \(the same ExperimentResult\)"):
+        ptb.across_collections({"C0": results["C0"], "C1": results["C1"], "again": results["C0"]}, "AP")
+    with pytest.raises(ValueError, match=twice + r" \(the same per-topic AP of every system on the same topics\)"):
+        ptb.across_collections({"C0": results["C0"], "C1": results["C1"], "again": copy.copy(results["C0"])}, "AP")
+    with pytest.raises(ValueError, match=twice + r" \(the same per-topic AP"):
+        ptb.across_collections({"C0": collections["C0"], "C1": collections["C1"], "again": collections["C0"]}, "AP",
+                               n_resamples=100)
+
+
 def test_a_measure_missing_from_a_collection_is_named(collections, results):
     runs, qrels = collections["C1"]
     other = ptb.experiment_result(runs, None, qrels, ["P@10"], n_resamples=N_RESAMPLES)

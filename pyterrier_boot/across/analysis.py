@@ -3,10 +3,10 @@ for a new one.
 
 Each collection's standard error is the one its result's intervals include
 (:meth:`ExperimentResult.estimates <pyterrier_boot.ExperimentResult.estimates>`). Errors, each
-naming the argument: fewer than two collections (nothing to pool), a collection named twice, a
-system missing from a collection, a collection without the measure, collections whose intervals
-include different variances or levels. ``pt_docs/seeds_and_collections.md`` says which figure
-answers which question.
+naming the argument: fewer than two collections (nothing to pool), a collection named twice or
+given twice under two names (the same result, or the same per-topic scores), a system missing from
+a collection, a collection without the measure, collections whose intervals include different
+variances or levels. ``pt_docs/seeds_and_collections.md`` says which figure answers which question.
 """
 from __future__ import annotations
 

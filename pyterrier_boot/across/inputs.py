@@ -6,10 +6,12 @@ collection must hold the same systems and the measure, with intervals of the sam
 """
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+import numpy as np
 import pyterrier as pt
 
 from .._random import DEFAULT_SEED, as_generator
@@ -161,10 +163,27 @@ def _checked_names(results: Any) -> list[tuple[str, Any]]:
     return items
 
 
+def _check_once(name: str, result: ExperimentResult, label: str, given: bool,
+                seen: dict[str, tuple[str, ExperimentResult | None]]) -> None:
+    """A ValueError when collection ``name`` is one seen before under another name: the same
+    result, or the same per-topic ``label`` values of the same systems on the same topics (``seen``:
+    digest -> first name and, given, its result)."""
+    values = np.ascontiguousarray(result.values[:, :, result.measures.index(label)], dtype=np.float64)
+    digest = hashlib.sha256(repr((result.names, result.qids)).encode() + values.tobytes()).hexdigest()
+    if digest in seen:
+        first, earlier = seen[digest]
+        how = ("the same ExperimentResult" if earlier is result
+               else f"the same per-topic {label} of every system on the same topics")
+        raise ValueError(f"'results': collections {first!r} and {name!r} are one collection given twice ({how}): "
+                         "it would weigh twice in the average and the pool; give each collection once")
+    seen[digest] = (name, result if given else None)
+
+
 def _digested(items, measure, systems, confidence_level, run_options, streams, verbose):
     """Each collection's result (given, or evaluated from its runs), checked against those before
     it, and its figures: ``(labels, figures, results kept, systems, confidence level)``."""
     seen: list[_Seen] = []
+    digests: dict[str, tuple[str, ExperimentResult | None]] = {}
     labels, figures, kept = [], [], []
     with pt.tqdm(total=len(items), desc="across_collections", unit="collection", disable=not verbose) as bar:
         for (name, item), stream in zip(items, streams, strict=True):
@@ -174,6 +193,7 @@ def _digested(items, measure, systems, confidence_level, run_options, streams, v
             if len(result.qids) < 2:
                 raise ValueError(f"'results': collection {name!r} judges {len(result.qids)} topic(s): a mean over "
                                  "topics needs at least 2 for its standard error")
+            _check_once(name, result, labels[-1], given, digests)
             seen.append(_Seen(result.names, result.bootstrap, result.confidence_level, result.seeds))
             names = [n for n, _ in items[:len(seen)]]
             chosen = _check_systems(names, seen, systems)
