@@ -95,6 +95,25 @@ def test_per_collection_standard_errors_grow_with_the_seed_sd(collections_by_see
     assert np.all(se[0.3] > se[0.0])
 
 
+def test_captions_say_whether_the_seed_variance_is_in(collections_by_seed_sd, tmp_path):
+    """One story per table: seeds="fixed" said only "topics" (as for one run per system) where
+    seeds="random" named the seed variance; display, LaTeX, Markdown and the board say it, saved too."""
+    collections = collections_by_seed_sd[0.1]
+    single = {c: ({"BM25": runs["BM25"], "monoT5": runs["monoT5"][0]}, qrels) for c, (runs, qrels) in collections.items()}
+    said = {"random": "and each system's seed variance; seeds random: a new seed",
+            "fixed": "not each system's seed variance; seeds fixed: these runs' average"}
+    for seeds, given in (("fixed", collections), ("random", collections), (None, single)):
+        res = ptb.across_collections(given, "AP", baseline="BM25", n_resamples=N, seeds=seeds)
+        back = ptb.AcrossCollections.load(res.save(tmp_path / f"{seeds}.zip"))
+        texts = [res.display().caption, res.to_markdown(), res.to_latex(), res.leaderboard().display().caption,
+                 back.display().caption]
+        for text in texts:
+            assert all((phrase in text) == (key == seeds) for key, phrase in said.items()), (seeds, text)
+        assert res.seeds == back.seeds == seeds
+        if seeds is None:  # one run per system: no seeds to speak of
+            assert "95% interval (topics resampled within each collection)." in res.display().caption
+
+
 def test_several_runs_in_every_form_of_experiment(collections_by_seed_sd):
     collections = collections_by_seed_sd[0.1]
     expected = ptb.across_collections(collections, "AP", baseline="BM25", n_resamples=N).per_collection()

@@ -135,7 +135,7 @@ def _figures(result: AcrossCollections, which: str) -> dict[str, Any]:
 def _caption(result: AcrossCollections, which: str, correction: str | None, alpha: float, method: str) -> str:
     level = f"{100 * result.confidence_level:g}%"
     figure = (f"mean {result.measure} over these {result.k} collections ({level} t interval, "
-              f"{describe_variance(result.variance)})" if which == "average" else
+              f"{describe_variance(result.variance, result.seeds)})" if which == "average" else
               f"random-effects mean {result.measure} over a population of collections ({result.tau2_method} τ², "
               f"{'Hartung-Knapp-Sidik-Jonkman' if result.hksj else 'normal'} {level} interval; prediction: a new "
               "collection's mean)")

@@ -72,9 +72,11 @@ def _cells(frame: pd.DataFrame, interval: str, digits: int) -> list[str]:
                           frame[f"{interval}_high"].to_numpy(), digits)
 
 
-def describe_variance(variance: str) -> str:
-    """What a collection's standard error varies, in words."""
-    return _VARIANCE.get(variance, variance)
+def describe_variance(variance: str, seeds: str | None = None) -> str:
+    """What a collection's standard error varies, in words; with ``seeds="fixed"``, that the seed
+    variance is not in it (the runs' average), as ``"topics+seeds"`` says it is."""
+    text = _VARIANCE.get(variance, variance)
+    return f"{text}, not each system's seed variance; seeds fixed: these runs' average" if seeds == "fixed" else text
 
 
 def _sentence_start(text: str) -> str:
@@ -88,7 +90,7 @@ def _caption(result: AcrossCollections) -> str:
     model = f"{result.tau2_method} τ², {'Hartung-Knapp-Sidik-Jonkman' if result.hksj else 'normal (Wald)'}"
     return " ".join([
         f"{_sentence_start(result.what)} on {result.k} collections.",
-        f"Per collection: the figure with its {level} interval ({describe_variance(result.variance)}).",
+        f"Per collection: the figure with its {level} interval ({describe_variance(result.variance, result.seeds)}).",
         f"Average (these collections): the mean over these {result.k} collections, {level} t interval with "
         "Welch-Satterthwaite degrees of freedom; it varies what each collection's interval varies, never the "
         "collections.",

@@ -39,6 +39,8 @@ class CollectionEffects:
             ``system - other``, its standard error and degrees of freedom, and the SD of its
             per-topic differences (0 on the diagonal).
         n_topics: ``[collection]`` topics of each collection.
+        seeds: ``"random"`` (the seed variance in ``variance``), ``"fixed"`` (systems given as
+            several runs, taken as their average: not in it) or None (one run per system).
     """
 
     collections: tuple
@@ -54,6 +56,7 @@ class CollectionEffects:
     difference_df: np.ndarray
     difference_sd: np.ndarray
     n_topics: np.ndarray
+    seeds: str | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -72,10 +75,11 @@ class Effects:
 def collection_figures(result: Any, label: str, systems: tuple) -> dict[str, Any]:
     """One collection's figures from ``result.estimates``: ``mean, se, df, low, high`` per system
     and ``difference, difference_se, difference_df, difference_sd`` ``[system, other]``,
-    ``n_topics``, ``variance``."""
+    ``n_topics``, ``variance``, ``seeds``."""
     S = len(systems)
     frame = result.estimates(label)
-    out: dict[str, Any] = {"variance": frame.attrs["variance"], "n_topics": len(result.qids)}
+    out: dict[str, Any] = {"variance": frame.attrs["variance"], "n_topics": len(result.qids),
+                           "seeds": frame.attrs["seeds"]}
     means = _rows(frame, systems, ["estimate", "se", "df", "ci_low", "ci_high"])
     out.update(zip(("mean", "se", "df", "low", "high"), means.T, strict=True))
     cube = np.zeros((4, S, S))  # difference, se, df, sd of system - other
@@ -89,15 +93,18 @@ def collection_figures(result: Any, label: str, systems: tuple) -> dict[str, Any
 
 
 def collection_effects(collections: Collections) -> CollectionEffects:
-    """The figures of every collection, stacked (first axis: collections)."""
+    """The figures of every collection, stacked (first axis: collections); seeds ``"random"`` on
+    every collection or none (the inputs' checks), else ``"fixed"`` where any collection's are."""
     f = collections.figures
+    seeds = {x["seeds"] for x in f} - {None}
 
     def stack(key):
         return np.stack([figures[key] for figures in f])
 
     return CollectionEffects(collections.names, collections.systems, f[0]["variance"], stack("mean"), stack("se"),
                              stack("df"), stack("low"), stack("high"), stack("difference"), stack("difference_se"),
-                             stack("difference_df"), stack("difference_sd"), np.array([x["n_topics"] for x in f]))
+                             stack("difference_df"), stack("difference_sd"), np.array([x["n_topics"] for x in f]),
+                             seeds.pop() if seeds else None)
 
 
 def _rows(frame, systems, columns):

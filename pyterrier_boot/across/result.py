@@ -76,6 +76,12 @@ class AcrossCollections:
         return self.effects.variance
 
     @property
+    def seeds(self) -> str | None:
+        """``"random"`` (a new seed: its variance in ``variance``), ``"fixed"`` (these runs' average:
+        not in it) with systems given as several runs, else None."""
+        return self.effects.seeds
+
+    @property
     def what(self) -> str:
         """The estimand in words: ``"mean nDCG@10"``, ``"nDCG@10 difference from BM25"`` (standardised: Hedges' g)."""
         if self.baseline is None:
