@@ -505,10 +505,44 @@ def report_flags(results: dict) -> None:
             text.append(f"{'flagged' if flagged else 'unflagged'} {group['coverage'].min():.1f}-"
                         f"{group['coverage'].max():.1f} (mean {group['coverage'].mean():.1f})")
         print("; ".join(text))
+    report_flags_held_out(table)
     run = table.dropna(subset=["flagged se"])
     print(f"run flags ('mostly 0', 'few labels in top ranks'): {run['run-flagged share'].mean():.1%} of the columns; "
           f"coverage of flagged columns {run['flagged'].mean():.1f}, of the others {run['unflagged'].mean():.1f} "
           "(means over cells)")
+
+
+def report_flags_held_out(table: pd.DataFrame) -> None:
+    """The flags validated out of sample: each setting's (collection and judge) cells are flagged
+    by the table written *without* that setting (the lowest coverage over the other settings at the
+    largest measured budget not above the cell's, under ``coverage.HOLDS``), then the unflagged
+    cells' coverage is read: how many fall below 95 - 2 points by more than two standard errors."""
+    from pyterrier_boot.ppi.coverage import HOLDS
+
+    table = table.rename(columns={"labels per topic": "budget"}).assign(
+        setting=table["collection"] + " " + table["judge"])
+    flags = []
+    for row in table.itertuples(index=False):
+        others = table[(table["setting"] != row.setting) & (table["budget"] <= row.budget)
+                       & (table["measure"] == row.measure) & (table["plan"] == row.plan)
+                       & (table["estimand"] == row.estimand) & (table["column"] == row.column)]
+        if others.empty:
+            flags.append(True)  # not measured elsewhere at this budget or below: flagged as not measured
+            continue
+        flags.append(bool(others.loc[others["budget"] == others["budget"].max(), "coverage"].min() < HOLDS))
+    table = table.assign(held_out_flag=flags)
+    print("\n### flags out of sample (each setting flagged by the table without it)\n")
+    for (plan, estimand), part in table.groupby(["plan", "estimand"]):
+        unflagged = part[~part["held_out_flag"]]
+        low = unflagged[unflagged["coverage"] + 2 * unflagged["se"] < HOLDS]
+        text = f"plans {plan}, estimand {estimand}: {int(part['held_out_flag'].sum())} of {len(part)} cells flagged"
+        if len(unflagged):
+            text += (f"; unflagged {unflagged['coverage'].min():.1f}-{unflagged['coverage'].max():.1f} "
+                     f"(mean {unflagged['coverage'].mean():.1f}), {len(low)} of {len(unflagged)} below {HOLDS:g} by "
+                     "more than 2 SE")
+            text += "".join(f"\n    {r.setting} {r.measure} {r.column} {r.budget}/topic: {r.coverage:.1f} ({r.se:.1f})"
+                            for r in low.itertuples(index=False))
+        print(text)
 
 
 def write_table(results: dict) -> None:
