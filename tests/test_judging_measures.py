@@ -215,6 +215,24 @@ def test_simulated_people_follow_the_judge_as_said():
     assert abs(per_topic.mean() - 0.4) < 0.05 and 0.15 < per_topic.std() < 0.25
 
 
+def test_simulated_people_follow_the_runs_consensus():
+    """A pair more of the runs put in their top 10 is more often relevant; the rates of each kind of
+    pair (the judge's relevant, its labelled non-relevant) keep about their means."""
+    rng = np.random.default_rng(2)
+    n = 200_000
+    auto = np.where(np.arange(n) % 2 == 0, 2, 0)
+    votes = rng.random(n)
+    people = simulate_people(auto, np.ones(n, bool), np.zeros(n, np.int64), (0.4, 0.1), rng, spread=0, votes=votes)
+    relevant = people == 2
+    for judged, mean in ((auto == 2, 0.4), (auto == 0, 0.1)):
+        high, low = judged & (votes > 0.8), judged & (votes < 0.2)
+        assert relevant[high].mean() > relevant[low].mean() + 0.1
+        assert abs(relevant[judged].mean() - mean) < 0.03
+    flat = simulate_people(auto, np.ones(n, bool), np.zeros(n, np.int64), (0.4, 0.1), rng, spread=0, votes=votes,
+                           slope=0.0)
+    assert abs((flat[(auto == 2) & (votes > 0.8)] == 2).mean() - 0.4) < 0.01  # no slope: no consensus
+
+
 # ---------------------------------------------------------------- command line
 
 

@@ -4,10 +4,17 @@ People's labels are simulated from the automatic ones: in each topic, a pair the
 relevant keeps its label with probability ``precision_t`` (else it is non-relevant), a pair it
 labelled non-relevant is relevant with probability ``miss_t``, a pool pair it did not label stays
 non-relevant. ``precision_t`` and ``miss_t`` vary by topic, as judges' errors do: they are drawn
-per topic from Beta distributions of means ``people`` and concentration :data:`TOPIC_SPREAD`. The
-defaults are what NIST's assessors did with the judge's labels on TREC DL 2019 and 2020 (relevant
-at grade 2; mean precision over topics: GPT-4o 0.39-0.48, Llama 3.2 0.21-0.32; miss 0.04-0.09;
-concentrations 3.6-9.2). With one
+per topic from Beta distributions of means ``people`` and concentration :data:`TOPIC_SPREAD`.
+Within a topic, a pair more of the runs put in their top 10 is more often relevant: the log-odds
+of both rates move by :data:`CONSENSUS_SLOPE` times the pair's share of the topic's runs ranking it
+in their top 10, less that share's mean over the pairs of its kind (labelled relevant, labelled
+non-relevant) in the topic. The defaults are what NIST's assessors did with the judge's labels on
+TREC DL 2019 and 2020 (relevant at grade 2; mean precision over topics: GPT-4o 0.39-0.48, Llama 3.2
+0.21-0.32; miss 0.04-0.09; concentrations 3.6-9.2; the slope of a logistic regression of
+relevance on that share: 1.5-3.6 for the judge's relevant pairs, 0.5-4.0 for its non-relevant
+ones, means 2.5 and 2.0). Without the consensus, people scatter relevance over the judge's pairs
+whatever the runs' rankings, and a measure such as AP then varies from topic to topic less than
+half as much as with NIST's labels (forecasts too narrow). With one
 simulated set of people, the plan's sample is redrawn ``n_draws`` times and every draw estimated
 as ``ppi_evaluate(plan=)`` does; for each measure and column (every run's mean, every run minus
 the median run):
@@ -30,7 +37,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy import special, stats
 
 from .._random import as_generator
 from ..judging import designs
@@ -44,12 +51,16 @@ if TYPE_CHECKING:
     from .._typing import RngLike
     from ..judging import JudgingPlan
 
-__all__ = ["Forecast", "PEOPLE", "TOPIC_SPREAD", "forecast_plan", "simulate_people"]
+__all__ = ["CONSENSUS_SLOPE", "Forecast", "PEOPLE", "TOPIC_SPREAD", "forecast_plan", "simulate_people",
+           "top_votes"]
 
 #: the default mean (precision, miss) of the simulated people (see the module docstring)
 PEOPLE = (0.35, 0.06)
 #: the concentration ``a + b`` of the Beta distributions of each topic's precision and miss
 TOPIC_SPREAD = 5.0
+#: how much the log-odds of a pair's precision and miss rise with the share of the runs that put it
+#: in their top 10 (see the module docstring)
+CONSENSUS_SLOPE = 2.5
 #: the columns of a forecast
 COLUMNS = ("mean", "difference")
 #: the estimands of a forecast
@@ -146,7 +157,7 @@ def forecast_plan(plan: JudgingPlan, runs: Mapping[str, pd.DataFrame], labelled:
     if estimator.positions.example is not None:  # the runs' top depth must be in the pool
         raise_outside_pool(estimator.positions.outside, estimator.positions.example, plan.depth)
     simulated = simulate_people(plan.pool["auto_label"].to_numpy(np.int64), labelled, estimator.topic, people,
-                                generator)
+                                generator, votes=top_votes(estimator))
     values = _draws(plan, estimator, simulated, n_draws, generator)  # (draws, measures, topics, runs)
     parts = {(label, column): _variances(values[:, m] @ w)
              for m, label in enumerate(measures) for column, w in zip(COLUMNS, _weights(values[:, m]))}
@@ -166,9 +177,12 @@ def forecast_plan(plan: JudgingPlan, runs: Mapping[str, pd.DataFrame], labelled:
 
 
 def simulate_people(auto: np.ndarray, labelled: np.ndarray, topic: np.ndarray, people: tuple[float, float],
-                    rng: np.random.Generator, spread: float = TOPIC_SPREAD) -> np.ndarray:
+                    rng: np.random.Generator, spread: float = TOPIC_SPREAD, votes: np.ndarray | None = None,
+                    slope: float = CONSENSUS_SLOPE) -> np.ndarray:
     """People's grades of every pool pair (``topic``: each pair's topic code), simulated from the
-    judge's (see the module docstring); ``spread`` 0 or below: the same precision and miss everywhere."""
+    judge's (see the module docstring); ``spread`` 0 or below: the same precision and miss in
+    every topic; ``votes`` (each pair's share of its topic's runs ranking it in their top 10,
+    :func:`top_votes`) None: the same within a topic."""
     n_topics = int(topic.max(initial=-1)) + 1
     rates = []
     for mean in people:
@@ -176,11 +190,34 @@ def simulate_people(auto: np.ndarray, labelled: np.ndarray, topic: np.ndarray, p
             rates.append(np.full(n_topics, mean))
         else:
             rates.append(rng.beta(spread * mean, spread * (1 - mean), n_topics))
+    relevant = auto > 0
     precision, miss = rates[0][topic], rates[1][topic]
-    positive = auto[auto > 0]
+    if votes is not None and slope != 0:
+        kind = 2 * topic + relevant  # the judge's relevant and non-relevant pairs of each topic apart
+        shown = relevant | labelled
+        mean = (np.bincount(kind, weights=votes * shown, minlength=2 * n_topics)
+                / np.maximum(np.bincount(kind, weights=shown, minlength=2 * n_topics), 1))
+        shift = slope * (votes - mean[kind])
+        precision, miss = _moved(precision, shift), _moved(miss, shift)
+    positive = auto[relevant]
     grade = int(np.bincount(positive).argmax()) if len(positive) else 1  # the judge's most common grade
     draw = rng.random(len(auto))
-    return np.where(auto > 0, np.where(draw < precision, auto, 0), np.where(labelled & (draw < miss), grade, 0))
+    return np.where(relevant, np.where(draw < precision, auto, 0), np.where(labelled & (draw < miss), grade, 0))
+
+
+def _moved(rate: np.ndarray, shift: np.ndarray) -> np.ndarray:
+    """``rate`` with its log-odds moved by ``shift`` (a rate of 0 or 1 stays)."""
+    inside = (rate > 0) & (rate < 1)
+    safe = np.where(inside, rate, 0.5)
+    return np.where(inside, special.expit(special.logit(safe) + shift), rate)
+
+
+def top_votes(estimator: PlanEstimator) -> np.ndarray:
+    """Each pool pair's share of the runs answering its topic that rank it in their top 10."""
+    positions = estimator.positions
+    top = positions.ranks <= 10
+    answering = np.maximum(np.bincount(positions.cell_topic, minlength=len(estimator.qids)), 1)
+    return np.bincount(positions.pairs[top], minlength=len(estimator.topic)) / answering[estimator.topic]
 
 
 def _draws(plan: JudgingPlan, estimator: PlanEstimator, people: np.ndarray, n_draws: int,
