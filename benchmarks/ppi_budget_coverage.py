@@ -31,7 +31,7 @@ labels in top ranks"``); the measured-coverage flags are what this benchmark wri
 
 Usage: python benchmarks/ppi_budget_coverage.py [--data ../shared/data] [--plans 500]
        [--collections dl19 dl20] [--judges gpt4o llama3.2 simulated] [--budgets 10 20 50 100]
-       [--out results.json] [--resume] [--write-table] [--forecast]
+       [--out results.json] [--resume] [--write-table] [--forecast] [--measures M ...]
 """
 from __future__ import annotations
 
@@ -55,6 +55,8 @@ COLLECTIONS = {"dl19": ("trec-dl-2019-passage", "qrels.dl19-passage.txt", "DL 20
 JUDGES = {"gpt4o": ("binary_gpt4o_{}.txt.gz", "GPT-4o"), "llama3.2": ("binary_llama3.2_{}.txt.gz", "Llama 3.2"),
           "simulated": (None, "simulated")}
 MEASURES = ("nDCG@10", "P(rel=2)@10", "RR(rel=2)", "AP(rel=2)")
+#: the measures of the table the flags read (``--measures`` may name fewer, for a study of narrower plans)
+TABLE_MEASURES = MEASURES
 FAMILIES = {"nDCG@10": "nDCG@10", "P(rel=2)@10": "P@10", "RR(rel=2)": "RR", "AP(rel=2)": "AP"}
 BUDGETS = (10, 20, 50, 100)
 LEVEL = 0.95
@@ -321,7 +323,8 @@ def run_cell(setting: Setting, budget: int, aware: bool, k: int, args, seed) -> 
     rows = topics_rows(setting, bank) + population_rows(setting, bank, args.groups, args.replications, rng)
     strata = len(plan.strata()) if plan.design == "stratified" else 0
     info = {"collection": setting.key, "judge": setting.judge, "labels per topic": budget,
-            "plan": "measures" if aware else "statAP", "plans": k, "design": plan.design, "strata": strata,
+            "plan": "measures" if aware else "statAP", "plan measures": ", ".join(MEASURES) if aware else "",
+            "plans": k, "design": plan.design, "strata": strata,
             "labels": float(bank.labels.mean()), "pool": len(plan.pool), "notes": notes,
             "lam": dict(zip(MEASURES, bank.lam.mean(0).round(3).tolist())),
             "seconds": time.perf_counter() - start}
@@ -334,6 +337,7 @@ def cell_seed(args, key: str, judge: str, budget: int, aware: bool) -> list[int]
 
 
 def main(argv=None):
+    global MEASURES
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--collections", nargs="+", default=list(COLLECTIONS), choices=list(COLLECTIONS))
@@ -343,6 +347,12 @@ def main(argv=None):
     parser.add_argument("--plans-statap", type=int, default=100, help="redraws per cell of plans without measures")
     parser.add_argument("--groups", type=int, default=20, help="independent groups of redraws (population)")
     parser.add_argument("--replications", type=int, default=1000, help="population replications per cell")
+    parser.add_argument("--measures", nargs="+", default=list(MEASURES), choices=list(MEASURES),
+                        help="plans made for these measures only (their pool and probabilities follow them); with "
+                             "fewer than the four, no plans without measures (their pool differs) and no --write-table")
+    parser.add_argument("--narrower", type=Path, action="append", default=[],
+                        help="the --out of a run with fewer --measures: its cells join the reports and the table's "
+                             "lowest coverage (the flags then hold for plans made for those measures alone too)")
     parser.add_argument("--rng", type=int, default=1)
     parser.add_argument("--out", type=Path, default=Path("ppi_budget_coverage.json"))
     parser.add_argument("--resume", action="store_true", help="keep the cells already in --out")
@@ -351,12 +361,17 @@ def main(argv=None):
     parser.add_argument("--forecast", action="store_true",
                         help="add JudgingPlan.forecast()'s widths of every measure-aware cell of --out (the same plans)")
     args = parser.parse_args(argv)
+    MEASURES = tuple(m for m in TABLE_MEASURES if m in args.measures)
+    if MEASURES != TABLE_MEASURES and args.write_table:
+        parser.error("--write-table needs the four measures of the table the flags read")
     results = json.loads(args.out.read_text()) if (args.resume or args.report_only) and args.out.exists() else \
         {"cells": [], "load": []}
     if not args.report_only:
         run_all(args, results)
     if args.forecast:
         forecast_all(args, results)
+    for path in args.narrower:  # reported and tabled with these, not saved into --out
+        results = {**results, "cells": results["cells"] + json.loads(path.read_text())["cells"]}
     report(results)
     report_forecasts(results)
     if args.write_table:
@@ -373,7 +388,8 @@ def run_all(args, results: dict) -> None:
     print(f"load average at start: {os.getloadavg()[0]:.2f} (1 min), {os.cpu_count()} cores", file=sys.stderr)
     for key, judge in product(args.collections, args.judges):
         setting = None
-        for budget, aware in product(args.budgets, (True, False)):
+        kinds = (True, False) if MEASURES == TABLE_MEASURES else (True,)  # narrower plans: another pool
+        for budget, aware in product(args.budgets, kinds):
             if (key, judge, budget, "measures" if aware else "statAP") in done:
                 continue
             if setting is None:
@@ -436,7 +452,8 @@ def frame(results: dict) -> pd.DataFrame:
     """One row per cell, estimand, measure and column."""
     rows = []
     for cell in results["cells"]:
-        info = {k: v for k, v in cell.items() if k not in ("rows", "notes", "lam")}
+        info = {"plan measures": ", ".join(TABLE_MEASURES) if cell["plan"] == "measures" else "",
+                **{k: v for k, v in cell.items() if k not in ("rows", "notes", "lam")}}
         rows += [{**info, **row} for row in cell["rows"]]
     return pd.DataFrame(rows)
 
@@ -453,11 +470,12 @@ def report(results: dict) -> None:
         print(f"\n### estimand {estimand}, plans {'made for the measures' if plan == 'measures' else 'without measures'}"
               f" ({int(part['plans'].iloc[0])} plans per cell)\n")
         part = part.assign(cell=[pct(c, s) for c, s in zip(part["coverage"], part["se"])])
-        wide = part.pivot_table(index=["collection", "judge", "measure", "column"], columns="labels per topic",
-                                values="cell", aggfunc="first")
+        wide = part.pivot_table(index=["plan measures", "collection", "judge", "measure", "column"],
+                                columns="labels per topic", values="cell", aggfunc="first")
         print(wide.to_markdown())
-    widths = table.pivot_table(index=["collection", "judge", "labels per topic", "estimand", "measure", "column"],
-                               columns="plan", values="width")
+    four = table[table["plan measures"].isin(["", ", ".join(TABLE_MEASURES)])]
+    widths = four.pivot_table(index=["collection", "judge", "labels per topic", "estimand", "measure", "column"],
+                              columns="plan", values="width")
     if {"measures", "statAP"} <= set(widths.columns):
         ratio = (widths["measures"] / widths["statAP"]).rename("width ratio (measures / statAP)")
         print("\n" + ratio.groupby(level=["labels per topic", "estimand", "measure"]).describe()[
@@ -520,7 +538,7 @@ def report_flags_held_out(table: pd.DataFrame) -> None:
     from pyterrier_boot.ppi.coverage import HOLDS
 
     table = table.rename(columns={"labels per topic": "budget"}).assign(
-        setting=table["collection"] + " " + table["judge"])
+        setting=table["collection"] + " " + table["judge"])  # both kinds of plan on it left out together
     flags = []
     for row in table.itertuples(index=False):
         others = table[(table["setting"] != row.setting) & (table["budget"] <= row.budget)
@@ -553,6 +571,8 @@ def write_table(results: dict) -> None:
     for key, part in table.groupby(keys, sort=True):
         worst = part.loc[part["coverage"].idxmin()]
         where = f"{COLLECTIONS[worst['collection']][2]} {JUDGES[worst['judge']][1]}"
+        if worst["plan measures"] not in ("", ", ".join(TABLE_MEASURES)):
+            where += f" with a plan for {' and '.join(worst['plan measures'].split(', '))} alone"
         lines.append(f"    ({FAMILIES[key[0]]!r}, {key[1] == 'measures'}, {key[2]!r}, {key[3]!r}, {int(key[4])}, "
                      f"{worst['coverage']:.1f}, {worst['se']:.1f}, {int(worst['plans'])}, {where!r}),")
     path = HERE.parent / "pyterrier_boot" / "ppi" / "measured_coverage.py"
