@@ -452,8 +452,8 @@ def frame(results: dict) -> pd.DataFrame:
     """One row per cell, estimand, measure and column."""
     rows = []
     for cell in results["cells"]:
-        info = {"plan measures": ", ".join(TABLE_MEASURES) if cell["plan"] == "measures" else "",
-                **{k: v for k, v in cell.items() if k not in ("rows", "notes", "lam")}}
+        made_for = dict.fromkeys(row["measure"] for row in cell["rows"]) if cell["plan"] == "measures" else {}
+        info = {"plan measures": ", ".join(made_for), **{k: v for k, v in cell.items() if k not in ("rows", "notes", "lam")}}
         rows += [{**info, **row} for row in cell["rows"]]
     return pd.DataFrame(rows)
 
