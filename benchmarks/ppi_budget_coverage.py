@@ -323,8 +323,7 @@ def run_cell(setting: Setting, budget: int, aware: bool, k: int, args, seed) -> 
     rows = topics_rows(setting, bank) + population_rows(setting, bank, args.groups, args.replications, rng)
     strata = len(plan.strata()) if plan.design == "stratified" else 0
     info = {"collection": setting.key, "judge": setting.judge, "labels per topic": budget,
-            "plan": "measures" if aware else "statAP", "plan measures": ", ".join(MEASURES) if aware else "",
-            "plans": k, "design": plan.design, "strata": strata,
+            "plan": "measures" if aware else "statAP", "plans": k, "design": plan.design, "strata": strata,
             "labels": float(bank.labels.mean()), "pool": len(plan.pool), "notes": notes,
             "lam": dict(zip(MEASURES, bank.lam.mean(0).round(3).tolist())),
             "seconds": time.perf_counter() - start}
@@ -453,7 +452,8 @@ def frame(results: dict) -> pd.DataFrame:
     rows = []
     for cell in results["cells"]:
         made_for = dict.fromkeys(row["measure"] for row in cell["rows"]) if cell["plan"] == "measures" else {}
-        info = {"plan measures": ", ".join(made_for), **{k: v for k, v in cell.items() if k not in ("rows", "notes", "lam")}}
+        info = {k: v for k, v in cell.items() if k not in ("rows", "notes", "lam", "plan measures")}
+        info["plan measures"] = ", ".join(made_for)  # the measures a plan was made for, read off its rows
         rows += [{**info, **row} for row in cell["rows"]]
     return pd.DataFrame(rows)
 
