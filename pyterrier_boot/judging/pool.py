@@ -138,6 +138,10 @@ class Positions:
     outside: int
     example: tuple | None
 
+    def runs_per_topic(self, n_topics: int) -> np.ndarray:
+        """``(n_topics,)``: the runs with a ranking of each topic (at least 1, to divide by)."""
+        return np.maximum(np.bincount(self.cell_topic, minlength=n_topics), 1)
+
 
 def run_positions(runs: Mapping[str, pd.DataFrame], pool: pd.DataFrame, depth: int = 100) -> Positions:
     """Where each run ranks the pool's pairs; documents outside the pool are non-relevant. The

@@ -80,7 +80,7 @@ def measure_weights(pool: pd.DataFrame, positions: Positions, lowered: list[Kern
     topic = pd.factorize(pool["qid"], sort=True)[0]
     n_topics = int(topic.max()) + 1 if len(topic) else 0
     cell = np.repeat(np.arange(len(positions.offsets) - 1), np.diff(positions.offsets))
-    answering = np.maximum(np.bincount(positions.cell_topic, minlength=n_topics), 1)[topic]
+    answering = positions.runs_per_topic(n_topics)[topic]
     total = np.zeros(len(pool))
     for km in lowered:
         at_rank = _rank_weights(km, positions, cell, pool["auto_label"].to_numpy(np.int64), depth)

@@ -216,8 +216,8 @@ def top_votes(estimator: PlanEstimator) -> np.ndarray:
     """Each pool pair's share of the runs answering its topic that rank it in their top 10."""
     positions = estimator.positions
     top = positions.ranks <= 10
-    answering = np.maximum(np.bincount(positions.cell_topic, minlength=len(estimator.qids)), 1)
-    return np.bincount(positions.pairs[top], minlength=len(estimator.topic)) / answering[estimator.topic]
+    answering = positions.runs_per_topic(len(estimator.qids))[estimator.topic]
+    return np.bincount(positions.pairs[top], minlength=len(estimator.topic)) / answering
 
 
 def _draws(plan: JudgingPlan, estimator: PlanEstimator, people: np.ndarray, n_draws: int,
