@@ -292,8 +292,9 @@ def _topic_panels(result, measure, reference):
               if result.names[s] != reference][:TOPIC_PANELS]
     n_cols = min(6, len(others))
     n_rows = int(np.ceil(len(others) / n_cols))
-    fig, axes = plt.subplots(n_rows, n_cols, figsize=(2.3 * n_cols + 0.4, 1.45 * n_rows + 0.7), sharey=True,
-                             squeeze=False)
+    # one y range set on every panel rather than sharey, and titles at a fixed height: matplotlib
+    # otherwise lines up shared axes and places each title against all the others (quadratic in panels)
+    fig, axes = plt.subplots(n_rows, n_cols, figsize=(2.3 * n_cols + 0.4, 1.45 * n_rows + 0.7), squeeze=False)
     axes = axes.reshape(-1)
     deltas = [topic_differences(result, name, reference, measure).to_numpy() for name in others]
     limit = max(float(np.nanmax(np.abs(d))) for d in deltas) * 1.05 or 1.0
@@ -304,13 +305,13 @@ def _topic_panels(result, measure, reference):
         ax.axhline(0, color="black", linewidth=0.5)
         ax.axhline(float(delta.mean()), color="black", linestyle="--", linewidth=0.7)
         wins, losses = int((delta > 0).sum()), int((delta < 0).sum())
-        ax.set_title(f"{name} (+{wins} / −{losses})", fontsize="x-small")
+        ax.set_title(f"{name} (+{wins} / −{losses})", fontsize="x-small", y=1.0)
         ax.set_xticks([])
         ax.set_xlim(-0.8, len(delta) - 0.2)
-        ax.tick_params(labelsize="x-small")
+        ax.set_ylim(-limit, limit)
+        ax.tick_params(labelsize="x-small", labelleft=ax.get_subplotspec().is_first_col())
     for ax in axes[len(others):]:
         ax.set_visible(False)
-    axes[0].set_ylim(-limit, limit)
     fig.suptitle(f"{measure}: per-topic difference from {reference} (topics sorted in each panel; blue: better, "
                  "red: worse; dashed: mean; +wins / −losses)", fontsize="small", y=1 - 0.12 / (1.45 * n_rows + 0.7),
                  va="top")
