@@ -12,12 +12,12 @@ non-relevant) in the topic. The defaults are what NIST's assessors did with the 
 TREC DL 2019 and 2020 (relevant at grade 2; mean precision over topics: GPT-4o 0.39-0.48, Llama 3.2
 0.21-0.32; miss 0.04-0.09; concentrations 3.6-9.2; the slope of a logistic regression of
 relevance on that share: 1.5-3.6 for the judge's relevant pairs, 0.5-4.0 for its non-relevant
-ones, means 2.5 and 2.0; one slope, the first mean, serves both). Without the consensus, people scatter relevance over the judge's pairs
-whatever the runs' rankings, and a measure such as AP then varies from topic to topic less than
-half as much as with NIST's labels (forecasts too narrow). With one
-simulated set of people, the plan's sample is redrawn ``n_draws`` times and every draw estimated
-as ``ppi_evaluate(plan=)`` does; for each measure and column (every run's mean, every run minus
-the median run):
+ones, means 2.5 and 2.0; one slope, the first mean, serves both). Without the consensus, people
+scatter relevance over the judge's pairs whatever the runs' rankings, and a measure such as AP
+then varies from topic to topic less than half as much as with NIST's labels (forecasts too
+narrow). With one simulated set of people, the plan's sample is redrawn ``n_draws`` times and
+every draw estimated as ``ppi_evaluate(plan=)`` does; for each measure and column (every run's
+mean, every run minus the median run):
 
 * the population width: Student's t over the topics of one draw's estimates, averaged over draws;
 * the topics width: a normal interval whose variance is the spread of each topic's estimate over
