@@ -63,7 +63,7 @@ def grouped(values: FloatArray, keys: list[str], mrt: list[float], groups: RunGr
     are None without a seeds mode (no system with several runs)."""
     position = {k: i for i, k in enumerate(keys)}
     order = [position[r] for r in groups.runs]
-    scores = RunScores.from_groups(values[order], [list(m) for m in groups.members], groups.runs, groups.names)
+    scores = RunScores.of_groups(values[order], groups)
     mrt = [float(np.mean([mrt[order[r]] for r in members])) for members in groups.members]
     return scores if seeds is not None else None, scores.averaged(), list(groups.names), mrt
 

@@ -136,7 +136,7 @@ def _run_means(values: FloatArray, groups: RunGroups) -> FloatArray:
     a run scores 0 on a judged topic it has no result for, as one run does)."""
     from ..seeds.scores import RunScores
 
-    return RunScores.from_groups(values, [list(m) for m in groups.members], groups.runs, groups.names).averaged()
+    return RunScores.of_groups(values, groups).averaged()
 
 
 def to_long_frame(values: FloatArray, arrays: JudgedRuns, measures: Sequence[LabelledMeasure], *,

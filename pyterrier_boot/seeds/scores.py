@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
     from .._typing import FloatArray, IntArray
+    from .groups import RunGroups
 
 __all__ = ["RunScores"]
 
@@ -44,6 +45,11 @@ class RunScores:
         for s, members in enumerate(groups):
             system[members] = s
         return cls(np.asarray(values, dtype=float), system, tuple(runs), tuple(names))
+
+    @classmethod
+    def of_groups(cls, values: npt.ArrayLike, groups: RunGroups) -> RunScores:
+        """Scores of the runs of ``groups`` (``values`` in the order of ``groups.runs``)."""
+        return cls.from_groups(values, [list(m) for m in groups.members], groups.runs, groups.names)
 
     @property
     def n_runs(self) -> IntArray:
