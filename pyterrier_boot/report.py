@@ -235,6 +235,9 @@ def _figure_html(fig, caption, alt, name):
     buffer = io.BytesIO()
     try:
         fig.savefig(buffer, format="png", dpi=100)
+        # the layout the PNG's drawing computed stays for the SVG's two drawings (its tight box,
+        # then the picture), which would each compute it again
+        fig.set_layout_engine("none")
         svg = svg_figure(fig, alt=alt, close=False)
     finally:
         plt.close(fig)
