@@ -121,7 +121,8 @@ def test_prediction_intervals_q_profile_by_default_higgins_or_hksj(results):
         fit = ptb.random_effects(mine["estimate"], mine["se"] ** 2, prediction=kind)
         assert (pooled["pi_low"], pooled["pi_high"]) == pytest.approx((fit.pi_low, fit.pi_high), rel=1e-12)
     two = {k: results[k] for k in ("C0", "C1")}
-    higgins = ptb.across_collections(two, "AP", baseline="S1", prediction="higgins").pooled()
+    with pytest.warns(ptb.DegenerateWarning, match="with 2 studies the prediction interval is undefined"):
+        higgins = ptb.across_collections(two, "AP", baseline="S1", prediction="higgins").pooled()
     assert higgins["pi_low"].isna().all() and higgins["ci_low"].notna().all()  # t with k - 2 = 0 df: no interval
     assert ptb.across_collections(two, "AP", baseline="S1").pooled()["pi_low"].notna().all()
     with pytest.raises(ValueError, match="'prediction' must be one of"):
@@ -189,6 +190,8 @@ def test_ir_datasets_ids_name_collections(irds_home):
      ValueError, r"system 'S3' is missing from 'C1'; system 'X' is only in 'C1'"),
     (lambda r: {"C0": r["C0"], "C1": "not a result"}, TypeError, "collection 'C1' must be an ExperimentResult"),
     (lambda r: "C0", TypeError, "'results' must map each collection's name"),
+    (lambda r: [(r["C0"], r["C0"]), (r["C1"], r["C1"])], TypeError,
+     r"'results' is a list whose pairs must be \(collection name, .* starts with a value of type ExperimentResult, not a name"),
 ])
 def test_bad_collections_are_refused_by_name(results, make, error, match):
     with pytest.raises(error, match=match):

@@ -259,6 +259,8 @@ def test_bad_lists(sim):
     r = sim.runs["S2"]
     with pytest.raises(ValueError, match=r"retr_systems\[1\] is a list of runs .* name every system"):
         ptb.experiment_result([r, [r, r]], None, sim.qrels, ["AP"])
+    with pytest.raises(ValueError, match=r"'names' has 2 name\(s\) for 3 systems: one name per system"):
+        ptb.experiment_result([r, [r, r], r], None, sim.qrels, ["AP"], names=["a", "b"])
     with pytest.raises(TypeError, match="'names' must hold one name per system"):
         ptb.experiment_result([r, [r, r]], None, sim.qrels, ["AP"], names=["a", ["b", "c"]])
     with pytest.raises(ValueError, match="system 'b' is an empty list"):

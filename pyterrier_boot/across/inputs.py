@@ -57,6 +57,11 @@ def _items(results: Any) -> list[tuple[str, Any]]:
     elif isinstance(results, Sequence) and not isinstance(results, str) and all(
             isinstance(item, Sequence) and not isinstance(item, str) and len(item) == 2 for item in results):
         items = [tuple(item) for item in results]
+        unnamed = [type(name).__name__ for name, _ in items if not isinstance(name, str)]
+        if unnamed:
+            raise TypeError("'results' is a list whose pairs must be (collection name, result or (runs, qrels)), "
+                            f"but a pair starts with a value of type {unnamed[0]}, not a name; name each collection: "
+                            "{'dl19': (runs, qrels), 'dl20': (runs, qrels)}")
     else:
         raise TypeError("'results' must map each collection's name to its ExperimentResult or to (runs, qrels), "
                         f"or be a list of (name, result) pairs; got {type(results).__name__}")

@@ -41,6 +41,7 @@ from scipy import special, stats
 
 from .._checks import ALTERNATIVES, check_choice, check_confidence_level
 from .._quantiles import critical_value
+from .._warnings import DegenerateWarning, warn
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -291,7 +292,8 @@ def random_effects(effects: npt.ArrayLike, variances: npt.ArrayLike, *, tau2_met
         confidence_level: of the interval and the prediction interval.
         alternative: of the p-value (``"two-sided"``, ``"greater"``, ``"less"``).
         prediction: the prediction interval: ``"q-profile"`` (default; ``τ²``'s confidence
-            distribution), ``"higgins"`` (``t_{k-2}``, Wald standard error), ``"hksj"``
+            distribution), ``"higgins"`` (``t_{k-2}``, Wald standard error: 3 studies or more,
+            else NaN with a warning), ``"hksj"``
             (``t_{k-1}``, HKSJ standard error; metafor's default) or None (none: NaN).
 
     Returns:
@@ -319,6 +321,10 @@ def random_effects(effects: npt.ArrayLike, variances: npt.ArrayLike, *, tau2_met
     confidence_level = check_confidence_level(confidence_level)
     y, v = _checked(effects, variances)
     k = y.shape[-1]
+    if prediction == "higgins" and k < 3:
+        warn(DegenerateWarning(f"prediction='higgins' is t with k - 2 degrees of freedom: with {k} studies the "
+                               "prediction interval is undefined (NaN); use prediction='q-profile' (the default) "
+                               "or 'hksj' (t with k - 1)"))
     tau2 = _ESTIMATORS[tau2_method](y, v)
     pooled = pooled_mean(y, v, tau2, hksj=bool(hksj), confidence_level=confidence_level, alternative=alternative)
     q = _cochran_q(y, v)

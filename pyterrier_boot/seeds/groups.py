@@ -85,10 +85,13 @@ def split_systems(retr_systems: Any, names: Sequence[Any] | None) -> tuple[Any, 
             return retr_systems, names, None
         pairs = [(str(k), v) for k, v in retr_systems.items()]
     elif isinstance(retr_systems, (list, tuple)) and any(_is_group(s) for s in retr_systems):
-        if names is None or len(names) != len(retr_systems):
+        if names is None:
             first = next(i for i, s in enumerate(retr_systems) if _is_group(s))
             raise ValueError(f"retr_systems[{first}] is a list of runs (one system's seeds): name every system with "
                              f"names=[...] ({len(retr_systems)} names), or pass a dict name -> run or list of runs")
+        if len(names) != len(retr_systems):
+            raise ValueError(f"'names' has {len(names)} name(s) for {len(retr_systems)} systems: one name per system "
+                             "(a list of runs is one system, named once)")
         if any(_is_group(n) for n in names):
             raise TypeError("'names' must hold one name per system (a string), not lists: the runs of a system "
                             "are named '<system>[1]', '<system>[2]', ...")
