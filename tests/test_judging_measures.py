@@ -201,6 +201,47 @@ def test_a_loaded_plan_forecasts_from_its_runs_and_qrels(collection, tmp_path):
         plan.forecast(n_draws=3).labels_needed("AP", 0.1)
 
 
+@pytest.mark.parametrize("labels", [0, 0.5, "10", True, 10**9, None])
+def test_a_forecast_width_needs_a_count_of_labels_within_the_pool(collection, labels):
+    """A share (0.5), a string or a count beyond the pool is refused, not read as some other budget."""
+    runs, _, auto = collection
+    forecast = pb.judging_plan(runs, auto, 120, measures=["P@10"], rng=1).forecast(n_draws=3, rng=1)
+    with pytest.raises(ValueError, match=r"'labels' must be a number of labels from 1 to the pool's \d+ pairs"):
+        forecast.width("P@10", labels)
+
+
+def test_forecast_widths_stay_within_the_measures_range(collection):
+    """A budget far below the plan's scales the sampling variance up; the intervals are kept inside
+    [0, 1] (differences [-1, 1]), so no forecast width exceeds 1 (2)."""
+    runs, _, auto = collection
+    forecast = pb.judging_plan(runs, auto, 120, measures=["P@10"], rng=1).forecast(n_draws=5, rng=1)
+    for estimand in ("population", "topics"):
+        assert 0.9 < forecast.width("P@10", 1, estimand=estimand) <= 1.0
+        assert 1.8 < forecast.width("P@10", 1, estimand=estimand, column="difference") <= 2.0
+        assert forecast.width("P@10", 2, estimand=estimand) <= forecast.width("P@10", 1, estimand=estimand)
+
+
+def test_a_forecast_of_one_run_has_no_differences(collection, tmp_path, capsys):
+    from conftest import write_trec
+
+    from pyterrier_boot.cli import main
+
+    runs, _, auto = collection
+    one = {"S1": runs["S1"]}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no numpy warning of an empty mean either
+        forecast = pb.judging_plan(one, auto, 120, measures=["P@10"], rng=1).forecast(n_draws=3, rng=1)
+    assert forecast.columns == ["mean"] and set(forecast.to_frame()["column"]) == {"mean"}
+    with pytest.raises(ValueError, match="the plan has one run, so there is no 'difference' to forecast"):
+        forecast.width("P@10", 120, column="difference")
+    folder = write_trec(one, auto, tmp_path)
+    assert main(["judge-plan", "--auto-qrels", str(folder / "qrels.txt"), str(folder / "runs"), "--budget", "120",
+                 "--measures", "P@10", "--width", "0.3", "--quiet", "--out", str(tmp_path / "plan")]) == 0
+    out = capsys.readouterr().out
+    assert "nan" not in out and "difference population" not in out and "differences" not in out.split("wide, P@10")[1]
+    assert "labels for intervals 0.3 wide, P@10: means " in out and "(topics)\n" in out
+
+
 def test_simulated_people_follow_the_judge_as_said():
     rng = np.random.default_rng(1)
     auto = np.repeat([0, 2, 0], 20_000)

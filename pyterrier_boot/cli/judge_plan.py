@@ -155,11 +155,14 @@ def _forecast_lines(forecast, width: float | None) -> list[str]:
     if width is not None:
         lines.append("")
         for measure in forecast.measures:
-            needs = [forecast.labels_needed(measure, width, estimand=e, column=c)
-                     for c in ("mean", "difference") for e in ("population", "topics")]
-            shown = ["more than the pool" if n is None else str(n) for n in needs]
-            lines.append(f"labels for intervals {width:g} wide, {measure}: means {shown[0]} (population) / {shown[1]} "
-                         f"(topics), differences {shown[2]} / {shown[3]}")
+            shown = {c: ["more than the pool" if n is None else str(n)
+                         for n in (forecast.labels_needed(measure, width, estimand=e, column=c)
+                                   for e in ("population", "topics"))]
+                     for c in forecast.columns}
+            parts = [f"means {shown['mean'][0]} (population) / {shown['mean'][1]} (topics)"]
+            if "difference" in shown:  # a plan with two runs or more
+                parts.append(f"differences {shown['difference'][0]} / {shown['difference'][1]}")
+            lines.append(f"labels for intervals {width:g} wide, {measure}: {', '.join(parts)}")
     return lines
 
 

@@ -96,16 +96,25 @@ class Forecast:
         """The measures forecast."""
         return list(dict.fromkeys(measure for measure, _ in self.parts))
 
+    @property
+    def columns(self) -> list[str]:
+        """The column kinds forecast: ``"mean"``, and ``"difference"`` when the plan has two runs or more."""
+        return [column for column in COLUMNS if any(c == column for _, c in self.parts)]
+
     def width(self, measure: str, labels: float, *, estimand: str = "population", column: str = "mean") -> float:
-        """The forecast width of ``measure``'s 95% intervals with ``labels`` labels (any budget),
-        averaged over the runs (``column="mean"``) or the differences from the median run."""
+        """The forecast width of ``measure``'s 95% intervals with ``labels`` labels (a count from 1
+        to the pool's size), averaged over the runs (``column="mean"``) or the differences from the
+        median run. Each run's width is at most the measure's range (1 for a mean, 2 for a
+        difference), as the intervals are kept inside it."""
         self._check(measure, estimand, column)
+        self._check_labels(labels)
         between, design = self.parts[(measure, column)]
         design = design * _design_scale(labels, self.labels, self.pool)
         if estimand == "topics":
-            return float((2 * stats.norm.ppf(0.975) * np.sqrt(design / self.n_topics)).mean())
-        t = stats.t.ppf(0.975, self.n_topics - 1)
-        return float((2 * t * np.sqrt((between + design) / self.n_topics)).mean())
+            widths = 2 * stats.norm.ppf(0.975) * np.sqrt(design / self.n_topics)
+        else:
+            widths = 2 * stats.t.ppf(0.975, self.n_topics - 1) * np.sqrt((between + design) / self.n_topics)
+        return float(np.minimum(widths, 1.0 if column == "mean" else 2.0).mean())
 
     def labels_needed(self, measure: str, width: float, *, estimand: str = "population",
                       column: str = "mean") -> int | None:
@@ -122,12 +131,20 @@ class Forecast:
             low, high = (mid, high) if self.width(measure, mid, estimand=estimand, column=column) > width else (low, mid)
         return int(np.ceil(high))
 
+    def _check_labels(self, labels: float) -> None:
+        if isinstance(labels, bool) or not isinstance(labels, (int, float, np.integer, np.floating)) \
+                or not 1 <= labels <= self.pool:
+            raise ValueError(f"'labels' must be a number of labels from 1 to the pool's {self.pool} pairs (a count, "
+                             f"not a share of the pool), got {labels!r}")
+
     def _check(self, measure: str, estimand: str, column: str) -> None:
         if measure not in self.measures:
             raise ValueError(f"unknown measure {measure!r}: the forecast has {self.measures}")
         if estimand not in ESTIMANDS or column not in COLUMNS:
             raise ValueError(f"'estimand' must be one of {list(ESTIMANDS)} and 'column' one of {list(COLUMNS)}, got "
                              f"{estimand!r} and {column!r}")
+        if column not in self.columns:
+            raise ValueError(f"'column': the plan has one run, so there is no {column!r} to forecast")
 
     def to_frame(self) -> pd.DataFrame:
         """The table (a copy)."""
@@ -136,7 +153,7 @@ class Forecast:
     def __str__(self) -> str:
         shown = self.table.assign(
             width=self.table["width"].map(lambda v: f"{v:.3f}"),
-            coverage=[("" if np.isnan(c) else f"{c:.1f}% at {int(b)}/topic")
+            coverage=[("not measured" if np.isnan(c) else f"{c:.1f}% at {int(b)}/topic")
                       for c, b in zip(self.table["coverage"], self.table["measured at"])],
             holds=self.table["holds"].map({True: "yes", False: "no"}))
         return (f"Forecast of {self.labels} labels ({self.labels / self.n_topics:.0f} per topic), "
@@ -159,14 +176,14 @@ def forecast_plan(plan: JudgingPlan, runs: Mapping[str, pd.DataFrame], labelled:
     simulated = simulate_people(plan.pool["auto_label"].to_numpy(np.int64), labelled, estimator.topic, people,
                                 generator, votes=top_votes(estimator))
     values = _draws(plan, estimator, simulated, n_draws, generator)  # (draws, measures, topics, runs)
-    parts = {(label, column): _variances(values[:, m] @ w)
-             for m, label in enumerate(measures) for column, w in zip(COLUMNS, _weights(values[:, m]))}
+    parts = {(label, column): _variances(values[:, m] @ w)  # no differences with one run
+             for m, label in enumerate(measures) for column, w in zip(COLUMNS, _weights(values[:, m])) if w.shape[1]}
     n_topics = len(estimator.qids)
     result = Forecast(pd.DataFrame(), int(plan.budget), len(plan.pool), n_topics, parts, int(n_draws),
                       (float(people[0]), float(people[1])))
     rows = []
     for label, km, made_for in zip(measures, estimator.lowered, planned):
-        for column, estimand in ((c, e) for c in COLUMNS for e in ESTIMANDS):
+        for column, estimand in ((c, e) for c in result.columns for e in ESTIMANDS):
             found = measured_coverage(km, made_for, plan.budget / n_topics, estimand, column)
             rows.append({"measure": label, "column": column, "estimand": estimand,
                          "width": result.width(label, plan.budget, estimand=estimand, column=column),
@@ -253,5 +270,4 @@ def _variances(columns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _design_scale(labels: float, budget: float, pool: int) -> float:
     """How the document sampling's variance at ``budget`` labels scales to ``labels`` (``N/n - 1``)."""
-    labels = min(max(float(labels), 1.0), float(pool))
     return (pool / labels - 1.0) / max(pool / budget - 1.0, 1e-12)
