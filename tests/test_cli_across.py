@@ -79,7 +79,7 @@ def test_markdown_and_latex(capsys, folders, fmt):
 
 def test_one_collection_has_nothing_to_pool(capsys, folders):
     code, _, err = _run(capsys, _argv({"c0": folders["c0"]}))
-    assert code == 1 and "one collection ('c0'): nothing to pool" in err and "Traceback" not in err
+    assert code == 2 and "give two or more collections, one --collection (-c) each" in err and "Traceback" not in err
 
 
 def test_a_collection_named_twice_is_refused(capsys, folders):

@@ -87,6 +87,9 @@ def test_grouping_errors(capsys, collection, tmp_path):
     code, _, err = _run(capsys, "evaluate", "-q", folder / "qrels.txt", folder / "runs", "--quiet", "--groups",
                         tmp_path / "bad.txt")
     assert code == 1 and "bad.txt, line 1: expected two columns 'run system', got 3" in err
+    code, _, err = _run(capsys, "evaluate", "-q", folder / "qrels.txt", folder / "runs", "--quiet", "--group-runs",
+                        r"zzz(.+)")
+    assert code == 1 and "--group-runs 'zzz(.+)' groups none of the" in err and "'pattern'" not in err
     code, _, err = _run(capsys, "evaluate", "-q", folder / "qrels.txt", folder / "runs", "--quiet", "--seeds",
                         "random")
     assert code == 1 and "seeds='random' needs a system given as two or more runs" in err

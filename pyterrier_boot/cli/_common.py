@@ -532,7 +532,11 @@ def grouped_runs(runs, args, files):
         return runs
     names = list(runs.systems) if hasattr(runs, "systems") else list(runs)
     mapping = read_group_file(args.groups) if args.groups is not None else None
-    return GroupedRuns(runs, group_names(names, pattern=args.group_runs, mapping=mapping, files=files))
+    try:
+        groups = group_names(names, pattern=args.group_runs, mapping=mapping, files=files)
+    except ValueError as error:  # named by the options that gave them
+        raise ValueError(str(error).replace("'pattern'", "--group-runs").replace("'mapping'", "--groups")) from None
+    return GroupedRuns(runs, groups)
 
 
 def system_names(runs):

@@ -96,6 +96,9 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
 
 
 def _check(args, parser):
+    if len(args.collection) < 2:
+        parser.error("give two or more collections, one --collection (-c) each: there is nothing to pool across one "
+                     "(its intervals are pyterrier-boot evaluate's)")
     for entry in args.collection:
         if len(entry) < 3:
             parser.error(f"--collection {' '.join(entry)}: give a name, the qrels and at least one run")
