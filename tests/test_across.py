@@ -121,7 +121,7 @@ def test_prediction_intervals_q_profile_by_default_higgins_or_hksj(results):
         fit = ptb.random_effects(mine["estimate"], mine["se"] ** 2, prediction=kind)
         assert (pooled["pi_low"], pooled["pi_high"]) == pytest.approx((fit.pi_low, fit.pi_high), rel=1e-12)
     two = {k: results[k] for k in ("C0", "C1")}
-    with pytest.warns(ptb.DegenerateWarning, match="with 2 studies the prediction interval is undefined"):
+    with pytest.warns(ptb.DegenerateWarning, match="with 2 studies it is undefined"):
         higgins = ptb.across_collections(two, "AP", baseline="S1", prediction="higgins").pooled()
     assert higgins["pi_low"].isna().all() and higgins["ci_low"].notna().all()  # t with k - 2 = 0 df: no interval
     assert ptb.across_collections(two, "AP", baseline="S1").pooled()["pi_low"].notna().all()

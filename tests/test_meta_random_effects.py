@@ -73,7 +73,7 @@ def test_equals_metafor_rma_and_predict(metafor, method, test):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             higgins = random_effects(y, v, tau2_method=method, hksj=test == "knha", prediction="higgins")
-        assert [str(w.message)[:36] for w in caught] == (["prediction='higgins' is t with k - 2"] if len(y) < 3 else [])
+        assert [str(w.message)[:40] for w in caught] == (["the 'higgins' prediction interval is t w"] if len(y) < 3 else [])
         expected = {field: float(row[field].iloc[0]) for field in FIELDS}
         if test == "z":  # metafor's default prediction interval after test="z" is normal: not one of ours
             del expected["pi_low"], expected["pi_high"]

@@ -322,9 +322,8 @@ def random_effects(effects: npt.ArrayLike, variances: npt.ArrayLike, *, tau2_met
     y, v = _checked(effects, variances)
     k = y.shape[-1]
     if prediction == "higgins" and k < 3:
-        warn(DegenerateWarning(f"prediction='higgins' is t with k - 2 degrees of freedom: with {k} studies the "
-                               "prediction interval is undefined (NaN); use prediction='q-profile' (the default) "
-                               "or 'hksj' (t with k - 1)"))
+        warn(DegenerateWarning(f"the 'higgins' prediction interval is t with k - 2 degrees of freedom: with {k} "
+                               "studies it is undefined (NaN); use 'q-profile' (the default) or 'hksj' (t with k - 1)"))
     tau2 = _ESTIMATORS[tau2_method](y, v)
     pooled = pooled_mean(y, v, tau2, hksj=bool(hksj), confidence_level=confidence_level, alternative=alternative)
     q = _cochran_q(y, v)
