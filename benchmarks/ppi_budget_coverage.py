@@ -176,7 +176,9 @@ class Setting:
             warnings.simplefilter("ignore", ptb.InputWarning)
             plan = ptb.judging_plan(self.runs, self.auto, 0.1, measures=list(MEASURES), label_map=self.label_map)
         self.pool_fingerprint = plan.pool_fingerprint
-        self.estimator = PlanEstimator(self.runs, plan.pool, list(MEASURES), depth=plan.depth)
+        pairs = pd.MultiIndex.from_frame(plan.pool[["qid", "docno"]])
+        labelled = pairs.isin(pd.MultiIndex.from_frame(self.auto[["qid", "docno"]].astype(str)))  # as ppi_evaluate
+        self.estimator = PlanEstimator(self.runs, plan.pool, list(MEASURES), depth=plan.depth, labelled=labelled)
         labels = plan.pool[["qid", "docno"]].merge(nist[["qid", "docno", "label"]], how="left", on=["qid", "docno"])
         self.human = labels["label"].fillna(0).to_numpy(np.int64)
         self.truth = per_topic(self.runs, nist, self.estimator.qids)

@@ -165,12 +165,21 @@ def test_every_pair_judged_agrees_with_ptb_evaluate_and_has_no_design_variance(e
             np.testing.assert_array_equal(result.confidence_interval.low, result.confidence_interval.high)
 
 
+#: measures divided by an estimated normaliser (post-stratified: pyterrier_boot.judging.poststrata)
+RATIO_KINDS = ("AP", "nDCG", "R", "Rprec")
+
+
+@pytest.mark.parametrize("binary", [False, True])
 @pytest.mark.parametrize("design", ["poisson", "stratified"])
-def test_a_judge_that_is_always_right_gives_exact_estimates_from_any_sample(exact_case, design):
+def test_a_judge_that_is_always_right_gives_exact_estimates_from_any_sample(exact_case, design, binary):
+    """Exact everywhere for the measures without a normaliser; for AP, nDCG, R and Rprec where no
+    class of the judge's labels was merged (post-strata), which a judge of two grades never needs,
+    while the graded one here has too few sampled pairs of its top labels in every topic."""
     runs, _, truth = exact_case
+    truth = truth.assign(label=np.where(truth["label"] > 0, 2, 0)) if binary else truth
     plan = ptb.judging_plan(runs, truth, BUDGET[design], strategy="stratified", design=design, depth=20, rng=4)
     assert 0 < plan.pool["sampled"].mean() < 1
-    labels = list(MEASURES)
+    labels = [label for label in MEASURES if binary or MEASURES[label][0] not in RATIO_KINDS]
     res = ptb.ppi_evaluate(runs, truth, _human(plan, truth), labels, plan=plan, estimand="topics", rng=5)
     assert res.lam == pytest.approx((1.0,) * len(labels))  # the tuned weight of a perfect judge
     values = _per_query(res)
@@ -182,6 +191,18 @@ def test_a_judge_that_is_always_right_gives_exact_estimates_from_any_sample(exac
                         kind, label, name, qid)
         ppi = res.intervals(res.measures[m])["ppi"]
         assert ppi.standard_error == pytest.approx(np.zeros(len(runs)), abs=1e-12)  # the corrections are all 0
+
+
+def test_a_graded_judge_that_is_always_right_is_not_exact_where_its_classes_were_merged(exact_case):
+    """The other side of the test above: merged classes read the share of each grade over the
+    merged pairs, so that the ratio measures move (the reason is in pyterrier_boot.judging.poststrata)."""
+    runs, _, truth = exact_case
+    plan = ptb.judging_plan(runs, truth, BUDGET["poisson"], strategy="stratified", design="poisson", depth=20, rng=4)
+    res = ptb.ppi_evaluate(runs, truth, _human(plan, truth), ["nDCG@10"], plan=plan)
+    values = _per_query(res)
+    gaps = [values["ppi", "nDCG@10", name, qid] - expected for name, run in runs.items()
+            for qid, expected in _ir_measures("nDCG@10", truth, run).items()]
+    assert max(np.abs(gaps)) > 1e-3
 
 
 # ---------------------------------------------------------------- 2. an independent reference
@@ -282,10 +303,54 @@ def _imputed(pool, human, spec, depth, by_label=True):
             (_f(auto[p], spec) if by_label else 0.0) for p in strata}
 
 
-def _reference(runs, pool, human, spec, kind, lam, depth=20):
+def _post_stratified(pool, human, judged, f, minimum=3):
+    """``{qid: total}``: pyterrier_boot.judging.poststrata's normaliser written out pair by pair:
+    per topic, the judge's classes (each label above 0, labelled 0, not labelled); the classes above 0
+    merged from the highest label down into groups of ``minimum`` sampled pairs (the rest join the
+    last group); each group's size times the 1/pi-weighted mean of f over its sampled pairs; a group
+    without sampled pairs its classes' means over all topics (the judge's f for a class sampled nowhere)."""
+    auto = dict(zip(zip(pool["qid"], pool["docno"]), pool["auto_label"], strict=True))
+    pi = dict(zip(zip(pool["qid"], pool["docno"]), pool["inclusion_probability"], strict=True))
+
+    def judge_class(pair):
+        return auto[pair] if auto[pair] > 0 else ("zero" if pair in judged else "none")
+
+    hits, weight = {}, {}
+    for pair in human:
+        c = judge_class(pair)
+        hits[c] = hits.get(c, 0.0) + f(human[pair]) / pi[pair]
+        weight[c] = weight.get(c, 0.0) + 1.0 / pi[pair]
+    out = {}
+    for qid in sorted(set(pool["qid"])):
+        pairs = [p for p in auto if p[0] == qid]
+        groups, group, count = [], [], 0
+        for c in sorted({auto[p] for p in pairs if auto[p] > 0}, reverse=True):
+            group.append(c)
+            count += sum(1 for p in pairs if p in human and auto[p] == c)
+            if count >= minimum:
+                groups.append(group)
+                group, count = [], 0
+        if group:
+            groups[-1:] = [(groups[-1] if groups else []) + group]
+        groups += [["zero"], ["none"]]
+        total = 0.0
+        for members in groups:
+            inside = [p for p in pairs if judge_class(p) in members]
+            taken = [p for p in inside if p in human]
+            if taken:
+                total += len(inside) * sum(f(human[p]) / pi[p] for p in taken) / sum(1.0 / pi[p] for p in taken)
+            else:
+                total += sum(hits[judge_class(p)] / weight[judge_class(p)] if judge_class(p) in weight else f(auto[p])
+                             for p in inside)
+        out[qid] = total
+    return out
+
+
+def _reference(runs, pool, human, spec, kind, lam, depth=20, judged=frozenset()):
     """``{(name, qid): value}`` and the lam used, from the formulas of the docstrings.
 
-    ``pool``: the plan's pool; ``human``: ``{(qid, docno): grade}`` of the sampled pairs."""
+    ``pool``: the plan's pool; ``human``: ``{(qid, docno): grade}`` of the sampled pairs; ``judged``:
+    the pairs the judge labelled."""
     auto = dict(zip(zip(pool["qid"], pool["docno"]), pool["auto_label"], strict=True))
     pi = dict(zip(zip(pool["qid"], pool["docno"]), pool["inclusion_probability"], strict=True))
     sampled = sorted(human)
@@ -309,16 +374,21 @@ def _reference(runs, pool, human, spec, kind, lam, depth=20):
             x += (f(human[pair]) - lam * f(auto[pair])) / pi[pair]
         return x
 
+    def total(qid, pairs, f):  # the normaliser's estimate: post-stratified for PPI, else as the pairs'
+        if kind == "ppi":
+            return _post_stratified(pool, human, judged, f)[qid]
+        return sum(estimate(p, f) for p in pairs)
+
     out = {}
     for qid in sorted(set(pool["qid"])):
         pairs = [p for p in auto if p[0] == qid]
         if spec[0] == "nDCG":
             grades = set(auto.values()) | set(human.values())
             levels = {_f(g, spec) for g in grades} - {0.0}
-            counts = {v: sum(estimate(p, lambda g, v=v: float(_f(g, spec) == v)) for p in pairs) for v in levels}
+            counts = {v: total(qid, pairs, lambda g, v=v: float(_f(g, spec) == v)) for v in levels}
             norm = _ideal_dcg(counts, spec[1])
         else:
-            norm = sum(estimate(p, lambda g: _f(g, spec)) for p in pairs)
+            norm = total(qid, pairs, lambda g: _f(g, spec))
         for name, run in runs.items():
             ranking = run[run["qid"] == qid].sort_values(["score", "docno"], ascending=False)
             docs = [(qid, d) for d in ranking["docno"]]
@@ -343,9 +413,10 @@ def test_estimates_match_an_independent_reference(design, lam, seed):
     res = ptb.ppi_evaluate(runs, auto, human, labels, plan=plan, lam=lam)
     values = _per_query(res)
     given = dict(zip(zip(human["qid"], human["docno"]), human["label"], strict=True))
+    judged = set(zip(auto["qid"].astype(str), auto["docno"].astype(str)))
     for m, label in enumerate(labels):
         for kind in KINDS:
-            reference, used = _reference(runs, plan.pool, given, MEASURES[label], kind, lam)
+            reference, used = _reference(runs, plan.pool, given, MEASURES[label], kind, lam, judged=judged)
             if kind == "ppi":
                 assert res.lam[m] == pytest.approx(used, abs=1e-12), label
             for (name, qid), expected in reference.items():

@@ -7,6 +7,7 @@ labels.py       the automatic labels on the people's scale: label maps, what a m
 designs.py      strategies (uniform, stratified, active), targets capped at 1, the Poisson and
                 stratified draws, merged strata
 estimation.py   each pair's label estimated from the sample; ranked.py  measures of estimated labels
+poststrata.py   the ratio measures' normalisers (R, the ideal DCG's counts) by post-stratification
 storage.py      the plan as a text file with a checksum
 """
 from .plan import JudgingPlan, judging_plan

@@ -35,7 +35,8 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["point_estimates", "predictable_lambdas", "replicate_estimates", "sign_draws", "tuned_lambda"]
+__all__ = ["point_estimates", "predictable_lambdas", "replicate_estimates", "replicate_multipliers", "sign_draws",
+           "tuned_lambda"]
 
 
 def tuned_lambda(auto: np.ndarray, human: np.ndarray, probability: np.ndarray) -> float:
@@ -86,6 +87,19 @@ def sign_draws(rng: np.random.Generator, n_replicates: int, n_sampled: int) -> n
     return rng.integers(0, 2, size=(n_replicates, n_sampled), dtype=np.int8) * 2.0 - 1.0
 
 
+def replicate_multipliers(probability: np.ndarray, signs: np.ndarray, stratum: np.ndarray | None) -> np.ndarray:
+    """``(replicates, sampled pairs)``: the factor ``1 + c_i z_i`` of each sampled pair's weight in each
+    design replicate (see the module docstring); ``stratum``: the sampled pairs' strata under the
+    stratified design, None under Poisson."""
+    if stratum is None:
+        return 1.0 + np.sqrt(1.0 - probability) * signs
+    size = np.bincount(stratum).astype(float)  # n_h
+    n_h = size[stratum]
+    centred = signs - (np.stack([np.bincount(stratum, weights=row) for row in signs]) / size)[:, stratum]
+    scale = np.sqrt(np.where(n_h > 1, (1.0 - probability) * n_h / np.maximum(n_h - 1, 1), 0.0))
+    return 1.0 + scale * centred
+
+
 def replicate_estimates(auto: np.ndarray, sampled: np.ndarray, human: np.ndarray, probability: np.ndarray,
                         lam: float | np.ndarray, signs: np.ndarray, stratum: np.ndarray | None) -> np.ndarray:
     """``(1 + replicates, pool pairs)`` estimates: the point estimate, then one row per row of ``signs``.
@@ -94,16 +108,8 @@ def replicate_estimates(auto: np.ndarray, sampled: np.ndarray, human: np.ndarray
     lam = np.broadcast_to(np.asarray(lam, dtype=np.float64), auto.shape)
     base = lam * auto
     correction = (human - lam[sampled] * auto[sampled]) / probability  # each sampled pair's HT correction
-    if stratum is None:
-        moved = correction * (1.0 + np.sqrt(1.0 - probability) * signs)
-    else:
-        size = np.bincount(stratum).astype(float)  # n_h
-        n_h = size[stratum]
-        centred = signs - (np.stack([np.bincount(stratum, weights=row) for row in signs]) / size)[:, stratum]
-        scale = np.sqrt(np.where(n_h > 1, (1.0 - probability) * n_h / np.maximum(n_h - 1, 1), 0.0))
-        moved = correction * (1.0 + scale * centred)
     out = np.empty((1 + signs.shape[0], len(base)))
     out[:] = base
     out[0, sampled] += correction
-    out[1:, sampled] += moved
+    out[1:, sampled] += correction * replicate_multipliers(probability, signs, stratum)
     return out

@@ -170,7 +170,7 @@ def forecast_plan(plan: JudgingPlan, runs: Mapping[str, pd.DataFrame], labelled:
     """The body of :meth:`JudgingPlan.forecast`: ``runs`` read, ``labelled`` which pool pairs the
     judge labelled, ``planned`` whether the plan was made for each measure."""
     generator = as_generator(rng)
-    estimator = PlanEstimator(runs, plan.pool, measures, depth=plan.depth)
+    estimator = PlanEstimator(runs, plan.pool, measures, depth=plan.depth, labelled=labelled)
     if estimator.positions.example is not None:  # the runs' top depth must be in the pool
         raise_outside_pool(estimator.positions.outside, estimator.positions.example, plan.depth)
     simulated = simulate_people(plan.pool["auto_label"].to_numpy(np.int64), labelled, estimator.topic, people,

@@ -4,10 +4,13 @@ labels of a probability sample of its (topic, document) pairs.
 Each pool pair's human label is estimated without bias from the design (the automatic label
 corrected where people judged it, weighted by ``1 / inclusion probability``:
 :mod:`pyterrier_boot.judging.estimation`), and every measure is computed from these estimates
-(:mod:`pyterrier_boot.judging.ranked`, statAP-style), giving one estimate per topic and run:
+(:mod:`pyterrier_boot.judging.ranked`, statAP-style), giving one estimate per topic and run. The
+normalisers of the ratio measures (nDCG's ideal DCG, the ``R`` of AP, R and Rprec) are estimated by
+post-stratification on the judge's label instead (:mod:`pyterrier_boot.judging.poststrata`).
 
 * estimand ``"population"``: the topics are a sample of a population and the per-topic estimates
-  are independent across topics, so Student's t interval over topics of the per-topic estimates
+  are independent across topics (but for the share over all topics that a post-stratum without
+  sampled pairs borrows), so Student's t interval over topics of the per-topic estimates
   (or their differences) accounts for both the topic and the document sampling (the *ultimate
   cluster* variance of two-stage sampling, Cochran 1977, Sec. 11.2);
 * estimand ``"topics"``: these topics are the target and only the document sampling varies; its
@@ -35,12 +38,14 @@ from ..judging.estimation import (
     point_estimates,
     predictable_lambdas,
     replicate_estimates,
+    replicate_multipliers,
     sign_draws,
     tuned_lambda,
 )
 from ..judging.labels import scale_advice, unreached_measures
 from ..judging.plan import raise_outside_pool
 from ..judging.pool import run_positions
+from ..judging.poststrata import PostStrata, post_strata
 from ..judging.ranked import ideal_dcg, ranked_values
 from ..judging.sensitivity import plan_measures
 from ..measures.lowering import AP, NDCG, RPREC, RR, SUCCESS, KernelMeasure, R
@@ -188,13 +193,16 @@ class PlanEstimator:
         runs: read runs (:func:`read_runs`), ranked over the whole of each ranking.
         pool: the plan's pool (``qid, docno, auto_label``, sorted by ``qid, docno``).
         measures: measures (AP, nDCG, P, R, RR, Rprec, Success).
-        depth: the plan's depth (its rank bands make the strata whose relevance rates RR and Success impute)."""
+        depth: the plan's depth (its rank bands make the strata whose relevance rates RR and Success impute).
+        labelled: per pool pair, whether the judge labelled it (the post-strata of the normalisers
+            keep its 0 apart from no label); None: not known (one class)."""
 
     def __init__(self, runs: Mapping[str, pd.DataFrame], pool: pd.DataFrame, measures: MeasuresLike, *,
-                 depth: int = 100) -> None:
+                 depth: int = 100, labelled: np.ndarray | None = None) -> None:
         self.parsed, self.lowered = plan_measures(measures)
         self.names = tuple(runs)
         self.auto = pool["auto_label"].to_numpy(np.int64)
+        self.labelled = None if labelled is None else np.asarray(labelled, bool)
         qid_code, qids = pd.factorize(pool["qid"], sort=True)
         self.topic = qid_code
         self.starts = np.flatnonzero(np.r_[True, qid_code[1:] != qid_code[:-1]])
@@ -269,6 +277,21 @@ class _Sample:
         self.estimator, self.order = estimator, order
         self.sampled, self.human, self.probability, self.signs = sampled, human, probability, signs
         self.stratum = None if stratum is None else pd.factorize(stratum)[0]
+        self._post: tuple[PostStrata, np.ndarray] | None = None
+
+    def normaliser_totals(self, f_auto: np.ndarray, f_human: np.ndarray) -> np.ndarray:
+        """``(rows, topics)`` post-stratified totals of ``f`` (:mod:`pyterrier_boot.judging.poststrata`):
+        the estimate, then the design replicates (the sampled pairs' weights moved as their corrections
+        are in :meth:`rows`)."""
+        if self._post is None:
+            estimator = self.estimator
+            weights = 1.0 / self.probability[None]
+            if len(self.signs):
+                moved = replicate_multipliers(self.probability, self.signs, self.stratum)
+                weights = np.vstack([weights, weights * moved])
+            self._post = post_strata(estimator.topic, estimator.auto, estimator.labelled, self.sampled), weights
+        strata, weights = self._post
+        return strata.totals(f_auto, f_human, self.sampled, weights, borrow=self.order is None)
 
     def rows(self, f_auto: np.ndarray, f_human: np.ndarray, lam: float | np.ndarray, active: np.ndarray) -> np.ndarray:
         """Estimates of ``f`` for the ``active`` pairs: the point estimate, then the replicates."""
@@ -321,9 +344,11 @@ class _Sample:
             rows = self.rows(f_auto, f_human, used, active)
         if km.kind == NDCG:
             levels = np.unique(values[values > 0])[::-1]
-            counts = [self.per_topic(self._level_rows(f_auto, f_human, v, used, kind, active), active) for v in levels]
+            counts = [self._level_counts(f_auto, f_human, v, used, kind, active) for v in levels]
             norm = ideal_dcg(levels, np.stack(counts, axis=-1) if counts else
                              np.zeros(rows.shape[:1] + (len(self.estimator.qids), 0)), km.cutoff)
+        elif km.kind in _RATIOS and kind == "ppi":
+            norm = self.normaliser_totals(f_auto, f_human)
         else:
             norm = self.per_topic(rows, active)
         values = self._ranked(km, rows, norm, imputed[active], active)
@@ -366,11 +391,13 @@ class _Sample:
                                         self.order)
         return per_topic[topic], float(per_topic[self.order[-1]])
 
-    def _level_rows(self, f_auto, f_human, level: float, lam, kind: str, active: np.ndarray) -> np.ndarray:
+    def _level_counts(self, f_auto, f_human, level: float, lam, kind: str, active: np.ndarray) -> np.ndarray:
+        """``(rows, topics)``: each topic's estimated number of documents of gain ``level``."""
         at_auto, at_human = (f_auto == level).astype(float), (f_human == level).astype(float)
-        if kind == "auto-only":
-            return at_auto[active][None]
-        return self.rows(at_auto, at_human, lam, active)
+        if kind == "ppi":
+            return self.normaliser_totals(at_auto, at_human)
+        rows = at_auto[active][None] if kind == "auto-only" else self.rows(at_auto, at_human, lam, active)
+        return self.per_topic(rows, active)
 
 
 def evaluate_with_plan(runs: RunsLike, auto_qrels: QrelsLike, human_qrels: QrelsLike, measures: MeasuresLike,
@@ -388,9 +415,10 @@ def evaluate_with_plan(runs: RunsLike, auto_qrels: QrelsLike, human_qrels: Qrels
     parsed, lowered = plan_measures(measures)
     planned = plan.check_measures(lowered, [p.label for p in parsed])
     check_topic_overlap({name: run["qid"].unique() for name, run in read.items()}, plan.pool["qid"].unique())
-    plan.check_auto_qrels(auto_qrels)
+    auto = plan.check_auto_qrels(auto_qrels)
     pool = plan.pool
-    estimator = PlanEstimator(read, pool, parsed, depth=plan.depth)
+    labelled = pd.MultiIndex.from_frame(pool[["qid", "docno"]]).isin(pd.MultiIndex.from_frame(auto[["qid", "docno"]]))
+    estimator = PlanEstimator(read, pool, parsed, depth=plan.depth, labelled=labelled)
     if estimator.positions.example is not None:  # the runs' top depth must be in the pool
         raise_outside_pool(estimator.positions.outside, estimator.positions.example, plan.depth)
     human = _human_labels(human_qrels, plan)
