@@ -44,9 +44,10 @@ def test_totals_are_each_post_stratum_size_times_its_weighted_mean():
     above = 4 * (2 + 0 + 1) / (2 + 4 + 1)  # size x Hajek share among the judge's 2s
     at_zero = 4 * (0 + 2 + 0) / (2 + 2 + 2)
     np.testing.assert_allclose(got, [[above + at_zero]])
-    # design replicates: each row its own weights
-    weights = np.vstack([1.0 / pi, 2.0 / pi])
-    np.testing.assert_allclose(strata.totals(f_auto, f_human, sampled, weights), [[above + at_zero]] * 2)
+    # design replicates: each row its own weights (here the second human 2 of the judge's 2s weighs 0)
+    weights = np.vstack([1.0 / pi, [2.0, 4.0, 0.0, 2.0, 2.0, 2.0]])
+    replicate = 4 * 2 / (2 + 4) + at_zero
+    np.testing.assert_allclose(strata.totals(f_auto, f_human, sampled, weights), [[above + at_zero], [replicate]])
 
 
 def test_a_post_stratum_without_a_sampled_pair_borrows_its_class_mean_or_keeps_the_judge_total():
@@ -74,3 +75,26 @@ def test_with_every_pair_sampled_the_totals_are_the_human_ones():
         got = strata.totals((label == level).astype(float), (human == level).astype(float), np.ones(200, bool),
                             np.ones((1, 200)))
         np.testing.assert_allclose(got[0], np.bincount(topic, weights=human == level, minlength=7), atol=1e-9)
+
+
+def test_a_class_sampled_nowhere_keeps_the_judge_total_and_an_empty_merged_group_borrows_per_class():
+    # topic 0: labels 3 and 2 merged (2 sampled pairs in all); topic 1: its 3 and 2 unsampled (one
+    # empty merged group: each class borrows its own share); the not-labelled class is sampled nowhere
+    label = np.array([3, 2, 2, 0, 0, 3, 2, 2, 0, 0])
+    labelled = np.array([1, 1, 1, 1, 0, 1, 1, 1, 1, 0], bool)
+    topic = np.array([0] * 5 + [1] * 5)
+    sampled = np.array([1, 1, 0, 1, 0, 0, 0, 0, 1, 0], bool)
+    human = np.array([3, 3, 0, 1])  # of the sampled pairs, in pool order
+    strata = post_strata(topic, label, labelled, sampled)
+    f_auto, f_human = (label == 3).astype(float), (human == 3).astype(float)
+    got = strata.totals(f_auto, f_human, sampled, np.ones((1, 4)))
+    # topic 0: the group {3, 2} of 3 pairs, both sampled ones at 3: 3; labelled 0 (1 sampled, not 3): 0;
+    # not labelled, sampled nowhere: the judge's 0. Topic 1: class 3 borrows 1 (one pair), class 2
+    # borrows 1 (two pairs), labelled 0 its own 0, not labelled the judge's 0
+    np.testing.assert_allclose(got, [[3.0, 1.0 + 2.0]])
+    # a class sampled nowhere (the judge's 3, in topic 1 only) keeps the judge's total there
+    label = np.array([2, 2, 0, 3, 2, 0])
+    sampled = np.array([1, 1, 1, 0, 0, 1], bool)
+    strata = post_strata(np.array([0, 0, 0, 1, 1, 1]), label, None, sampled)
+    f_auto, f_human = (label == 3).astype(float), np.array([1.0, 0.0, 0.0, 0.0])  # people: 3, 2, 0, 0
+    np.testing.assert_allclose(strata.totals(f_auto, f_human, sampled, np.ones((1, 4))), [[2 * 0.5, 1.0 + 0.5]])

@@ -442,4 +442,4 @@ def _warn_unreached(parsed, lowered, auto: np.ndarray, human: np.ndarray) -> Non
     unreached = [(label, rel) for label, rel in unreached if rel <= top_human]
     if unreached:
         warn(InputWarning(f"the human labels reach {top_human}: {scale_advice(top_auto, unreached)}; until then "
-                          "PPI gives the human-only estimate"))
+                          "PPI's estimates of them rest on people's labels alone"))
