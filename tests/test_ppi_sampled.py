@@ -374,9 +374,13 @@ def _reference(runs, pool, human, spec, kind, lam, depth=20, judged=frozenset())
             x += (f(human[pair]) - lam * f(auto[pair])) / pi[pair]
         return x
 
-    def total(qid, pairs, f):  # the normaliser's estimate: post-stratified for PPI, else as the pairs'
+    post = {}  # per function of the grade: every topic's post-stratified total (PPI)
+
+    def total(qid, pairs, f, key):  # the normaliser's estimate: post-stratified for PPI, else as the pairs'
         if kind == "ppi":
-            return _post_stratified(pool, human, judged, f)[qid]
+            if key not in post:
+                post[key] = _post_stratified(pool, human, judged, f)
+            return post[key][qid]
         return sum(estimate(p, f) for p in pairs)
 
     out = {}
@@ -385,10 +389,10 @@ def _reference(runs, pool, human, spec, kind, lam, depth=20, judged=frozenset())
         if spec[0] == "nDCG":
             grades = set(auto.values()) | set(human.values())
             levels = {_f(g, spec) for g in grades} - {0.0}
-            counts = {v: total(qid, pairs, lambda g, v=v: float(_f(g, spec) == v)) for v in levels}
+            counts = {v: total(qid, pairs, lambda g, v=v: float(_f(g, spec) == v), v) for v in levels}
             norm = _ideal_dcg(counts, spec[1])
         else:
-            norm = total(qid, pairs, lambda g: _f(g, spec))
+            norm = total(qid, pairs, lambda g: _f(g, spec), "f")
         for name, run in runs.items():
             ranking = run[run["qid"] == qid].sort_values(["score", "docno"], ascending=False)
             docs = [(qid, d) for d in ranking["docno"]]
@@ -836,8 +840,9 @@ def test_dl2020_partial_sample_matches_the_reference(dl2020):
     res = ptb.ppi_evaluate(runs, auto, human, labels, plan=plan)
     values = _per_query(res)
     given = dict(zip(zip(human["qid"], human["docno"]), human["label"], strict=True))
+    judged = set(zip(auto["qid"].astype(str), auto["docno"].astype(str)))
     for m, label in enumerate(labels):
-        reference, used = _reference(runs, plan.pool, given, MEASURES[label], "ppi", None)
+        reference, used = _reference(runs, plan.pool, given, MEASURES[label], "ppi", None, judged=judged)
         assert res.lam[m] == pytest.approx(used, abs=1e-12)
         for (name, qid), expected in reference.items():
             assert values["ppi", res.measures[m], name, qid] == pytest.approx(expected, abs=1e-12), (label, name, qid)
