@@ -134,13 +134,13 @@ class Bank:
                 self._check(sampled, plan)
 
     def _estimate(self, i: int, sampled: np.ndarray, rng: np.random.Generator) -> None:
-        from pyterrier_boot.judging.estimation import sign_draws
+        from pyterrier_boot.judging.estimation import replicate_draws
         from pyterrier_boot.ppi.sampled import _Sample
 
         est, human = self.setting.estimator, self.setting.human
         stratum = self.stratum[sampled] if self.take is not None else None
-        signs = sign_draws(rng, REPLICATES, int(sampled.sum()))
-        sample = _Sample(est, sampled, human[sampled], self.pi[sampled], stratum, signs)
+        draws = replicate_draws(rng, REPLICATES, int(sampled.sum()))
+        sample = _Sample(est, sampled, human[sampled], self.pi[sampled], stratum, draws)
         z = stats.norm.ppf(0.5 + LEVEL / 2)
         for m, km in enumerate(est.lowered):
             values, lam = sample.measure(km, "ppi", None)  # (1 + R, topics, runs)

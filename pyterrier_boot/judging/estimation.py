@@ -16,27 +16,33 @@ coefficient estimated from the sample, clipped to [0, 1]; the GREG idea).
 instead, so that a topic's estimate stays unbiased given the topics before it (what a confidence
 sequence over topics needs). ``lam`` may be one number or one per pool pair.
 
-Replicates (:func:`replicate_estimates`) redraw the sample's weights so that the spread of any
-statistic over them estimates its design variance (a generalised bootstrap, Bertail & Combris
-1997; Beaumont & Patak 2012): each sampled pair's correction is multiplied by ``1 + c_i z_i``
-with ``z`` a Rademacher sign shared by every ``f``, and
+Replicates (:func:`replicate_estimates`) reweight the sample so that the spread of any statistic
+over them estimates its design variance; every label function reads the same replicates
+(:func:`replicate_draws`), and a sampled pair's correction (and its weight in a post-stratified
+total, :mod:`.poststrata`) is multiplied by a factor of mean 1 that is never negative, so that a
+replicate of a ratio of weighted sums stays a ratio of positive weights:
 
-* Poisson design: ``c_i^2 = 1 - pi_i``, so a linear statistic's replicate variance is the
-  Horvitz-Thompson variance estimator ``sum_s (1 - pi) d^2 / pi^2``;
-* stratified design: the signs are centred within each stratum (they sum to 0 there, as the
-  counts of a with-replacement resample of the stratum do, Rao & Wu 1988) and
-  ``c^2 = (1 - n_h / N_h) n_h / (n_h - 1)``, so that any linear statistic ``sum_i v_i x_i`` gets
-  the stratified variance estimator ``N_h^2 (1 - n_h/N_h) s_h^2 / n_h`` of its own values
-  ``v_i x_i`` in each stratum (Cochran 1977, Sec. 5.3), whichever pairs of a stratum it reads.
+* Poisson design: ``1 + c_i z_i`` with ``z`` a Rademacher sign and ``c_i^2 = 1 - pi_i``, so a
+  linear statistic's replicate variance is the Horvitz-Thompson variance estimator
+  ``sum_s (1 - pi) d^2 / pi^2`` (a generalised bootstrap, Bertail & Combris 1997; Beaumont &
+  Patak 2012);
+* stratified design: the rescaled bootstrap of Rao, Wu & Yue (1992) with ``m_h = n_h - 1``
+  draws with replacement from the ``n_h`` sampled pairs of each stratum: the factor is
+  ``1 - l_h + l_h * n_h / (n_h - 1) * r_i`` with ``r_i`` the pair's count among the draws and
+  ``l_h^2 = 1 - n_h / N_h``, so that any linear statistic ``sum_i v_i x_i`` gets the stratified
+  variance estimator ``N_h^2 (1 - n_h/N_h) s_h^2 / n_h`` of its own values ``v_i x_i`` in each
+  stratum (Cochran 1977, Sec. 5.3), whichever pairs of a stratum it reads (a stratum of one
+  sampled pair adds none).
 
-A nonlinear statistic (AP, nDCG) computed on each replicate gets its variance to first order.
+A nonlinear statistic (AP, nDCG) computed on each replicate gets its variance to first order
+(nDCG's replicates are linearised around the estimate by :mod:`pyterrier_boot.ppi.sampled`).
 """
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["point_estimates", "predictable_lambdas", "replicate_estimates", "replicate_multipliers", "sign_draws",
-           "tuned_lambda"]
+__all__ = ["point_estimates", "predictable_lambdas", "replicate_draws", "replicate_estimates",
+           "replicate_multipliers", "tuned_lambda"]
 
 
 def tuned_lambda(auto: np.ndarray, human: np.ndarray, probability: np.ndarray) -> float:
@@ -82,34 +88,46 @@ def point_estimates(auto: np.ndarray, sampled: np.ndarray, human: np.ndarray, pr
     return x
 
 
-def sign_draws(rng: np.random.Generator, n_replicates: int, n_sampled: int) -> np.ndarray:
-    """Rademacher signs ``(replicates, sampled pairs)``, shared by every label function."""
-    return rng.integers(0, 2, size=(n_replicates, n_sampled), dtype=np.int8) * 2.0 - 1.0
+def replicate_draws(rng: np.random.Generator, n_replicates: int, n_sampled: int) -> np.ndarray:
+    """Uniform draws ``(replicates, sampled pairs)`` in [0, 1) behind every replicate's factors
+    (:func:`replicate_multipliers`), shared by every label function."""
+    return rng.random((n_replicates, n_sampled))
 
 
-def replicate_multipliers(probability: np.ndarray, signs: np.ndarray, stratum: np.ndarray | None) -> np.ndarray:
-    """``(replicates, sampled pairs)``: the factor ``1 + c_i z_i`` of each sampled pair's weight in each
-    design replicate (see the module docstring); ``stratum``: the sampled pairs' strata under the
-    stratified design, None under Poisson."""
+def replicate_multipliers(probability: np.ndarray, draws: np.ndarray, stratum: np.ndarray | None) -> np.ndarray:
+    """``(replicates, sampled pairs)``: the factor of each sampled pair's weight in each design
+    replicate (see the module docstring), from :func:`replicate_draws`; ``stratum``: the sampled
+    pairs' strata (codes ``0..``) under the stratified design, None under Poisson."""
     if stratum is None:
-        return 1.0 + np.sqrt(1.0 - probability) * signs
-    size = np.bincount(stratum).astype(float)  # n_h
-    n_h = size[stratum]
-    centred = signs - (np.stack([np.bincount(stratum, weights=row) for row in signs]) / size)[:, stratum]
-    scale = np.sqrt(np.where(n_h > 1, (1.0 - probability) * n_h / np.maximum(n_h - 1, 1), 0.0))
-    return 1.0 + scale * centred
+        return 1.0 + np.sqrt(1.0 - probability) * np.where(draws < 0.5, -1.0, 1.0)
+    n_replicates, n = draws.shape
+    order = np.argsort(stratum, kind="stable")
+    code = stratum[order]
+    size = np.bincount(code)  # n_h
+    start = np.r_[0, np.cumsum(size)[:-1]][code]
+    n_h = size[code]
+    slot = np.arange(n) - start < n_h - 1  # the n_h - 1 draws of a stratum: the uniforms of its first pairs
+    picked = start[slot] + np.floor(draws[:, order][:, slot] * n_h[slot]).astype(np.int64)
+    rows = np.arange(n_replicates)[:, None] * n
+    counts = np.bincount((picked + rows).ravel(), minlength=n_replicates * n).reshape(n_replicates, n)
+    scale = np.sqrt(np.clip(1.0 - probability[order], 0.0, 1.0))
+    factor = np.where(n_h > 1, 1.0 - scale + scale * n_h / np.maximum(n_h - 1, 1) * counts, 1.0)
+    out = np.empty_like(factor)
+    out[:, order] = factor
+    return out
 
 
 def replicate_estimates(auto: np.ndarray, sampled: np.ndarray, human: np.ndarray, probability: np.ndarray,
-                        lam: float | np.ndarray, signs: np.ndarray, stratum: np.ndarray | None) -> np.ndarray:
-    """``(1 + replicates, pool pairs)`` estimates: the point estimate, then one row per row of ``signs``.
+                        lam: float | np.ndarray, draws: np.ndarray, stratum: np.ndarray | None) -> np.ndarray:
+    """``(1 + replicates, pool pairs)`` estimates: the point estimate, then one row per row of ``draws``
+    (:func:`replicate_draws`).
 
     ``stratum``: the sampled pairs' strata under the stratified design, None under Poisson."""
     lam = np.broadcast_to(np.asarray(lam, dtype=np.float64), auto.shape)
     base = lam * auto
     correction = (human - lam[sampled] * auto[sampled]) / probability  # each sampled pair's HT correction
-    out = np.empty((1 + signs.shape[0], len(base)))
+    out = np.empty((1 + draws.shape[0], len(base)))
     out[:] = base
     out[0, sampled] += correction
-    out[1:, sampled] += correction * replicate_multipliers(probability, signs, stratum)
+    out[1:, sampled] += correction * replicate_multipliers(probability, draws, stratum)
     return out

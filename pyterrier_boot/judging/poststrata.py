@@ -9,9 +9,8 @@ comes out too small, and nDCG too large (AP likewise, through ``R``). Post-strat
 Smith 1979; Sarndal, Swensson & Wretman 1992, Sec. 7.6) estimates instead, within each topic and
 class of the judge's label, the mean of ``f`` over the sampled pairs (weighted by ``1 / pi``: the
 Hajek ratio), times the number of pairs in the class. The estimate then stays between 0 and the
-class's size (a design replicate, whose weights can be negative under the stratified design, may
-leave it a little), and one disagreement moves it by the class's size over its sampled pairs, not
-by ``1 / pi``.
+class's size (so does a design replicate's, whose weights are never negative), and one
+disagreement moves it by the class's size over its sampled pairs, not by ``1 / pi``.
 A judge that is always right gives the human counts exactly wherever no class was merged.
 
 **Post-strata**: a topic's pairs by the judge's class: each label the judge gave above 0, labelled 0,

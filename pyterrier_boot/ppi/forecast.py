@@ -105,7 +105,7 @@ class Forecast:
         """The forecast width of ``measure``'s 95% intervals with ``labels`` labels (a count from 1
         to the pool's size), averaged over the runs (``column="mean"``) or the differences from the
         median run. Each run's width is at most the measure's range (1 for a mean, 2 for a
-        difference), as the intervals are kept inside it."""
+        difference): a wider interval says no more than the range."""
         self._check(measure, estimand, column)
         self._check_labels(labels)
         between, design = self.parts[(measure, column)]

@@ -7,6 +7,8 @@ corrected where people judged it, weighted by ``1 / inclusion probability``:
 (:mod:`pyterrier_boot.judging.ranked`, statAP-style), giving one estimate per topic and run. The
 normalisers of the ratio measures (nDCG's ideal DCG, the ``R`` of AP, R and Rprec) are estimated by
 post-stratification on the judge's label instead (:mod:`pyterrier_boot.judging.poststrata`).
+A ratio's per-topic estimate is not clipped to [0, 1] (a clip biases the mean over topics; a
+sequence over topics, which needs known bounds, clips it).
 
 * estimand ``"population"``: the topics are a sample of a population and the per-topic estimates
   are independent across topics (but for the share over all topics that a post-stratum without
@@ -14,8 +16,8 @@ post-stratification on the judge's label instead (:mod:`pyterrier_boot.judging.p
   (or their differences) accounts for both the topic and the document sampling (the *ultimate
   cluster* variance of two-stage sampling, Cochran 1977, Sec. 11.2);
 * estimand ``"topics"``: these topics are the target and only the document sampling varies; its
-  variance comes from design replicates of the whole computation (a generalised bootstrap), with a
-  normal quantile.
+  variance comes from design replicates of the whole computation (a generalised bootstrap;
+  nDCG's linearised around the estimate), with a normal quantile.
 
 Beside them: ``"human-only"`` (the same estimators with the human sample alone, ``lam = 0``,
 the statAP estimate) and ``"auto-only"`` (the automatic labels as if right). See
@@ -37,9 +39,9 @@ from ..judging import JudgingPlan, designs
 from ..judging.estimation import (
     point_estimates,
     predictable_lambdas,
+    replicate_draws,
     replicate_estimates,
     replicate_multipliers,
-    sign_draws,
     tuned_lambda,
 )
 from ..judging.labels import scale_advice, unreached_measures
@@ -68,6 +70,10 @@ FEW_LABELS_IN_TOP = 1.0
 _METHODS = {"ppi": "difference estimator", "human-only": "horvitz-thompson", "auto-only": "classical"}
 #: measures normalised by an estimated quantity (R, the ideal DCG): their per-topic estimates are ratios
 _RATIOS = (AP, NDCG, R, RPREC)
+#: the ratios whose replicates are linearised around the estimate: nDCG. (AP's and R's ``R`` can come
+#: out near 0 in a topic, where the expansion overshoots far more than the ratio moves: AP's
+#: intervals at 20 labels per topic on DL 2020 were then 4.5 times as wide; Rprec's ``R`` is also its cutoff.)
+_LINEARISED = (NDCG,)
 
 
 @dataclass(frozen=True, eq=False)
@@ -229,8 +235,8 @@ class PlanEstimator:
         if topic_order is not None and sorted(topic_order) != list(self.qids):
             raise ValueError("'topic_order' must list every topic of the pool once")
         order = None if topic_order is None else np.searchsorted(self.qids, np.asarray(topic_order, dtype=object))
-        design = _Sample(self, sampled, human, probability, stratum, sign_draws(as_generator(rng), replicates,
-                                                                               int(sampled.sum())), order)
+        design = _Sample(self, sampled, human, probability, stratum,
+                         replicate_draws(as_generator(rng), replicates, int(sampled.sum())), order)
         estimates: dict[str, list] = {"ppi": [], "human-only": [], "auto-only": []}
         used = []
         for km in self.lowered:
@@ -273,9 +279,9 @@ class _Sample:
     some row: a non-zero automatic value, a sampled pair, a non-zero imputed label); the others are
     0 in every row and add nothing."""
 
-    def __init__(self, estimator: PlanEstimator, sampled, human, probability, stratum, signs, order=None):
+    def __init__(self, estimator: PlanEstimator, sampled, human, probability, stratum, draws, order=None):
         self.estimator, self.order = estimator, order
-        self.sampled, self.human, self.probability, self.signs = sampled, human, probability, signs
+        self.sampled, self.human, self.probability, self.draws = sampled, human, probability, draws
         self.stratum = None if stratum is None else pd.factorize(stratum)[0]
         self._post: tuple[PostStrata, np.ndarray] | None = None
 
@@ -286,8 +292,8 @@ class _Sample:
         if self._post is None:
             estimator = self.estimator
             weights = 1.0 / self.probability[None]
-            if len(self.signs):
-                moved = replicate_multipliers(self.probability, self.signs, self.stratum)
+            if len(self.draws):
+                moved = replicate_multipliers(self.probability, self.draws, self.stratum)
                 weights = np.vstack([weights, weights * moved])
             self._post = post_strata(estimator.topic, estimator.auto, estimator.labelled, self.sampled), weights
         strata, weights = self._post
@@ -296,9 +302,9 @@ class _Sample:
     def rows(self, f_auto: np.ndarray, f_human: np.ndarray, lam: float | np.ndarray, active: np.ndarray) -> np.ndarray:
         """Estimates of ``f`` for the ``active`` pairs: the point estimate, then the replicates."""
         lam = np.asarray(lam)[active] if np.ndim(lam) else lam
-        if not len(self.signs):
+        if not len(self.draws):
             return point_estimates(f_auto[active], self.sampled[active], f_human, self.probability, lam)[None]
-        return replicate_estimates(f_auto[active], self.sampled[active], f_human, self.probability, lam, self.signs,
+        return replicate_estimates(f_auto[active], self.sampled[active], f_human, self.probability, lam, self.draws,
                                    self.stratum)
 
     def per_topic(self, rows: np.ndarray, active: np.ndarray) -> np.ndarray:
@@ -351,8 +357,12 @@ class _Sample:
             norm = self.normaliser_totals(f_auto, f_human)
         else:
             norm = self.per_topic(rows, active)
-        values = self._ranked(km, rows, norm, imputed[active], active)
-        if km.kind in _RATIOS:
+        if km.kind in _LINEARISED and kind != "auto-only":
+            numerator = self._ranked(km, rows, np.ones_like(norm), imputed[active], active)
+            values = _linearised_ratio(numerator, norm[:, :, None])
+        else:
+            values = self._ranked(km, rows, norm, imputed[active], active)
+        if km.kind in _RATIOS and self.order is not None:  # a confidence sequence needs known bounds
             values = np.clip(values, 0.0, 1.0)
         return values, reported
 
@@ -398,6 +408,19 @@ class _Sample:
             return self.normaliser_totals(at_auto, at_human)
         rows = at_auto[active][None] if kind == "auto-only" else self.rows(at_auto, at_human, lam, active)
         return self.per_topic(rows, active)
+
+
+def _linearised_ratio(numerator: np.ndarray, normaliser: np.ndarray) -> np.ndarray:
+    """``(rows, ...)``: the ratio ``N / D`` of the estimates (row 0; 0 where ``D`` is 0, as trec_eval)
+    and, for each design replicate, its first-order (Taylor) expansion around them,
+    ``N_r / D - N (D_r - D) / D^2``, so that a replicate whose normaliser comes out near 0 does not
+    make its ratio explode (Sarndal, Swensson & Wretman 1992, Sec. 5.5)."""
+    base, top = normaliser[:1], numerator[:1]
+    positive = base > 0
+    safe = np.where(positive, base, 1.0)
+    ratio = np.where(positive, numerator / safe - top * (normaliser - base) / safe**2, 0.0)
+    ratio[0] = np.where(positive[0], top[0] / safe[0], 0.0)
+    return ratio
 
 
 def evaluate_with_plan(runs: RunsLike, auto_qrels: QrelsLike, human_qrels: QrelsLike, measures: MeasuresLike,

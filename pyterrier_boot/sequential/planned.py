@@ -10,8 +10,9 @@ with one change that a confidence sequence needs: the weight ``lam`` of the auto
 a topic's estimate keeps the expectation of its own sampling design. The estimates of earlier
 topics therefore never change as topics are added.
 
-Only the measures whose per-topic estimates stay within [0, 1] are offered (AP, nDCG, R, Rprec:
-ratios, clipped to [0, 1] as in ``ppi_evaluate(plan=)``): the betting sequence needs known bounds,
+Only the measures whose per-topic estimates can be kept within [0, 1] are offered (AP, nDCG, R,
+Rprec: ratios, clipped to [0, 1] per topic here, unlike ``ppi_evaluate(plan=)``, whose means a clip
+would bias): the betting sequence needs known bounds,
 and an estimate of P@k, RR or Success from a sample can reach ``1 / pi`` (10 at a 10% inclusion
 probability), bounds that would make the sequence useless.
 """
@@ -45,7 +46,7 @@ __all__ = ["PlannedTopics", "planned_topics", "plan_identity", "labels_per_topic
 #: under this share of the pool in human labels, sequences of AP and nDCG from a plan missed more often
 #: than promised (TREC DL 2019 and 2020 at 5% with Llama 3.2; pt_docs/sequential.md): one warning
 NONLINEAR_BUDGET = 0.1
-#: measure kinds whose per-topic estimates from a plan lie in [0, 1]
+#: measure kinds whose per-topic estimates from a plan are ratios, clipped to [0, 1] in a sequence
 BOUNDED_KINDS = (AP, NDCG, R, RPREC)
 
 
