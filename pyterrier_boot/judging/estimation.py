@@ -118,16 +118,15 @@ def replicate_multipliers(probability: np.ndarray, draws: np.ndarray, stratum: n
 
 
 def replicate_estimates(auto: np.ndarray, sampled: np.ndarray, human: np.ndarray, probability: np.ndarray,
-                        lam: float | np.ndarray, draws: np.ndarray, stratum: np.ndarray | None) -> np.ndarray:
-    """``(1 + replicates, pool pairs)`` estimates: the point estimate, then one row per row of ``draws``
-    (:func:`replicate_draws`).
-
-    ``stratum``: the sampled pairs' strata under the stratified design, None under Poisson."""
+                        lam: float | np.ndarray, multipliers: np.ndarray) -> np.ndarray:
+    """``(1 + replicates, pool pairs)`` estimates: the point estimate, then one row per row of
+    ``multipliers`` (:func:`replicate_multipliers`, computed once per sample and shared by every
+    label function)."""
     lam = np.broadcast_to(np.asarray(lam, dtype=np.float64), auto.shape)
     base = lam * auto
     correction = (human - lam[sampled] * auto[sampled]) / probability  # each sampled pair's HT correction
-    out = np.empty((1 + draws.shape[0], len(base)))
+    out = np.empty((1 + multipliers.shape[0], len(base)))
     out[:] = base
     out[0, sampled] += correction
-    out[1:, sampled] += correction * replicate_multipliers(probability, draws, stratum)
+    out[1:, sampled] += correction * multipliers
     return out

@@ -281,8 +281,10 @@ class _Sample:
 
     def __init__(self, estimator: PlanEstimator, sampled, human, probability, stratum, draws, order=None):
         self.estimator, self.order = estimator, order
-        self.sampled, self.human, self.probability, self.draws = sampled, human, probability, draws
-        self.stratum = None if stratum is None else pd.factorize(stratum)[0]
+        self.sampled, self.human, self.probability = sampled, human, probability
+        codes = None if stratum is None else pd.factorize(stratum)[0]
+        #: ``(replicates, sampled pairs)``: each sampled pair's factor in each design replicate
+        self.multipliers = replicate_multipliers(probability, draws, codes)
         self._post: tuple[PostStrata, np.ndarray] | None = None
 
     def normaliser_totals(self, f_auto: np.ndarray, f_human: np.ndarray) -> np.ndarray:
@@ -292,9 +294,7 @@ class _Sample:
         if self._post is None:
             estimator = self.estimator
             weights = 1.0 / self.probability[None]
-            if len(self.draws):
-                moved = replicate_multipliers(self.probability, self.draws, self.stratum)
-                weights = np.vstack([weights, weights * moved])
+            weights = np.vstack([weights, weights * self.multipliers])
             self._post = post_strata(estimator.topic, estimator.auto, estimator.labelled, self.sampled), weights
         strata, weights = self._post
         return strata.totals(f_auto, f_human, self.sampled, weights, borrow=self.order is None)
@@ -302,10 +302,10 @@ class _Sample:
     def rows(self, f_auto: np.ndarray, f_human: np.ndarray, lam: float | np.ndarray, active: np.ndarray) -> np.ndarray:
         """Estimates of ``f`` for the ``active`` pairs: the point estimate, then the replicates."""
         lam = np.asarray(lam)[active] if np.ndim(lam) else lam
-        if not len(self.draws):
+        if not len(self.multipliers):
             return point_estimates(f_auto[active], self.sampled[active], f_human, self.probability, lam)[None]
-        return replicate_estimates(f_auto[active], self.sampled[active], f_human, self.probability, lam, self.draws,
-                                   self.stratum)
+        return replicate_estimates(f_auto[active], self.sampled[active], f_human, self.probability, lam,
+                                   self.multipliers)
 
     def per_topic(self, rows: np.ndarray, active: np.ndarray) -> np.ndarray:
         """``(rows, topics)`` sums of ``rows`` (of the ``active`` pairs) over each topic's pairs."""
