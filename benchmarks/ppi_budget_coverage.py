@@ -129,17 +129,18 @@ class Bank:
         self.labels = np.empty(k)
         for i in range(k):
             sampled = designs.draw(self.pi, self.stratum, self.design, rng, self.take)
-            self._estimate(i, sampled, rng)
+            seed = int(rng.integers(2**32))  # of the replicates (nDCG's estimate reads them: its bias)
+            self._estimate(i, sampled, seed)
             if check and i == 0:
-                self._check(sampled, plan)
+                self._check(sampled, seed)
 
-    def _estimate(self, i: int, sampled: np.ndarray, rng: np.random.Generator) -> None:
+    def _estimate(self, i: int, sampled: np.ndarray, seed: int) -> None:
         from pyterrier_boot.judging.estimation import replicate_draws
         from pyterrier_boot.ppi.sampled import _Sample
 
         est, human = self.setting.estimator, self.setting.human
         stratum = self.stratum[sampled] if self.take is not None else None
-        draws = replicate_draws(rng, REPLICATES, int(sampled.sum()))
+        draws = replicate_draws(np.random.default_rng(seed), REPLICATES, int(sampled.sum()))
         sample = _Sample(est, sampled, human[sampled], self.pi[sampled], stratum, draws)
         z = stats.norm.ppf(0.5 + LEVEL / 2)
         for m, km in enumerate(est.lowered):
@@ -153,11 +154,12 @@ class Bank:
         self.in_top[i] = est._sampled_in_top(sampled)
         self.labels[i] = sampled.sum()
 
-    def _check(self, sampled: np.ndarray, plan) -> None:
-        """The first redraw's intervals are ``PlanEstimator.estimate``'s (the package's own)."""
+    def _check(self, sampled: np.ndarray, seed: int) -> None:
+        """The first redraw's estimates are ``PlanEstimator.estimate``'s (the package's own)."""
         est, human = self.setting.estimator, self.setting.human
         stratum = self.stratum[sampled] if self.take is not None else None
-        res = est.estimate(sampled, human[sampled], self.pi[sampled], stratum=stratum, estimand="population")
+        res = est.estimate(sampled, human[sampled], self.pi[sampled], stratum=stratum, estimand="population",
+                           n_replicates=REPLICATES, rng=seed)
         for m in range(len(MEASURES)):
             np.testing.assert_allclose(res.estimates["ppi"][m, 0], self.topic_values[0, m], atol=1e-12)
             np.testing.assert_allclose(res.lam[m], self.lam[0, m], atol=1e-12)

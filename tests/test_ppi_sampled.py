@@ -21,8 +21,8 @@ from scipy import stats
 
 import pyterrier_boot as ptb
 from pyterrier_boot.judging import designs
-from pyterrier_boot.judging.estimation import point_estimates
-from pyterrier_boot.ppi.sampled import PlanEstimator, SampledPPIEvaluation, _linearised_ratio
+from pyterrier_boot.judging.estimation import point_estimates, replicate_draws, replicate_multipliers
+from pyterrier_boot.ppi.sampled import PlanEstimator, SampledPPIEvaluation, _linearised_ratio, _ratio_bias
 
 # the small collections have few topics: the one few-topics warning is expected, not the point
 pytestmark = pytest.mark.filterwarnings("ignore:only [0-9]+ topics. the population interval:pyterrier_boot.FitWarning")
@@ -303,14 +303,16 @@ def _imputed(pool, human, spec, depth, by_label=True):
             (_f(auto[p], spec) if by_label else 0.0) for p in strata}
 
 
-def _post_stratified(pool, human, judged, f, minimum=3):
+def _post_stratified(pool, human, judged, f, minimum=3, factor=None):
     """``{qid: total}``: pyterrier_boot.judging.poststrata's normaliser written out pair by pair:
     per topic, the judge's classes (each label above 0, labelled 0, not labelled); the classes above 0
     merged from the highest label down into groups of ``minimum`` sampled pairs (the rest join the
     last group); each group's size times the 1/pi-weighted mean of f over its sampled pairs; a group
-    without sampled pairs its classes' means over all topics (the judge's f for a class sampled nowhere)."""
+    without sampled pairs its classes' means over all topics (the judge's f for a class sampled nowhere).
+    ``factor``: ``{pair: m}``, a design replicate's factors of the sampled pairs' weights."""
     auto = dict(zip(zip(pool["qid"], pool["docno"]), pool["auto_label"], strict=True))
-    pi = dict(zip(zip(pool["qid"], pool["docno"]), pool["inclusion_probability"], strict=True))
+    w = {p: (factor or {}).get(p, 1.0) / q  # the weight 1 / pi, times a replicate's factor
+         for p, q in zip(zip(pool["qid"], pool["docno"]), pool["inclusion_probability"], strict=True)}
 
     def judge_class(pair):
         return auto[pair] if auto[pair] > 0 else ("zero" if pair in judged else "none")
@@ -318,8 +320,8 @@ def _post_stratified(pool, human, judged, f, minimum=3):
     hits, weight = {}, {}
     for pair in human:
         c = judge_class(pair)
-        hits[c] = hits.get(c, 0.0) + f(human[pair]) / pi[pair]
-        weight[c] = weight.get(c, 0.0) + 1.0 / pi[pair]
+        hits[c] = hits.get(c, 0.0) + f(human[pair]) * w[pair]
+        weight[c] = weight.get(c, 0.0) + w[pair]
     out = {}
     for qid in sorted(set(pool["qid"])):
         pairs = [p for p in auto if p[0] == qid]
@@ -337,22 +339,51 @@ def _post_stratified(pool, human, judged, f, minimum=3):
         for members in groups:
             inside = [p for p in pairs if judge_class(p) in members]
             taken = [p for p in inside if p in human]
-            if taken:
-                total += len(inside) * sum(f(human[p]) / pi[p] for p in taken) / sum(1.0 / pi[p] for p in taken)
+            if sum(w[p] for p in taken) > 0:
+                total += len(inside) * sum(f(human[p]) * w[p] for p in taken) / sum(w[p] for p in taken)
             else:
-                total += sum(hits[judge_class(p)] / weight[judge_class(p)] if judge_class(p) in weight else f(auto[p])
-                             for p in inside)
+                total += sum(hits[judge_class(p)] / weight[judge_class(p)] if weight.get(judge_class(p), 0) > 0
+                             else f(auto[p]) for p in inside)
         out[qid] = total
     return out
 
 
-def _reference(runs, pool, human, spec, kind, lam, depth=20, judged=frozenset()):
+def _reference(runs, pool, human, spec, kind, lam, depth=20, judged=frozenset(), factors=()):
     """``{(name, qid): value}`` and the lam used, from the formulas of the docstrings.
 
     ``pool``: the plan's pool; ``human``: ``{(qid, docno): grade}`` of the sampled pairs; ``judged``:
-    the pairs the judge labelled."""
+    the pairs the judge labelled; ``factors``: the design replicates (``{pair: factor}`` each), from
+    which nDCG's estimate is bias-corrected."""
+    if spec[0] == "nDCG" and kind != "auto-only" and factors:
+        return _bias_corrected(runs, pool, human, spec, kind, lam, depth, judged, factors)
+    return _reference_rows(runs, pool, human, spec, kind, lam, depth, judged)
+
+
+def _bias_corrected(runs, pool, human, spec, kind, lam, depth, judged, factors):
+    """nDCG: the ratio ``N / D`` of the estimate less its second-order bias over the replicates,
+    ``-N dD / D^2 + N Var(D_r) / D^3 - Cov(N_r, D_r) / D^2`` (``dD``: mean ``D_r`` less ``D``)."""
+    rows = [_reference_rows(runs, pool, human, spec, kind, lam, depth, judged, factor, parts=True)
+            for factor in ({}, *factors)]
+    (numerator, normaliser), used = rows[0]
+    out = {}
+    for (name, qid), top in numerator.items():
+        base = normaliser[qid]
+        if base <= 0:
+            out[name, qid] = 0.0
+            continue
+        d_r = np.array([r[0][1][qid] for r in rows[1:]])
+        n_r = np.array([r[0][0][name, qid] for r in rows[1:]])
+        bias = (-top * (d_r.mean() - base) / base**2 + top * d_r.var() / base**3
+                - np.mean((n_r - n_r.mean()) * (d_r - d_r.mean())) / base**2)
+        out[name, qid] = top / base - bias
+    return out, used
+
+
+def _reference_rows(runs, pool, human, spec, kind, lam, depth, judged, factor=None, parts=False):
+    """:func:`_reference` without replicates; with ``factor`` (``{pair: m}``) one design replicate's
+    (each sampled pair's weight times its factor); ``parts``: nDCG's numerator and normaliser."""
     auto = dict(zip(zip(pool["qid"], pool["docno"]), pool["auto_label"], strict=True))
-    pi = dict(zip(zip(pool["qid"], pool["docno"]), pool["inclusion_probability"], strict=True))
+    probability = dict(zip(zip(pool["qid"], pool["docno"]), pool["inclusion_probability"], strict=True))
     sampled = sorted(human)
     if kind == "auto-only":
         lam = 1.0
@@ -360,7 +391,8 @@ def _reference(runs, pool, human, spec, kind, lam, depth=20, judged=frozenset())
         lam = 0.0
     elif lam is None:
         lam = _tuned([_f(auto[p], spec) for p in sampled], [_f(human[p], spec) for p in sampled],
-                     [pi[p] for p in sampled])
+                     [probability[p] for p in sampled])
+    w = {p: (factor or {}).get(p, 1.0) / q for p, q in probability.items()}  # 1 / pi, times a replicate's factor
     if kind == "auto-only":
         imputed = {p: _f(a, spec) for p, a in auto.items()}
     else:
@@ -371,7 +403,7 @@ def _reference(runs, pool, human, spec, kind, lam, depth=20, judged=frozenset())
             return f(auto[pair])
         x = lam * f(auto[pair])
         if pair in human:
-            x += (f(human[pair]) - lam * f(auto[pair])) / pi[pair]
+            x += (f(human[pair]) - lam * f(auto[pair])) * w[pair]
         return x
 
     post = {}  # per function of the grade: every topic's post-stratified total (PPI)
@@ -379,11 +411,11 @@ def _reference(runs, pool, human, spec, kind, lam, depth=20, judged=frozenset())
     def total(qid, pairs, f, key):  # the normaliser's estimate: post-stratified for PPI, else as the pairs'
         if kind == "ppi":
             if key not in post:
-                post[key] = _post_stratified(pool, human, judged, f)
+                post[key] = _post_stratified(pool, human, judged, f, factor=factor)
             return post[key][qid]
         return sum(estimate(p, f) for p in pairs)
 
-    out = {}
+    out, normalisers = {}, {}
     for qid in sorted(set(pool["qid"])):
         pairs = [p for p in auto if p[0] == qid]
         if spec[0] == "nDCG":
@@ -398,8 +430,9 @@ def _reference(runs, pool, human, spec, kind, lam, depth=20, judged=frozenset())
             docs = [(qid, d) for d in ranking["docno"]]
             x = [estimate(p, lambda g: _f(g, spec)) if p in auto else 0.0 for p in docs]
             y = [imputed.get(p, 0.0) for p in docs]
-            out[name, qid] = _ranked_value(spec[0], spec[1], x, norm, y)
-    return out, lam
+            out[name, qid] = _ranked_value(spec[0], spec[1], x, 1.0 if parts else norm, y)
+        normalisers[qid] = norm
+    return ((out, normalisers) if parts else out), lam
 
 
 @pytest.mark.parametrize("design", ["poisson", "stratified"])
@@ -414,13 +447,15 @@ def test_estimates_match_an_independent_reference(design, lam, seed):
     human = _human(plan, truth)
     human["label"] = np.where(rng.random(len(human)) < 0.1, rng.integers(0, 4, len(human)), human["label"])
     labels = list(MEASURES)
-    res = ptb.ppi_evaluate(runs, auto, human, labels, plan=plan, lam=lam)
+    res = ptb.ppi_evaluate(runs, auto, human, labels, plan=plan, lam=lam, n_replicates=20, rng=seed)
     values = _per_query(res)
     given = dict(zip(zip(human["qid"], human["docno"]), human["label"], strict=True))
     judged = set(zip(auto["qid"].astype(str), auto["docno"].astype(str)))
+    factors = _replicate_factors(plan, 20, seed)
     for m, label in enumerate(labels):
         for kind in KINDS:
-            reference, used = _reference(runs, plan.pool, given, MEASURES[label], kind, lam, judged=judged)
+            reference, used = _reference(runs, plan.pool, given, MEASURES[label], kind, lam, judged=judged,
+                                         factors=factors)
             if kind == "ppi":
                 assert res.lam[m] == pytest.approx(used, abs=1e-12), label
             for (name, qid), expected in reference.items():
@@ -428,12 +463,24 @@ def test_estimates_match_an_independent_reference(design, lam, seed):
                 assert got == pytest.approx(expected, abs=1e-12), (kind, label, name, qid)
 
 
+def _replicate_factors(plan, n_replicates, seed):
+    """``[{pair: factor}]``: the design replicates ``ppi_evaluate(..., n_replicates, rng=seed)``
+    draws (their factors' moments are tested in test_judging_estimation.py)."""
+    pool = plan.pool[plan.pool["sampled"]]
+    stratum = pd.factorize(pool["stratum"])[0] if plan.design == "stratified" else None
+    draws = replicate_draws(np.random.default_rng(seed), n_replicates, len(pool))
+    factors = replicate_multipliers(pool["inclusion_probability"].to_numpy(float), draws, stratum)
+    pairs = list(zip(pool["qid"], pool["docno"]))
+    return [dict(zip(pairs, row)) for row in factors]
+
+
 def test_topics_estimand_keeps_the_point_estimates():
     runs, auto, truth = _collection(9, n_topics=4)
     plan = ptb.judging_plan(runs, auto, 0.3, strategy="stratified", design="poisson", depth=20, rng=9)
     human = _human(plan, truth)
     labels = ["AP", "nDCG@10", "RR(rel=2)"]
-    population = ptb.ppi_evaluate(runs, auto, human, labels, plan=plan)
+    # the same replicates (nDCG's estimate is corrected for its bias with them)
+    population = ptb.ppi_evaluate(runs, auto, human, labels, plan=plan, n_replicates=30, rng=1)
     topics = ptb.ppi_evaluate(runs, auto, human, labels, plan=plan, estimand="topics", n_replicates=30, rng=1)
     for kind in KINDS:
         np.testing.assert_array_equal(population.estimates[kind][:, 0], topics.estimates[kind][:, 0])
@@ -509,12 +556,33 @@ def test_ratio_replicates_are_linearised_around_the_estimate():
     # rows: the estimate, then replicates; 2 topics x 1 run. Topic 0: N = 0.6, D = 2; topic 1: D = 0.
     numerator = np.array([[[0.6], [0.3]], [[0.8], [0.5]], [[0.6], [0.1]], [[0.5], [0.0]]])
     normaliser = np.array([[2.0, 0.0], [2.5, 0.0], [0.1, 0.0], [2.0, 0.0]])[:, :, None]
-    got = _linearised_ratio(numerator, normaliser)
+    got = _linearised_ratio(numerator, normaliser) + _ratio_bias(numerator, normaliser)
     # row 0 the ratio; replicate r: N_r / D - N (D_r - D) / D^2 (0 where D = 0, as trec_eval)
     expected = [0.3, 0.8 / 2 - 0.6 * 0.5 / 4, 0.6 / 2 - 0.6 * (0.1 - 2) / 4, 0.5 / 2]
     np.testing.assert_allclose(got[:, 0, 0], expected, rtol=1e-12)
     assert np.all(got[:, 1] == 0.0)
     assert got[2, 0, 0] < 1.0 < 0.6 / 0.1  # a replicate whose normaliser nears 0 stays near the estimate
+    assert _ratio_bias(numerator[:1], normaliser[:1]).tolist() == [[[0.0], [0.0]]]  # no replicates: none
+
+
+def test_ratio_bias_is_the_replicates_second_order_mean():
+    # replicates close to the estimate: their mean ratio less the estimate's is the bias to second order
+    rng = np.random.default_rng(3)
+    top, base = np.array([0.6, 1.2]), np.array([2.0, 3.0])
+    shift = rng.normal(0.0, 1.0, (4000, 2))
+    noise = 0.01 * shift + 0.004 * rng.normal(size=(4000, 2))
+    numerator = np.vstack([top, top + noise - noise.mean(0)])[:, None, :]  # N_r centred on N (N is linear)
+    normaliser = np.vstack([base, base + 0.01 + 0.03 * shift])[:, None, :]  # D_r biased by 0.01
+    bias = _ratio_bias(numerator, normaliser)[0, 0]
+    exact = (numerator[1:] / normaliser[1:]).mean(0)[0] - top / base
+    np.testing.assert_allclose(bias, exact, atol=2e-5)  # third-order terms
+    assert np.all(np.abs(bias) > 50 * 2e-5)  # far from 0: the test can fail
+    corrected = _linearised_ratio(numerator, normaliser)
+    np.testing.assert_allclose(corrected[0, 0], top / base - bias, rtol=1e-12)
+    # the replicates move with the estimate: their spread around it is the linearised one
+    np.testing.assert_allclose(corrected[1:] - corrected[:1],
+                               numerator[1:] / base - top * (normaliser[1:] - base) / base**2 - top / base,
+                               rtol=1e-10, atol=1e-12)
 
 
 @pytest.mark.parametrize("measure", ["P@5", "nDCG@5"])

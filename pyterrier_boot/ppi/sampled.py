@@ -231,18 +231,19 @@ class PlanEstimator:
         topics before it in this order (:func:`~pyterrier_boot.judging.estimation.predictable_lambdas`),
         so that each topic's estimate is unbiased given the earlier topics, as a sequence over
         topics needs; the ``lam`` reported is the last topic's."""
-        replicates = n_replicates if estimand == "topics" else 0
         if topic_order is not None and sorted(topic_order) != list(self.qids):
             raise ValueError("'topic_order' must list every topic of the pool once")
         order = None if topic_order is None else np.searchsorted(self.qids, np.asarray(topic_order, dtype=object))
-        design = _Sample(self, sampled, human, probability, stratum,
-                         replicate_draws(as_generator(rng), replicates, int(sampled.sum())), order)
+        replicates = n_replicates if estimand == "topics" or order is None else 0  # order: a sequence's
+        draws = replicate_draws(as_generator(rng), replicates, int(sampled.sum()))
+        design = _Sample(self, sampled, human, probability, stratum, draws, order)
         estimates: dict[str, list] = {"ppi": [], "human-only": [], "auto-only": []}
         used = []
         for km in self.lowered:
             for kind in estimates:
-                values, weight = design.measure(km, kind, lam)
-                estimates[kind].append(values)
+                # the "population" estimand reads the replicates only for nDCG's bias (see _ratio_bias)
+                values, weight = design.measure(km, kind, lam, estimand == "topics" or km.kind in _LINEARISED)
+                estimates[kind].append(values if estimand == "topics" else values[:1])
                 if kind == "ppi":
                     used.append(weight)
         return SampledPPIEvaluation(
@@ -250,7 +251,7 @@ class PlanEstimator:
             estimates={k: np.stack(v) for k, v in estimates.items()}, lam=tuple(used),
             n_labels=int(sampled.sum()), n_pool=len(self.auto), sampled_in_top=self._sampled_in_top(sampled),
             kernel_measures=tuple(self.lowered), planned=(False,) * len(self.lowered),
-            n_replicates=replicates,
+            n_replicates=replicates if estimand == "topics" else 0,
             confidence_level=float(confidence_level), estimand=estimand,
             design="poisson" if stratum is None else "stratified")
 
@@ -287,22 +288,25 @@ class _Sample:
         self.multipliers = replicate_multipliers(probability, draws, codes)
         self._post: tuple[PostStrata, np.ndarray] | None = None
 
-    def normaliser_totals(self, f_auto: np.ndarray, f_human: np.ndarray) -> np.ndarray:
+    def normaliser_totals(self, f_auto: np.ndarray, f_human: np.ndarray, replicated: bool = True) -> np.ndarray:
         """``(rows, topics)`` post-stratified totals of ``f`` (:mod:`pyterrier_boot.judging.poststrata`):
-        the estimate, then the design replicates (the sampled pairs' weights moved as their corrections
-        are in :meth:`rows`)."""
+        the estimate, then (if ``replicated``) the design replicates (the sampled pairs' weights moved
+        as their corrections are in :meth:`rows`)."""
         if self._post is None:
             estimator = self.estimator
             weights = 1.0 / self.probability[None]
             weights = np.vstack([weights, weights * self.multipliers])
             self._post = post_strata(estimator.topic, estimator.auto, estimator.labelled, self.sampled), weights
         strata, weights = self._post
-        return strata.totals(f_auto, f_human, self.sampled, weights, borrow=self.order is None)
+        return strata.totals(f_auto, f_human, self.sampled, weights if replicated else weights[:1],
+                             borrow=self.order is None)
 
-    def rows(self, f_auto: np.ndarray, f_human: np.ndarray, lam: float | np.ndarray, active: np.ndarray) -> np.ndarray:
-        """Estimates of ``f`` for the ``active`` pairs: the point estimate, then the replicates."""
+    def rows(self, f_auto: np.ndarray, f_human: np.ndarray, lam: float | np.ndarray, active: np.ndarray,
+             replicated: bool = True) -> np.ndarray:
+        """Estimates of ``f`` for the ``active`` pairs: the point estimate, then (if ``replicated``)
+        the replicates."""
         lam = np.asarray(lam)[active] if np.ndim(lam) else lam
-        if not len(self.multipliers):
+        if not (replicated and len(self.multipliers)):
             return point_estimates(f_auto[active], self.sampled[active], f_human, self.probability, lam)[None]
         return replicate_estimates(f_auto[active], self.sampled[active], f_human, self.probability, lam,
                                    self.multipliers)
@@ -333,8 +337,9 @@ class _Sample:
         y[self.sampled] = f_human
         return np.clip(y, 0.0, 1.0)
 
-    def measure(self, km, kind: str, lam: float | None) -> tuple[np.ndarray, float]:
-        """``(rows, topics, runs)`` estimates of one measure for one kind, and the ``lam`` used."""
+    def measure(self, km, kind: str, lam: float | None, replicated: bool = True) -> tuple[np.ndarray, float]:
+        """``(rows, topics, runs)`` estimates of one measure for one kind (the estimate, then, if
+        ``replicated``, the design replicates), and the ``lam`` used."""
         f_auto, f_human, values = self._label_values(km)
         imputed = self.imputed(f_auto, f_human, kind)
         active = (f_auto != 0) & (kind != "human-only") | self.sampled & (kind != "auto-only")
@@ -347,14 +352,14 @@ class _Sample:
         else:
             used, reported = (0.0, 0.0) if kind == "human-only" else (lam, lam) if lam is not None else \
                 self.tuned(f_auto, f_human)
-            rows = self.rows(f_auto, f_human, used, active)
+            rows = self.rows(f_auto, f_human, used, active, replicated)
         if km.kind == NDCG:
             levels = np.unique(values[values > 0])[::-1]
-            counts = [self._level_counts(f_auto, f_human, v, used, kind, active) for v in levels]
+            counts = [self._level_counts(f_auto, f_human, v, used, kind, active, replicated) for v in levels]
             norm = ideal_dcg(levels, np.stack(counts, axis=-1) if counts else
                              np.zeros(rows.shape[:1] + (len(self.estimator.qids), 0)), km.cutoff)
         elif km.kind in _RATIOS and kind == "ppi":
-            norm = self.normaliser_totals(f_auto, f_human)
+            norm = self.normaliser_totals(f_auto, f_human, replicated)
         else:
             norm = self.per_topic(rows, active)
         if km.kind in _LINEARISED and kind != "auto-only":
@@ -401,12 +406,13 @@ class _Sample:
                                         self.order)
         return per_topic[topic], float(per_topic[self.order[-1]])
 
-    def _level_counts(self, f_auto, f_human, level: float, lam, kind: str, active: np.ndarray) -> np.ndarray:
+    def _level_counts(self, f_auto, f_human, level: float, lam, kind: str, active: np.ndarray,
+                      replicated: bool) -> np.ndarray:
         """``(rows, topics)``: each topic's estimated number of documents of gain ``level``."""
         at_auto, at_human = (f_auto == level).astype(float), (f_human == level).astype(float)
         if kind == "ppi":
-            return self.normaliser_totals(at_auto, at_human)
-        rows = at_auto[active][None] if kind == "auto-only" else self.rows(at_auto, at_human, lam, active)
+            return self.normaliser_totals(at_auto, at_human, replicated)
+        rows = at_auto[active][None] if kind == "auto-only" else self.rows(at_auto, at_human, lam, active, replicated)
         return self.per_topic(rows, active)
 
 
@@ -414,13 +420,34 @@ def _linearised_ratio(numerator: np.ndarray, normaliser: np.ndarray) -> np.ndarr
     """``(rows, ...)``: the ratio ``N / D`` of the estimates (row 0; 0 where ``D`` is 0, as trec_eval)
     and, for each design replicate, its first-order (Taylor) expansion around them,
     ``N_r / D - N (D_r - D) / D^2``, so that a replicate whose normaliser comes out near 0 does not
-    make its ratio explode (Sarndal, Swensson & Wretman 1992, Sec. 5.5)."""
+    make its ratio explode (Sarndal, Swensson & Wretman 1992, Sec. 5.5); then every row less the
+    ratio's second-order bias (:func:`_ratio_bias`), so the replicates stay centred on the estimate."""
     base, top = normaliser[:1], numerator[:1]
     positive = base > 0
     safe = np.where(positive, base, 1.0)
     ratio = np.where(positive, numerator / safe - top * (normaliser - base) / safe**2, 0.0)
     ratio[0] = np.where(positive[0], top[0] / safe[0], 0.0)
-    return ratio
+    return ratio - _ratio_bias(numerator, normaliser)
+
+
+def _ratio_bias(numerator: np.ndarray, normaliser: np.ndarray) -> np.ndarray:
+    """The bias of the ratio ``N / D`` of row 0 to second order, from the design replicates (rows
+    1...; 0 without them, and where ``D`` is 0): the second-order Taylor expansion of the ratio
+    around the estimates, averaged over the replicates (the bootstrap's estimate of bias, Efron &
+    Tibshirani 1993, Sec. 10.2, with the ratio expanded as Cochran 1977, Sec. 6.8, does):
+    ``-N dD / D^2 + N Var(D_r) / D^3 - Cov(N_r, D_r) / D^2``, where ``dD`` is the replicates' mean
+    ``D_r`` less ``D`` (the post-stratified normaliser's own bias). With few labels per topic the
+    ideal DCG is uncertain, and ``N / D`` is then biased upwards (``D`` in the denominator)."""
+    if len(numerator) < 2:
+        return np.zeros_like(numerator[:1])
+    base, top = normaliser[0], numerator[0]
+    positive = base > 0
+    safe = np.where(positive, base, 1.0)
+    spread = normaliser[1:] - normaliser[1:].mean(0)
+    shift = normaliser[1:].mean(0) - base
+    covariance = ((numerator[1:] - numerator[1:].mean(0)) * spread).mean(0)
+    bias = -top * shift / safe**2 + top * (spread**2).mean(0) / safe**3 - covariance / safe**2
+    return np.where(positive, bias, 0.0)[None]
 
 
 def evaluate_with_plan(runs: RunsLike, auto_qrels: QrelsLike, human_qrels: QrelsLike, measures: MeasuresLike,
