@@ -21,8 +21,17 @@ from scipy import stats
 
 import pyterrier_boot as ptb
 from pyterrier_boot.judging import designs
-from pyterrier_boot.judging.estimation import point_estimates, replicate_draws, replicate_multipliers
-from pyterrier_boot.ppi.sampled import PlanEstimator, SampledPPIEvaluation, _linearised_ratio, _ratio_bias
+from pyterrier_boot.judging.estimation import (
+    point_estimates,
+    replicate_draws,
+    replicate_multipliers,
+)
+from pyterrier_boot.ppi.sampled import (
+    PlanEstimator,
+    SampledPPIEvaluation,
+    _linearised_ratio,
+    _ratio_bias,
+)
 
 # the small collections have few topics: the one few-topics warning is expected, not the point
 pytestmark = pytest.mark.filterwarnings("ignore:only [0-9]+ topics. the population interval:pyterrier_boot.FitWarning")
@@ -361,7 +370,8 @@ def _reference(runs, pool, human, spec, kind, lam, depth=20, judged=frozenset(),
 
 def _bias_corrected(runs, pool, human, spec, kind, lam, depth, judged, factors):
     """nDCG: the ratio ``N / D`` of the estimate less its second-order bias over the replicates,
-    ``-N dD / D^2 + N Var(D_r) / D^3 - Cov(N_r, D_r) / D^2`` (``dD``: mean ``D_r`` less ``D``)."""
+    ``-N dD / D^2 + N Var(D_r) / D^3 - Cov(N_r, D_r) / D^2`` (``dD``: mean ``D_r`` less ``D``), but
+    where ``Var(D_r) > D^2``."""
     rows = [_reference_rows(runs, pool, human, spec, kind, lam, depth, judged, factor, parts=True)
             for factor in ({}, *factors)]
     (numerator, normaliser), used = rows[0]
@@ -373,6 +383,9 @@ def _bias_corrected(runs, pool, human, spec, kind, lam, depth, judged, factors):
             continue
         d_r = np.array([r[0][1][qid] for r in rows[1:]])
         n_r = np.array([r[0][0][name, qid] for r in rows[1:]])
+        if d_r.var() > base**2:  # the expansion fails: not corrected
+            out[name, qid] = top / base
+            continue
         bias = (-top * (d_r.mean() - base) / base**2 + top * d_r.var() / base**3
                 - np.mean((n_r - n_r.mean()) * (d_r - d_r.mean())) / base**2)
         out[name, qid] = top / base - bias
@@ -563,6 +576,11 @@ def test_ratio_replicates_are_linearised_around_the_estimate():
     assert np.all(got[:, 1] == 0.0)
     assert got[2, 0, 0] < 1.0 < 0.6 / 0.1  # a replicate whose normaliser nears 0 stays near the estimate
     assert _ratio_bias(numerator[:1], normaliser[:1]).tolist() == [[[0.0], [0.0]]]  # no replicates: none
+    assert _ratio_bias(numerator, normaliser)[0, 0, 0] != 0.0  # Var(D_r) = 1.07 < D^2: corrected
+    # an ideal DCG whose replicates spread wider than itself: the expansion fails, no correction
+    wide = normaliser.copy()
+    wide[1:, 0, 0] = [5.0, 0.1, 0.2]
+    assert np.var(wide[1:, 0, 0]) > 2.0**2 and _ratio_bias(numerator, wide)[0, 0, 0] == 0.0
 
 
 def test_ratio_bias_is_the_replicates_second_order_mean():

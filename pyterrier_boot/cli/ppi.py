@@ -80,9 +80,9 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
     p.add_argument("--probabilities", metavar="FILE",
                    help="with --plan: the judge's probabilities the plan was made with (judge-plan --probabilities)")
     p.add_argument("--replicates", type=_common.count, metavar="N",
-                   help="with --plan and --estimand topics: design replicates of the document sampling's "
-                        "variance (default 200)")
-    _common.add_rng_argument(p, "with --plan and --estimand topics: seed of the design replicates", printed=False)
+                   help="with --plan: design replicates of the document sampling (default 200): the variance "
+                        "of --estimand topics, and nDCG's bias in either estimand")
+    _common.add_rng_argument(p, "with --plan: seed of the design replicates", printed=False)
     p.add_argument("-m", "--measures", nargs="+", action="extend", metavar="MEASURE",
                    help=f"ir_measures or trec_eval names (default: a plan's own measures, else "
                         f"{' '.join(_common.DEFAULT_MEASURES)})")
@@ -149,9 +149,6 @@ def _check_plan_arguments(args, parser):
         return
     if args.asymptotic:
         parser.error("--asymptotic applies to topic-level intervals, not with --plan")
-    if args.estimand != "topics" and (args.replicates is not None or args.rng is not None):
-        parser.error("--replicates and --rng set the design replicates of --estimand topics; the population "
-                     "estimand has none (its interval is Student's t over topics)")
 
 
 def run(args: argparse.Namespace) -> int:

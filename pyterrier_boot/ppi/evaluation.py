@@ -187,8 +187,8 @@ def ppi_evaluate(runs: RunsLike, auto_qrels: QrelsLike, human_qrels: QrelsLike,
             labels are then its sample of documents, and means and differences are estimated from
             the automatic labels corrected by them (``pt_docs/ppi.md``, "Judging fewer documents");
             ``lam`` weighs the automatic labels (None: tuned per measure); returns a
-            :class:`SampledPPIEvaluation`. n_replicates, rng: its ``"topics"`` design replicates
-            (default 200) and their seed (None: 42).
+            :class:`SampledPPIEvaluation`. n_replicates, rng: its design replicates (default 200)
+            and their seed (None: 42): the ``"topics"`` estimand's variance, and nDCG's bias in both.
         label_map: the people's grade of each automatic label (``{1: 2}``: a 0/1 judge's 1 is grade
             2) for ``auto_qrels`` (with a ``plan``: :meth:`JudgingPlan.map_labels`). batch_size,
             verbose: as in :func:`read_runs`.
