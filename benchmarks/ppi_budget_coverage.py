@@ -36,6 +36,7 @@ Usage: python benchmarks/ppi_budget_coverage.py [--data ../shared/data] [--plans
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import os
 import sys
@@ -129,18 +130,18 @@ class Bank:
         self.labels = np.empty(k)
         for i in range(k):
             sampled = designs.draw(self.pi, self.stratum, self.design, rng, self.take)
-            seed = int(rng.integers(2**32))  # of the replicates (nDCG's estimate reads them: its bias)
-            self._estimate(i, sampled, seed)
-            if check and i == 0:
-                self._check(sampled, seed)
+            before = copy.deepcopy(rng) if check and i == 0 else None  # the replicates' draws, for _check
+            self._estimate(i, sampled, rng)
+            if before is not None:
+                self._check(sampled, before)
 
-    def _estimate(self, i: int, sampled: np.ndarray, seed: int) -> None:
+    def _estimate(self, i: int, sampled: np.ndarray, rng: np.random.Generator) -> None:
         from pyterrier_boot.judging.estimation import replicate_draws
         from pyterrier_boot.ppi.sampled import _Sample
 
         est, human = self.setting.estimator, self.setting.human
         stratum = self.stratum[sampled] if self.take is not None else None
-        draws = replicate_draws(np.random.default_rng(seed), REPLICATES, int(sampled.sum()))
+        draws = replicate_draws(rng, REPLICATES, int(sampled.sum()))
         sample = _Sample(est, sampled, human[sampled], self.pi[sampled], stratum, draws)
         z = stats.norm.ppf(0.5 + LEVEL / 2)
         for m, km in enumerate(est.lowered):
@@ -154,12 +155,13 @@ class Bank:
         self.in_top[i] = est._sampled_in_top(sampled)
         self.labels[i] = sampled.sum()
 
-    def _check(self, sampled: np.ndarray, seed: int) -> None:
-        """The first redraw's estimates are ``PlanEstimator.estimate``'s (the package's own)."""
+    def _check(self, sampled: np.ndarray, rng: np.random.Generator) -> None:
+        """The first redraw's estimates are ``PlanEstimator.estimate``'s (the package's own), from the
+        same replicates (nDCG's estimate reads them: its bias)."""
         est, human = self.setting.estimator, self.setting.human
         stratum = self.stratum[sampled] if self.take is not None else None
         res = est.estimate(sampled, human[sampled], self.pi[sampled], stratum=stratum, estimand="population",
-                           n_replicates=REPLICATES, rng=seed)
+                           n_replicates=REPLICATES, rng=rng)
         for m in range(len(MEASURES)):
             np.testing.assert_allclose(res.estimates["ppi"][m, 0], self.topic_values[0, m], atol=1e-12)
             np.testing.assert_allclose(res.lam[m], self.lam[0, m], atol=1e-12)

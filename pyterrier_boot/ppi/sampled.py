@@ -65,7 +65,7 @@ if TYPE_CHECKING:
 
 __all__ = ["DEFAULT_REPLICATES", "FEW_LABELS_IN_TOP", "PlanEstimator", "SampledPPIEvaluation", "evaluate_with_plan"]
 
-#: design replicates of the ``"topics"`` estimand's variance
+#: design replicates: of the ``"topics"`` estimand's variance, and of nDCG's bias in both estimands
 DEFAULT_REPLICATES = 200
 #: fewer sampled pairs per topic than this in a run's top ranks flags it "few labels in top ranks"
 FEW_LABELS_IN_TOP = 1.0
@@ -99,7 +99,8 @@ class SampledPPIEvaluation(IntervalTables):
             reads (its cutoff, else the top 10), for the flags.
         kernel_measures: the measures as the estimators see them (for the flags).
         planned: per measure, whether the plan was made for it (``judging_plan(measures=...)``).
-        n_replicates: design replicates behind the ``"topics"`` intervals (0 for ``"population"``).
+        n_replicates: design replicates behind the ``"topics"`` intervals (0 for ``"population"``,
+            whose nDCG estimates read ``n_replicates`` of them for their bias, not kept).
         confidence_level, estimand, design: as given / the plan's design.
     """
 
@@ -146,7 +147,8 @@ class SampledPPIEvaluation(IntervalTables):
         else:
             estimate = combined[0].mean(0)
             # the replicates' root mean squared distance from the estimate: their spread, and the
-            # distance of their mean (a ratio measure's bias, in part; about 0 for a linear one)
+            # distance of their mean (a ratio measure's bias, in part; about 0 for a linear one; for
+            # nDCG, whose estimate is corrected, ``-N dD / D^2``, kept: a margin for the correction)
             se = np.sqrt(((combined[1:].mean(1) - estimate) ** 2).mean(0))
             result = _normal_result(estimate, se, level, "two-sided", 0.0, lam, 0, 0, "", estimand=self.estimand)
         return replace(result, lam=np.full(np.shape(result.statistic), lam), method=_METHODS[kind],
@@ -242,7 +244,10 @@ class PlanEstimator:
         if topic_order is not None and sorted(topic_order) != list(self.qids):
             raise ValueError("'topic_order' must list every topic of the pool once")
         order = None if topic_order is None else np.searchsorted(self.qids, np.asarray(topic_order, dtype=object))
-        replicates = n_replicates if estimand == "topics" or order is None else 0  # order: a sequence's
+        # the population estimand reads replicates for nDCG's bias alone; a sequence draws none (its
+        # draws would span every topic, so adding one would move the earlier topics' scores)
+        corrected = order is None and any(km.kind in _LINEARISED for km in self.lowered)
+        replicates = n_replicates if estimand == "topics" or corrected else 0
         draws = replicate_draws(as_generator(rng), replicates, int(sampled.sum()))
         design = _Sample(self, sampled, human, probability, stratum, draws, order)
         estimates: dict[str, list] = {"ppi": [], "human-only": [], "auto-only": []}
@@ -429,7 +434,8 @@ def _linearised_ratio(numerator: np.ndarray, normaliser: np.ndarray) -> np.ndarr
     and, for each design replicate, its first-order (Taylor) expansion around them,
     ``N_r / D - N (D_r - D) / D^2``, so that a replicate whose normaliser comes out near 0 does not
     make its ratio explode (Sarndal, Swensson & Wretman 1992, Sec. 5.5); then every row less the
-    ratio's second-order bias (:func:`_ratio_bias`), so the replicates stay centred on the estimate."""
+    ratio's second-order bias (:func:`_ratio_bias`): shifted alike, the replicates keep their spread
+    about the estimate."""
     base, top = normaliser[:1], numerator[:1]
     positive = base > 0
     safe = np.where(positive, base, 1.0)
@@ -444,7 +450,8 @@ def _ratio_bias(numerator: np.ndarray, normaliser: np.ndarray) -> np.ndarray:
     Tibshirani 1993, ch. 10), the replicates' mean ratio less the estimate's, with the ratio
     expanded to second order around the estimates (Cochran 1977, Sec. 6.8):
     ``-N dD / D^2 + N Var(D_r) / D^3 - Cov(N_r, D_r) / D^2``, where ``dD`` is the replicates' mean
-    ``D_r`` less ``D`` (the post-stratified normaliser's own bias). With few labels per topic the
+    ``D_r`` less ``D`` (the post-stratified normaliser's own bias; ``N``'s, ``dN``, is left out:
+    ``N`` is linear in the weights, so its replicates average ``N``). With few labels per topic the
     ideal DCG is uncertain, and ``N / D`` is then biased (``D`` in the denominator). Not corrected
     (0) where ``Var(D_r) / D^2`` exceeds :data:`_EXPANDED`, where the expansion fails."""
     if len(numerator) < 2:
@@ -452,8 +459,8 @@ def _ratio_bias(numerator: np.ndarray, normaliser: np.ndarray) -> np.ndarray:
     base, top = normaliser[0], numerator[0]
     positive = base > 0
     safe = np.where(positive, base, 1.0)
-    spread = normaliser[1:] - normaliser[1:].mean(0)
-    shift = normaliser[1:].mean(0) - base
+    mean = normaliser[1:].mean(0)
+    spread, shift = normaliser[1:] - mean, mean - base
     covariance = ((numerator[1:] - numerator[1:].mean(0)) * spread).mean(0)
     variance = (spread**2).mean(0)
     bias = -top * shift / safe**2 + top * variance / safe**3 - covariance / safe**2
