@@ -963,12 +963,14 @@ def test_dl2020_partial_sample_matches_the_reference(dl2020):
     plan = ptb.judging_plan(runs, auto, 0.1, rng=2)
     human = _human(plan, truth)
     labels = ["AP(rel=2)", "nDCG@10", "RR(rel=2)@10"]  # the reference's RR is cubic in the depth it reads
-    res = ptb.ppi_evaluate(runs, auto, human, labels, plan=plan)
+    res = ptb.ppi_evaluate(runs, auto, human, labels, plan=plan, n_replicates=20, rng=2)
     values = _per_query(res)
     given = dict(zip(zip(human["qid"], human["docno"]), human["label"], strict=True))
     judged = set(zip(auto["qid"].astype(str), auto["docno"].astype(str)))
+    factors = _replicate_factors(plan, 20, 2)  # nDCG's bias correction reads them
     for m, label in enumerate(labels):
-        reference, used = _reference(runs, plan.pool, given, MEASURES[label], "ppi", None, judged=judged)
+        reference, used = _reference(runs, plan.pool, given, MEASURES[label], "ppi", None, judged=judged,
+                                     factors=factors)
         assert res.lam[m] == pytest.approx(used, abs=1e-12)
         for (name, qid), expected in reference.items():
             assert values["ppi", res.measures[m], name, qid] == pytest.approx(expected, abs=1e-12), (label, name, qid)
