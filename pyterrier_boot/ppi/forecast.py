@@ -241,7 +241,7 @@ def _draws(plan: JudgingPlan, estimator: PlanEstimator, people: np.ndarray, n_dr
            rng: np.random.Generator) -> np.ndarray:
     """Per-topic PPI estimates of ``n_draws`` redraws of the plan's sample: ``(draws, measures, topics, runs)``
     (nDCG's without its bias correction, which would need design replicates of every draw; measured,
-    the correction moves the realised widths by 0.93-1.02 times: pt_docs/ppi.md)."""
+    the correction moved the realised population widths by 0.93-1.01 times: pt_docs/ppi.md)."""
     pool = plan.pool
     pi, stratum = pool["inclusion_probability"].to_numpy(float), pool["stratum"].to_numpy(np.int64)
     take = np.bincount(stratum, weights=pool["sampled"]).astype(np.int64) if plan.design == "stratified" else None
