@@ -357,20 +357,21 @@ def _post_stratified(pool, human, judged, f, minimum=3, factor=None):
     return out
 
 
-def _reference(runs, pool, human, spec, kind, lam, depth=20, judged=frozenset(), factors=()):
+def _reference(runs, pool, human, spec, kind, lam, depth=20, judged=frozenset(), factors=(), stratified=False):
     """``{(name, qid): value}`` and the lam used, from the formulas of the docstrings.
 
     ``pool``: the plan's pool; ``human``: ``{(qid, docno): grade}`` of the sampled pairs; ``judged``:
     the pairs the judge labelled; ``factors``: the design replicates (``{pair: factor}`` each), from
-    which nDCG's estimate is bias-corrected."""
+    which nDCG's estimate is bias-corrected; ``stratified``: the plan's design is."""
     if spec[0] == "nDCG" and kind != "auto-only" and factors:
-        return _bias_corrected(runs, pool, human, spec, kind, lam, depth, judged, factors)
+        return _bias_corrected(runs, pool, human, spec, kind, lam, depth, judged, factors, stratified)
     return _reference_rows(runs, pool, human, spec, kind, lam, depth, judged)
 
 
-def _bias_corrected(runs, pool, human, spec, kind, lam, depth, judged, factors):
+def _bias_corrected(runs, pool, human, spec, kind, lam, depth, judged, factors, stratified):
     """nDCG: the ratio ``N / D`` of the estimate less its second-order bias over the replicates,
-    ``N Var(D_r) / D^3 - Cov(N_r, D_r) / D^2``, but where ``Var(D_r) > D^2``."""
+    ``-N dD / D^2 + N Var(D_r) / D^3 - Cov(N_r, D_r) / D^2`` (``dD``: mean ``D_r`` less ``D`` under
+    the stratified design, 0 under Poisson), but where ``Var(D_r) > D^2``."""
     rows = [_reference_rows(runs, pool, human, spec, kind, lam, depth, judged, factor, parts=True)
             for factor in ({}, *factors)]
     (numerator, normaliser), used = rows[0]
@@ -385,7 +386,9 @@ def _bias_corrected(runs, pool, human, spec, kind, lam, depth, judged, factors):
         if d_r.var() > base**2:  # the expansion fails: not corrected
             out[name, qid] = top / base
             continue
-        bias = top * d_r.var() / base**3 - np.mean((n_r - n_r.mean()) * (d_r - d_r.mean())) / base**2
+        shift = d_r.mean() - base if stratified else 0.0
+        bias = (-top * shift / base**2 + top * d_r.var() / base**3
+                - np.mean((n_r - n_r.mean()) * (d_r - d_r.mean())) / base**2)
         out[name, qid] = top / base - bias
     return out, used
 
@@ -466,7 +469,7 @@ def test_estimates_match_an_independent_reference(design, lam, seed):
     for m, label in enumerate(labels):
         for kind in KINDS:
             reference, used = _reference(runs, plan.pool, given, MEASURES[label], kind, lam, judged=judged,
-                                         factors=factors)
+                                         factors=factors, stratified=plan.design == "stratified")
             if kind == "ppi":
                 assert res.lam[m] == pytest.approx(used, abs=1e-12), label
             for (name, qid), expected in reference.items():
@@ -613,15 +616,14 @@ def test_ratio_bias_is_the_replicates_second_order_mean():
     shift = rng.normal(0.0, 1.0, (4000, 2, 1))
     noise = 0.002 * shift + 0.004 * rng.normal(size=(4000, 2, 3))
     numerator = np.concatenate([top[None], top + noise - noise.mean(0)])  # N_r centred on N (N is linear)
-    normaliser = np.concatenate([base[None], base + 0.1 * (shift - shift.mean(0))])  # D_r centred on D
-    bias = _ratio_bias(numerator, normaliser)[0]
+    normaliser = np.concatenate([base[None], base + 0.01 + 0.1 * (shift - shift.mean(0))])  # D_r biased by 0.01
+    bias = _ratio_bias(numerator, normaliser, shifted=True)[0]
     exact = (numerator[1:] / normaliser[1:]).mean(0) - top / base
     np.testing.assert_allclose(bias, exact, atol=1.5e-5)  # fourth-order terms
     assert np.all(np.abs(bias) > 5 * 1.5e-5)  # far from 0: the test can fail
-    # Cochran's ratio bias: where the replicates' ideal DCGs all move by 0.01, the correction does not
-    moved = normaliser + np.r_[0.0, np.full(len(normaliser) - 1, 0.01)][:, None, None]
-    np.testing.assert_allclose(_ratio_bias(numerator, moved)[0], bias, rtol=1e-9)
-    corrected = _linearised_ratio(numerator, normaliser)
+    # unshifted (Poisson's replicates): the replicates' mean shift of D, here 0.01, is not read
+    np.testing.assert_allclose(_ratio_bias(numerator, normaliser)[0], bias + top * 0.01 / base**2, rtol=1e-9)
+    corrected = _linearised_ratio(numerator, normaliser, shifted=True)
     np.testing.assert_allclose(corrected[0], top / base - bias, rtol=1e-12)
     # the replicates move with the estimate: their spread around it is the linearised one
     np.testing.assert_allclose(corrected[1:] - corrected[:1],
@@ -971,7 +973,7 @@ def test_dl2020_partial_sample_matches_the_reference(dl2020):
     factors = _replicate_factors(plan, 20, 2)  # nDCG's bias correction reads them
     for m, label in enumerate(labels):
         reference, used = _reference(runs, plan.pool, given, MEASURES[label], "ppi", None, judged=judged,
-                                     factors=factors)
+                                     factors=factors, stratified=plan.design == "stratified")
         assert res.lam[m] == pytest.approx(used, abs=1e-12)
         for (name, qid), expected in reference.items():
             assert values["ppi", res.measures[m], name, qid] == pytest.approx(expected, abs=1e-12), (label, name, qid)
