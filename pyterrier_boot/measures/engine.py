@@ -95,14 +95,15 @@ class Evaluator:
         data = (self._grade_min, a.qrels_offsets, a.qrels_docs, a.qrels_codes, a.run_offsets, a.run_docs,
                 a.run_codes, a.run_stops, self._n_grades)
         discount = self._discount(most)
-        n_tasks = -(-n_images // LANES) * a.n_topics
+        width = min(LANES, max(n_images, 1))  # images walked together (one: a plain evaluation)
+        n_tasks = -(-n_images // width) * a.n_topics
         threads = min(numba.get_num_threads(), max(n_tasks, 1))
         bounds = np.linspace(0, n_tasks, (4 * threads if threads > 1 else 1) + 1).astype(int)
         ranges = iter(list(zip(bounds[:-1].tolist(), bounds[1:].tolist())))
         lock = threading.Lock()
 
         def work():  # one per thread, with its own scratch, taking the next range until none is left
-            scratch = self._scratch(discount)
+            scratch = self._scratch(discount, width)
             while True:
                 with lock:
                     task = next(ranges, None)
@@ -119,21 +120,22 @@ class Evaluator:
                     done.result()
         return values
 
-    def _scratch(self, discount):
-        """Working arrays of one thread's :func:`~.kernels.evaluate_tasks` (see its docstring)."""
+    def _scratch(self, discount, width):
+        """Working arrays of one thread's :func:`~.kernels.evaluate_tasks` (see its docstring), for
+        ``width`` images walked together."""
         ones = np.ones(len(discount))
         longest = int(np.diff(self.arrays.run_offsets).max(initial=0))
         fused = general = None
         if self._fused is not None:
-            shape = (LANES, len(self._fused[0]))
+            shape = (width, len(self._fused[0]))
             fused = (ones, np.zeros(shape, np.int64), np.zeros(shape), np.zeros(shape, np.int64), np.zeros(shape),
-                     np.zeros(shape, np.int64), np.zeros(shape, np.int64), np.zeros(LANES, np.int64))
+                     np.zeros(shape, np.int64), np.zeros(shape, np.int64), np.zeros(width, np.int64))
         if self._general is not None:
             m = len(self._general[0])
             general = (ones, np.zeros(m, np.int64), np.zeros(m), np.zeros(longest, np.int64),
                        np.zeros(longest, np.int32))
-        kt = np.zeros((self.arrays.n_docs, LANES), np.int32)
-        return kt, np.zeros((LANES, self._n_grades), np.int64), fused, general
+        kt = np.zeros((self.arrays.n_docs, width), np.int32)
+        return kt, np.zeros((width, self._n_grades), np.int64), fused, general
 
     def _discount(self, most):
         """``1 / log2(p + 2)`` for every image position a ranking or an ideal ranking can reach when

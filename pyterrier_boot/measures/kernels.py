@@ -304,7 +304,11 @@ FUSED_KINDS = (AP, P, R, RPREC, RR, SUCCESS, NDCG, NCG, RBP, INSQ)
 #: The fused measures by the running count they keep (hits and a sum, hits, the first hit, a sum of
 #: gains): a call compiles the walk of the groups it asks for only (see :func:`_fused_feed`).
 FUSED_GROUPS = ((AP,), (P, R, RPREC), (RR, SUCCESS), (NDCG, NCG, RBP, INSQ))
-#: Images walked together, one lane each (the copies of a document in all of them share a cache line).
+#: The most images walked together, one lane each (the copies of a document in all of them share a
+#: cache line). The kernels read the lane count from their scratch arrays (``kt.shape[1]``), not from
+#: this constant: loops over a constant count are unrolled when compiled, which made the first call
+#: with an empty numba cache 0.3-0.4 s slower and the walk itself slower, and a plain evaluation
+#: (one image) walks one lane instead of eight.
 LANES = 8
 
 
@@ -417,7 +421,7 @@ def _fused_topic(kt, b0, lanes, q, data, hist, fused, discount, scratch, out, ra
     reach = _fused_setup(hist, lanes, grade_min, fused, fused[4], discount, ones, n_rel, norm, cut)
     for s in range(out.shape[1]):
         j = s * out.shape[2] + q
-        for w in range(LANES):
+        for w in range(pos.shape[0]):
             pos[w] = 0
             for m in range(kinds.shape[0]):
                 acc[w, m] = 0.0
@@ -428,7 +432,7 @@ def _fused_topic(kt, b0, lanes, q, data, hist, fused, discount, scratch, out, ra
             i = i_pos[e]
             for t in range(start, i):
                 d = r_doc[t]
-                for w in range(LANES):
+                for w in range(pos.shape[0]):
                     pos[w] += kt[d, w]
             if reach > 0 and _passed(pos, lanes, reach):
                 break
@@ -438,7 +442,7 @@ def _fused_topic(kt, b0, lanes, q, data, hist, fused, discount, scratch, out, ra
                 if kk > 0:
                     _fused_feed(kk, r_grade[i], pos[w], w, grade_min, kinds, rels, gains, weights, discount, cut,
                                 acc, hits, first, ranked, counted, found, gained)
-            for w in range(LANES):
+            for w in range(pos.shape[0]):
                 pos[w] += kt[d, w]
             start = i + 1
         for w in range(lanes):
@@ -533,7 +537,7 @@ def _fill_lanes(multiplicity, keys, hashes, thresholds, b0, lanes, kt):
     image keys ``keys[b0 + lane]``. (Both ways share one specialisation on purpose: the corpus
     bootstrap uses both, and a second one would cost it more to compile than the draws do.)"""
     for d in range(kt.shape[0]):
-        for w in range(lanes, LANES):
+        for w in range(lanes, kt.shape[1]):
             kt[d, w] = 0
     for w in range(lanes):
         if keys.shape[0] == 0:
@@ -549,13 +553,13 @@ def _fill_lanes(multiplicity, keys, hashes, thresholds, b0, lanes, kt):
 def _histogram(kt, q, data, hist):
     """``hist[lane, grade]``: judged copies of each grade for topic ``q`` in each lane's image."""
     grade_min, q_off, q_doc, q_grade = data[:4]
-    for w in range(LANES):
+    for w in range(hist.shape[0]):
         for g in range(hist.shape[1]):
             hist[w, g] = 0
     for i in range(q_off[q], q_off[q + 1]):
         d = q_doc[i]
         g = q_grade[i] - grade_min
-        for w in range(LANES):
+        for w in range(hist.shape[0]):
             hist[w, g] += kt[d, w]
 
 
@@ -564,7 +568,8 @@ def evaluate_tasks(first: int, last: int, multiplicity: npt.NDArray[Any], keys: 
                    hashes: npt.NDArray[Any], data: tuple, fused: tuple | None, general: tuple | None,
                    discount: npt.NDArray[Any], scratch: tuple, out: npt.NDArray[Any]) -> None:
     """Fill ``out[image, system, topic, measure]`` for tasks ``first..last-1``: task ``t`` is topic
-    ``t % Q`` of the :data:`LANES` images from ``LANES * (t // Q)`` on.
+    ``t % Q`` of the ``W`` images from ``W * (t // Q)`` on, ``W = kt.shape[1]`` the lanes of the scratch
+    arrays (at most :data:`LANES`).
 
     Image ``b`` is ``multiplicity[b]`` (copies of each interned document), or, when ``keys`` is not
     empty, the Poisson(1) image of key ``keys[b]`` drawn here from the documents' ``hashes``
@@ -582,9 +587,9 @@ def evaluate_tasks(first: int, last: int, multiplicity: npt.NDArray[Any], keys: 
     kt, hist = scratch[0], scratch[1]
     current = -1
     for task in range(first, last):
-        b0 = (task // n_topics) * LANES
+        b0 = (task // n_topics) * kt.shape[1]
         q = task % n_topics
-        lanes = min(LANES, n_images - b0)
+        lanes = min(kt.shape[1], n_images - b0)
         if b0 != current:
             _fill_lanes(multiplicity, keys, hashes, POISSON_THRESHOLDS, b0, lanes, kt)
             current = b0
