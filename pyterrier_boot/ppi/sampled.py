@@ -149,7 +149,7 @@ class SampledPPIEvaluation(IntervalTables):
             # the replicates' root mean squared distance from the estimate: their spread, and the
             # distance of their mean (a ratio measure's bias, in part; about 0 for a linear one; for
             # nDCG, ``-N dD / D^2`` with ``dD`` its ideal DCG's replicates' mean shift: kept, a margin
-            # for its bias correction)
+            # for the bias its correction leaves, and under Poisson, where ``dD`` is not corrected, for that)
             se = np.sqrt(((combined[1:].mean(1) - estimate) ** 2).mean(0))
             result = _normal_result(estimate, se, level, "two-sided", 0.0, lam, 0, 0, "", estimand=self.estimand)
         return replace(result, lam=np.full(np.shape(result.statistic), lam), method=_METHODS[kind],
