@@ -306,9 +306,9 @@ FUSED_KINDS = (AP, P, R, RPREC, RR, SUCCESS, NDCG, NCG, RBP, INSQ)
 FUSED_GROUPS = ((AP,), (P, R, RPREC), (RR, SUCCESS), (NDCG, NCG, RBP, INSQ))
 #: The most images walked together, one lane each (the copies of a document in all of them share a
 #: cache line). The kernels read the lane count from their scratch arrays (``kt.shape[1]``), not from
-#: this constant: loops over a constant count are unrolled when compiled, which made the first call
-#: with an empty numba cache about 0.37 s slower; and a plain evaluation (one image) walks one lane
-#: instead of eight.
+#: this constant: loops over a constant count are unrolled when compiled, which cost the first call
+#: with an empty numba cache about 0.2 s of LLVM's time (pt_docs/measures.md, "Start-up"); and a
+#: plain evaluation (one image) walks one lane instead of eight.
 LANES = 8
 
 
