@@ -84,7 +84,8 @@ def invert_scan(d: FloatArray, pvalue_at: Callable[..., Any], estimate: float,
 
     Returns:
         ``(low, high)``; an end is infinite when no shift on that side is rejected; both are NaN
-        when every shift is rejected (an empty confidence set, which excludes 0).
+        when every shift is rejected (an empty confidence set, which excludes 0), or, with the test
+        rejecting at 0, every shift on the side of 0 a one-sided interval can reach.
     """
     scan = _Scan(d, pvalue_at, breakpoints, alpha, inclusive)
     last = scan.last
@@ -98,7 +99,7 @@ def invert_scan(d: FloatArray, pvalue_at: Callable[..., Any], estimate: float,
             return float("nan"), float("nan")
         low, high = scan.bound(scan.edge(start, 0, -1), -1, estimate), scan.bound(scan.edge(start, last, 1), 1, estimate)
     if p0 is not None:
-        low, high = scan.agree_at_zero(low, high, bool(rejects(p0, alpha, inclusive)))
+        low, high = scan.agree_at_zero(low, high, bool(rejects(p0, alpha, inclusive)), alternative)
     return float(low), float(high)
 
 
@@ -157,8 +158,11 @@ class _Scan:
             return -np.inf if step < 0 else np.inf
         return self.points[i] if i % 2 == 1 else self.points[i + step]  # an open segment ends at its breakpoint
 
-    def agree_at_zero(self, low, high, reject0):
-        """``(low, high)`` made to exclude 0 exactly when the test at 0 rejects (``reject0``)."""
+    def agree_at_zero(self, low, high, reject0, alternative):
+        """``(low, high)`` made to exclude 0 exactly when the test at 0 rejects (``reject0``).
+
+        A one-sided interval can only move its finite end: below 0 for ``"less"``, above 0 for
+        ``"greater"``."""
         points = self.points
         inside = low <= 0 <= high
         if not reject0 and not inside:  # accepted at 0 but the search stopped short: reach 0
@@ -166,14 +170,18 @@ class _Scan:
         if reject0 and inside:  # rejected at 0: keep the side of 0 holding the nearest accepted point
             zero_left, zero_right = np.searchsorted(points, 0.0, "left"), np.searchsorted(points, 0.0, "right")
             # the accepted points nearest to 0, found walking outward (the test is made only up to them)
-            below = self.first_accepted(range(zero_left - 1, np.searchsorted(points, low, "left") - 1, -1))
-            above = self.first_accepted(range(zero_right, np.searchsorted(points, high, "right")))
+            below = None if alternative == "greater" else self.first_accepted(
+                range(zero_left - 1, np.searchsorted(points, low, "left") - 1, -1))
+            above = None if alternative == "less" else self.first_accepted(
+                range(zero_right, np.searchsorted(points, high, "right")))
             if below is not None and (above is None or points[below] >= -points[above]):
                 i = below  # an accepted open segment ends at its breakpoint unless that is 0 itself
                 high = points[i] if i % 2 == 1 or points[i + 1] >= 0 else points[i + 1]
             elif above is not None:
                 i = above
                 low = points[i] if i % 2 == 1 or points[i - 1] <= 0 else points[i - 1]
+            else:  # no accepted shift on the side the interval can take: an empty confidence set
+                low = high = np.nan
         return low, high
 
     def first_accepted(self, indices):
