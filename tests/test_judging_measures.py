@@ -12,7 +12,8 @@ import pyterrier_boot as pb
 from pyterrier_boot.judging import designs
 from pyterrier_boot.judging.pool import ranked_pairs
 from pyterrier_boot.judging.sensitivity import measure_weights, plan_measures
-from pyterrier_boot.ppi.forecast import simulate_people
+from pyterrier_boot.ppi.forecast import PEOPLE, simulate_people, top_votes
+from pyterrier_boot.ppi.sampled import PlanEstimator
 
 
 @pytest.fixture(scope="module")
@@ -178,6 +179,36 @@ def test_the_forecast_says_widths_and_labels_needed(collection):
     again = plan.forecast(n_draws=8, rng=2)
     pd.testing.assert_frame_equal(again.to_frame(), table)  # the same seed, the same forecast
     assert "Forecast of 120 labels (10 per topic)" in str(forecast)
+
+
+def test_the_topics_width_is_the_mean_width_ppi_evaluate_gives_on_the_forecasts_draws(collection):
+    """The forecast's topics width is what ``estimand="topics"`` intervals would be on its draws:
+    rebuilt here through ``PlanEstimator.estimate`` (the path ``ppi_evaluate(plan=)`` takes), on
+    the same simulated people, samples and replicates drawn from the same seed."""
+    runs, _, auto = collection
+    plan = pb.judging_plan(runs, auto, 120, measures=["nDCG@10", "AP"], rng=1)
+    forecast = plan.forecast(n_draws=4, rng=7)
+    read = pb.read_runs(runs)
+    pool = plan.pool
+    labelled = pd.MultiIndex.from_frame(pool[["qid", "docno"]]).isin(
+        pd.MultiIndex.from_frame(auto[["qid", "docno"]].astype(str)))
+    estimator = PlanEstimator(read, pool, ["nDCG@10", "AP"], depth=plan.depth, labelled=labelled)
+    rng = np.random.default_rng(7)
+    people = simulate_people(pool["auto_label"].to_numpy(np.int64), labelled, estimator.topic, PEOPLE, rng,
+                             votes=top_votes(estimator))
+    pi, stratum = pool["inclusion_probability"].to_numpy(float), pool["stratum"].to_numpy(np.int64)
+    take = np.bincount(stratum, weights=pool["sampled"]).astype(np.int64) if plan.design == "stratified" else None
+    widths = {"nDCG@10": [], "AP": []}
+    for _ in range(4):
+        sampled = designs.draw(pi, stratum, plan.design, rng, take)
+        result = estimator.estimate(sampled, people[sampled], pi[sampled], estimand="topics", rng=rng,
+                                    stratum=stratum[sampled] if take is not None else None)
+        for measure in widths:
+            low, high = result.intervals(measure)["ppi"].confidence_interval
+            widths[measure].append(high - low)
+    for measure, found in widths.items():
+        assert np.max(found) < 1.0  # not capped at the measure's range
+        assert forecast.width(measure, 120, estimand="topics") == pytest.approx(np.mean(found), rel=1e-9)
 
 
 def test_a_loaded_plan_forecasts_from_its_runs_and_qrels(collection, tmp_path):

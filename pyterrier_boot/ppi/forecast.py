@@ -20,8 +20,13 @@ every draw estimated as ``ppi_evaluate(plan=)`` does; for each measure and colum
 mean, every run minus the median run):
 
 * the population width: Student's t over the topics of one draw's estimates, averaged over draws;
-* the topics width: a normal interval whose variance is the spread of each topic's estimate over
-  the draws (the document sampling's), summed over the topics;
+* the topics width: the normal interval ``ppi_evaluate(plan=, estimand="topics")`` gives, from
+  the design replicates of each draw (:data:`~pyterrier_boot.ppi.sampled.DEFAULT_REPLICATES`),
+  averaged over draws. Its replicates, not the draws' spread: a ratio's replicates can swing far
+  where its normaliser comes out near 0 in a topic, so AP's intervals at 10-20 labels per topic are
+  about twice as wide as its estimates vary (on TREC DL with NIST's labels in place of simulated
+  people, AP's topics widths forecast from the draws' spread were 0.64 of the realised ones in the
+  median, from the replicates 0.96);
 * the measured coverage at this many labels per topic (:mod:`pyterrier_boot.ppi.coverage`), and
   whether the interval held there.
 
@@ -41,9 +46,10 @@ from scipy import special, stats
 
 from .._random import as_generator
 from ..judging import designs
+from ..judging.estimation import replicate_draws
 from ..judging.plan import raise_outside_pool
 from .coverage import measured_coverage
-from .sampled import PlanEstimator, _Sample
+from .sampled import DEFAULT_REPLICATES, PlanEstimator, _Sample
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -77,9 +83,11 @@ class Forecast:
             differences), ``coverage`` (measured at this many labels per topic, %, NaN where not
             measured), ``measured at`` (its labels per topic) and ``holds`` (no flag).
         labels, pool, n_topics: the plan's budget, its pool size and topics.
-        parts: ``(measure, column) -> (between, design)``, per run or difference: the variance
-            of its per-topic values over the topics net of the document sampling, and the document
-            sampling's variance per topic at the plan's budget (what :meth:`width` scales).
+        parts: ``(measure, column) -> (between, design, replicated)``, per run or difference:
+            the variance of its per-topic values over the topics net of the document sampling, the
+            document sampling's variance per topic at the plan's budget (the draws' spread), and
+            the topics interval's variance as its design replicates give it, times the topics (what
+            :meth:`width` scales with the budget).
         n_draws, people: the draws behind it and the simulated people's ``(precision, miss)``.
     """
 
@@ -108,11 +116,12 @@ class Forecast:
         difference): a wider interval says no more than the range."""
         self._check(measure, estimand, column)
         self._check_labels(labels)
-        between, design = self.parts[(measure, column)]
-        design = design * _design_scale(labels, self.labels, self.pool)
+        between, design, replicated = self.parts[(measure, column)]
+        scale = _design_scale(labels, self.labels, self.pool)
         if estimand == "topics":
-            widths = 2 * stats.norm.ppf(0.975) * np.sqrt(design / self.n_topics)
+            widths = 2 * stats.norm.ppf(0.975) * np.sqrt(replicated * scale / self.n_topics)
         else:
+            design = design * scale
             widths = 2 * stats.t.ppf(0.975, self.n_topics - 1) * np.sqrt((between + design) / self.n_topics)
         return float(np.minimum(widths, 1.0 if column == "mean" else 2.0).mean())
 
@@ -175,10 +184,11 @@ def forecast_plan(plan: JudgingPlan, runs: Mapping[str, pd.DataFrame], labelled:
         raise_outside_pool(estimator.positions.outside, estimator.positions.example, plan.depth)
     simulated = simulate_people(plan.pool["auto_label"].to_numpy(np.int64), labelled, estimator.topic, people,
                                 generator, votes=top_votes(estimator))
-    values = _draws(plan, estimator, simulated, n_draws, generator)  # (draws, measures, topics, runs)
-    parts = {(label, column): _variances(values[:, m] @ w)  # no differences with one run
-             for m, label in enumerate(measures) for column, w in zip(COLUMNS, _weights(values[:, m])) if w.shape[1]}
+    values, shifts = _draws(plan, estimator, simulated, n_draws, generator)
     n_topics = len(estimator.qids)
+    parts = {(label, column): (*_variances(values[:, m] @ w), n_topics * _replicate_se(shifts[:, m] @ w) ** 2)
+             for m, label in enumerate(measures) for column, w in zip(COLUMNS, _weights(values[:, m]))
+             if w.shape[1]}  # no differences with one run
     result = Forecast(pd.DataFrame(), int(plan.budget), len(plan.pool), n_topics, parts, int(n_draws),
                       (float(people[0]), float(people[1])))
     rows = []
@@ -238,20 +248,26 @@ def top_votes(estimator: PlanEstimator) -> np.ndarray:
 
 
 def _draws(plan: JudgingPlan, estimator: PlanEstimator, people: np.ndarray, n_draws: int,
-           rng: np.random.Generator) -> np.ndarray:
-    """Per-topic PPI estimates of ``n_draws`` redraws of the plan's sample: ``(draws, measures, topics, runs)``
-    (nDCG's without its bias correction, which would need design replicates of every draw; measured,
-    the correction moved the realised population widths by 0.93-1.01 times: pt_docs/ppi.md)."""
+           rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Per-topic PPI estimates of ``n_draws`` redraws of the plan's sample, ``(draws, measures,
+    topics, runs)``, and each draw's design replicates as ``ppi_evaluate(plan=, estimand="topics")``
+    draws them (the sample, then the replicates, from ``rng``): their mean over the topics less the
+    estimate's, ``(draws, measures, replicates, runs)``. The estimates are nDCG's without its bias
+    correction (with simulated people it swings far at 10 labels per topic); the shifts are from
+    the corrected estimate, as the topics interval's are."""
     pool = plan.pool
     pi, stratum = pool["inclusion_probability"].to_numpy(float), pool["stratum"].to_numpy(np.int64)
     take = np.bincount(stratum, weights=pool["sampled"]).astype(np.int64) if plan.design == "stratified" else None
-    out = []
+    values, shifts = [], []
     for _ in range(n_draws):
         sampled = designs.draw(pi, stratum, plan.design, rng, take)
+        draws = replicate_draws(rng, DEFAULT_REPLICATES, int(sampled.sum()))
         sample = _Sample(estimator, sampled, people[sampled], pi[sampled],
-                         stratum[sampled] if take is not None else None, np.zeros((0, int(sampled.sum()))))
-        out.append([sample.measure(km, "ppi", None)[0][0] for km in estimator.lowered])
-    return np.array(out)
+                         stratum[sampled] if take is not None else None, draws)
+        values.append([sample.measure(km, "ppi", None, replicated=False)[0][0] for km in estimator.lowered])
+        replicated = [sample.measure(km, "ppi", None)[0] for km in estimator.lowered]
+        shifts.append([rows[1:].mean(1) - rows[0].mean(0) for rows in replicated])
+    return np.array(values), np.array(shifts)
 
 
 def _weights(values: np.ndarray) -> list[np.ndarray]:
@@ -268,6 +284,12 @@ def _variances(columns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     document sampling's, and the document sampling's per topic (over the draws, averaged over topics)."""
     per_topic = columns.var(0, ddof=1).mean(0)
     return np.maximum(columns.var(1, ddof=1).mean(0) - per_topic, 0.0), per_topic
+
+
+def _replicate_se(shifts: np.ndarray) -> np.ndarray:
+    """Per column of ``(draws, replicates, columns)`` replicate shifts: the topics interval's standard
+    error (their root mean square, as ``ppi_evaluate`` takes it), averaged over the draws."""
+    return np.sqrt((shifts ** 2).mean(1)).mean(0)
 
 
 def _design_scale(labels: float, budget: float, pool: int) -> float:
