@@ -7,6 +7,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 import pyterrier_boot as pb
 from pyterrier_boot.judging import designs
@@ -209,6 +210,24 @@ def test_the_topics_width_is_the_mean_width_ppi_evaluate_gives_on_the_forecasts_
     for measure, found in widths.items():
         assert np.max(found) < 1.0  # not capped at the measure's range
         assert forecast.width(measure, 120, estimand="topics") == pytest.approx(np.mean(found), rel=1e-9)
+
+
+def test_the_topics_width_scales_the_replicates_excess_with_the_square_of_the_design_factor(collection):
+    """At another budget the document sampling's variance scales as ``N/n - 1`` (relative to the
+    plan's), and the topics width's excess over the draws' spread (the ratios' swings) with its
+    square: computed here from the forecast's parts, at the plan's budget and four times it."""
+    runs, _, auto = collection
+    plan = pb.judging_plan(runs, auto, 120, measures=["AP"], rng=1)
+    forecast = plan.forecast(n_draws=6, rng=5)
+    _, design, replicated = forecast.parts[("AP", "mean")]
+    assert np.any(replicated > design)  # AP's replicates swing beyond the draws' spread
+    pool = len(plan.pool)
+    for labels in (120, 480):
+        scale = (pool / labels - 1) / (pool / 120 - 1)
+        excess = np.maximum(replicated - design, 0)
+        variance = (replicated - excess) * scale + excess * scale**2
+        expected = np.minimum(2 * stats.norm.ppf(0.975) * np.sqrt(variance / forecast.n_topics), 1.0).mean()
+        assert forecast.width("AP", labels, estimand="topics") == pytest.approx(expected, rel=1e-12)
 
 
 def test_a_loaded_plan_forecasts_from_its_runs_and_qrels(collection, tmp_path):

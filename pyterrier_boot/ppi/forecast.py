@@ -31,8 +31,9 @@ mean, every run minus the median run):
   whether the interval held there.
 
 :meth:`Forecast.labels_needed` scales the document sampling's variance with the budget (as a
-stratified sample's, ``N/n - 1``) and finds the fewest labels whose forecast width is at most the
-target. See ``pt_docs/ppi.md`` ("A forecast before judging").
+stratified sample's, ``N/n - 1``; the topics width's excess over the draws' spread, the ratios'
+swings where a normaliser nears 0, with its square, being of second order) and finds the fewest
+labels whose forecast width is at most the target. See ``pt_docs/ppi.md`` ("A forecast before judging").
 """
 from __future__ import annotations
 
@@ -118,8 +119,10 @@ class Forecast:
         self._check_labels(labels)
         between, design, replicated = self.parts[(measure, column)]
         scale = _design_scale(labels, self.labels, self.pool)
-        if estimand == "topics":
-            widths = 2 * stats.norm.ppf(0.975) * np.sqrt(replicated * scale / self.n_topics)
+        if estimand == "topics":  # the replicates' excess over the draws' spread is of second order
+            excess = np.maximum(replicated - design, 0.0)
+            widths = 2 * stats.norm.ppf(0.975) * np.sqrt((replicated - excess) * scale + excess * scale**2)
+            widths = widths / np.sqrt(self.n_topics)
         else:
             design = design * scale
             widths = 2 * stats.t.ppf(0.975, self.n_topics - 1) * np.sqrt((between + design) / self.n_topics)
