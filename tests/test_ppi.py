@@ -617,3 +617,18 @@ def test_experiment_with_human_qrels_names_a_system_that_is_a_path():
     human = sim.qrels[sim.qrels["qid"].isin(sorted(set(sim.qrels["qid"]))[:12])]
     with pytest.raises(TypeError, match="system 'runs/bm25.run' is a str: expected a Transformer or a DataFrame"):
         pb.Experiment(["runs/bm25.run", sim.runs["S1"]], None, sim.qrels, ["AP"], human_qrels=human)
+
+
+def test_an_unknown_standard_error_leaves_the_p_value_unknown():
+    """A NaN standard error (a replicate gone NaN) gives a NaN interval and a NaN p-value, not the
+    zero-error rule's p = 0 (which is for an estimate without sampling error: 1 at the null, 0 off it)."""
+    from pyterrier_boot.ppi.intervals import _normal_result
+
+    for alternative in ("two-sided", "larger", "smaller"):
+        res = _normal_result(np.array([0.3, 0.0, 0.2]), np.array([np.nan, 0.0, 0.0]), 0.95, alternative, 0.0, 1.0,
+                             0, 0, "")
+        low, high = res.confidence_interval
+        assert np.isnan(res.pvalue[0]) and (np.isnan(low[0]) or alternative == "smaller") and \
+            (np.isnan(high[0]) or alternative == "larger")
+        assert res.pvalue[1] == (1.0 if alternative == "two-sided" else 0.5)  # at the null
+        assert res.pvalue[2] == (0.0 if alternative in ("two-sided", "larger") else 1.0)  # off it

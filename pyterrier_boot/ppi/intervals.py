@@ -223,10 +223,12 @@ def _normal_result(estimate, se, confidence_level, alternative, null, lam, n, bi
         low, high = estimate - dist.ppf(1 - alpha) * se, np.full_like(estimate, np.inf)
     else:
         low, high = np.full_like(estimate, -np.inf), estimate + dist.ppf(1 - alpha) * se
-    # zero standard error: the estimate is the value (p = 1 at the null, 0 elsewhere)
+    # zero standard error: the estimate is the value (p = 1 at the null, 0 elsewhere); an unknown
+    # one (NaN) leaves the p-value unknown, as the interval is
     with np.errstate(divide="ignore", invalid="ignore"):
         z_stat = np.where(se > 0, (estimate - null) / se,
-                          np.where(estimate == null, 0.0, np.copysign(np.inf, estimate - null)))
+                          np.where(np.isnan(se), np.nan,
+                                   np.where(estimate == null, 0.0, np.copysign(np.inf, estimate - null))))
     if alternative == "two-sided":
         pvalue = np.minimum(2 * dist.sf(np.abs(z_stat)), 1.0)
     elif alternative == "larger":
