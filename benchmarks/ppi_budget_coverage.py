@@ -137,7 +137,7 @@ class Bank:
 
     def _estimate(self, i: int, sampled: np.ndarray, rng: np.random.Generator) -> None:
         from pyterrier_boot.judging.estimation import replicate_draws
-        from pyterrier_boot.ppi.sampled import _Sample
+        from pyterrier_boot.ppi.sampled import _Sample, replicate_standard_error
 
         est, human = self.setting.estimator, self.setting.human
         stratum = self.stratum[sampled] if self.take is not None else None
@@ -149,7 +149,7 @@ class Bank:
             self.topic_values[i, m] = values[0]
             combined = values @ self.setting.weights[m]  # (1 + R, topics, cols)
             estimate = combined[0].mean(0)
-            se = np.sqrt(((combined[1:].mean(1) - estimate) ** 2).mean(0))
+            se = replicate_standard_error(combined[1:].mean(1) - estimate)
             self.topics_low[i, m], self.topics_high[i, m] = estimate - z * se, estimate + z * se
             self.lam[i, m] = lam
         self.in_top[i] = est._sampled_in_top(sampled)

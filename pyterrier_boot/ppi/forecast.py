@@ -50,7 +50,7 @@ from ..judging import designs
 from ..judging.estimation import replicate_draws
 from ..judging.plan import raise_outside_pool
 from .coverage import measured_coverage
-from .sampled import DEFAULT_REPLICATES, PlanEstimator, _Sample
+from .sampled import DEFAULT_REPLICATES, PlanEstimator, _Sample, replicate_standard_error
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -189,7 +189,8 @@ def forecast_plan(plan: JudgingPlan, runs: Mapping[str, pd.DataFrame], labelled:
                                 generator, votes=top_votes(estimator))
     values, shifts = _draws(plan, estimator, simulated, n_draws, generator)
     n_topics = len(estimator.qids)
-    parts = {(label, column): (*_variances(values[:, m] @ w), n_topics * _replicate_se(shifts[:, m] @ w) ** 2)
+    parts = {(label, column): (*_variances(values[:, m] @ w),  # the topics interval's SE, averaged over draws
+                               n_topics * replicate_standard_error(shifts[:, m] @ w).mean(0) ** 2)
              for m, label in enumerate(measures) for column, w in zip(COLUMNS, _weights(values[:, m]))
              if w.shape[1]}  # no differences with one run
     result = Forecast(pd.DataFrame(), int(plan.budget), len(plan.pool), n_topics, parts, int(n_draws),
@@ -287,12 +288,6 @@ def _variances(columns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     document sampling's, and the document sampling's per topic (over the draws, averaged over topics)."""
     per_topic = columns.var(0, ddof=1).mean(0)
     return np.maximum(columns.var(1, ddof=1).mean(0) - per_topic, 0.0), per_topic
-
-
-def _replicate_se(shifts: np.ndarray) -> np.ndarray:
-    """Per column of ``(draws, replicates, columns)`` replicate shifts: the topics interval's standard
-    error (their root mean square, as ``ppi_evaluate`` takes it), averaged over the draws."""
-    return np.sqrt((shifts ** 2).mean(1)).mean(0)
 
 
 def _design_scale(labels: float, budget: float, pool: int) -> float:

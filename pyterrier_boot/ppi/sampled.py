@@ -63,7 +63,8 @@ if TYPE_CHECKING:
 
     from .._typing import MeasuresLike, QrelsLike, RngLike, RunsLike
 
-__all__ = ["DEFAULT_REPLICATES", "FEW_LABELS_IN_TOP", "PlanEstimator", "SampledPPIEvaluation", "evaluate_with_plan"]
+__all__ = ["DEFAULT_REPLICATES", "FEW_LABELS_IN_TOP", "PlanEstimator", "SampledPPIEvaluation", "evaluate_with_plan",
+           "replicate_standard_error"]
 
 #: design replicates: of the ``"topics"`` estimand's variance, and of nDCG's bias in both estimands
 DEFAULT_REPLICATES = 200
@@ -150,7 +151,7 @@ class SampledPPIEvaluation(IntervalTables):
             # distance of their mean (a ratio measure's bias, in part; about 0 for a linear one; for
             # nDCG, ``-N dD / D^2`` with ``dD`` its ideal DCG's replicates' mean shift: kept, a margin
             # for the bias its correction leaves, and under Poisson, where ``dD`` is not corrected, for that)
-            se = np.sqrt(((combined[1:].mean(1) - estimate) ** 2).mean(0))
+            se = replicate_standard_error(combined[1:].mean(1) - estimate)
             result = _normal_result(estimate, se, level, "two-sided", 0.0, lam, 0, 0, "", estimand=self.estimand)
         return replace(result, lam=np.full(np.shape(result.statistic), lam), method=_METHODS[kind],
                        n_labeled=self.n_labels, n_unlabeled=self.n_pool - self.n_labels)
@@ -431,6 +432,13 @@ class _Sample:
             return self.normaliser_totals(at_auto, at_human, replicated)
         rows = at_auto[active][None] if kind == "auto-only" else self.rows(at_auto, at_human, lam, active, replicated)
         return self.per_topic(rows, active)
+
+
+def replicate_standard_error(shifts: np.ndarray) -> np.ndarray:
+    """The ``"topics"`` estimand's standard error from ``(..., replicates, columns)`` shifts (each
+    design replicate's mean over the topics less the estimate's): their root mean square over the
+    replicates (the axis before the columns)."""
+    return np.sqrt((shifts**2).mean(-2))
 
 
 def _linearised_ratio(numerator: np.ndarray, normaliser: np.ndarray, *, shifted: bool = False) -> np.ndarray:
